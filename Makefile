@@ -1,0 +1,39 @@
+# tickwork — the commands a developer and CI run. `make help` lists them.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help venv test test-unit test-functional test-e2e test-template lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $$(scripts/find-python312) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP) ## create .venv with Python 3.12 and install tickwork with its dev tools
+
+test: $(STAMP) ## run every test: unit, functional, template, end-to-end
+	$(BIN)/python -m pytest
+
+test-unit: $(STAMP) ## pure domain tests, no AWS
+	$(BIN)/python -m pytest tests/unit
+
+test-functional: $(STAMP) ## each handler with the events/ files under moto
+	$(BIN)/python -m pytest tests/functional
+
+test-e2e: $(STAMP) ## the real state machine executed in the emulated stack
+	$(BIN)/python -m pytest tests/e2e
+
+test-template: $(STAMP) ## sam validate --lint, substitutions, statelint
+	$(BIN)/python -m pytest tests/template
+
+lint: $(STAMP) ## ruff
+	$(BIN)/ruff check src functions tests
+
+clean: ## remove the venv and caches
+	rm -rf $(VENV) .pytest_cache .ruff_cache .aws-sam

@@ -1,0 +1,29 @@
+"""Schedule Stop (EventBridge) → cancel the action before its lock and stop its execution."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.parser import parse
+from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from tickwork import wiring
+from tickwork.usecases.intake import accept_stop
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+
+@logger.inject_lambda_context(correlation_id_path="detail.id")
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    envelope = parse(event=event, model=EventBridgeModel)
+    result = accept_stop(envelope.detail, envelope.id, wiring.from_environment())
+    metrics.add_metric(name=f"stop_{result['outcome']}", unit=MetricUnit.Count, value=1)
+    logger.info("stop handled", extra={"result": result})
+    return result

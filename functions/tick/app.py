@@ -1,0 +1,34 @@
+"""Schedule Tick / Schedule Failed from tickwork's own source → record the occurrence, go on or finish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.parser import parse
+from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from tickwork import wiring
+from tickwork.usecases.record import FireReport, record_failure, record_tick
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+
+@logger.inject_lambda_context(correlation_id_path="detail.id")
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    envelope = parse(event=event, model=EventBridgeModel)
+    report = FireReport.from_detail(envelope.detail)
+    record = record_failure if envelope.detail_type == "Schedule Failed" else record_tick
+    result = record(report, wiring.from_environment())
+    if result["outcome"] == "recorded":
+        metrics.add_metric(name=str(result["status"]).lower(), unit=MetricUnit.Count, value=1)
+    if "lateMs" in envelope.detail:
+        metrics.add_metric(name="fire_lateness", unit=MetricUnit.Milliseconds, value=envelope.detail["lateMs"])
+    logger.info("fire recorded", extra={"result": result})
+    return result

@@ -1,0 +1,78 @@
+"""Delivers EventBridge rule matches to our functions, as EventBridge's Lambda targets do.
+
+moto's EventBridge delivers matches to SQS but not to Lambda. Each function rule gets its own
+queue as target; a poller thread hands every message to the function in process. A handler
+that raises leaves the message to come back after the visibility timeout (EventBridge's retry
+policy); after ``max_receives`` it goes to the dead-letter queue, as the template's
+DeadLetterConfig would.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["QueuePoller"]
+
+log = logging.getLogger(__name__)
+
+
+class QueuePoller(threading.Thread):
+    def __init__(
+        self,
+        sqs: Any,
+        queue_url: str,
+        deliver: Callable[[dict[str, Any]], str | None],
+        dead_letter_url: str | None,
+        account: str,
+        max_receives: int = 5,
+        idle_seconds: float = 0.05,
+    ) -> None:
+        super().__init__(name=f"poll-{queue_url.rsplit('/', 1)[-1]}", daemon=True)
+        self._sqs = sqs
+        self.queue_url = queue_url
+        self._deliver = deliver
+        self._dead_letter_url = dead_letter_url
+        self._account = account
+        self._max_receives = max_receives
+        self._idle = idle_seconds
+        self._stopped = threading.Event()
+        self.delivered = 0
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def run(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                handled = self.poll_once()
+            except Exception:  # the emulator going away at shutdown, or a bug: keep polling
+                if self._stopped.is_set():
+                    return
+                log.exception("poller %s failed", self.name)
+                handled = 0
+            if not handled:
+                self._stopped.wait(self._idle)
+
+    def poll_once(self) -> int:
+        response = self._sqs.receive_message(
+            QueueUrl=self.queue_url, MaxNumberOfMessages=10, AttributeNames=["ApproximateReceiveCount"]
+        )
+        messages = response.get("Messages", [])
+        for message in messages:
+            event = json.loads(message["Body"])
+            # moto leaves "account" out of the envelope; EventBridge always sends it.
+            event.setdefault("account", self._account)
+            error_type = self._deliver(event)
+            receives = int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
+            if error_type is None:
+                self._sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+                self.delivered += 1
+            elif receives >= self._max_receives and self._dead_letter_url:
+                log.warning("dead-lettering %s after %d deliveries (%s)", event.get("id"), receives, error_type)
+                self._sqs.send_message(QueueUrl=self._dead_letter_url, MessageBody=message["Body"])
+                self._sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        return len(messages)

@@ -1,0 +1,257 @@
+"""The whole tickwork stack in the emulator, built from template.yaml.
+
+Inside an active moto (in-process ``mock_aws`` or a moto server reached through
+``AWS_ENDPOINT_URL``) ``LocalStack.running()`` creates the table, bus, queues, functions and the
+state machine the template declares, runs the function code in this process when the
+emulator invokes it, and delivers bus rule matches to the functions. Tests and the local
+command share it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+import uuid
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+from tickwork_local.delivery import QueuePoller
+from tickwork_local.runtime import InProcessRuntime
+from tickwork_local.template import ACCOUNT, FunctionSpec, Template
+
+__all__ = ["EventTap", "LocalStack"]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# Process settings for the in-process functions beside what the template gives them.
+_PROCESS_ENV = {
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+    "POWERTOOLS_DEV": "false",
+    "TZ": "UTC",  # moto's Wait compares a UTC timestamp with naive local time
+}
+
+
+class EventTap:
+    """A queue subscribed to the bus with a rule: what a worker would receive."""
+
+    def __init__(self, sqs: Any, url: str) -> None:
+        self._sqs = sqs
+        self._url = url
+        self.events: list[dict[str, Any]] = []
+
+    def drain(self) -> list[dict[str, Any]]:
+        while True:
+            messages = self._sqs.receive_message(QueueUrl=self._url, MaxNumberOfMessages=10).get("Messages", [])
+            if not messages:
+                return self.events
+            for message in messages:
+                self.events.append(json.loads(message["Body"]))
+                self._sqs.delete_message(QueueUrl=self._url, ReceiptHandle=message["ReceiptHandle"])
+
+    def wait_for(
+        self, predicate: Callable[[list[dict[str, Any]]], bool], timeout: float, poll: float = 0.1
+    ) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while True:
+            events = self.drain()
+            if predicate(events) or time.monotonic() > deadline:
+                return events
+            time.sleep(poll)
+
+
+class LocalStack:
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.region = template.region
+        self.functions: list[FunctionSpec] = template.functions()
+        self.runtime = InProcessRuntime(self.functions, lambda name: template.arn("lambda", f"function:{name}"))
+        self.pollers: list[QueuePoller] = []
+        self.outputs: dict[str, str] = {}
+        self._saved_env: dict[str, str | None] = {}
+
+    @classmethod
+    def from_repo(cls, parameters: dict[str, str] | None = None, stack_name: str = "tickwork-local") -> LocalStack:
+        return cls(Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=parameters))
+
+    def client(self, service: str) -> Any:
+        return boto3.client(service, region_name=self.region)
+
+    # --- lifecycle --------------------------------------------------------------------------
+    @contextmanager
+    def running(self) -> Iterator[LocalStack]:
+        self._set_env()
+        try:
+            with self.runtime.installed():
+                self._create_resources()
+                for poller in self.pollers:
+                    poller.start()
+                try:
+                    yield self
+                finally:
+                    self._abort_executions()
+                    for poller in self.pollers:
+                        poller.stop()
+                    for poller in self.pollers:
+                        poller.join(timeout=5)
+        finally:
+            self._restore_env()
+
+    def _abort_executions(self) -> None:
+        """Stop waiting executions, so no interpreter thread outlives the emulator."""
+        sfn = self.client("stepfunctions")
+        machine = self.outputs.get("StateMachineArn")
+        if not machine:
+            return
+        for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")["executions"]:
+            sfn.stop_execution(executionArn=execution["executionArn"], cause="local stack stopping")
+
+    def _set_env(self) -> None:
+        env: dict[str, str] = {"AWS_DEFAULT_REGION": self.region, **_PROCESS_ENV}
+        for spec in self.functions:
+            for key, value in spec.environment.items():
+                if env.get(key, value) != value:
+                    raise ValueError(f"functions disagree on {key}; the in-process runtime shares one environment")
+                env[key] = value
+        for key, value in env.items():
+            self._saved_env[key] = os.environ.get(key)
+            os.environ[key] = value
+        time.tzset()
+        from tickwork import wiring  # a new stack is a cold start for every function
+
+        wiring.from_environment.cache_clear()
+
+    def _restore_env(self) -> None:
+        for key, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        time.tzset()
+
+    # --- resources --------------------------------------------------------------------------
+    def _create_resources(self) -> None:
+        t = self.template
+        for logical, resource in t.of_type("AWS::Events::EventBus").items():
+            self.client("events").create_event_bus(Name=t.resolve({"Ref": logical}))
+        for logical, resource in t.of_type("AWS::DynamoDB::Table").items():
+            self._create_table(logical, resource["Properties"])
+        sqs = self.client("sqs")
+        for logical in t.of_type("AWS::SQS::Queue"):
+            name = t.resolve({"Fn::GetAtt": [logical, "QueueName"]})
+            t.set_ref(logical, sqs.create_queue(QueueName=name)["QueueUrl"])
+        role = self._role()
+        lam = self.client("lambda")
+        for spec in self.functions:
+            lam.create_function(
+                FunctionName=spec.name, Runtime="python3.12", Role=role, Handler=spec.handler,
+                Code={"ZipFile": _placeholder_zip()}, Timeout=spec.timeout,
+                Environment={"Variables": spec.environment},
+            )
+            for rule in spec.rules:
+                self._deliver_rule(spec, rule.name, rule.bus, rule.pattern)
+        sfn = self.client("stepfunctions")
+        for logical, resource in t.of_type("AWS::Serverless::StateMachine").items():
+            sfn.create_state_machine(
+                name=t.resolve({"Fn::GetAtt": [logical, "Name"]}),
+                definition=t.state_machine_definition(logical),
+                roleArn=role,
+                type=resource["Properties"].get("Type", "STANDARD"),
+            )
+        self.outputs = t.outputs()
+
+    def _create_table(self, logical: str, props: dict[str, Any]) -> None:
+        t = self.template
+        keys = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "BillingMode")
+        ddb = self.client("dynamodb")
+        name = t.resolve({"Ref": logical})
+        ddb.create_table(TableName=name, **{k: t.resolve(props[k]) for k in keys if k in props})
+        ttl = props.get("TimeToLiveSpecification")
+        if ttl:
+            ddb.update_time_to_live(TableName=name, TimeToLiveSpecification=t.resolve(ttl))
+
+    def _role(self) -> str:
+        iam = self.client("iam")
+        name = f"{self.template.stack_name}-local"
+        try:
+            return iam.get_role(RoleName=name)["Role"]["Arn"]
+        except iam.exceptions.NoSuchEntityException:
+            return iam.create_role(RoleName=name, AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+
+    def _queue(self, name: str, visibility: int = 1) -> tuple[str, str]:
+        sqs = self.client("sqs")
+        url = sqs.create_queue(QueueName=name, Attributes={"VisibilityTimeout": str(visibility)})["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        return url, arn
+
+    def _deliver_rule(self, spec: FunctionSpec, rule: str, bus: str, pattern: dict[str, Any]) -> None:
+        events = self.client("events")
+        url, arn = self._queue(rule[:80])
+        events.put_rule(Name=rule[:64], EventBusName=bus, EventPattern=json.dumps(pattern))
+        events.put_targets(Rule=rule[:64], EventBusName=bus, Targets=[{"Id": "function", "Arn": arn}])
+        dead_letters = self.template.of_type("AWS::SQS::Queue")
+        dlq = self.template.resolve({"Ref": next(iter(dead_letters))}) if dead_letters else None
+        self.pollers.append(
+            QueuePoller(self.client("sqs"), url, lambda event: self.runtime.invoke(spec.name, event)[1], dlq, ACCOUNT)
+        )
+
+    # --- driving it ---------------------------------------------------------------------------
+    @property
+    def bus(self) -> str:
+        return self.outputs["EventBusName"]
+
+    def publish(self, detail_type: str, detail: dict[str, Any] | str, source: str = "app.orders") -> str:
+        entry = {
+            "EventBusName": self.bus, "Source": source, "DetailType": detail_type,
+            "Detail": detail if isinstance(detail, str) else json.dumps(detail),
+        }
+        response = self.client("events").put_events(Entries=[entry])
+        if response.get("FailedEntryCount"):
+            raise RuntimeError(f"bus refused the event: {response['Entries']}")
+        return response["Entries"][0]["EventId"]
+
+    def tap(self, detail_types: list[str], source: str | None = None) -> EventTap:
+        """Subscribe a fresh queue to the bus for these detail types (what a worker does)."""
+        name = f"tap-{uuid.uuid4().hex[:10]}"
+        url, arn = self._queue(name, visibility=30)
+        pattern: dict[str, Any] = {"detail-type": detail_types}
+        if source:
+            pattern["source"] = [source]
+        events = self.client("events")
+        events.put_rule(Name=name, EventBusName=self.bus, EventPattern=json.dumps(pattern))
+        events.put_targets(Rule=name, EventBusName=self.bus, Targets=[{"Id": "tap", "Arn": arn}])
+        return EventTap(self.client("sqs"), url)
+
+    def wait_idle(self, timeout: float = 10.0) -> None:
+        """Wait until no execution runs and every delivery queue is empty."""
+        sfn = self.client("stepfunctions")
+        machine = self.outputs["StateMachineArn"]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            running = sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")["executions"]
+            if not running and all(self._queue_empty(p) for p in self.pollers):
+                return
+            time.sleep(0.1)
+        raise TimeoutError("the stack did not go idle")
+
+    def _queue_empty(self, poller: QueuePoller) -> bool:
+        attrs = self.client("sqs").get_queue_attributes(
+            QueueUrl=poller.queue_url,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        return attrs["ApproximateNumberOfMessages"] == "0" and attrs["ApproximateNumberOfMessagesNotVisible"] == "0"
+
+
+def _placeholder_zip() -> bytes:
+    """moto wants a code package; the code that runs is loaded from CodeUri in process."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("README.txt", "tickwork local: the handler runs in process from CodeUri")
+    return buffer.getvalue()
+

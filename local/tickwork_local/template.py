@@ -1,0 +1,237 @@
+"""Reads template.yaml (CloudFormation short-form tags included) and resolves intrinsics.
+
+Physical names are decided up front from the stack name and logical ids, so any reference can
+be resolved without ordering the resources.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["FunctionSpec", "RuleSpec", "Template", "load_yaml"]
+
+ACCOUNT = "123456789012"
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that turns !Ref, !GetAtt, !Sub, ... into their long JSON forms."""
+
+
+def _construct(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    if suffix == "Ref":
+        return {"Ref": value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{suffix}": value}
+
+
+_Loader.add_multi_constructor("!", _construct)
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    return yaml.load(path.read_text(), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    name: str
+    bus: str
+    pattern: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    logical_id: str
+    name: str
+    code_dir: Path
+    handler: str
+    timeout: int
+    environment: dict[str, str]
+    rules: list[RuleSpec] = field(default_factory=list)
+
+
+class Template:
+    def __init__(
+        self,
+        path: Path,
+        stack_name: str = "tickwork-local",
+        region: str = "us-east-1",
+        parameters: dict[str, str] | None = None,
+    ) -> None:
+        self.path = path
+        self.root = path.parent
+        self.doc = load_yaml(path)
+        self.stack_name = stack_name
+        self.region = region
+        self.parameters = {
+            name: str(spec.get("Default", ""))
+            for name, spec in self.doc.get("Parameters", {}).items()
+        }
+        unknown = set(parameters or {}) - set(self.parameters)
+        if unknown:
+            raise KeyError(f"template has no parameters {sorted(unknown)}")
+        self.parameters.update({k: str(v) for k, v in (parameters or {}).items()})
+        self.resources: dict[str, dict[str, Any]] = self.doc["Resources"]
+        self._refs, self._attrs = self._physical_ids()
+
+    # --- physical ids -------------------------------------------------------------------
+    def arn(self, service: str, resource: str) -> str:
+        return f"arn:aws:{service}:{self.region}:{ACCOUNT}:{resource}"
+
+    def _physical_ids(self) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+        refs: dict[str, str] = {}
+        attrs: dict[tuple[str, str], str] = {}
+        for logical, resource in self.resources.items():
+            kind = resource["Type"]
+            props = resource.get("Properties", {})
+            default_name = f"{self.stack_name}-{logical}"
+            if kind == "AWS::Events::EventBus":
+                name = self.resolve(props.get("Name", default_name), refs_only=True)
+                refs[logical] = name
+                attrs[(logical, "Arn")] = self.arn("events", f"event-bus/{name}")
+                attrs[(logical, "Name")] = name
+            elif kind == "AWS::DynamoDB::Table":
+                name = props.get("TableName", default_name)
+                refs[logical] = name
+                attrs[(logical, "Arn")] = self.arn("dynamodb", f"table/{name}")
+            elif kind == "AWS::SQS::Queue":
+                refs[logical] = f"queue:{default_name}"  # replaced by the real URL once created
+                attrs[(logical, "Arn")] = self.arn("sqs", default_name)
+                attrs[(logical, "QueueName")] = default_name
+            elif kind == "AWS::Serverless::Function":
+                refs[logical] = default_name
+                attrs[(logical, "Arn")] = self.arn("lambda", f"function:{default_name}")
+            elif kind == "AWS::Serverless::StateMachine":
+                name = self.resolve(props.get("Name", default_name), refs_only=True)
+                refs[logical] = self.arn("states", f"stateMachine:{name}")
+                attrs[(logical, "Arn")] = refs[logical]
+                attrs[(logical, "Name")] = name
+            elif kind == "AWS::Logs::LogGroup":
+                name = self.resolve(props.get("LogGroupName", default_name), refs_only=True)
+                refs[logical] = name
+                attrs[(logical, "Arn")] = self.arn("logs", f"log-group:{name}:*")
+            else:
+                refs[logical] = self.arn("cloudformation", f"{kind}/{default_name}")
+        return refs, attrs
+
+    def set_ref(self, logical: str, value: str) -> None:
+        self._refs[logical] = value
+
+    # --- intrinsics -------------------------------------------------------------------------
+    def _pseudo(self) -> dict[str, str]:
+        return {
+            "AWS::StackName": self.stack_name,
+            "AWS::Region": self.region,
+            "AWS::AccountId": ACCOUNT,
+            "AWS::Partition": "aws",
+            "AWS::URLSuffix": "amazonaws.com",
+        }
+
+    def _ref(self, name: str, refs_only: bool) -> str:
+        pseudo = self._pseudo()
+        if name in pseudo:
+            return pseudo[name]
+        if name in self.parameters:
+            return self.parameters[name]
+        if refs_only:
+            raise KeyError(f"{name} cannot be resolved before physical ids exist")
+        return self._refs[name]
+
+    def resolve(self, value: Any, refs_only: bool = False) -> Any:
+        if isinstance(value, list):
+            return [self.resolve(v, refs_only) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if set(value) == {"Ref"}:
+            return self._ref(value["Ref"], refs_only)
+        if set(value) == {"Fn::GetAtt"}:
+            logical, attribute = value["Fn::GetAtt"]
+            return self._attrs[(logical, attribute)]
+        if set(value) == {"Fn::Sub"}:
+            return self._sub(value["Fn::Sub"], refs_only)
+        if set(value) == {"Fn::Join"}:
+            sep, parts = value["Fn::Join"]
+            return sep.join(str(p) for p in self.resolve(parts, refs_only))
+        return {k: self.resolve(v, refs_only) for k, v in value.items()}
+
+    def _sub(self, spec: Any, refs_only: bool) -> str:
+        text, variables = (spec, {}) if isinstance(spec, str) else (spec[0], spec[1])
+        out, i = [], 0
+        while i < len(text):
+            start = text.find("${", i)
+            if start < 0:
+                out.append(text[i:])
+                break
+            end = text.index("}", start)
+            out.append(text[i:start])
+            name = text[start + 2 : end]
+            if name in variables:
+                out.append(str(self.resolve(variables[name], refs_only)))
+            elif "." in name and not name.startswith("AWS::"):
+                logical, attribute = name.split(".", 1)
+                out.append(self._attrs[(logical, attribute)])
+            else:
+                out.append(str(self._ref(name, refs_only)))
+            i = end + 1
+        return "".join(out)
+
+    # --- what the stack builder needs -------------------------------------------------------
+    def of_type(self, kind: str) -> dict[str, dict[str, Any]]:
+        return {k: v for k, v in self.resources.items() if v["Type"] == kind}
+
+    def functions(self) -> list[FunctionSpec]:
+        globals_ = self.doc.get("Globals", {}).get("Function", {})
+        specs = []
+        for logical, resource in self.of_type("AWS::Serverless::Function").items():
+            props = resource["Properties"]
+            env = {
+                **self.resolve(globals_.get("Environment", {}).get("Variables", {})),
+                **self.resolve(props.get("Environment", {}).get("Variables", {})),
+            }
+            rules = [
+                RuleSpec(
+                    name=f"{self.stack_name}-{logical}-{event_name}",
+                    bus=self.resolve(event["Properties"].get("EventBusName", "default")),
+                    pattern=self.resolve(event["Properties"]["Pattern"]),
+                )
+                for event_name, event in props.get("Events", {}).items()
+                if event["Type"] == "EventBridgeRule"
+            ]
+            specs.append(
+                FunctionSpec(
+                    logical_id=logical,
+                    name=self._refs[logical],
+                    code_dir=self.root / props["CodeUri"],
+                    handler=props.get("Handler", globals_.get("Handler", "app.handler")),
+                    timeout=int(props.get("Timeout", globals_.get("Timeout", 3))),
+                    environment={k: str(v) for k, v in env.items()},
+                    rules=rules,
+                )
+            )
+        return specs
+
+    def state_machine_definition(self, logical: str) -> str:
+        """The definition file with its DefinitionSubstitutions applied, as SAM does."""
+        props = self.resources[logical]["Properties"]
+        text = (self.root / props["DefinitionUri"]).read_text()
+        for key, value in self.resolve(props.get("DefinitionSubstitutions", {})).items():
+            text = text.replace("${" + key + "}", str(value))
+        json.loads(text)  # a definition that no longer parses is a template bug: fail here
+        return text
+
+    def outputs(self) -> dict[str, str]:
+        return {
+            name: str(self.resolve(spec["Value"]))
+            for name, spec in self.doc.get("Outputs", {}).items()
+        }

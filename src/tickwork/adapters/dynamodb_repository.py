@@ -1,0 +1,147 @@
+"""ActionRepository over one DynamoDB table, with version-fenced writes.
+
+Items keep the seed schema's attribute names (id, action, data, metadata, executionTime in
+epoch milliseconds, repeat, frequency, executionRemainder, status, retryCount, createdAt,
+updatedAt) beside tickwork's own (schedule, timezone, version, generation, occurrence, ...).
+``statusShard`` + ``executionTime`` feed the ByStatus index; the shard suffix spreads one
+status over several partitions so a million PENDING actions do not share one hot key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.exceptions import ClientError
+
+from tickwork.domain.action import Action, Occurrence, Status, Transition
+from tickwork.domain.errors import ActionConflict
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.times import from_epoch_ms, to_epoch_ms
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
+
+__all__ = ["STATUS_SHARDS", "DynamoDBActionRepository", "status_shard"]
+
+STATUS_SHARDS = 8
+
+
+def status_shard(status: str, action_id: str) -> str:
+    digest = hashlib.sha256(action_id.encode()).digest()
+    return f"{status}#{digest[0] % STATUS_SHARDS}"
+
+
+class DynamoDBActionRepository:
+    def __init__(self, table_name: str, table: Table | None = None) -> None:
+        self._table = table or boto3.resource("dynamodb").Table(table_name)
+
+    def get(self, action_id: str) -> Action | None:
+        item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
+        return from_item(item) if item else None
+
+    def create(self, action: Action) -> None:
+        self._put(action, "attribute_not_exists(id)", {})
+
+    def save(self, action: Action, expected_version: int) -> None:
+        self._put(action, "version = :expected", {":expected": expected_version})
+
+    def _put(self, action: Action, condition: str, values: dict[str, Any]) -> None:
+        kwargs: dict[str, Any] = {"Item": to_item(action), "ConditionExpression": condition}
+        if values:
+            kwargs["ExpressionAttributeValues"] = values
+        try:
+            self._table.put_item(**kwargs)
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                raise ActionConflict(action.id, "the record changed since it was read") from error
+            raise
+
+    def delete(self, action_id: str) -> None:
+        self._table.delete_item(Key={"id": action_id})
+
+
+def _epoch_ms(moment: datetime | None) -> int | None:
+    return None if moment is None else to_epoch_ms(moment)
+
+
+def _to_dynamo(value: Any) -> Any:
+    """JSON values to DynamoDB-safe ones (floats become Decimals)."""
+    return json.loads(json.dumps(value), parse_float=Decimal)
+
+
+def _from_dynamo(value: Any) -> Any:
+    """DynamoDB values back to plain JSON types."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_dynamo(v) for v in value]
+    return value
+
+
+def to_item(action: Action) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": action.id,
+        "action": action.action,
+        "data": action.data,
+        "metadata": action.metadata,
+        "executionTime": _epoch_ms(action.execution_time),
+        "repeat": action.repeat,
+        "frequency": action.frequency,
+        "executionRemainder": action.execution_remainder,
+        "status": str(action.status),
+        "statusShard": status_shard(str(action.status), action.id),
+        "retryCount": action.retry_count,
+        "createdAt": action.created_at,
+        "updatedAt": action.updated_at,
+        "schedule": action.schedule.to_dict(),
+        "timezone": action.schedule.timezone,
+        "version": action.version,
+        "generation": action.generation,
+        "occurrence": action.occurrence,
+        "specHash": action.spec_hash,
+        "startEventId": action.start_event_id,
+        "executionArn": action.execution_arn,
+        "claimedBy": action.claimed_by,
+        "lastResult": action.last_result,
+        "lastError": action.last_error,
+        "history": [vars(h) for h in action.history],
+        "transitions": [vars(t) for t in action.transitions],
+        "ttl": action.ttl,
+    }
+    return _to_dynamo({k: v for k, v in item.items() if v is not None})
+
+
+def from_item(raw: dict[str, Any]) -> Action:
+    item = _from_dynamo(raw)
+    execution_ms = item.get("executionTime")
+    return Action(
+        id=item["id"],
+        action=item["action"],
+        data=item.get("data", {}),
+        metadata=item.get("metadata", {}),
+        schedule=Schedule.from_dict(item["schedule"]),
+        status=Status(item["status"]),
+        execution_time=None if execution_ms is None else from_epoch_ms(execution_ms),
+        occurrence=item["occurrence"],
+        generation=item["generation"],
+        version=item["version"],
+        created_at=item["createdAt"],
+        updated_at=item["updatedAt"],
+        spec_hash=item.get("specHash", ""),
+        start_event_id=item.get("startEventId"),
+        retry_count=item.get("retryCount", 0),
+        execution_arn=item.get("executionArn"),
+        claimed_by=item.get("claimedBy"),
+        last_result=item.get("lastResult"),
+        last_error=item.get("lastError"),
+        history=tuple(Occurrence(**h) for h in item.get("history", [])),
+        transitions=tuple(Transition(**t) for t in item.get("transitions", [])),
+        ttl=item.get("ttl"),
+    )

@@ -1,0 +1,39 @@
+"""EventPublisher over an EventBridge bus: lifecycle events from tickwork's own source."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import boto3
+
+if TYPE_CHECKING:
+    from mypy_boto3_events import EventBridgeClient
+
+__all__ = ["EventBridgePublisher", "EventNotAccepted"]
+
+
+class EventNotAccepted(Exception):
+    """The bus refused an entry (PutEvents reports failures per entry, not as an error)."""
+
+
+class EventBridgePublisher:
+    def __init__(self, bus_name: str, source: str, client: EventBridgeClient | None = None) -> None:
+        self._bus = bus_name
+        self._source = source
+        self._client = client or boto3.client("events")
+
+    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+        response = self._client.put_events(
+            Entries=[
+                {
+                    "EventBusName": self._bus,
+                    "Source": self._source,
+                    "DetailType": detail_type,
+                    "Detail": json.dumps(detail, default=str),
+                }
+            ]
+        )
+        if response.get("FailedEntryCount"):
+            entry = response["Entries"][0]
+            raise EventNotAccepted(f"{detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}")

@@ -1,0 +1,44 @@
+"""ExecutionStarter over Step Functions: one Standard execution per upcoming fire."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.exceptions import ClientError
+
+if TYPE_CHECKING:
+    from mypy_boto3_stepfunctions import SFNClient
+
+__all__ = ["StepFunctionsExecutions"]
+
+
+class StepFunctionsExecutions:
+    def __init__(self, state_machine_arn: str, client: SFNClient | None = None) -> None:
+        self._arn = state_machine_arn
+        self._client = client or boto3.client("stepfunctions")
+
+    def execution_arn(self, name: str) -> str:
+        prefix, _, machine = self._arn.rpartition(":stateMachine:")
+        return f"{prefix}:execution:{machine}:{name}"
+
+    def start(self, name: str, payload: dict[str, Any]) -> str:
+        try:
+            response = self._client.start_execution(
+                stateMachineArn=self._arn, name=name, input=json.dumps(payload)
+            )
+        except ClientError as error:
+            # Names are deterministic per (action, generation, occurrence, leg): an existing
+            # execution of that name is the one this call wanted, so a repeat is harmless.
+            if error.response["Error"]["Code"] == "ExecutionAlreadyExists":
+                return self.execution_arn(name)
+            raise
+        return response["executionArn"]
+
+    def stop(self, execution_arn: str, cause: str) -> None:
+        try:
+            self._client.stop_execution(executionArn=execution_arn, cause=cause[:32768])
+        except ClientError as error:
+            if error.response["Error"]["Code"] not in {"ExecutionDoesNotExist", "ValidationException"}:
+                raise

@@ -1,0 +1,61 @@
+"""Durations as people write them: "90s", "5m", "1h30m", "2d", "1w", or ISO 8601 "PT5M"."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from tickwork.domain.errors import ValidationFailed
+
+__all__ = ["MAX_DURATION", "parse_duration"]
+
+MAX_DURATION = timedelta(days=36_500)
+_FIX = (
+    'write whole numbers with units w, d, h, m, s such as "90s", "5m", "1h30m", "2d", '
+    'or ISO 8601 such as "PT5M", "P1DT2H"'
+)
+_SHORT = re.compile(
+    r"(?:(\d+)\s*w)?\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?",
+    re.IGNORECASE,
+)
+_ISO = re.compile(r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?", re.IGNORECASE)
+_ISO_CALENDAR = re.compile(r"P\d+[YM]", re.IGNORECASE)
+
+
+def parse_duration(text: str, field: str) -> timedelta:
+    """The positive duration ``text`` names; refused naming ``field`` otherwise.
+
+    Whole numbers only ("PT1.5S" is refused, the message says so); ISO years and months
+    are refused because their length varies; zero, negative and over 100 years too.
+    """
+    if not isinstance(text, str):
+        raise ValidationFailed.of(field, f"{text!r} is not a duration string", _FIX)
+    cleaned = text.strip()
+    if cleaned.startswith("-"):
+        raise ValidationFailed.of(
+            field, f"{text!r} is negative", f"give a positive duration; {_FIX}"
+        )
+    if re.search(r"\d[.,]\d", cleaned):
+        raise ValidationFailed.of(
+            field, f"{text!r} has a fraction; only whole numbers are accepted", _FIX
+        )
+    match = _ISO.fullmatch(cleaned) or _SHORT.fullmatch(cleaned)
+    if match is None or not any(match.groups()) or cleaned.upper().endswith("T"):
+        if _ISO_CALENDAR.match(cleaned):
+            raise ValidationFailed.of(
+                field,
+                f"{text!r} uses years or months, whose length varies",
+                'give days or weeks such as "P30D", or use frequency "MONTHLY"',
+            )
+        raise ValidationFailed.of(field, f"{text!r} is not a duration", _FIX)
+    weeks, days, hours, minutes, seconds = (int(group or 0) for group in match.groups())
+    total = (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds
+    if total == 0:
+        raise ValidationFailed.of(
+            field, f"{text!r} is zero", f"give a duration longer than zero; {_FIX}"
+        )
+    if total > MAX_DURATION.total_seconds():
+        raise ValidationFailed.of(
+            field, f"{text!r} is longer than 100 years", "give a shorter duration"
+        )
+    return timedelta(seconds=total)

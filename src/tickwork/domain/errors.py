@@ -1,0 +1,139 @@
+"""Domain errors.
+
+The class names are a contract: a Lambda that raises one reports it as its ``errorType``,
+and the state machine's ``ErrorEquals`` matches on that name (see statemachines/).
+Each error builds its own message from the values it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ActionConflict",
+    "ActionLocked",
+    "ActionNotFound",
+    "ActionNotRetryable",
+    "ActionSuperseded",
+    "FieldProblem",
+    "InvalidActionData",
+    "PermanentFulfillmentError",
+    "TickworkError",
+    "TransientFulfillmentError",
+    "UnknownActionType",
+    "ValidationFailed",
+    "WaitContinued",
+]
+
+
+class TickworkError(Exception):
+    """Base of every error tickwork raises on purpose."""
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One refused field: where it is, what is wrong, and how to fix it."""
+
+    field: str
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.problem}. Fix: {self.fix}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"field": self.field, "problem": self.problem, "fix": self.fix}
+
+
+class ValidationFailed(TickworkError):
+    """Input refused before anything was written. Carries one problem per field."""
+
+    def __init__(self, problems: list[FieldProblem] | FieldProblem) -> None:
+        self.problems = [problems] if isinstance(problems, FieldProblem) else list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+    @classmethod
+    def of(cls, field: str, problem: str, fix: str) -> ValidationFailed:
+        return cls(FieldProblem(field, problem, fix))
+
+
+class UnknownActionType(ValidationFailed):
+    """The action type has no registered fulfillment."""
+
+    def __init__(self, action_type: str, known: list[str]) -> None:
+        self.action_type = action_type
+        super().__init__(
+            FieldProblem(
+                "action",
+                f"unregistered action type {action_type!r}",
+                f"use one of {', '.join(sorted(known))} or register a fulfillment for it",
+            )
+        )
+
+
+class InvalidActionData(ValidationFailed):
+    """The action's data does not match its action type's schema."""
+
+
+class ActionNotFound(TickworkError):
+    def __init__(self, action_id: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"action {action_id!r} does not exist")
+
+
+class ActionConflict(TickworkError):
+    """A write lost a race: the record changed (or appeared) since it was read."""
+
+    def __init__(self, action_id: str, detail: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"action {action_id!r} changed concurrently: {detail}")
+
+
+class ActionLocked(TickworkError):
+    """An update or cancel arrived inside the lock window before a fire."""
+
+    def __init__(self, action_id: str, fire_time: str, lock_seconds: int) -> None:
+        self.action_id = action_id
+        super().__init__(
+            f"action {action_id!r} fires at {fire_time} and is locked {lock_seconds}s before it; "
+            "it can no longer be updated or cancelled for this occurrence — "
+            "change it after this fire, or stop the next one"
+        )
+
+
+class ActionNotRetryable(TickworkError):
+    def __init__(self, action_id: str, status: str) -> None:
+        self.action_id = action_id
+        super().__init__(
+            f"action {action_id!r} is {status}; only FAILED actions can be retried by hand"
+        )
+
+
+class ActionSuperseded(TickworkError):
+    """An execution found its action replaced, updated, cancelled or already past it.
+
+    The state machine ends such an execution quietly: it is not a failure.
+    """
+
+    def __init__(self, action_id: str, reason: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"execution for action {action_id!r} is superseded: {reason}")
+
+
+class WaitContinued(TickworkError):
+    """A leg of a long wait ended; the next leg runs in a new execution.
+
+    The state machine ends this execution quietly.
+    """
+
+    def __init__(self, action_id: str, next_leg: int, fire_time: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"action {action_id!r} fires at {fire_time}: waiting on in leg {next_leg}")
+
+
+class TransientFulfillmentError(TickworkError):
+    """The fulfillment failed in a way a later attempt may not: retried with backoff."""
+
+
+class PermanentFulfillmentError(TickworkError):
+    """The fulfillment failed in a way no retry can fix: not retried."""

@@ -1,0 +1,9 @@
+"""When actions fire: the Schedule value and its triggers (once, cron, rate, frequency)."""
+
+from __future__ import annotations
+
+from tickwork.domain.schedule.frequency import Frequency
+from tickwork.domain.schedule.model import Schedule, ScheduleKind
+from tickwork.domain.schedule.timestamps import format_utc, parse_utc
+
+__all__ = ["Frequency", "Schedule", "ScheduleKind", "format_utc", "parse_utc"]

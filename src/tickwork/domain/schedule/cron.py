@@ -1,0 +1,89 @@
+"""Cron triggers evaluated on the wall clock of an IANA zone.
+
+croniter only ever sees naive local wall times; the mapping to UTC (and the DST rules:
+a skipped local time does not fire, a repeated one fires once, the first time) is done
+here with zoneinfo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from croniter import CroniterBadDateError, croniter
+
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.eventbridge_cron import (
+    EVENTBRIDGE_EXAMPLE,
+    is_eventbridge_cron,
+    translate,
+)
+from tickwork.domain.schedule.wallclock import local_to_utc, utc_to_local
+
+__all__ = ["CronTrigger"]
+
+_MICROSECOND = timedelta(microseconds=1)
+# A fall-back hour of a minutely cron filters out 60 candidates; this is far above that.
+_MAX_CANDIDATES = 10_000
+_FIX = f'write 5 fields such as "30 * * * *", or EventBridge {EVENTBRIDGE_EXAMPLE}'
+
+
+@dataclass(frozen=True)
+class CronTrigger:
+    """A 5-field cron or an EventBridge ``cron(...)`` in ``zone``; refused if it cannot fire."""
+
+    expression: str
+    zone: ZoneInfo
+    standard: str = field(init=False)
+    years: frozenset[int] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.expression, str):
+            raise ValidationFailed.of("cron", "must be a string", _FIX)
+        if is_eventbridge_cron(self.expression):
+            translated = translate(self.expression)
+            standard, years = translated.standard, translated.years
+        else:
+            standard, years = self.expression.strip(), None
+            if len(standard.split()) != 5:
+                raise ValidationFailed.of(
+                    "cron", f"{self.expression!r} does not have 5 fields", _FIX
+                )
+        if not croniter.is_valid(standard):
+            raise ValidationFailed.of("cron", f"{self.expression!r} is not a valid cron", _FIX)
+        try:
+            croniter(standard, datetime(2000, 1, 1)).get_next(datetime)
+        except CroniterBadDateError as error:
+            raise ValidationFailed.of(
+                "cron", f"{self.expression!r} matches no date", _FIX
+            ) from error
+        object.__setattr__(self, "standard", standard)
+        object.__setattr__(self, "years", years)
+
+    def at_or_after(self, moment: datetime) -> datetime | None:
+        """The first fire at or after ``moment`` (UTC), or None when there is none."""
+        wall = utc_to_local(moment, self.zone) - _MICROSECOND
+        for _ in range(_MAX_CANDIDATES):
+            candidate = self._next_wall(wall)
+            if candidate is None:
+                return None
+            wall = candidate
+            fire = local_to_utc(wall, self.zone)
+            if fire is not None and fire >= moment:
+                return fire
+        return None
+
+    def _next_wall(self, after: datetime) -> datetime | None:
+        """The next matching naive wall time after ``after`` in an allowed year."""
+        while True:
+            try:
+                candidate = croniter(self.standard, after).get_next(datetime)
+            except (CroniterBadDateError, OverflowError, ValueError):
+                return None
+            if self.years is None or candidate.year in self.years:
+                return candidate
+            later = [year for year in self.years if year > candidate.year]
+            if not later:
+                return None
+            after = datetime(min(later), 1, 1) - _MICROSECOND

@@ -1,0 +1,61 @@
+"""Short human text for a schedule: "every day at 09:00 Asia/Kuala_Lumpur"."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from tickwork.domain.schedule.timestamps import format_utc
+
+if TYPE_CHECKING:
+    from tickwork.domain.schedule.model import Schedule
+
+__all__ = ["describe_schedule"]
+
+_ELAPSED = {"TEN_MINS": "every 10 minutes", "HOURLY": "every hour"}
+
+
+def describe_schedule(schedule: Schedule) -> str:
+    return _when(schedule) + _bounds(schedule)
+
+
+def _when(schedule: Schedule) -> str:
+    kind, expression, zone = str(schedule.kind), schedule.expression or "", schedule.timezone
+    anchor = schedule.anchor
+    if kind == "cron":
+        return (
+            f"{expression} {zone}"
+            if expression.startswith("cron(")
+            else f"cron {expression} {zone}"
+        )
+    if anchor is None:
+        return kind
+    if kind == "once":
+        return f"once at {format_utc(anchor)}"
+    if kind == "rate":
+        return f"{expression} from {format_utc(anchor)}"
+    if expression in _ELAPSED:
+        return f"{_ELAPSED[expression]} from {format_utc(anchor)}"
+    wall = anchor.astimezone(ZoneInfo(zone))
+    at = f"at {_clock(wall)} {zone}"
+    if expression == "DAILY":
+        return f"every day {at}"
+    if expression == "WEEKLY":
+        return f"every {wall:%A} {at}"
+    return f"every month on day {wall.day} (or the month's last day) {at}"
+
+
+def _bounds(schedule: Schedule) -> str:
+    parts = []
+    if schedule.max_occurrences is not None:
+        parts.append(f"{schedule.max_occurrences} times")
+    if schedule.start is not None:
+        parts.append(f"from {format_utc(schedule.start)}")
+    if schedule.end is not None:
+        parts.append(f"until {format_utc(schedule.end)}")
+    return "".join(f", {part}" for part in parts)
+
+
+def _clock(wall: datetime) -> str:
+    return f"{wall:%H:%M}" if not (wall.second or wall.microsecond) else f"{wall:%H:%M:%S}"

@@ -1,0 +1,264 @@
+"""The "Schedule Start" event detail: what to run, and when.
+
+``parse_start_detail`` turns the detail into a ``StartRequest`` holding a ``Schedule``,
+or refuses it with a ``ValidationFailed`` whose problems name each field and its fix.
+Recurrence: cron, rate and frequency always recur (``repeat`` defaults to true for them);
+at, executionTime, duration and delay are one-offs. ``frequency`` takes its first time
+from ``at`` or ``executionTime``; without either it first fires one period from now.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic.alias_generators import to_camel
+
+from tickwork.domain.durations import parse_duration
+from tickwork.domain.errors import FieldProblem, ValidationFailed
+from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
+from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
+from tickwork.domain.schedule.timestamps import format_utc, from_epoch_ms, parse_iso
+from tickwork.domain.schedule.wallclock import load_zone
+
+__all__ = [
+    "ONE_OFF_FIELDS",
+    "RECURRING_FIELDS",
+    "WHEN_FIELDS",
+    "StartDetail",
+    "StartRequest",
+    "allowed_fields",
+    "parse_start_detail",
+]
+
+ONE_OFF_FIELDS = ("at", "executionTime", "duration", "delay")
+RECURRING_FIELDS = ("cron", "rate", "frequency")
+WHEN_FIELDS = ONE_OFF_FIELDS + RECURRING_FIELDS
+_FIXES = {
+    "at": 'give an ISO 8601 time such as "2026-05-01T09:00:00Z"',
+    "executionTime": "give epoch milliseconds as an integer, such as 1767254400000",
+    "executionRemainder": "give the total number of fires as an integer of 1 or more",
+    "repeat": "give true or false",
+    "data": "give a JSON object",
+    "metadata": "give a JSON object",
+}
+
+
+class StartDetail(BaseModel):
+    """The detail as sent; field names are the event's own (camelCase)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel)
+
+    id: str | None = Field(default=None, min_length=1)
+    action: str = Field(default="TICK", min_length=1)
+    data: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    at: str | None = None
+    execution_time: StrictInt | None = None
+    duration: str | None = None
+    delay: str | None = None
+    cron: str | None = None
+    rate: str | None = None
+    frequency: str | None = None
+    timezone: str = "UTC"
+    repeat: StrictBool = False
+    execution_remainder: StrictInt | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+
+
+def allowed_fields() -> tuple[str, ...]:
+    """The detail's field names, as the event spells them."""
+    return tuple(str(info.alias) for info in StartDetail.model_fields.values())
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    action_id: str | None
+    action: str
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    schedule: Schedule
+    detail: dict[str, Any]
+
+
+def parse_start_detail(
+    detail: dict[str, Any], now: datetime, grace: timedelta = timedelta(seconds=60)
+) -> StartRequest:
+    """The request ``detail`` asks for at ``now``; a one-off up to ``grace`` late fires now."""
+    if now.utcoffset() is None:
+        raise ValueError("now must be timezone-aware")
+    now = now.astimezone(UTC)
+    model = _validated(detail)
+    given = model.model_dump(by_alias=True, exclude_none=True)
+    whens = [name for name in WHEN_FIELDS if name in given]
+    problems = _when_problems(whens) + _recurrence_problems(model, whens)
+    zone = _collect(problems, load_zone, model.timezone)
+    if problems or zone is None:
+        raise ValidationFailed(problems)
+    first = _collect(problems, _first_time, model, zone)
+    start = _collect(problems, _optional_time, model.start_time, zone, "startTime")
+    end = _collect(problems, _optional_time, model.end_time, zone, "endTime")
+    if end is not None and end < now:
+        problems.append(FieldProblem("endTime", "is in the past", "give a future endTime"))
+    if problems:
+        raise ValidationFailed(problems)
+    bounds = {"start": start, "end": end, "max_occurrences": model.execution_remainder}
+    schedule = _schedule(model, whens, first, zone, now, grace, bounds)
+    if schedule.first_fire_time(now) is None:
+        raise ValidationFailed.of(
+            "endTime" if end is not None else whens[-1],
+            "leaves no fire from now on",
+            "give a schedule with a fire after now (check the years and endTime)",
+        )
+    return StartRequest(model.id, model.action, model.data, model.metadata, schedule, detail)
+
+
+def _validated(detail: dict[str, Any]) -> StartDetail:
+    if not isinstance(detail, dict):
+        raise ValidationFailed.of("detail", "is not a JSON object", "send the detail as an object")
+    try:
+        return StartDetail.model_validate(detail)
+    except ValidationError as error:
+        raise ValidationFailed([_problem(item) for item in error.errors()]) from error
+
+
+def _problem(error: Any) -> FieldProblem:
+    name = ".".join(str(part) for part in error["loc"]) or "detail"
+    allowed = allowed_fields()
+    if error["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(name, allowed, n=1)
+        action = f"rename it to {close[0]!r}" if close else "remove it"
+        return FieldProblem(
+            name, "is not a known field", f"{action}; allowed fields: {', '.join(allowed)}"
+        )
+    return FieldProblem(name, error["msg"], _FIXES.get(name, "give a string"))
+
+
+def _when_problems(whens: list[str]) -> list[FieldProblem]:
+    if not whens:
+        return [
+            FieldProblem(
+                "when",
+                f"none of {', '.join(WHEN_FIELDS)} is given",
+                'give exactly one, e.g. "duration": "5m" or "cron": "30 * * * *"',
+            )
+        ]
+    paired = len(whens) == 2 and "frequency" in whens and whens[0] in ("at", "executionTime")
+    if len(whens) == 1 or paired:
+        return []
+    return [
+        FieldProblem(
+            ", ".join(whens),
+            "more than one 'when' is given",
+            "keep exactly one of them (frequency may be paired with at or executionTime)",
+        )
+    ]
+
+
+def _recurrence_problems(model: StartDetail, whens: list[str]) -> list[FieldProblem]:
+    problems = []
+    recurring = any(name in RECURRING_FIELDS for name in whens)
+    if model.repeat and whens and not recurring:
+        problems.append(
+            FieldProblem(
+                "repeat",
+                f"is true but {whens[0]} is a one-off",
+                'add "frequency" (e.g. "DAILY"), or use cron or rate; or drop repeat',
+            )
+        )
+    if "repeat" in model.model_fields_set and not model.repeat and recurring:
+        problems.append(
+            FieldProblem(
+                "repeat",
+                f"is false but {whens[-1]} always recurs",
+                'remove repeat, or set "executionRemainder": 1 for a single fire',
+            )
+        )
+    count = model.execution_remainder
+    if count is not None and count < 1:
+        problems.append(
+            FieldProblem(
+                "executionRemainder", f"{count} is less than 1", _FIXES["executionRemainder"]
+            )
+        )
+    elif count is not None and count > 1 and whens and not recurring:
+        problems.append(
+            FieldProblem(
+                "executionRemainder",
+                f"asks for {count} fires of a one-off",
+                'add "frequency", or use cron or rate; or remove executionRemainder',
+            )
+        )
+    if not recurring and whens and (model.start_time or model.end_time):
+        problems.append(
+            FieldProblem(
+                "startTime" if model.start_time else "endTime",
+                "bounds a recurring schedule, but this one is a one-off",
+                "remove startTime and endTime, or use frequency, cron or rate",
+            )
+        )
+    return problems
+
+
+def _schedule(
+    model: StartDetail,
+    whens: list[str],
+    first: datetime | None,
+    zone: ZoneInfo,
+    now: datetime,
+    grace: timedelta,
+    bounds: dict[str, Any],
+) -> Schedule:
+    zone_name = model.timezone
+    if model.cron is not None:
+        return Schedule(ScheduleKind.CRON, model.cron, timezone=zone_name, **bounds)
+    if model.rate is not None:
+        return Schedule(ScheduleKind.RATE, model.rate, now, zone_name, **bounds)
+    if model.frequency is not None:
+        preset = parse_frequency(model.frequency)
+        anchor = first or _one_period_later(preset, now, zone)
+        return Schedule(ScheduleKind.FREQUENCY, preset, anchor, zone_name, **bounds)
+    if first is None:
+        field = whens[0]
+        first = now + parse_duration(getattr(model, field), field)
+    elif first < now - grace:
+        field = whens[0]
+        raise ValidationFailed.of(
+            field,
+            f"{format_utc(first)} is more than {grace.total_seconds():g}s in the past",
+            f"give a future time, such as {format_utc(now + timedelta(hours=1))}",
+        )
+    return Schedule(ScheduleKind.ONCE, anchor=first, timezone=zone_name)
+
+
+def _first_time(model: StartDetail, zone: ZoneInfo) -> datetime | None:
+    if model.at is not None:
+        return parse_iso(model.at, zone, "at")
+    if model.execution_time is not None:
+        return from_epoch_ms(model.execution_time, "executionTime")
+    return None
+
+
+def _one_period_later(preset: Frequency, now: datetime, zone: ZoneInfo) -> datetime:
+    """The first fire of a frequency with no first time: one period after ``now``."""
+    fire = frequency_trigger(preset, now, zone).at_or_after(now + timedelta(microseconds=1))
+    return fire or now
+
+
+def _optional_time(text: str | None, zone: ZoneInfo, field: str) -> datetime | None:
+    return None if text is None else parse_iso(text, zone, field)
+
+
+def _collect[T](problems: list[FieldProblem], parse: Callable[..., T], *args: Any) -> T | None:
+    """``parse(*args)``, or None with its problems added to ``problems``."""
+    try:
+        return parse(*args)
+    except ValidationFailed as error:
+        problems.extend(error.problems)
+        return None

@@ -1,0 +1,71 @@
+"""What every fulfillment is: a data model for its action type and one ``fulfill`` call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "Fulfillment",
+    "FulfillmentData",
+    "FulfillmentRequest",
+    "data_problem",
+]
+
+
+class FulfillmentData(BaseModel):
+    """Base of a fulfillment's ``data`` model: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def data_problem(problem: str, fix: str) -> PydanticCustomError:
+    """A validation error for a data model that carries its own fix.
+
+    Raise it from a validator; the registry reports ``problem`` and ``fix`` as they are.
+    """
+    return PydanticCustomError("tickwork_data", "{problem}", {"problem": problem, "fix": fix})
+
+
+@dataclass(frozen=True)
+class FulfillmentRequest:
+    """One fire of one action, handed to its fulfillment.
+
+    ``(action_id, occurrence)`` is the idempotency key: a retried attempt of the same fire
+    carries the same pair and a higher ``attempt``.
+    """
+
+    action_id: str
+    action: str
+    occurrence: int
+    scheduled_time: datetime
+    data: BaseModel
+    metadata: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 1
+
+    def __post_init__(self) -> None:
+        if self.scheduled_time.utcoffset() is None:
+            raise ValueError("scheduled_time must be timezone-aware")
+        object.__setattr__(self, "scheduled_time", self.scheduled_time.astimezone(UTC))
+
+    @property
+    def idempotency_key(self) -> str:
+        return f"{self.action_id}:{self.occurrence}"
+
+
+class Fulfillment(Protocol):
+    """Performs the work of one action type.
+
+    ``fulfill`` returns a small JSON-ready result (it travels in the Schedule Tick event),
+    raises ``TransientFulfillmentError`` for a failure a later attempt may not meet and
+    ``PermanentFulfillmentError`` for one no retry can fix.
+    """
+
+    action_type: ClassVar[str]
+    data_model: ClassVar[type[BaseModel]]
+
+    def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]: ...

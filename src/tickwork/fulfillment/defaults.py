@@ -1,0 +1,20 @@
+"""The built-in action types. Adding one: write its module, register it here."""
+
+from __future__ import annotations
+
+from tickwork.fulfillment.http_request import HttpRequestFulfillment
+from tickwork.fulfillment.notification import NotificationFulfillment, Notifier, RecordingNotifier
+from tickwork.fulfillment.registry import FulfillmentRegistry
+from tickwork.fulfillment.tick import TickFulfillment
+
+__all__ = ["default_registry"]
+
+
+def default_registry(
+    notifier: Notifier | None = None, http_secret: bytes | None = None
+) -> FulfillmentRegistry:
+    registry = FulfillmentRegistry()
+    registry.register(TickFulfillment())
+    registry.register(NotificationFulfillment(notifier or RecordingNotifier()))
+    registry.register(HttpRequestFulfillment(secret=http_secret))
+    return registry

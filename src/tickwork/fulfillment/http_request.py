@@ -1,0 +1,191 @@
+"""HTTP_REQUEST: call a URL, signed, and classify the answer for the state machine's retry.
+
+Not followed: redirects (a 3xx is a success, reported with its status) — a signed request
+is never forwarded to a host the action did not name. The body, when given, is sent as
+JSON. The response is read up to 64 KiB and its first 1 KiB returned as text.
+"""
+
+from __future__ import annotations
+
+import codecs
+import http.client
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, JsonValue, field_validator
+
+from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
+from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.signature import SIGNATURE_HEADER, signature_header
+
+__all__ = ["MAX_READ_BYTES", "RESULT_BODY_BYTES", "HttpRequestData", "HttpRequestFulfillment"]
+
+MAX_READ_BYTES = 64 * 1024
+RESULT_BODY_BYTES = 1024
+_CHUNK_BYTES = 8 * 1024
+_RETRIED_4XX = frozenset({408, 425, 429})  # timeout, too early, too many requests
+_USER_AGENT = "tickwork"
+_RESERVED_HEADERS = frozenset(
+    h.lower()
+    for h in (SIGNATURE_HEADER, "X-Tickwork-Action-Id", "X-Tickwork-Occurrence", "Idempotency-Key")
+)
+
+
+class HttpRequestData(FulfillmentData):
+    url: str
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: JsonValue = None
+    timeout_seconds: int = Field(default=10, ge=1, le=30)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname or not _valid_port(value):
+            raise data_problem(
+                f"{value!r} is not an http(s) URL", "give an absolute URL such as https://host/path"
+            )
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _settable_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, content in value.items():
+            if name.lower() in _RESERVED_HEADERS:
+                raise data_problem(
+                    f"header {name!r} is set by tickwork", "remove it from data.headers"
+                )
+            if not name or any(c in name for c in " :\r\n") or any(c in content for c in "\r\n"):
+                raise data_problem(
+                    f"header {name!r} is not a valid HTTP header",
+                    "use a name without spaces or colons and values on one line",
+                )
+        return value
+
+
+def _valid_port(url: str) -> bool:
+    try:
+        urlsplit(url).port  # noqa: B018 -- the property raises ValueError on a malformed port
+    except ValueError:
+        return False
+    return True
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class HttpRequestFulfillment:
+    action_type = "HTTP_REQUEST"
+    data_model = HttpRequestData
+
+    def __init__(
+        self, secret: bytes | None = None, clock: Callable[[], datetime] = _utc_now
+    ) -> None:
+        self._secret = secret
+        self._clock = clock
+        self._opener = urllib.request.build_opener(_NoRedirect)
+
+    def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
+        data = HttpRequestData.model_validate(request.data)
+        body = b"" if data.body is None else json.dumps(data.body, separators=(",", ":")).encode()
+        target = f"{data.method} {_redacted(data.url)}"
+        outbound = urllib.request.Request(
+            data.url,
+            data=body if data.body is not None else None,
+            headers=self._headers(data, request, body),
+            method=data.method,
+        )
+        try:
+            return self._exchange(outbound, data.timeout_seconds, target)
+        except (OSError, http.client.HTTPException) as err:
+            # URLError (refused, DNS), TimeoutError, reset connections, malformed responses
+            raise TransientFulfillmentError(f"{target} failed: {_reason(err)}") from err
+
+    def _exchange(
+        self, outbound: urllib.request.Request, timeout_seconds: int, target: str
+    ) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_seconds
+        try:
+            with self._opener.open(outbound, timeout=timeout_seconds) as response:
+                return _result(response.status, _read_capped(response, deadline, target))
+        except urllib.error.HTTPError as err:
+            with err:
+                raw = _read_capped(err, deadline, target)
+            if err.code < 400:
+                return _result(err.code, raw)
+            raise _classified(err.code, target, raw) from None
+
+    def _headers(
+        self, data: HttpRequestData, request: FulfillmentRequest, body: bytes
+    ) -> dict[str, str]:
+        headers = {"User-Agent": _USER_AGENT}
+        if data.body is not None:
+            headers["Content-Type"] = "application/json"
+        headers.update(data.headers)
+        headers["X-Tickwork-Action-Id"] = request.action_id
+        headers["X-Tickwork-Occurrence"] = str(request.occurrence)
+        headers["Idempotency-Key"] = request.idempotency_key
+        if self._secret is not None:
+            timestamp = int(self._clock().timestamp())
+            headers[SIGNATURE_HEADER] = signature_header(self._secret, timestamp, body)
+        return headers
+
+
+def _read_capped(response: Any, deadline: float, target: str) -> bytes:
+    """Read at most MAX_READ_BYTES, and give up at the deadline however slowly it drips."""
+    chunks: list[bytes] = []
+    remaining = MAX_READ_BYTES
+    while remaining > 0:
+        if time.monotonic() > deadline:
+            raise TransientFulfillmentError(f"{target} failed: response body timed out")
+        chunk = response.read1(min(_CHUNK_BYTES, remaining))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _result(status: int, raw: bytes) -> dict[str, Any]:
+    return {"status": status, "body": _text(raw)}
+
+
+def _text(raw: bytes) -> str:
+    # An incremental decoder drops a character cut in half at the 1 KiB boundary.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return decoder.decode(raw[:RESULT_BODY_BYTES], final=False)
+
+
+def _classified(status: int, target: str, raw: bytes) -> Exception:
+    message = f"{target} answered {status}: {_text(raw)[:200]}"
+    if status >= 500 or status in _RETRIED_4XX:
+        return TransientFulfillmentError(message)
+    return PermanentFulfillmentError(message)
+
+
+def _redacted(url: str) -> str:
+    """The URL without credentials or query string, which may hold secrets."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def _reason(err: BaseException) -> str:
+    reason = getattr(err, "reason", None)
+    if isinstance(reason, BaseException):
+        err = reason
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__

@@ -1,0 +1,102 @@
+"""Action type → fulfillment, and validation of an action's ``data`` against its model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from tickwork.domain.errors import FieldProblem, InvalidActionData, UnknownActionType
+from tickwork.fulfillment.base import Fulfillment
+
+__all__ = ["FulfillmentRegistry"]
+
+_SHOWN_INPUT_CHARS = 60
+
+
+class FulfillmentRegistry:
+    def __init__(self) -> None:
+        self._by_type: dict[str, Fulfillment] = {}
+
+    def register(self, fulfillment: Fulfillment) -> Fulfillment:
+        action_type = fulfillment.action_type
+        if action_type in self._by_type:
+            raise ValueError(f"action type {action_type!r} is already registered")
+        self._by_type[action_type] = fulfillment
+        return fulfillment
+
+    def get(self, action_type: str) -> Fulfillment:
+        try:
+            return self._by_type[action_type]
+        except KeyError:
+            raise UnknownActionType(action_type, self.types()) from None
+
+    def types(self) -> list[str]:
+        return sorted(self._by_type)
+
+    def validate(self, action_type: str, data: Any) -> BaseModel:
+        """Parse ``data`` with the action type's model, or say what to change, field by field."""
+        model = self.get(action_type).data_model
+        try:
+            return model.model_validate(data)
+        except ValidationError as err:
+            problems = [_field_problem(e, model) for e in err.errors(include_url=False)]
+            raise InvalidActionData(problems) from None
+
+    def json_schemas(self) -> dict[str, dict[str, Any]]:
+        return {t: f.data_model.model_json_schema() for t, f in sorted(self._by_type.items())}
+
+
+def _field_problem(error: ErrorDetails, model: type[BaseModel]) -> FieldProblem:
+    kind = error["type"]
+    path = _path(error["loc"], model, is_known_field=kind != "extra_forbidden")
+    ctx = error.get("ctx") or {}
+    if "fix" in ctx:
+        return FieldProblem(path, str(ctx["problem"]), str(ctx["fix"]))
+    if kind == "missing":
+        return FieldProblem(path, "is required", f"add {path}")
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return FieldProblem(
+            path,
+            f"must be a JSON object, got {_shown(error['input'])}",
+            f"send {path} as a JSON object, e.g. {{}}",
+        )
+    if kind == "extra_forbidden":
+        allowed = ", ".join(_field_names(model)) or "none"
+        return FieldProblem(path, "is not a known field", f"remove it; allowed fields: {allowed}")
+    problem = f"{error['msg'][:1].lower()}{error['msg'][1:]}, got {_shown(error['input'])}"
+    return FieldProblem(path, problem, _fix_from(error))
+
+
+def _fix_from(error: ErrorDetails) -> str:
+    ctx = error.get("ctx") or {}
+    if "expected" in ctx:
+        return f"use {ctx['expected']}"
+    message = error["msg"]
+    if message.startswith("Input should be "):
+        return "make it " + message.removeprefix("Input should be ")
+    if message.startswith("Value error, "):
+        return message.removeprefix("Value error, ")
+    return message
+
+
+def _path(loc: tuple[int | str, ...], model: type[BaseModel], *, is_known_field: bool) -> str:
+    # pydantic names a field by its Python name when it fails on its default value;
+    # the caller wrote its alias, so report that.
+    field = model.model_fields.get(str(loc[0])) if loc and is_known_field else None
+    if field is not None and field.alias:
+        loc = (field.alias, *loc[1:])
+    path = "data"
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN_INPUT_CHARS else text[: _SHOWN_INPUT_CHARS - 3] + "..."

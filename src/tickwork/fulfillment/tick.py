@@ -1,0 +1,25 @@
+"""TICK: the Schedule Tick event the state machine emits after this step is the delivery."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tickwork.fulfillment.base import FulfillmentRequest
+
+__all__ = ["TickData", "TickFulfillment"]
+
+
+class TickData(BaseModel):
+    """Any JSON object: it is passed through to subscribers of the tick event untouched."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class TickFulfillment:
+    action_type = "TICK"
+    data_model = TickData
+
+    def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
+        return {"delivered": "tick-event"}

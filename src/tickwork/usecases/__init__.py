@@ -1,0 +1,1 @@
+"""Use cases: plain functions of (command, Dependencies) returning JSON-ready results."""

@@ -1,0 +1,57 @@
+"""Events from outside: refusals are answered, not retried.
+
+A Start or Stop that is invalid, locked or names no action would fail the same way on every
+redelivery, so it is not raised back to EventBridge. It is logged, counted and published as
+"Schedule Rejected" (the sender's only way to learn about it on an asynchronous bus), and
+nothing is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.errors import ActionLocked, ActionNotFound, ValidationFailed
+from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+__all__ = ["accept_start", "accept_stop"]
+
+REFUSALS = (ValidationFailed, ActionLocked, ActionNotFound)
+
+
+def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
+    try:
+        return start_action(command, deps).as_dict()
+    except REFUSALS as refused:
+        return _rejected("Schedule Start", command.detail.get("id"), command.event_id, refused, deps)
+
+
+def accept_stop(detail: dict[str, Any], event_id: str | None, deps: Dependencies) -> dict[str, Any]:
+    action_id = detail.get("id")
+    try:
+        if not isinstance(action_id, str) or set(detail) != {"id"}:
+            raise ValidationFailed.of(
+                "id", 'a Stop detail is exactly {"id": "<action id>"}', "send the id of the action to cancel"
+            )
+        return cancel_action(action_id, deps)
+    except REFUSALS as refused:
+        return _rejected("Schedule Stop", action_id, event_id, refused, deps)
+
+
+def _rejected(
+    kind: str, action_id: Any, event_id: str | None, refused: Exception, deps: Dependencies
+) -> dict[str, Any]:
+    problems = (
+        [p.as_dict() for p in refused.problems] if isinstance(refused, ValidationFailed) else []
+    )
+    detail = {
+        "id": action_id if isinstance(action_id, str) else None,
+        "request": kind,
+        "eventId": event_id,
+        "reason": type(refused).__name__,
+        "message": str(refused),
+        "problems": problems,
+    }
+    deps.publisher.publish("Schedule Rejected", detail)
+    return {"outcome": "rejected", **detail}

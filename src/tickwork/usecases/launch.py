@@ -1,0 +1,48 @@
+"""Starting the execution that waits for an action's next fire, idempotently."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action
+from tickwork.domain.naming import execution_name
+from tickwork.domain.times import iso, iso_seconds
+
+__all__ = ["fire_payload", "launch", "planned_execution"]
+
+
+def fire_payload(action: Action, now: datetime, deps: Dependencies, leg: int = 0) -> dict[str, Any]:
+    """The execution input: which fire it is for, and when its Wait ends.
+
+    A fire further away than one leg waits until the leg's end and then continues in a new
+    execution (Standard executions live at most a year). ``waitUntil`` is rounded up to whole
+    seconds: a Wait may end late, never early.
+    """
+    assert action.execution_time is not None
+    wait_until = min(action.execution_time, now + deps.settings.leg)
+    return {
+        "id": action.id,
+        "generation": action.generation,
+        "occurrence": action.occurrence,
+        "leg": leg,
+        "fireAt": iso(action.execution_time),
+        "waitUntil": iso_seconds(wait_until),
+    }
+
+
+def planned_execution(action: Action, deps: Dependencies, leg: int = 0) -> tuple[str, str]:
+    name = execution_name(action.id, action.generation, action.occurrence, leg)
+    return name, deps.executions.execution_arn(name)
+
+
+def launch(action: Action, now: datetime, deps: Dependencies, leg: int = 0) -> str:
+    """Start the execution for the action's current (generation, occurrence, leg).
+
+    Safe to repeat: the name is deterministic and an existing execution of that name counts
+    as started.
+    """
+    name, _ = planned_execution(action, deps, leg)
+    return deps.executions.start(name, fire_payload(action, now, deps, leg))
+

@@ -1,0 +1,33 @@
+"""Builds the production Dependencies from the environment: AWS adapters, system clock.
+
+Each handler calls ``from_environment()``; the first call builds, later calls reuse. Clients honour ``AWS_ENDPOINT_URL``, which is how
+the same code talks to the local emulated stack.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.eventbridge import EventBridgePublisher
+from tickwork.adapters.stepfunctions import StepFunctionsExecutions
+from tickwork.clock import SystemClock
+from tickwork.config import Settings
+from tickwork.dependencies import Dependencies
+from tickwork.fulfillment.defaults import default_registry
+
+__all__ = ["from_environment"]
+
+
+@cache
+def from_environment() -> Dependencies:
+    """The dependencies of this container, built on first use (the cold start) and kept."""
+    settings = Settings.from_environment()
+    return Dependencies(
+        settings=settings,
+        repository=DynamoDBActionRepository(settings.table_name),
+        executions=StepFunctionsExecutions(settings.state_machine_arn),
+        publisher=EventBridgePublisher(settings.event_bus_name, settings.event_source),
+        registry=default_registry(),
+        clock=SystemClock(),
+    )

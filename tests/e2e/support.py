@@ -1,0 +1,121 @@
+"""What the end-to-end tests observe a running stack by."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+from tickwork import wiring
+from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action
+from tickwork.domain.times import iso, parse_iso
+from tickwork_local.stack import EventTap, LocalStack
+
+
+# Seconds, not minutes: a short lock, fast retries, and the real waits of the emulator.
+FAST = {
+    "LockSeconds": "1",
+    "RetryIntervalSeconds": "1",
+    "RetryMaxAttempts": "2",
+    "RetryMaxDelaySeconds": "2",
+}
+
+
+class Stack:
+    """One running stack plus what a test observes it by."""
+
+    def __init__(self, local: LocalStack) -> None:
+        self.local = local
+        self.ticks: EventTap = local.tap(["Schedule Tick"])
+        self.lifecycle: EventTap = local.tap(
+            ["Schedule Started", "Schedule Completed", "Schedule Failed", "Schedule Stopped", "Schedule Rejected"]
+        )
+        self.repository = DynamoDBActionRepository(local.outputs["ActionsTableName"])
+
+    @property
+    def deps(self) -> Dependencies:
+        return wiring.from_environment()
+
+    def start(self, detail: dict[str, Any]) -> str:
+        return self.local.publish("Schedule Start", detail)
+
+    def stop(self, action_id: str) -> str:
+        return self.local.publish("Schedule Stop", {"id": action_id})
+
+    def record(self, action_id: str) -> Action:
+        action = self.repository.get(action_id)
+        assert action is not None, f"no record for {action_id}"
+        return action
+
+    def wait_record(self, action_id: str, predicate: Callable[[Action], bool], timeout: float = 15) -> Action:
+        deadline = time.monotonic() + timeout
+        while True:
+            action = self.repository.get(action_id)
+            if action is not None and predicate(action):
+                return action
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{action_id} never reached the expected state; last: {action}")
+            time.sleep(0.1)
+
+    def ticks_for(self, action_id: str, count: int = 0, timeout: float = 0) -> list[dict[str, Any]]:
+        events = self.ticks.wait_for(
+            lambda evs: sum(e["detail"]["id"] == action_id for e in evs) >= count, timeout
+        )
+        return [e["detail"] for e in events if e["detail"]["id"] == action_id]
+
+    def executions(self) -> list[dict[str, Any]]:
+        sfn = self.local.client("stepfunctions")
+        return sfn.list_executions(stateMachineArn=self.local.outputs["StateMachineArn"])["executions"]
+
+    def invocations(self, function_logical_id: str) -> list[Any]:
+        name = next(f.name for f in self.local.functions if f.logical_id == function_logical_id)
+        return [i for i in self.local.runtime.invocations if i.function == name]
+
+
+def assert_never_early(ticks: list[dict[str, Any]]) -> None:
+    for tick in ticks:
+        assert parse_iso(tick["actualTime"]) >= parse_iso(tick["scheduledTime"]), tick
+
+
+def in_seconds(seconds: float) -> str:
+    return iso(datetime.now(UTC) + timedelta(seconds=seconds))
+
+
+
+class Receiver:
+    """A real HTTP endpoint on loopback that fails its first ``failures`` requests with 500."""
+
+    def __init__(self) -> None:
+        self.failures = 0
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver._lock:
+                    receiver.requests.append({"headers": dict(self.headers), "body": body})
+                    failing = receiver.failures > 0
+                    if failing:
+                        receiver.failures -= 1
+                self.send_response(500 if failing else 200)
+                self.end_headers()
+                self.wfile.write(b"nope" if failing else b"ok")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+

@@ -1,0 +1,69 @@
+"""GIVEN a waiting action WHEN it is cancelled or updated THEN the fire follows, within the lock rules."""
+
+from __future__ import annotations
+
+import time
+
+from tickwork.domain.action import Status
+from tickwork.domain.times import parse_iso
+
+from tests.e2e.support import Stack, assert_never_early, in_seconds
+
+
+def test_cancel_before_fire_never_fires(stack: Stack) -> None:
+    # GIVEN an action due in 3 seconds
+    stack.start({"id": "promo:end", "at": in_seconds(3)})
+    stack.wait_record("promo:end", lambda a: a.status == Status.PENDING)
+
+    # WHEN it is stopped before its lock
+    stack.stop("promo:end")
+    stack.wait_record("promo:end", lambda a: a.status == Status.CANCELLED)
+    time.sleep(3.5)
+
+    # THEN it never fired and its execution was aborted
+    assert stack.ticks_for("promo:end") == []
+    assert [e["status"] for e in stack.executions()] == ["ABORTED"]
+    assert len(stack.invocations("FulfillFunction")) == 0
+
+
+def test_update_before_the_lock_moves_the_fire(stack: Stack) -> None:
+    # GIVEN an action due in 4 seconds
+    stack.start({"id": "price:change", "at": in_seconds(4), "data": {"price": 10}})
+    stack.wait_record("price:change", lambda a: a.status == Status.PENDING)
+
+    # WHEN a Start with the same id moves it 2 seconds later with new data
+    moved_to = in_seconds(5)
+    stack.start({"id": "price:change", "at": moved_to, "data": {"price": 12}})
+    stack.wait_record("price:change", lambda a: a.generation == 2)
+
+    # THEN one fire happens, at the new time, with the new data
+    stack.wait_record("price:change", lambda a: a.status == Status.COMPLETED, timeout=15)
+    stack.local.wait_idle()
+    ticks = stack.ticks_for("price:change", count=1, timeout=2)
+    assert len(ticks) == 1
+    assert ticks[0]["scheduledTime"] == moved_to
+    assert ticks[0]["data"] == {"price": 12}
+    assert_never_early(ticks)
+
+
+def test_update_inside_the_lock_is_refused(make_stack) -> None:
+    # GIVEN a 3-second lock and an action due in 2 seconds (inside it from the start)
+    stack = make_stack(LockSeconds="3")
+    at = in_seconds(2)
+    stack.start({"id": "flight:remind", "at": at, "data": {"v": 1}})
+    stack.wait_record("flight:remind", lambda a: a.status == Status.PENDING)
+
+    # WHEN an update and a cancel arrive inside the lock
+    stack.start({"id": "flight:remind", "at": in_seconds(30), "data": {"v": 2}})
+    stack.stop("flight:remind")
+
+    # THEN both are rejected with ActionLocked, and the original fires as planned
+    rejected = stack.lifecycle.wait_for(
+        lambda evs: sum(e["detail-type"] == "Schedule Rejected" for e in evs) >= 2, timeout=5
+    )
+    reasons = [e["detail"]["reason"] for e in rejected if e["detail-type"] == "Schedule Rejected"]
+    assert reasons == ["ActionLocked", "ActionLocked"]
+    stack.wait_record("flight:remind", lambda a: a.status == Status.COMPLETED, timeout=10)
+    ticks = stack.ticks_for("flight:remind", count=1, timeout=2)
+    assert len(ticks) == 1 and ticks[0]["data"] == {"v": 1}
+    assert parse_iso(ticks[0]["scheduledTime"]) == parse_iso(at)

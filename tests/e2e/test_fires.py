@@ -1,0 +1,91 @@
+"""GIVEN the stack from template.yaml WHEN actions come due THEN each occurrence fires once, on time."""
+
+from __future__ import annotations
+
+from tickwork.domain.action import Status
+from tickwork.domain.times import parse_iso
+
+from tests.e2e.support import Stack, assert_never_early, in_seconds
+
+
+def test_one_off_fires_once_and_completes(stack: Stack) -> None:
+    # GIVEN a one-off TICK action due in 2 seconds
+    at = in_seconds(2)
+    stack.start({"id": "order:1:remind", "at": at, "data": {"order": 1}})
+
+    # WHEN it comes due
+    action = stack.wait_record("order:1:remind", lambda a: a.status == Status.COMPLETED)
+    stack.local.wait_idle()
+
+    # THEN exactly one tick was emitted, not early, carrying the action's data
+    ticks = stack.ticks_for("order:1:remind", count=1, timeout=2)
+    assert len(ticks) == 1
+    assert ticks[0]["data"] == {"order": 1}
+    assert ticks[0]["outcome"] == "FIRED"
+    assert parse_iso(ticks[0]["scheduledTime"]) >= parse_iso(at)
+    assert_never_early(ticks)
+    # AND the record holds the occurrence and expires later
+    assert [h.occurrence for h in action.history] == [1]
+    assert action.ttl is not None
+    assert [e["detail-type"] for e in stack.lifecycle.drain()].count("Schedule Completed") == 1
+
+
+def test_recurring_fires_exactly_n_times(stack: Stack) -> None:
+    # GIVEN an action every 2 seconds, 3 times
+    stack.start({"id": "daily:5", "rate": "rate(2 seconds)", "repeat": True, "executionRemainder": 3})
+
+    # WHEN the chain runs out
+    action = stack.wait_record("daily:5", lambda a: a.status == Status.COMPLETED, timeout=20)
+    stack.local.wait_idle()
+
+    # THEN 3 ticks, numbered 1..3, in order, 2 s apart, none early; one execution per fire
+    ticks = stack.ticks_for("daily:5", count=3, timeout=2)
+    assert [t["occurrence"] for t in ticks] == [1, 2, 3]
+    scheduled = [parse_iso(t["scheduledTime"]) for t in ticks]
+    assert [(b - a).total_seconds() for a, b in zip(scheduled, scheduled[1:], strict=False)] == [2.0, 2.0]
+    assert_never_early(ticks)
+    assert len([e for e in stack.executions() if e["status"] == "SUCCEEDED"]) == 3
+    assert [h.occurrence for h in action.history] == [1, 2, 3]
+
+
+def test_unknown_action_type_found_at_run_time_ends_no_action_without_retries(stack: Stack) -> None:
+    # GIVEN an action whose record is altered by hand to a type nobody registered
+    stack.start({"id": "tampered", "at": in_seconds(2)})
+    stack.wait_record("tampered", lambda a: a.status == Status.PENDING)
+    table = stack.local.client("dynamodb")
+    table.update_item(
+        TableName=stack.local.outputs["ActionsTableName"], Key={"id": {"S": "tampered"}},
+        UpdateExpression="SET #a = :bogus", ExpressionAttributeNames={"#a": "action"},
+        ExpressionAttributeValues={":bogus": {"S": "LAUNCH_ROCKET"}},
+    )
+
+    # WHEN it comes due
+    action = stack.wait_record("tampered", lambda a: a.status == Status.NO_ACTION)
+    stack.local.wait_idle()
+
+    # THEN nothing ran, the fulfill function was called once (no retries), and the tick says why
+    assert len(stack.invocations("FulfillFunction")) == 1
+    ticks = stack.ticks_for("tampered", count=1, timeout=2)
+    assert [t["outcome"] for t in ticks] == ["NO_ACTION"]
+    assert "LAUNCH_ROCKET" in ticks[0]["result"]["reason"]
+    assert action.history[-1].outcome == "NO_ACTION"
+
+
+def test_fire_three_legs_away_fires_once_at_its_time(make_stack) -> None:
+    # GIVEN legs of 1 second and a fire 3.5 seconds away
+    stack = make_stack(LegSeconds="1", EarlyToleranceSeconds="0.5")
+    at = in_seconds(3.5)
+    stack.start({"id": "far:away", "at": at})
+
+    # WHEN it comes due
+    stack.wait_record("far:away", lambda a: a.status == Status.COMPLETED, timeout=20)
+    stack.local.wait_idle()
+
+    # THEN it waited in at least three legs (executions -l1.. -l3) and fired once, not early
+    names = sorted(e["name"] for e in stack.executions())
+    assert len(names) >= 4, names
+    assert any(n.endswith("-l3") for n in names), names
+    ticks = stack.ticks_for("far:away", count=1, timeout=2)
+    assert len(ticks) == 1
+    assert ticks[0]["scheduledTime"] == at
+    assert_never_early(ticks)

@@ -1,0 +1,76 @@
+"""GIVEN a Schedule Start from events/ WHEN the start function handles it THEN the action is
+indexed and its first execution started — or it is rejected and nothing is written."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tickwork.domain.action import Status
+from tickwork.domain.naming import execution_name
+
+
+def test_seed_cron_event_is_indexed_with_its_next_fire(stack, invoke, event) -> None:
+    before = datetime.now(UTC)
+    result, error = invoke("StartFunction", event("start/cron"))
+
+    assert error is None and result["outcome"] == "created"
+    action = stack.record("test:schedule")
+    assert action.status == Status.PENDING
+    assert action.execution_time is not None and action.execution_time.minute == 30
+    assert timedelta(0) < action.execution_time - before <= timedelta(hours=1)
+    assert [e["name"] for e in stack.executions()] == [execution_name("test:schedule", 1, 1)]
+
+
+def test_seed_duration_event_fires_in_five_minutes(stack, invoke, event) -> None:
+    before = datetime.now(UTC)
+    result, error = invoke("StartFunction", event("start/duration-5m"))
+
+    assert error is None and result["outcome"] == "created"
+    fire = stack.record("test:duration-5m").execution_time
+    assert fire is not None
+    assert timedelta(minutes=5) <= fire - before <= timedelta(minutes=5, seconds=5)
+
+
+def test_seed_notification_event_without_id_gets_one_from_the_event(stack, invoke, event) -> None:
+    envelope = event("start/notification-daily")
+    result, error = invoke("StartFunction", envelope)
+
+    assert error is None and result["outcome"] == "created"
+    action = stack.record(f"evt-{envelope['id']}")
+    assert action.action == "SEND_NOTIFICATION"
+    assert action.frequency == "DAILY" and action.repeat is True
+    assert action.execution_remainder == 5
+    # daily at the seed's time of day (08:35:17.120 UTC), the next one from now
+    assert action.execution_time is not None
+    assert action.execution_time.time().isoformat() == "08:35:17.120000"
+    assert timedelta(0) < action.execution_time - datetime.now(UTC) <= timedelta(days=1)
+
+
+@pytest.mark.parametrize("name", ["start/eventbridge-cron-kuala-lumpur", "start/http-request-in-90s"])
+def test_other_start_events_are_accepted(stack, invoke, event, name) -> None:
+    result, error = invoke("StartFunction", event(name))
+
+    assert error is None and result["outcome"] == "created", result
+    assert stack.record(result["id"]).status == Status.PENDING
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [("start/invalid-two-whens", {"cron", "duration"}), ("start/invalid-unknown-action", {"action"})],
+    ids=["two-whens", "unknown-action"],
+)
+def test_invalid_start_is_rejected_and_nothing_is_written(stack, invoke, event, name, fields) -> None:
+    envelope = event(name)
+    result, error = invoke("StartFunction", envelope)
+
+    assert error is None  # a refusal is answered, not raised for EventBridge to retry
+    assert result["outcome"] == "rejected"
+    named = {part.strip() for p in result["problems"] for part in p["field"].split(",")}
+    assert fields <= named, result["problems"]
+    assert all(p["fix"] for p in result["problems"])
+    assert stack.repository.get(envelope["detail"]["id"]) is None
+    assert stack.executions() == []
+    rejected = stack.lifecycle.wait_for(lambda evs: len(evs) >= 1, timeout=2)
+    assert [e["detail-type"] for e in rejected] == ["Schedule Rejected"]

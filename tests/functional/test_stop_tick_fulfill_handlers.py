@@ -1,0 +1,70 @@
+"""GIVEN an indexed action WHEN the stop, fulfill and tick functions get their events/ files
+THEN the record moves as the contract says, and repeats change nothing."""
+
+from __future__ import annotations
+
+from tickwork.domain.action import Status
+
+
+def test_stop_cancels_and_aborts_the_execution(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/duration-5m"))
+
+    result, error = invoke("StopFunction", event("stop/cancel"))
+
+    assert error is None and result["outcome"] == "cancelled"
+    action = stack.record("test:duration-5m")
+    assert action.status == Status.CANCELLED and action.generation == 2
+    assert [e["status"] for e in stack.executions()] == ["ABORTED"]
+    again, _ = invoke("StopFunction", event("stop/cancel"))
+    assert again["outcome"] == "unchanged"
+
+
+def test_stop_of_an_unknown_id_is_rejected(stack, invoke, event) -> None:
+    result, error = invoke("StopFunction", event("stop/unknown-id"))
+
+    assert error is None and result["outcome"] == "rejected"
+    assert result["reason"] == "ActionNotFound"
+
+
+def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/duration-5m"))
+
+    tick, error = invoke("FulfillFunction", event("fulfill/fire"))
+    assert error is None
+    assert tick["outcome"] == "FIRED" and tick["occurrence"] == 1 and tick["attempts"] == 1
+    assert stack.record("test:duration-5m").status == Status.IN_PROGRESS
+
+    result, error = invoke("TickFunction", event("tick/tick"))
+    assert error is None and result == {
+        "id": "test:duration-5m", "outcome": "recorded", "status": "COMPLETED", "executionTime": None,
+    }
+    action = stack.record("test:duration-5m")
+    assert action.status == Status.COMPLETED
+    assert [(h.occurrence, h.outcome) for h in action.history] == [(1, "FIRED")]
+
+    repeat, _ = invoke("TickFunction", event("tick/tick"))
+    assert repeat["outcome"] == "ignored"
+    assert stack.record("test:duration-5m").version == action.version
+
+
+def test_fulfill_of_a_superseded_execution_raises_by_name(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/duration-5m"))
+    invoke("StopFunction", event("stop/cancel"))
+
+    payload, error = invoke("FulfillFunction", event("fulfill/fire"))
+
+    assert error == "ActionSuperseded"
+    assert payload["errorType"] == "ActionSuperseded"
+
+
+def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/duration-5m"))
+    invoke("FulfillFunction", event("fulfill/fire"))
+
+    result, error = invoke("TickFunction", event("tick/failed"))
+
+    assert error is None and result["status"] == "FAILED"
+    action = stack.record("test:duration-5m")
+    assert action.status == Status.FAILED
+    assert action.last_error == "PermanentFulfillmentError: HTTP 404 from https://billing.example.com/"
+    assert action.ttl is not None

@@ -1,0 +1,306 @@
+"""HTTP_REQUEST against a real HTTP server on loopback: signing, classification, caps."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tickwork.domain.errors import (
+    InvalidActionData,
+    PermanentFulfillmentError,
+    TransientFulfillmentError,
+)
+from tickwork.fulfillment import (
+    SIGNATURE_HEADER,
+    FulfillmentRequest,
+    HttpRequestData,
+    HttpRequestFulfillment,
+    default_registry,
+    verify_signature,
+)
+
+SECRET = b"webhook-secret"
+NOW = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)
+SLOW_SECONDS = 3.0
+ENDLESS_SECONDS = 30.0
+REGISTRY = default_registry()
+
+
+@dataclass(frozen=True)
+class Received:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    server: _Server
+
+    def _handle(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.received.append(
+            Received(self.command, self.path, dict(self.headers.items()), body)
+        )
+        route, _, arg = self.path.partition("?")[0].strip("/").partition("/")
+        if route == "status":
+            code = int(arg)
+            extra = {"Location": "/elsewhere"} if 300 <= code < 400 else {}
+            self._answer(code, f"answer {code}".encode(), extra)
+        elif route == "slow":
+            self.server.stopping.wait(SLOW_SECONDS)
+            self._answer(200, b"late")
+        elif route == "big":
+            self._answer(200, b"b" * (200 * 1024))
+        elif route == "utf8":
+            self._answer(200, ("a" + "é" * 1000).encode())
+        elif route == "endless":
+            self._endless()
+        else:
+            self._answer(200, b"ok")
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+    def _answer(self, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(code)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _endless(self) -> None:
+        # No Content-Length: the body runs until the client hangs up (or the test ends).
+        self.send_response(200)
+        self.end_headers()
+        give_up = time.monotonic() + ENDLESS_SECONDS
+        try:
+            while not self.server.stopping.is_set() and time.monotonic() < give_up:
+                self.wfile.write(b"e" * 8192)
+        except OSError:
+            return
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Receiver)
+        self.received: list[Received] = []
+        self.stopping = threading.Event()
+
+    def url(self, path: str) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}{path}"
+
+
+@pytest.fixture
+def receiver() -> Iterator[_Server]:
+    server = _Server()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.stopping.set()
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+def _request(occurrence: int = 3, **data: Any) -> FulfillmentRequest:
+    return FulfillmentRequest(
+        action_id="invoice:inv-1",
+        action="HTTP_REQUEST",
+        occurrence=occurrence,
+        scheduled_time=NOW,
+        data=HttpRequestData.model_validate(data),
+        attempt=1,
+    )
+
+
+def _signed() -> HttpRequestFulfillment:
+    return HttpRequestFulfillment(secret=SECRET, clock=lambda: NOW)
+
+
+def test_success_returns_status_and_body_with_a_verifiable_signature(receiver: _Server) -> None:
+    # GIVEN a signing fulfillment and a JSON body
+    request = _request(url=receiver.url("/hook"), body={"invoice": "inv-1", "amount": 12.5})
+    # WHEN it is fulfilled against a server answering 200
+    result = _signed().fulfill(request)
+    # THEN the result is the status and body
+    assert result == {"status": 200, "body": "ok"}
+    # AND the server got a POST of the JSON body, signed, with the idempotency headers
+    (got,) = receiver.received
+    assert got.method == "POST"
+    assert json.loads(got.body) == {"invoice": "inv-1", "amount": 12.5}
+    assert got.headers["Content-Type"] == "application/json"
+    assert got.headers["X-Tickwork-Action-Id"] == "invoice:inv-1"
+    assert got.headers["X-Tickwork-Occurrence"] == "3"
+    assert got.headers["Idempotency-Key"] == "invoice:inv-1:3"
+    signature = got.headers[SIGNATURE_HEADER]
+    assert signature.startswith(f"t={int(NOW.timestamp())},v1=")
+    assert verify_signature(SECRET, signature, got.body, NOW) is True
+    # AND the receiver rejects it once the body changed or the signature is too old
+    assert verify_signature(SECRET, signature, got.body + b" ", NOW) is False
+    assert verify_signature(SECRET, signature, got.body, NOW + timedelta(minutes=6)) is False
+
+
+def test_method_and_headers_are_sent_as_given(receiver: _Server) -> None:
+    # GIVEN a PUT with a custom header and no body
+    request = _request(url=receiver.url("/items/7"), method="PUT", headers={"X-Team": "billing"})
+    # WHEN it is fulfilled
+    _signed().fulfill(request)
+    # THEN the server saw that method, path and header, an empty body, and a valid signature
+    (got,) = receiver.received
+    assert (got.method, got.path, got.headers["X-Team"]) == ("PUT", "/items/7", "billing")
+    assert got.body == b""
+    assert "Content-Type" not in got.headers
+    assert verify_signature(SECRET, got.headers[SIGNATURE_HEADER], b"", NOW) is True
+
+
+def test_without_a_secret_no_signature_is_sent(receiver: _Server) -> None:
+    # GIVEN a fulfillment without a secret WHEN it calls the server
+    HttpRequestFulfillment().fulfill(_request(url=receiver.url("/hook"), method="GET"))
+    # THEN there is no signature, but the idempotency key is still there
+    (got,) = receiver.received
+    assert SIGNATURE_HEADER not in got.headers
+    assert got.headers["Idempotency-Key"] == "invoice:inv-1:3"
+
+
+@pytest.mark.parametrize(
+    "status",
+    [pytest.param(s, id=str(s)) for s in (200, 201, 204, 302, 304)],
+)
+def test_2xx_and_3xx_succeed_without_following_redirects(receiver: _Server, status: int) -> None:
+    # GIVEN a server answering `status` WHEN the request is fulfilled
+    result = _signed().fulfill(_request(url=receiver.url(f"/status/{status}")))
+    # THEN it succeeds with that status, and a redirect is not followed
+    assert result["status"] == status
+    assert [r.path for r in receiver.received] == [f"/status/{status}"]
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        pytest.param(500, TransientFulfillmentError, id="500-transient"),
+        pytest.param(503, TransientFulfillmentError, id="503-transient"),
+        pytest.param(429, TransientFulfillmentError, id="429-transient"),
+        pytest.param(408, TransientFulfillmentError, id="408-transient"),
+        pytest.param(404, PermanentFulfillmentError, id="404-permanent"),
+        pytest.param(400, PermanentFulfillmentError, id="400-permanent"),
+        pytest.param(401, PermanentFulfillmentError, id="401-permanent"),
+        pytest.param(422, PermanentFulfillmentError, id="422-permanent"),
+    ],
+)
+def test_error_statuses_are_classified(receiver: _Server, status: int, error: type) -> None:
+    # GIVEN a server answering `status`
+    request = _request(url=receiver.url(f"/status/{status}?token=s3cret"))
+    # WHEN the request is fulfilled
+    with pytest.raises(error) as caught:
+        _signed().fulfill(request)
+    # THEN the exact class the state machine matches is raised, naming status and body
+    assert type(caught.value) is error
+    message = str(caught.value)
+    assert f"answered {status}: answer {status}" in message
+    assert "s3cret" not in message
+
+
+def test_a_timeout_is_transient(receiver: _Server) -> None:
+    # GIVEN a server that answers after longer than the 1 s timeout
+    request = _request(url=receiver.url("/slow"), timeout_seconds=1)
+    started = time.monotonic()
+    # WHEN the request is fulfilled
+    with pytest.raises(TransientFulfillmentError, match="timed out") as caught:
+        _signed().fulfill(request)
+    # THEN it fails as transient after about the timeout, not the server's delay
+    assert type(caught.value) is TransientFulfillmentError
+    assert time.monotonic() - started < SLOW_SECONDS - 0.5
+
+
+def test_a_refused_connection_is_transient() -> None:
+    # GIVEN a loopback port nobody listens on
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # WHEN a request is sent there
+    with pytest.raises(TransientFulfillmentError, match="ConnectionRefusedError") as caught:
+        _signed().fulfill(_request(url=f"http://127.0.0.1:{port}/hook"))
+    # THEN it is transient
+    assert type(caught.value) is TransientFulfillmentError
+
+
+def test_an_endless_response_is_capped(receiver: _Server) -> None:
+    # GIVEN a server whose response body never ends
+    request = _request(url=receiver.url("/endless"), method="GET", timeout_seconds=10)
+    started = time.monotonic()
+    # WHEN the request is fulfilled
+    result = _signed().fulfill(request)
+    # THEN reading stops at the cap, long before the timeout, with the first 1 KiB returned
+    assert time.monotonic() - started < 5
+    assert result == {"status": 200, "body": "e" * 1024}
+
+
+def test_a_large_response_body_is_cut_to_1_kib(receiver: _Server) -> None:
+    # GIVEN a server answering 200 KiB WHEN the request is fulfilled
+    result = _signed().fulfill(_request(url=receiver.url("/big"), method="GET"))
+    # THEN the result holds the first 1 KiB as text
+    assert result == {"status": 200, "body": "b" * 1024}
+
+
+def test_the_body_is_not_cut_inside_a_character(receiver: _Server) -> None:
+    # GIVEN a UTF-8 body whose 1024th byte is half of a two-byte character
+    result = _signed().fulfill(_request(url=receiver.url("/utf8"), method="GET"))
+    # THEN the text stops before that character, without a replacement mark
+    assert result["body"] == "a" + "é" * 511
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        pytest.param({"url": "ftp://example.test/file"}, "data.url", id="not-http"),
+        pytest.param({"url": "example.test/hook"}, "data.url", id="relative"),
+        pytest.param({"url": "http://example.test:port/"}, "data.url", id="bad-port"),
+        pytest.param({"url": "https://x.test", "method": "HEAD"}, "data.method", id="method"),
+        pytest.param(
+            {"url": "https://x.test", "timeout_seconds": 0}, "data.timeout_seconds", id="t0"
+        ),
+        pytest.param(
+            {"url": "https://x.test", "headers": {"idempotency-key": "mine"}},
+            "data.headers",
+            id="reserved-header",
+        ),
+        pytest.param(
+            {"url": "https://x.test", "headers": {"X-A": "one\r\nX-B: two"}},
+            "data.headers",
+            id="header-injection",
+        ),
+        pytest.param({"url": "https://x.test", "verb": "POST"}, "data.verb", id="unknown-field"),
+    ],
+)
+def test_invalid_http_request_data_is_refused(data: dict[str, Any], field: str) -> None:
+    # GIVEN the default registry WHEN invalid HTTP_REQUEST data is validated
+    with pytest.raises(InvalidActionData) as caught:
+        REGISTRY.validate("HTTP_REQUEST", data)
+    # THEN the field is named with a fix
+    problems = {p.field: p for p in caught.value.problems}
+    assert field in problems, caught.value.problems
+    assert problems[field].fix
+
+
+def test_http_request_defaults() -> None:
+    # GIVEN only a URL WHEN it is validated THEN POST, no headers, no body, 10 s apply
+    data = REGISTRY.validate("HTTP_REQUEST", {"url": "https://example.test/hook"})
+    assert data == HttpRequestData(
+        url="https://example.test/hook", method="POST", headers={}, body=None, timeout_seconds=10
+    )

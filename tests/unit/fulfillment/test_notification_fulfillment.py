@@ -1,0 +1,206 @@
+"""SEND_NOTIFICATION: the data model, the fulfillment and the recording notifier."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from tickwork.domain.errors import (
+    InvalidActionData,
+    PermanentFulfillmentError,
+    TransientFulfillmentError,
+)
+from tickwork.fulfillment import (
+    FulfillmentRequest,
+    Notification,
+    NotificationData,
+    NotificationFulfillment,
+    RecordingNotifier,
+    default_registry,
+)
+
+SEED = {
+    "mobile": "60123456789",
+    "subject": "Test",
+    "name": "Joojo",
+    "templateType": "USER_LATE_PAYMENT_NOTIFICATION",
+    "notificationType": "SMS",
+}
+FIRE = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)
+REGISTRY = default_registry()
+
+
+def _request(data: dict[str, Any], action_id: str = "late-payment:42", occurrence: int = 1):
+    parsed = REGISTRY.validate("SEND_NOTIFICATION", data)
+    return FulfillmentRequest(action_id, "SEND_NOTIFICATION", occurrence, FIRE, parsed)
+
+
+class _RaisingNotifier:
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def send(self, notification: Notification) -> str:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(SEED, id="seed-sms"),
+        pytest.param({**SEED, "mobile": "+60123456789"}, id="sms-leading-plus"),
+        pytest.param(
+            {"notificationType": "EMAIL", "email": "joojo@example.com", "templateType": "WELCOME"},
+            id="email",
+        ),
+        pytest.param(
+            {"notificationType": "PUSH", "userId": "user-7", "templateType": "DAILY_DIGEST_2"},
+            id="push",
+        ),
+    ],
+)
+def test_valid_notification_data_is_accepted(data: dict[str, Any]) -> None:
+    # GIVEN the default registry WHEN notification data is validated
+    parsed = default_registry().validate("SEND_NOTIFICATION", data)
+    # THEN it is accepted as given
+    assert isinstance(parsed, NotificationData)
+    assert parsed.model_dump(by_alias=True, exclude_none=True) == data
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        pytest.param({"mobile": None}, "data.mobile", id="sms-without-mobile"),
+        pytest.param({"mobile": "6012"}, "data.mobile", id="mobile-too-short"),
+        pytest.param({"mobile": "6012345678901234"}, "data.mobile", id="mobile-too-long"),
+        pytest.param({"mobile": "60-1234-5678"}, "data.mobile", id="mobile-not-digits"),
+        pytest.param({"mobile": 60123456789}, "data.mobile", id="mobile-a-number"),
+        pytest.param({"notificationType": "EMAIL"}, "data.email", id="email-without-email"),
+        pytest.param(
+            {"notificationType": "EMAIL", "email": "joojo"}, "data.email", id="email-malformed"
+        ),
+        pytest.param({"notificationType": "PUSH"}, "data.userId", id="push-without-user"),
+        pytest.param({"templateType": ""}, "data.templateType", id="template-empty"),
+        pytest.param({"templateType": "late_payment"}, "data.templateType", id="template-lower"),
+        pytest.param({"templateType": None}, "data.templateType", id="template-missing"),
+        pytest.param({"subject": 5}, "data.subject", id="subject-not-string"),
+        pytest.param({"notificationType": "sms"}, "data.notificationType", id="type-lowercase"),
+        pytest.param({"template_type": "X"}, "data.template_type", id="snake-case-key"),
+    ],
+)
+def test_invalid_notification_data_is_refused_naming_the_field(
+    change: dict[str, Any], field: str
+) -> None:
+    # GIVEN the seed data with one change (None removes the key)
+    data = {**SEED, **change}
+    data = {k: v for k, v in data.items() if v is not None}
+    # WHEN it is validated
+    with pytest.raises(InvalidActionData) as caught:
+        default_registry().validate("SEND_NOTIFICATION", data)
+    # THEN the refused field is named, with a fix
+    problems = {p.field: p for p in caught.value.problems}
+    assert field in problems, caught.value.problems
+    assert problems[field].fix
+
+
+def test_fulfill_sends_through_the_notifier_and_returns_its_message_id() -> None:
+    # GIVEN a recording notifier behind the fulfillment
+    notifier = RecordingNotifier()
+    fulfillment = NotificationFulfillment(notifier)
+    # WHEN the seed notification is fulfilled
+    result = fulfillment.fulfill(_request(SEED, occurrence=2))
+    # THEN the notifier got the SMS addressed to the mobile, keyed by (action, occurrence)
+    assert notifier.sent == [
+        Notification(
+            notification_type="SMS",
+            recipient="60123456789",
+            template_type="USER_LATE_PAYMENT_NOTIFICATION",
+            subject="Test",
+            name="Joojo",
+            action_id="late-payment:42",
+            idempotency_key="late-payment:42:2",
+        )
+    ]
+    assert result == {"notificationType": "SMS", "messageId": "recorded-1"}
+
+
+def test_a_retried_fire_is_recorded_once() -> None:
+    # GIVEN a fire already sent once
+    notifier = RecordingNotifier()
+    fulfillment = NotificationFulfillment(notifier)
+    first = fulfillment.fulfill(_request(SEED, occurrence=1))
+    # WHEN the same fire is retried, and then the next occurrence fires
+    again = fulfillment.fulfill(_request(SEED, occurrence=1))
+    following = fulfillment.fulfill(_request(SEED, occurrence=2))
+    # THEN the retry answers the first message id without a second send
+    assert again == first
+    assert following["messageId"] != first["messageId"]
+    assert [n.idempotency_key for n in notifier.sent] == ["late-payment:42:1", "late-payment:42:2"]
+
+
+def test_recording_notifier_logs_each_notification(caplog: pytest.LogCaptureFixture) -> None:
+    # GIVEN a recording notifier
+    notifier = RecordingNotifier()
+    # WHEN a notification is fulfilled
+    with caplog.at_level(logging.INFO, logger="tickwork.fulfillment.notification"):
+        NotificationFulfillment(notifier).fulfill(_request(SEED))
+    # THEN one log record names the action and the template
+    (record,) = [r for r in caplog.records if r.getMessage() == "notification recorded"]
+    assert record.action_id == "late-payment:42"
+    assert record.template_type == "USER_LATE_PAYMENT_NOTIFICATION"
+
+
+def test_recording_notifier_is_thread_safe() -> None:
+    # GIVEN one notifier shared by many threads
+    notifier = RecordingNotifier()
+    fulfillment = NotificationFulfillment(notifier)
+    start = threading.Barrier(16)
+    ids: list[str] = []
+
+    def fire(occurrence: int) -> None:
+        start.wait()
+        for n in range(25):
+            result = fulfillment.fulfill(_request(SEED, occurrence=occurrence * 100 + n))
+            ids.append(result["messageId"])
+
+    # WHEN they send distinct fires at once
+    threads = [threading.Thread(target=fire, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # THEN every fire is recorded exactly once with its own message id
+    assert len(notifier.sent) == 16 * 25
+    assert len(set(ids)) == 16 * 25
+    assert len({n.idempotency_key for n in notifier.sent}) == 16 * 25
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(TransientFulfillmentError("provider throttled"), id="transient"),
+        pytest.param(PermanentFulfillmentError("number barred"), id="permanent"),
+    ],
+)
+def test_notifier_errors_propagate_as_they_are(error: Exception) -> None:
+    # GIVEN a notifier that fails
+    fulfillment = NotificationFulfillment(_RaisingNotifier(error))
+    # WHEN a notification is fulfilled
+    with pytest.raises(type(error)) as caught:
+        fulfillment.fulfill(_request(SEED))
+    # THEN the very error reaches the caller, its class name intact for the state machine
+    assert caught.value is error
+    assert type(caught.value).__name__ == type(error).__name__
+
+
+def test_default_registry_uses_the_given_notifier() -> None:
+    # GIVEN a notifier passed to the default registry
+    notifier = RecordingNotifier()
+    registry = default_registry(notifier=notifier)
+    # WHEN SEND_NOTIFICATION is fulfilled through it
+    registry.get("SEND_NOTIFICATION").fulfill(_request(SEED))
+    # THEN that notifier sent it
+    assert len(notifier.sent) == 1

@@ -1,0 +1,102 @@
+"""Rate schedules: EventBridge rate syntax, fixed elapsed intervals from the creation time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.schedule.rate import parse_rate
+
+
+def utc(*parts: int) -> datetime:
+    return datetime(*parts, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("rate(5 minutes)", timedelta(minutes=5), id="minutes"),
+        pytest.param("rate(1 minute)", timedelta(minutes=1), id="one-minute"),
+        pytest.param("rate(1 hour)", timedelta(hours=1), id="one-hour"),
+        pytest.param("rate(12 hours)", timedelta(hours=12), id="hours"),
+        pytest.param("rate(2 days)", timedelta(days=2), id="days"),
+        pytest.param("rate(1 day)", timedelta(days=1), id="one-day"),
+        pytest.param(" rate( 10  Minutes ) ", timedelta(minutes=10), id="spacing-and-case"),
+    ],
+)
+def test_parses_eventbridge_rates(text: str, expected: timedelta) -> None:
+    # GIVEN an EventBridge rate expression
+    # WHEN it is parsed
+    # THEN its interval is returned
+    assert parse_rate(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fix_words"),
+    [
+        pytest.param("rate(1 minutes)", "rate(1 minute)", id="plural-for-one"),
+        pytest.param("rate(5 minute)", "rate(5 minutes)", id="singular-for-many"),
+        pytest.param("rate(0 minutes)", "rate(5 minutes)", id="zero"),
+        pytest.param("rate(-5 minutes)", "rate(5 minutes)", id="negative"),
+        pytest.param("rate(5 seconds)", "minute(s), hour(s) or day(s)", id="seconds-unit"),
+        pytest.param("rate(2 weeks)", "minute(s), hour(s) or day(s)", id="weeks-unit"),
+        pytest.param("5 minutes", "rate(5 minutes)", id="no-rate-wrapper"),
+        pytest.param("rate(five minutes)", "rate(5 minutes)", id="word-number"),
+    ],
+)
+def test_refuses_bad_rates_with_a_fix(text: str, fix_words: str) -> None:
+    # GIVEN a rate EventBridge would not accept
+    # WHEN it is parsed
+    with pytest.raises(ValidationFailed) as raised:
+        parse_rate(text)
+    # THEN the refusal names the rate field and shows a correct expression
+    (problem,) = raised.value.problems
+    assert problem.field == "rate"
+    assert fix_words in problem.fix
+
+
+def test_fires_at_whole_intervals_after_the_creation_time() -> None:
+    # GIVEN a 5-minute rate created at a time with microseconds
+    created = utc(2026, 1, 1, 0, 0, 0, 500_000)
+    schedule = Schedule.of_rate("rate(5 minutes)", created)
+    # WHEN the first fire is asked for at the creation time
+    first = schedule.first_fire_time(created)
+    # THEN the creation time itself is not a fire: the first is one interval later
+    assert first == created + timedelta(minutes=5)
+    # AND the next ones follow at whole intervals
+    second = schedule.next_fire_time(first, 1)
+    assert second == created + timedelta(minutes=10)
+    assert schedule.next_fire_time(second, 2) == created + timedelta(minutes=15)
+
+
+def test_first_fire_after_a_gap_stays_aligned_to_the_anchor() -> None:
+    # GIVEN a 5-minute rate created at 00:00:00.5
+    created = utc(2026, 1, 1, 0, 0, 0, 500_000)
+    schedule = Schedule.of_rate("rate(5 minutes)", created)
+    # WHEN the first fire is asked for 7 minutes later
+    first = schedule.first_fire_time(created + timedelta(minutes=7))
+    # THEN it is the 10-minute mark, not 7 minutes + 5
+    assert first == utc(2026, 1, 1, 0, 10, 0, 500_000)
+
+
+def test_next_fire_is_strictly_after_the_previous_even_off_grid() -> None:
+    # GIVEN an hourly rate and a previous fire time recorded slightly late (rounded up)
+    created = utc(2026, 1, 1)
+    schedule = Schedule.of_rate("rate(1 hour)", created)
+    # WHEN the next fire is computed from 01:00:00.000999
+    following = schedule.next_fire_time(utc(2026, 1, 1, 1, 0, 0, 999), 1)
+    # THEN it is 02:00, the next whole interval
+    assert following == utc(2026, 1, 1, 2)
+
+
+def test_daily_rate_is_elapsed_time_across_dst() -> None:
+    # GIVEN a one-day rate in New York created the day before clocks spring forward
+    created = utc(2026, 3, 7, 14)  # 09:00 EST
+    schedule = Schedule.of_rate("rate(1 day)", created, timezone="America/New_York")
+    # WHEN the first fire is computed
+    first = schedule.first_fire_time(created)
+    # THEN it is exactly 24 hours later (10:00 EDT), not 09:00 wall clock
+    assert first == utc(2026, 3, 8, 14)
