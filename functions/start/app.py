@@ -1,4 +1,4 @@
-"""Schedule Start (EventBridge) → validate, index the action, start the execution for its first fire."""
+"""Schedule Start (EventBridge) → validate, index the action, start its first fire's execution."""
 
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ metrics = Metrics()
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = parse(event=event, model=EventBridgeModel)
-    result = accept_start(StartCommand(detail=envelope.detail, event_id=envelope.id), wiring.from_environment())
+    result = accept_start(
+        StartCommand(detail=envelope.detail, event_id=envelope.id), wiring.from_environment()
+    )
     metrics.add_metric(name=f"start_{result['outcome']}", unit=MetricUnit.Count, value=1)
     logger.info("start handled", extra={"result": result})
     return result

@@ -1,4 +1,4 @@
-"""Schedule Tick / Schedule Failed from tickwork's own source → record the occurrence, go on or finish."""
+"""Schedule Tick / Failed from tickwork itself → record the occurrence, then go on or finish."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if result["outcome"] == "recorded":
         metrics.add_metric(name=str(result["status"]).lower(), unit=MetricUnit.Count, value=1)
     if "lateMs" in envelope.detail:
-        metrics.add_metric(name="fire_lateness", unit=MetricUnit.Milliseconds, value=envelope.detail["lateMs"])
+        metrics.add_metric(
+            name="fire_lateness", unit=MetricUnit.Milliseconds, value=envelope.detail["lateMs"]
+        )
     logger.info("fire recorded", extra={"result": result})
     return result

@@ -15,9 +15,16 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["QueuePoller"]
+__all__ = ["QueuePoller", "as_delivered"]
 
 log = logging.getLogger(__name__)
+
+
+def as_delivered(body: str, account: str) -> dict[str, Any]:
+    """The event as EventBridge delivers it: moto leaves "account" out of the envelope."""
+    event = json.loads(body)
+    event.setdefault("account", account)
+    return event
 
 
 class QueuePoller(threading.Thread):
@@ -59,20 +66,29 @@ class QueuePoller(threading.Thread):
 
     def poll_once(self) -> int:
         response = self._sqs.receive_message(
-            QueueUrl=self.queue_url, MaxNumberOfMessages=10, AttributeNames=["ApproximateReceiveCount"]
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=10,
+            AttributeNames=["ApproximateReceiveCount"],
         )
         messages = response.get("Messages", [])
         for message in messages:
-            event = json.loads(message["Body"])
-            # moto leaves "account" out of the envelope; EventBridge always sends it.
-            event.setdefault("account", self._account)
+            event = as_delivered(message["Body"], self._account)
             error_type = self._deliver(event)
             receives = int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
             if error_type is None:
-                self._sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+                self._sqs.delete_message(
+                    QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
+                )
                 self.delivered += 1
             elif receives >= self._max_receives and self._dead_letter_url:
-                log.warning("dead-lettering %s after %d deliveries (%s)", event.get("id"), receives, error_type)
+                log.warning(
+                    "dead-lettering %s after %d deliveries (%s)",
+                    event.get("id"),
+                    receives,
+                    error_type,
+                )
                 self._sqs.send_message(QueueUrl=self._dead_letter_url, MessageBody=message["Body"])
-                self._sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+                self._sqs.delete_message(
+                    QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
+                )
         return len(messages)

@@ -67,7 +67,10 @@ class InProcessRuntime:
             if name not in self._handlers:
                 spec = self._specs[name]
                 module_file, _, function = spec.handler.rpartition(".")
-                module = _load(spec.code_dir / f"{module_file}.py", f"tickwork_fn_{spec.logical_id}_{uuid.uuid4().hex[:6]}")
+                module = _load(
+                    spec.code_dir / f"{module_file}.py",
+                    f"tickwork_fn_{spec.logical_id}_{uuid.uuid4().hex[:6]}",
+                )
                 self._handlers[name] = getattr(module, function)
             return self._handlers[name]
 
@@ -99,8 +102,14 @@ class InProcessRuntime:
         original = LambdaBackend.invoke
         runtime = self
 
-        def invoke(backend: LambdaBackend, function_name: str, qualifier: str | None,
-                   body: Any, headers: Any, response_headers: dict[str, str]) -> bytes | None:
+        def invoke(
+            backend: LambdaBackend,
+            function_name: str,
+            qualifier: str | None,
+            body: Any,
+            headers: Any,
+            response_headers: dict[str, str],
+        ) -> bytes | None:
             name = runtime.knows(function_name)
             if name is None:
                 return original(backend, function_name, qualifier, body, headers, response_headers)

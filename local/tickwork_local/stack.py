@@ -22,7 +22,7 @@ from typing import Any
 
 import boto3
 
-from tickwork_local.delivery import QueuePoller
+from tickwork_local.delivery import QueuePoller, as_delivered
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 
@@ -48,11 +48,13 @@ class EventTap:
 
     def drain(self) -> list[dict[str, Any]]:
         while True:
-            messages = self._sqs.receive_message(QueueUrl=self._url, MaxNumberOfMessages=10).get("Messages", [])
+            messages = self._sqs.receive_message(QueueUrl=self._url, MaxNumberOfMessages=10).get(
+                "Messages", []
+            )
             if not messages:
                 return self.events
             for message in messages:
-                self.events.append(json.loads(message["Body"]))
+                self.events.append(as_delivered(message["Body"], ACCOUNT))
                 self._sqs.delete_message(QueueUrl=self._url, ReceiptHandle=message["ReceiptHandle"])
 
     def wait_for(
@@ -71,14 +73,20 @@ class LocalStack:
         self.template = template
         self.region = template.region
         self.functions: list[FunctionSpec] = template.functions()
-        self.runtime = InProcessRuntime(self.functions, lambda name: template.arn("lambda", f"function:{name}"))
+        self.runtime = InProcessRuntime(
+            self.functions, lambda name: template.arn("lambda", f"function:{name}")
+        )
         self.pollers: list[QueuePoller] = []
         self.outputs: dict[str, str] = {}
         self._saved_env: dict[str, str | None] = {}
 
     @classmethod
-    def from_repo(cls, parameters: dict[str, str] | None = None, stack_name: str = "tickwork-local") -> LocalStack:
-        return cls(Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=parameters))
+    def from_repo(
+        cls, parameters: dict[str, str] | None = None, stack_name: str = "tickwork-local"
+    ) -> LocalStack:
+        return cls(
+            Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=parameters)
+        )
 
     def client(self, service: str) -> Any:
         return boto3.client(service, region_name=self.region)
@@ -109,7 +117,9 @@ class LocalStack:
         machine = self.outputs.get("StateMachineArn")
         if not machine:
             return
-        for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")["executions"]:
+        for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
+            "executions"
+        ]:
             sfn.stop_execution(executionArn=execution["executionArn"], cause="local stack stopping")
 
     def _set_env(self) -> None:
@@ -117,7 +127,7 @@ class LocalStack:
         for spec in self.functions:
             for key, value in spec.environment.items():
                 if env.get(key, value) != value:
-                    raise ValueError(f"functions disagree on {key}; the in-process runtime shares one environment")
+                    raise ValueError(f"functions disagree on {key}: in process they share one env")
                 env[key] = value
         for key, value in env.items():
             self._saved_env[key] = os.environ.get(key)
@@ -138,7 +148,7 @@ class LocalStack:
     # --- resources --------------------------------------------------------------------------
     def _create_resources(self) -> None:
         t = self.template
-        for logical, resource in t.of_type("AWS::Events::EventBus").items():
+        for logical in t.of_type("AWS::Events::EventBus"):
             self.client("events").create_event_bus(Name=t.resolve({"Ref": logical}))
         for logical, resource in t.of_type("AWS::DynamoDB::Table").items():
             self._create_table(logical, resource["Properties"])
@@ -150,8 +160,12 @@ class LocalStack:
         lam = self.client("lambda")
         for spec in self.functions:
             lam.create_function(
-                FunctionName=spec.name, Runtime="python3.12", Role=role, Handler=spec.handler,
-                Code={"ZipFile": _placeholder_zip()}, Timeout=spec.timeout,
+                FunctionName=spec.name,
+                Runtime="python3.12",
+                Role=role,
+                Handler=spec.handler,
+                Code={"ZipFile": _placeholder_zip()},
+                Timeout=spec.timeout,
                 Environment={"Variables": spec.environment},
             )
             for rule in spec.rules:
@@ -168,7 +182,13 @@ class LocalStack:
 
     def _create_table(self, logical: str, props: dict[str, Any]) -> None:
         t = self.template
-        keys = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "BillingMode")
+        keys = (
+            "AttributeDefinitions",
+            "KeySchema",
+            "GlobalSecondaryIndexes",
+            "LocalSecondaryIndexes",
+            "BillingMode",
+        )
         ddb = self.client("dynamodb")
         name = t.resolve({"Ref": logical})
         ddb.create_table(TableName=name, **{k: t.resolve(props[k]) for k in keys if k in props})
@@ -186,19 +206,33 @@ class LocalStack:
 
     def _queue(self, name: str, visibility: int = 1) -> tuple[str, str]:
         sqs = self.client("sqs")
-        url = sqs.create_queue(QueueName=name, Attributes={"VisibilityTimeout": str(visibility)})["QueueUrl"]
-        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        url = sqs.create_queue(QueueName=name, Attributes={"VisibilityTimeout": str(visibility)})[
+            "QueueUrl"
+        ]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
         return url, arn
 
-    def _deliver_rule(self, spec: FunctionSpec, rule: str, bus: str, pattern: dict[str, Any]) -> None:
+    def _deliver_rule(
+        self, spec: FunctionSpec, rule: str, bus: str, pattern: dict[str, Any]
+    ) -> None:
         events = self.client("events")
         url, arn = self._queue(rule[:80])
         events.put_rule(Name=rule[:64], EventBusName=bus, EventPattern=json.dumps(pattern))
-        events.put_targets(Rule=rule[:64], EventBusName=bus, Targets=[{"Id": "function", "Arn": arn}])
+        events.put_targets(
+            Rule=rule[:64], EventBusName=bus, Targets=[{"Id": "function", "Arn": arn}]
+        )
         dead_letters = self.template.of_type("AWS::SQS::Queue")
         dlq = self.template.resolve({"Ref": next(iter(dead_letters))}) if dead_letters else None
         self.pollers.append(
-            QueuePoller(self.client("sqs"), url, lambda event: self.runtime.invoke(spec.name, event)[1], dlq, ACCOUNT)
+            QueuePoller(
+                self.client("sqs"),
+                url,
+                lambda event: self.runtime.invoke(spec.name, event)[1],
+                dlq,
+                ACCOUNT,
+            )
         )
 
     # --- driving it ---------------------------------------------------------------------------
@@ -206,9 +240,13 @@ class LocalStack:
     def bus(self) -> str:
         return self.outputs["EventBusName"]
 
-    def publish(self, detail_type: str, detail: dict[str, Any] | str, source: str = "app.orders") -> str:
+    def publish(
+        self, detail_type: str, detail: dict[str, Any] | str, source: str = "app.orders"
+    ) -> str:
         entry = {
-            "EventBusName": self.bus, "Source": source, "DetailType": detail_type,
+            "EventBusName": self.bus,
+            "Source": source,
+            "DetailType": detail_type,
             "Detail": detail if isinstance(detail, str) else json.dumps(detail),
         }
         response = self.client("events").put_events(Entries=[entry])
@@ -234,7 +272,9 @@ class LocalStack:
         machine = self.outputs["StateMachineArn"]
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            running = sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")["executions"]
+            running = sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
+                "executions"
+            ]
             if not running and all(self._queue_empty(p) for p in self.pollers):
                 return
             time.sleep(0.1)
@@ -245,7 +285,10 @@ class LocalStack:
             QueueUrl=poller.queue_url,
             AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
         )["Attributes"]
-        return attrs["ApproximateNumberOfMessages"] == "0" and attrs["ApproximateNumberOfMessagesNotVisible"] == "0"
+        return (
+            attrs["ApproximateNumberOfMessages"] == "0"
+            and attrs["ApproximateNumberOfMessagesNotVisible"] == "0"
+        )
 
 
 def _placeholder_zip() -> bytes:
@@ -254,4 +297,3 @@ def _placeholder_zip() -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("README.txt", "tickwork local: the handler runs in process from CodeUri")
     return buffer.getvalue()
-

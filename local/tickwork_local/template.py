@@ -40,7 +40,7 @@ _Loader.add_multi_constructor("!", _construct)
 
 
 def load_yaml(path: Path) -> dict[str, Any]:
-    return yaml.load(path.read_text(), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    return yaml.load(path.read_text(), Loader=_Loader)
 
 
 @dataclass(frozen=True)

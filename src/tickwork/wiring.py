@@ -1,7 +1,7 @@
 """Builds the production Dependencies from the environment: AWS adapters, system clock.
 
-Each handler calls ``from_environment()``; the first call builds, later calls reuse. Clients honour ``AWS_ENDPOINT_URL``, which is how
-the same code talks to the local emulated stack.
+Each handler calls ``from_environment()``; the first call builds, later calls reuse.
+Clients honour ``AWS_ENDPOINT_URL``: that is how the same code talks to the local stack.
 """
 
 from __future__ import annotations

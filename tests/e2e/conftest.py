@@ -8,9 +8,9 @@ from contextlib import ExitStack
 
 import pytest
 from moto import mock_aws
+from tickwork_local.stack import LocalStack
 
 from tests.e2e.support import FAST, Receiver, Stack
-from tickwork_local.stack import LocalStack
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -24,8 +24,12 @@ def make_stack() -> Iterator[Callable[..., Stack]]:
     with ExitStack() as resources:
 
         def make(**parameters: str) -> Stack:
-            resources.enter_context(mock_aws(config={"stepfunctions": {"execute_state_machine": True}}))
-            local = resources.enter_context(LocalStack.from_repo(parameters={**FAST, **parameters}).running())
+            resources.enter_context(
+                mock_aws(config={"stepfunctions": {"execute_state_machine": True}})
+            )
+            local = resources.enter_context(
+                LocalStack.from_repo(parameters={**FAST, **parameters}).running()
+            )
             return Stack(local)
 
         yield make

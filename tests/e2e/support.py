@@ -9,14 +9,13 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tickwork_local.stack import EventTap, LocalStack
 
 from tickwork import wiring
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.times import iso, parse_iso
-from tickwork_local.stack import EventTap, LocalStack
-
 
 # Seconds, not minutes: a short lock, fast retries, and the real waits of the emulator.
 FAST = {
@@ -34,7 +33,13 @@ class Stack:
         self.local = local
         self.ticks: EventTap = local.tap(["Schedule Tick"])
         self.lifecycle: EventTap = local.tap(
-            ["Schedule Started", "Schedule Completed", "Schedule Failed", "Schedule Stopped", "Schedule Rejected"]
+            [
+                "Schedule Started",
+                "Schedule Completed",
+                "Schedule Failed",
+                "Schedule Stopped",
+                "Schedule Rejected",
+            ]
         )
         self.repository = DynamoDBActionRepository(local.outputs["ActionsTableName"])
 
@@ -53,14 +58,18 @@ class Stack:
         assert action is not None, f"no record for {action_id}"
         return action
 
-    def wait_record(self, action_id: str, predicate: Callable[[Action], bool], timeout: float = 15) -> Action:
+    def wait_record(
+        self, action_id: str, predicate: Callable[[Action], bool], timeout: float = 15
+    ) -> Action:
         deadline = time.monotonic() + timeout
         while True:
             action = self.repository.get(action_id)
             if action is not None and predicate(action):
                 return action
             if time.monotonic() > deadline:
-                raise AssertionError(f"{action_id} never reached the expected state; last: {action}")
+                raise AssertionError(
+                    f"{action_id} never reached the expected state; last: {action}"
+                )
             time.sleep(0.1)
 
     def ticks_for(self, action_id: str, count: int = 0, timeout: float = 0) -> list[dict[str, Any]]:
@@ -71,7 +80,9 @@ class Stack:
 
     def executions(self) -> list[dict[str, Any]]:
         sfn = self.local.client("stepfunctions")
-        return sfn.list_executions(stateMachineArn=self.local.outputs["StateMachineArn"])["executions"]
+        return sfn.list_executions(stateMachineArn=self.local.outputs["StateMachineArn"])[
+            "executions"
+        ]
 
     def invocations(self, function_logical_id: str) -> list[Any]:
         name = next(f.name for f in self.local.functions if f.logical_id == function_logical_id)
@@ -87,7 +98,6 @@ def in_seconds(seconds: float) -> str:
     return iso(datetime.now(UTC) + timedelta(seconds=seconds))
 
 
-
 class Receiver:
     """A real HTTP endpoint on loopback that fails its first ``failures`` requests with 500."""
 
@@ -98,7 +108,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 with receiver._lock:
                     receiver.requests.append({"headers": dict(self.headers), "body": body})
@@ -118,4 +128,3 @@ class Receiver:
 
     def close(self) -> None:
         self.server.shutdown()
-

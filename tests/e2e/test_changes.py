@@ -1,13 +1,12 @@
-"""GIVEN a waiting action WHEN it is cancelled or updated THEN the fire follows, within the lock rules."""
+"""GIVEN a waiting action WHEN it is cancelled or updated THEN the fire follows the lock rules."""
 
 from __future__ import annotations
 
 import time
 
+from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.domain.times import parse_iso
-
-from tests.e2e.support import Stack, assert_never_early, in_seconds
 
 
 def test_cancel_before_fire_never_fires(stack: Stack) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tickwork.domain.action import Status
-
 from tests.e2e.support import Stack, assert_never_early, in_seconds
+from tickwork.domain.action import Status
 
 
 def test_same_start_delivered_twice_makes_one_chain_one_fire(stack: Stack, event) -> None:
@@ -12,6 +11,7 @@ def test_same_start_delivered_twice_makes_one_chain_one_fire(stack: Stack, event
     detail = {"id": "dup:start", "at": in_seconds(2)}
     stack.start(detail)
     stack.start(detail)  # the same detail again under a new event id
+    stack.wait_record("dup:start", lambda a: a.status == Status.PENDING)
     envelope = event("start/duration-5m")
     envelope["detail"] = detail
     first = stack.local.runtime.invoke(_name(stack, "StartFunction"), envelope)[0]
@@ -33,7 +33,9 @@ def test_same_start_delivered_twice_makes_one_chain_one_fire(stack: Stack, event
 def test_same_tick_delivered_twice_adds_no_fire(stack: Stack) -> None:
     # GIVEN a recurring action, 2 fires 2 seconds apart
     stack.start({"id": "dup:tick", "rate": "rate(2 seconds)", "executionRemainder": 2})
-    first = stack.ticks.wait_for(lambda evs: any(e["detail"]["id"] == "dup:tick" for e in evs), timeout=10)
+    first = stack.ticks.wait_for(
+        lambda evs: any(e["detail"]["id"] == "dup:tick" for e in evs), timeout=10
+    )
     tick_event = next(e for e in first if e["detail"]["id"] == "dup:tick")
     stack.wait_record("dup:tick", lambda a: a.occurrence == 2)
 

@@ -3,15 +3,18 @@ recorded FAILED, and a FAILED action can be retried by hand."""
 
 from __future__ import annotations
 
+from tests.e2e.support import Receiver, Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.usecases.retry import retry_action
 
-from tests.e2e.support import Receiver, Stack, assert_never_early, in_seconds
-
 
 def _http_action(action_id: str, receiver: Receiver) -> dict:
-    return {"id": action_id, "at": in_seconds(2), "action": "HTTP_REQUEST",
-            "data": {"url": receiver.url, "method": "POST", "body": {"hello": "world"}}}
+    return {
+        "id": action_id,
+        "at": in_seconds(2),
+        "action": "HTTP_REQUEST",
+        "data": {"url": receiver.url, "method": "POST", "body": {"hello": "world"}},
+    }
 
 
 def test_transient_failure_is_retried_then_succeeds(stack: Stack, receiver: Receiver) -> None:
@@ -33,7 +36,9 @@ def test_transient_failure_is_retried_then_succeeds(stack: Stack, receiver: Rece
     assert_never_early(ticks)
 
 
-def test_exhausted_retries_end_failed_then_manual_retry_completes(stack: Stack, receiver: Receiver) -> None:
+def test_exhausted_retries_end_failed_then_manual_retry_completes(
+    stack: Stack, receiver: Receiver
+) -> None:
     # GIVEN a receiver that fails more often than the 2 retries allow
     receiver.failures = 3
     stack.start(_http_action("hook:down", receiver))

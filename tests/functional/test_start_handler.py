@@ -48,7 +48,9 @@ def test_seed_notification_event_without_id_gets_one_from_the_event(stack, invok
     assert timedelta(0) < action.execution_time - datetime.now(UTC) <= timedelta(days=1)
 
 
-@pytest.mark.parametrize("name", ["start/eventbridge-cron-kuala-lumpur", "start/http-request-in-90s"])
+@pytest.mark.parametrize(
+    "name", ["start/eventbridge-cron-kuala-lumpur", "start/http-request-in-90s"]
+)
 def test_other_start_events_are_accepted(stack, invoke, event, name) -> None:
     result, error = invoke("StartFunction", event(name))
 
@@ -58,10 +60,15 @@ def test_other_start_events_are_accepted(stack, invoke, event, name) -> None:
 
 @pytest.mark.parametrize(
     ("name", "fields"),
-    [("start/invalid-two-whens", {"cron", "duration"}), ("start/invalid-unknown-action", {"action"})],
+    [
+        ("start/invalid-two-whens", {"cron", "duration"}),
+        ("start/invalid-unknown-action", {"action"}),
+    ],
     ids=["two-whens", "unknown-action"],
 )
-def test_invalid_start_is_rejected_and_nothing_is_written(stack, invoke, event, name, fields) -> None:
+def test_invalid_start_is_rejected_and_nothing_is_written(
+    stack, invoke, event, name, fields
+) -> None:
     envelope = event(name)
     result, error = invoke("StartFunction", envelope)
 

@@ -36,7 +36,10 @@ def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
 
     result, error = invoke("TickFunction", event("tick/tick"))
     assert error is None and result == {
-        "id": "test:duration-5m", "outcome": "recorded", "status": "COMPLETED", "executionTime": None,
+        "id": "test:duration-5m",
+        "outcome": "recorded",
+        "status": "COMPLETED",
+        "executionTime": None,
     }
     action = stack.record("test:duration-5m")
     assert action.status == Status.COMPLETED
@@ -66,5 +69,7 @@ def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> Non
     assert error is None and result["status"] == "FAILED"
     action = stack.record("test:duration-5m")
     assert action.status == Status.FAILED
-    assert action.last_error == "PermanentFulfillmentError: HTTP 404 from https://billing.example.com/"
+    assert (
+        action.last_error == "PermanentFulfillmentError: HTTP 404 from https://billing.example.com/"
+    )
     assert action.ttl is not None

@@ -1,4 +1,4 @@
-"""GIVEN template.yaml and statemachines/ WHEN checked as SAM, CloudFormation and ASL THEN they hold."""
+"""GIVEN template.yaml and statemachines/ WHEN checked as SAM, CloudFormation, ASL THEN pass."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from tickwork_local.template import Template
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,7 +23,11 @@ def test_sam_validate_lint_passes() -> None:
     env = {**os.environ, "SAM_CLI_TELEMETRY": "0", "AWS_DEFAULT_REGION": "us-east-1"}
     run = subprocess.run(
         [str(BIN / "sam"), "validate", "--lint", "--template-file", str(REPO / "template.yaml")],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "is a valid SAM Template" in run.stdout + run.stderr
@@ -44,7 +47,9 @@ def test_every_definition_variable_has_a_substitution_and_none_is_unused(logical
 def test_substituted_definition_passes_statelint(logical_id: str, tmp_path: Path) -> None:
     definition = tmp_path / "definition.json"
     definition.write_text(TEMPLATE.state_machine_definition(logical_id))
-    run = subprocess.run([str(BIN / "statelint"), str(definition)], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [str(BIN / "statelint"), str(definition)], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -80,7 +85,9 @@ def test_every_function_handler_exists(function) -> None:
     assert f"def {attribute}(" in source
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "events").rglob("*.json")), ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize(
+    "path", sorted((REPO / "events").rglob("*.json")), ids=lambda p: str(p.relative_to(REPO))
+)
 def test_event_files_are_valid_invoke_payloads(path: Path) -> None:
     body = json.loads(path.read_text())
     if path.parent.name == "fulfill":

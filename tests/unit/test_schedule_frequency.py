@@ -248,3 +248,12 @@ def test_unknown_preset_is_refused_listing_the_presets(preset: str) -> None:
     (problem,) = raised.value.problems
     assert problem.field == "frequency"
     assert "TEN_MINS, HOURLY, DAILY, WEEKLY, MONTHLY" in problem.fix
+
+
+def test_anchor_in_the_second_pass_of_a_repeated_hour_is_kept() -> None:
+    # GIVEN DAILY anchored at the second 01:30 of 2026-11-01 in New York (01:30 EST, 06:30Z)
+    anchor = utc(2026, 11, 1, 6, 30)
+    schedule = Schedule.of_frequency("DAILY", anchor, NEW_YORK)
+    # WHEN fires are listed from the anchor
+    # THEN the anchor itself fires (it was asked for), then 01:30 EST each day
+    assert fires(schedule, anchor, 2) == [anchor, utc(2026, 11, 2, 6, 30)]

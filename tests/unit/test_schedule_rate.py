@@ -24,6 +24,7 @@ def utc(*parts: int) -> datetime:
         pytest.param("rate(12 hours)", timedelta(hours=12), id="hours"),
         pytest.param("rate(2 days)", timedelta(days=2), id="days"),
         pytest.param("rate(1 day)", timedelta(days=1), id="one-day"),
+        pytest.param("rate(2 seconds)", timedelta(seconds=2), id="seconds-tickwork-extension"),
         pytest.param(" rate( 10  Minutes ) ", timedelta(minutes=10), id="spacing-and-case"),
     ],
 )
@@ -41,8 +42,8 @@ def test_parses_eventbridge_rates(text: str, expected: timedelta) -> None:
         pytest.param("rate(5 minute)", "rate(5 minutes)", id="singular-for-many"),
         pytest.param("rate(0 minutes)", "rate(5 minutes)", id="zero"),
         pytest.param("rate(-5 minutes)", "rate(5 minutes)", id="negative"),
-        pytest.param("rate(5 seconds)", "minute(s), hour(s) or day(s)", id="seconds-unit"),
-        pytest.param("rate(2 weeks)", "minute(s), hour(s) or day(s)", id="weeks-unit"),
+        pytest.param("rate(1 seconds)", "rate(1 second)", id="plural-second-for-one"),
+        pytest.param("rate(2 weeks)", "second(s), minute(s), hour(s) or day(s)", id="weeks-unit"),
         pytest.param("5 minutes", "rate(5 minutes)", id="no-rate-wrapper"),
         pytest.param("rate(five minutes)", "rate(5 minutes)", id="word-number"),
     ],

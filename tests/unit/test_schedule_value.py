@@ -72,6 +72,11 @@ def test_count_reached_ends_the_schedule() -> None:
         pytest.param({"kind": "once", "anchor": datetime(2026, 1, 1)}, "anchor", id="naive-anchor"),
         pytest.param({"kind": "once"}, "anchor", id="one-off-without-time"),
         pytest.param(
+            {"kind": "once", "expression": "30 * * * *", "anchor": utc(2026, 1, 1)},
+            "expression",
+            id="one-off-with-expression",
+        ),
+        pytest.param(
             {"kind": "rate", "expression": "rate(5 minutes)"}, "anchor", id="rate-without-anchor"
         ),
         pytest.param({"kind": "cron"}, "cron", id="cron-without-expression"),

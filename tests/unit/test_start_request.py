@@ -353,6 +353,15 @@ def test_several_problems_are_reported_together() -> None:
     }
 
 
+def test_time_problems_are_reported_with_when_problems() -> None:
+    # GIVEN two whens, an unreadable at and an unreadable endTime
+    detail = {"at": "later", "cron": "30 * * * *", "endTime": "never"}
+    # WHEN it is parsed
+    error = refused(detail)
+    # THEN all three are named in one refusal
+    assert {problem.field for problem in error.problems} == {"at, cron", "at", "endTime"}
+
+
 def test_several_type_problems_are_reported_together() -> None:
     # GIVEN a detail with two fields of the wrong type and one unknown field
     detail = {"executionTime": "soon", "executionRemainder": "five", "colour": "red"}

@@ -36,4 +36,6 @@ class EventBridgePublisher:
         )
         if response.get("FailedEntryCount"):
             entry = response["Entries"][0]
-            raise EventNotAccepted(f"{detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}")
+            raise EventNotAccepted(
+                f"{detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}"
+            )

@@ -40,5 +40,8 @@ class StepFunctionsExecutions:
         try:
             self._client.stop_execution(executionArn=execution_arn, cause=cause[:32768])
         except ClientError as error:
-            if error.response["Error"]["Code"] not in {"ExecutionDoesNotExist", "ValidationException"}:
+            if error.response["Error"]["Code"] not in {
+                "ExecutionDoesNotExist",
+                "ValidationException",
+            }:
                 raise

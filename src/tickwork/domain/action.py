@@ -102,7 +102,9 @@ class Action:
         )
 
     # --- transitions ----------------------------------------------------------------------
-    def _moved(self, now: datetime, status: Status, reason: str, limit: int, **changes: Any) -> Action:
+    def _moved(
+        self, now: datetime, status: Status, reason: str, limit: int, **changes: Any
+    ) -> Action:
         stamp = iso(now)
         transitions = self.transitions
         if status != self.status or reason:
@@ -127,38 +129,85 @@ class Action:
         result: dict[str, Any] | None,
         limits: Limits,
     ) -> Action:
-        history = (*self.history, record)[-limits.history:]
-        common = {"history": history, "last_result": result, "retry_count": record.attempts - 1,
-                  "claimed_by": None, "last_error": None}
+        history = (*self.history, record)[-limits.history :]
+        common = {
+            "history": history,
+            "last_result": result,
+            "retry_count": record.attempts - 1,
+            "claimed_by": None,
+            "last_error": None,
+        }
         if record.outcome == Status.NO_ACTION:
-            return self._moved(now, Status.NO_ACTION, "no fulfillment for this action", limits.transitions,
-                               ttl=limits.expiry(now), **common)
+            return self._moved(
+                now,
+                Status.NO_ACTION,
+                "no fulfillment for this action",
+                limits.transitions,
+                ttl=limits.expiry(now),
+                **common,
+            )
         if next_fire is None:
-            return self._moved(now, Status.COMPLETED, f"occurrence {record.occurrence} was the last",
-                               limits.transitions, ttl=limits.expiry(now), **common)
-        return self._moved(now, Status.PENDING, f"occurrence {record.occurrence} fired",
-                           limits.transitions, execution_time=next_fire,
-                           occurrence=self.occurrence + 1, execution_arn=None, **common)
+            return self._moved(
+                now,
+                Status.COMPLETED,
+                f"occurrence {record.occurrence} was the last",
+                limits.transitions,
+                ttl=limits.expiry(now),
+                **common,
+            )
+        return self._moved(
+            now,
+            Status.PENDING,
+            f"occurrence {record.occurrence} fired",
+            limits.transitions,
+            execution_time=next_fire,
+            occurrence=self.occurrence + 1,
+            execution_arn=None,
+            **common,
+        )
 
     def failed(self, now: datetime, record: Occurrence, limits: Limits) -> Action:
-        history = (*self.history, record)[-limits.history:]
-        return self._moved(now, Status.FAILED, f"occurrence {record.occurrence} failed",
-                           limits.transitions, history=history, last_error=record.error,
-                           retry_count=max(record.attempts - 1, self.retry_count),
-                           claimed_by=None, ttl=limits.expiry(now))
+        history = (*self.history, record)[-limits.history :]
+        return self._moved(
+            now,
+            Status.FAILED,
+            f"occurrence {record.occurrence} failed",
+            limits.transitions,
+            history=history,
+            last_error=record.error,
+            retry_count=max(record.attempts - 1, self.retry_count),
+            claimed_by=None,
+            ttl=limits.expiry(now),
+        )
 
     def cancelled(self, now: datetime, limits: Limits) -> Action:
-        return self._moved(now, Status.CANCELLED, "cancelled", limits.transitions,
-                           generation=self.generation + 1, ttl=limits.expiry(now))
+        return self._moved(
+            now,
+            Status.CANCELLED,
+            "cancelled",
+            limits.transitions,
+            generation=self.generation + 1,
+            ttl=limits.expiry(now),
+        )
 
     def retried(self, now: datetime, limits: Limits) -> Action:
-        return self._moved(now, Status.PENDING, "retried by hand", limits.transitions,
-                           generation=self.generation + 1, execution_time=now, ttl=None,
-                           retry_count=0, last_error=None, execution_arn=None)
+        return self._moved(
+            now,
+            Status.PENDING,
+            "retried by hand",
+            limits.transitions,
+            generation=self.generation + 1,
+            execution_time=now,
+            ttl=None,
+            retry_count=0,
+            last_error=None,
+            execution_arn=None,
+        )
 
     def with_execution(self, now: datetime, execution_arn: str) -> Action:
-        return replace(self, execution_arn=execution_arn, version=self.version + 1,
-                       updated_at=iso(now))
+        return replace(
+            self, execution_arn=execution_arn, version=self.version + 1, updated_at=iso(now)
+        )
 
 
 @dataclass(frozen=True)
@@ -171,4 +220,3 @@ class Limits:
 
     def expiry(self, now: datetime) -> int:
         return int((now + self.finished_ttl).timestamp())
-

@@ -99,14 +99,14 @@ def parse_start_detail(
     whens = [name for name in WHEN_FIELDS if name in given]
     problems = _when_problems(whens) + _recurrence_problems(model, whens)
     zone = _collect(problems, load_zone, model.timezone)
-    if problems or zone is None:
-        raise ValidationFailed(problems)
-    first = _collect(problems, _first_time, model, zone)
-    start = _collect(problems, _optional_time, model.start_time, zone, "startTime")
-    end = _collect(problems, _optional_time, model.end_time, zone, "endTime")
+    first = start = end = None
+    if zone is not None:
+        first = _collect(problems, _first_time, model, zone)
+        start = _collect(problems, _optional_time, model.start_time, zone, "startTime")
+        end = _collect(problems, _optional_time, model.end_time, zone, "endTime")
     if end is not None and end < now:
         problems.append(FieldProblem("endTime", "is in the past", "give a future endTime"))
-    if problems:
+    if problems or zone is None:
         raise ValidationFailed(problems)
     bounds = {"start": start, "end": end, "max_occurrences": model.execution_remainder}
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)

@@ -56,4 +56,3 @@ def parse_iso(text: str) -> datetime:
     if moment.tzinfo is None:
         raise ValueError(f"{text!r} has no zone offset")
     return moment.astimezone(UTC)
-

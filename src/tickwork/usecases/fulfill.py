@@ -8,6 +8,7 @@ the "Schedule Tick" event the machine emits next. Raises, by name for the machin
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -69,8 +70,12 @@ def fulfill_fire(fire: FireInput, deps: Dependencies) -> dict[str, Any]:
         # outside tickwork. Nothing runs, and nothing is retried.
         return _tick(fire, action, now, "NO_ACTION", {"reason": str(refused)})
     request = FulfillmentRequest(
-        action_id=action.id, action=action.action, occurrence=fire.occurrence,
-        scheduled_time=scheduled, data=data, metadata=action.metadata,
+        action_id=action.id,
+        action=action.action,
+        occurrence=fire.occurrence,
+        scheduled_time=scheduled,
+        data=data,
+        metadata=action.metadata,
         attempt=fire.retry_count + 1,
     )
     try:
@@ -103,10 +108,9 @@ def _wait_until_due(fire: FireInput, action: Action, deps: Dependencies) -> None
     early = fire_at - deps.clock.now()
     if early > deps.settings.early_tolerance:
         arn = launch(action, deps.clock.now(), deps, leg=fire.leg + 1)
-        try:
+        # If the record moved on meanwhile, the new leg finds out and ends quietly.
+        with suppress(ActionConflict):
             deps.repository.save(action.with_execution(deps.clock.now(), arn), action.version)
-        except ActionConflict:
-            pass  # the record moved on; the new leg will find out and end quietly
         raise WaitContinued(fire.id, fire.leg + 1, iso(fire_at))
     while early > timedelta(0):
         deps.clock.sleep(early.total_seconds())
@@ -133,17 +137,19 @@ def _note_failure(action_id: str, fire: FireInput, error: Exception, deps: Depen
     if action is None or action.claimed_by != fire.execution_name:
         return
     noted = replace(
-        action, last_error=f"{type(error).__name__}: {error}"[:1000],
-        retry_count=fire.retry_count, version=action.version + 1,
+        action,
+        last_error=f"{type(error).__name__}: {error}"[:1000],
+        retry_count=fire.retry_count,
+        version=action.version + 1,
         updated_at=iso(deps.clock.now()),
     )
-    try:
+    with suppress(ActionConflict):
         deps.repository.save(noted, expected_version=action.version)
-    except ActionConflict:
-        pass
 
 
-def _tick(fire: FireInput, action: Action, now: datetime, outcome: str, result: dict[str, Any]) -> dict[str, Any]:
+def _tick(
+    fire: FireInput, action: Action, now: datetime, outcome: str, result: dict[str, Any]
+) -> dict[str, Any]:
     scheduled = parse_iso(fire.fire_at)
     return {
         "id": action.id,
@@ -160,4 +166,3 @@ def _tick(fire: FireInput, action: Action, now: datetime, outcome: str, result: 
         "result": result,
         "executionName": fire.execution_name,
     }
-

@@ -24,7 +24,9 @@ def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
     try:
         return start_action(command, deps).as_dict()
     except REFUSALS as refused:
-        return _rejected("Schedule Start", command.detail.get("id"), command.event_id, refused, deps)
+        return _rejected(
+            "Schedule Start", command.detail.get("id"), command.event_id, refused, deps
+        )
 
 
 def accept_stop(detail: dict[str, Any], event_id: str | None, deps: Dependencies) -> dict[str, Any]:
@@ -32,7 +34,9 @@ def accept_stop(detail: dict[str, Any], event_id: str | None, deps: Dependencies
     try:
         if not isinstance(action_id, str) or set(detail) != {"id"}:
             raise ValidationFailed.of(
-                "id", 'a Stop detail is exactly {"id": "<action id>"}', "send the id of the action to cancel"
+                "id",
+                'a Stop detail is exactly {"id": "<action id>"}',
+                "send the id of the action to cancel",
             )
         return cancel_action(action_id, deps)
     except REFUSALS as refused:

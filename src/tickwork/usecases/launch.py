@@ -45,4 +45,3 @@ def launch(action: Action, now: datetime, deps: Dependencies, leg: int = 0) -> s
     """
     name, _ = planned_execution(action, deps, leg)
     return deps.executions.start(name, fire_payload(action, now, deps, leg))
-

@@ -61,9 +61,12 @@ def record_tick(report: FireReport, deps: Dependencies) -> dict[str, Any]:
         )
         following = None
         if record.outcome == "FIRED":
-            following = action.schedule.next_fire_time(parse_iso(report.scheduled_time), report.occurrence)
-        updated = action.fired(now, record, following and ceil_ms(following),
-                               detail.get("result"), deps.limits)
+            following = action.schedule.next_fire_time(
+                parse_iso(report.scheduled_time), report.occurrence
+            )
+        updated = action.fired(
+            now, record, following and ceil_ms(following), detail.get("result"), deps.limits
+        )
         if updated.status == Status.PENDING:
             updated = replace(updated, execution_arn=planned_execution(updated, deps)[1])
         try:
@@ -73,11 +76,20 @@ def record_tick(report: FireReport, deps: Dependencies) -> dict[str, Any]:
         if updated.status == Status.PENDING:
             launch(updated, now, deps)
         elif updated.status == Status.COMPLETED:
-            deps.publisher.publish("Schedule Completed", {
-                "id": updated.id, "generation": updated.generation, "occurrences": report.occurrence,
-            })
-        return {"id": updated.id, "outcome": "recorded", "status": str(updated.status),
-                "executionTime": iso(updated.execution_time) if following else None}
+            deps.publisher.publish(
+                "Schedule Completed",
+                {
+                    "id": updated.id,
+                    "generation": updated.generation,
+                    "occurrences": report.occurrence,
+                },
+            )
+        return {
+            "id": updated.id,
+            "outcome": "recorded",
+            "status": str(updated.status),
+            "executionTime": iso(updated.execution_time) if following else None,
+        }
     raise ActionConflict(report.id, f"could not record occurrence {report.occurrence}")
 
 
@@ -99,11 +111,15 @@ def record_failure(report: FireReport, deps: Dependencies) -> dict[str, Any]:
             error=f"{error}: {cause}"[:1000] if cause else error,
         )
         try:
-            deps.repository.save(action.failed(now, record, deps.limits), expected_version=action.version)
+            deps.repository.save(
+                action.failed(now, record, deps.limits), expected_version=action.version
+            )
         except ActionConflict:
             continue
         return {"id": action.id, "outcome": "recorded", "status": "FAILED", "error": record.error}
-    raise ActionConflict(report.id, f"could not record the failure of occurrence {report.occurrence}")
+    raise ActionConflict(
+        report.id, f"could not record the failure of occurrence {report.occurrence}"
+    )
 
 
 def _is_current(action: Action | None, report: FireReport) -> bool:

@@ -25,5 +25,10 @@ def retry_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
     retried = replace(retried, execution_arn=planned_execution(retried, deps)[1])
     deps.repository.save(retried, expected_version=action.version)
     launch(retried, now, deps)
-    return {"id": action_id, "outcome": "retried", "status": str(retried.status),
-            "occurrence": retried.occurrence, "executionTime": iso(retried.execution_time or now)}
+    return {
+        "id": action_id,
+        "outcome": "retried",
+        "status": str(retried.status),
+        "occurrence": retried.occurrence,
+        "executionTime": iso(retried.execution_time or now),
+    }

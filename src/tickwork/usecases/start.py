@@ -15,7 +15,7 @@ from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Status, Transition
-from tickwork.domain.errors import ActionLocked, ValidationFailed
+from tickwork.domain.errors import ActionConflict, ActionLocked, ValidationFailed
 from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.launch import launch, planned_execution
@@ -53,7 +53,21 @@ class StartResult:
         }
 
 
+_WRITE_ATTEMPTS = 3
+
+
 def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
+    """Decide against the record as read; if a concurrent write wins, read again and
+    decide again (a concurrent duplicate delivery then reads as a repeat)."""
+    for _ in range(_WRITE_ATTEMPTS - 1):
+        try:
+            return _start_once(command, deps)
+        except ActionConflict:
+            continue
+    return _start_once(command, deps)
+
+
+def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     now = deps.clock.now()
     request = parse_start_detail(command.detail, now, deps.settings.past_grace)
     action_id = _action_id(request, command.event_id)
@@ -72,8 +86,14 @@ def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
             launch(existing, now, deps)
         return _result(existing, "unchanged")
 
-    if existing is not None and existing.status in ACTIVE and existing.is_locked(now, deps.settings.lock):
-        raise ActionLocked(action_id, iso(existing.execution_time or now), int(deps.settings.lock.total_seconds()))
+    if (
+        existing is not None
+        and existing.status in ACTIVE
+        and existing.is_locked(now, deps.settings.lock)
+    ):
+        raise ActionLocked(
+            action_id, iso(existing.execution_time or now), int(deps.settings.lock.total_seconds())
+        )
 
     stamp = iso(now)
     action = Action(
@@ -94,9 +114,13 @@ def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
         history=existing.history if existing else (),
         transitions=(
             *(existing.transitions if existing else ()),
-            Transition(stamp, str(existing.status) if existing else None, Status.PENDING,
-                       "replaced" if existing else "created"),
-        )[-deps.limits.transitions:],
+            Transition(
+                stamp,
+                str(existing.status) if existing else None,
+                Status.PENDING,
+                "replaced" if existing else "created",
+            ),
+        )[-deps.limits.transitions :],
     )
     _, arn = planned_execution(action, deps)
     action = replace(action, execution_arn=arn)
@@ -105,19 +129,29 @@ def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
     else:
         deps.repository.save(action, expected_version=existing.version)
         if existing.status in ACTIVE and existing.execution_arn:
-            deps.executions.stop(existing.execution_arn, f"replaced by generation {action.generation}")
+            deps.executions.stop(
+                existing.execution_arn, f"replaced by generation {action.generation}"
+            )
     launch(action, now, deps)
-    deps.publisher.publish("Schedule Started", {
-        "id": action.id, "generation": action.generation, "executionTime": iso(ceil_ms(first)),
-        "schedule": action.schedule.describe(), "action": action.action,
-    })
+    deps.publisher.publish(
+        "Schedule Started",
+        {
+            "id": action.id,
+            "generation": action.generation,
+            "executionTime": iso(ceil_ms(first)),
+            "schedule": action.schedule.describe(),
+            "action": action.action,
+        },
+    )
     return _result(action, "replaced" if existing else "created")
 
 
 def _action_id(request: StartRequest, event_id: str | None) -> str:
     action_id = request.action_id or (f"evt-{event_id}" if event_id else None)
     if action_id is None:
-        raise ValidationFailed.of("id", "is missing", 'give the action an "id" (e.g. "invoice:42:downgrade")')
+        raise ValidationFailed.of(
+            "id", "is missing", 'give the action an "id" (e.g. "invoice:42:downgrade")'
+        )
     if len(action_id) > MAX_ID_LENGTH or not _ID_PATTERN.match(action_id):
         raise ValidationFailed.of(
             "id",
@@ -129,7 +163,9 @@ def _action_id(request: StartRequest, event_id: str | None) -> str:
 
 
 def _check_payload_size(request: StartRequest) -> None:
-    size = len(json.dumps({"data": request.data, "metadata": request.metadata}, default=str).encode())
+    size = len(
+        json.dumps({"data": request.data, "metadata": request.metadata}, default=str).encode()
+    )
     if size > MAX_PAYLOAD_BYTES:
         raise ValidationFailed.of(
             "data",

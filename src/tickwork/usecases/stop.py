@@ -21,7 +21,9 @@ def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
         return {"id": action_id, "outcome": "unchanged", "status": str(action.status)}
     now = deps.clock.now()
     if action.is_locked(now, deps.settings.lock):
-        raise ActionLocked(action_id, iso(action.execution_time or now), int(deps.settings.lock.total_seconds()))
+        raise ActionLocked(
+            action_id, iso(action.execution_time or now), int(deps.settings.lock.total_seconds())
+        )
     cancelled = action.cancelled(now, deps.limits)
     deps.repository.save(cancelled, expected_version=action.version)
     if action.execution_arn:

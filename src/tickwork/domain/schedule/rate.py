@@ -1,4 +1,8 @@
-"""EventBridge rate expressions: ``rate(5 minutes)``, ``rate(1 hour)``, ``rate(2 days)``."""
+"""EventBridge rate expressions: ``rate(5 minutes)``, ``rate(1 hour)``, ``rate(2 days)``.
+
+tickwork also takes ``second(s)``, which EventBridge does not: Step Functions waits to the
+second, and second-scale recurrences are what local runs and tests need.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,16 @@ from tickwork.domain.errors import ValidationFailed
 __all__ = ["parse_rate"]
 
 _RATE = re.compile(r"rate\(\s*(\d+)\s+([a-z]+)\s*\)", re.IGNORECASE)
-_UNITS = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": timedelta(days=1)}
-_FIX = 'write rate(value unit) with unit minute(s), hour(s) or day(s), e.g. "rate(5 minutes)"'
+_UNITS = {
+    "second": timedelta(seconds=1),
+    "minute": timedelta(minutes=1),
+    "hour": timedelta(hours=1),
+    "day": timedelta(days=1),
+}
+_FIX = (
+    "write rate(value unit) with unit second(s), minute(s), hour(s) or day(s), "
+    'e.g. "rate(5 minutes)"'
+)
 
 
 def parse_rate(text: str, field: str = "rate") -> timedelta:

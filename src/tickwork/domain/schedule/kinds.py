@@ -1,0 +1,86 @@
+"""The four kinds of schedule, what each needs, and the trigger that computes its fires."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.cron import CronTrigger
+from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
+from tickwork.domain.schedule.interval import IntervalTrigger
+from tickwork.domain.schedule.rate import parse_rate
+from tickwork.domain.schedule.timestamps import format_utc
+from tickwork.domain.schedule.wallclock import load_zone
+
+if TYPE_CHECKING:
+    from tickwork.domain.schedule.model import Schedule
+
+__all__ = ["OnceTrigger", "ScheduleKind", "Trigger", "check_shape", "trigger_for"]
+
+
+class ScheduleKind(StrEnum):
+    ONCE = "once"
+    CRON = "cron"
+    RATE = "rate"
+    FREQUENCY = "frequency"
+
+
+class Trigger(Protocol):
+    def at_or_after(self, moment: datetime) -> datetime | None: ...
+
+
+@dataclass(frozen=True)
+class OnceTrigger:
+    at: datetime
+
+    def at_or_after(self, moment: datetime) -> datetime | None:
+        return self.at if self.at >= moment else None
+
+
+def check_shape(schedule: Schedule) -> None:
+    """Refuse a schedule missing what its kind needs, or bounded in a way it cannot be."""
+    kind, count = schedule.kind, schedule.max_occurrences
+    if kind is not ScheduleKind.ONCE and schedule.expression is None:
+        raise ValidationFailed.of(str(kind), "is missing", f"give the {kind} expression")
+    if kind is not ScheduleKind.CRON and schedule.anchor is None:
+        raise ValidationFailed.of("anchor", f"a {kind} schedule needs it", "give its first time")
+    if kind is ScheduleKind.ONCE and schedule.expression is not None:
+        raise ValidationFailed.of("expression", "a one-off has none", "remove it")
+    if kind is ScheduleKind.CRON and schedule.anchor is not None:
+        raise ValidationFailed.of("anchor", "a cron has none", "remove it")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+        raise ValidationFailed.of(
+            "executionRemainder",
+            f"{count!r} is not a count of at least 1",
+            "give 1 or more, or omit it",
+        )
+    if kind is ScheduleKind.ONCE and (schedule.start or schedule.end or (count or 1) != 1):
+        raise ValidationFailed.of(
+            "startTime, endTime, executionRemainder",
+            "bound a recurring schedule; a one-off fires once",
+            "remove them, or make the schedule recur with frequency, cron or rate",
+        )
+    if schedule.start and schedule.end and schedule.end < schedule.start:
+        raise ValidationFailed.of(
+            "endTime",
+            f"{format_utc(schedule.end)} is before startTime {format_utc(schedule.start)}",
+            "give an endTime after startTime",
+        )
+
+
+def trigger_for(schedule: Schedule) -> tuple[Trigger, str | None]:
+    """The trigger of a checked schedule, and its expression in canonical form."""
+    zone = load_zone(schedule.timezone)
+    kind, expression = schedule.kind, schedule.expression or ""
+    anchor = schedule.anchor or datetime.min  # check_shape made sure kinds needing it have it
+    if kind is ScheduleKind.ONCE:
+        return OnceTrigger(anchor), schedule.expression
+    if kind is ScheduleKind.CRON:
+        return CronTrigger(expression, zone), expression
+    if kind is ScheduleKind.RATE:
+        return IntervalTrigger(anchor, parse_rate(expression), first=1), expression
+    preset = parse_frequency(expression)
+    return frequency_trigger(preset, anchor, zone), str(preset)

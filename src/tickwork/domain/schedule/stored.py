@@ -1,0 +1,49 @@
+"""A schedule as JSON (stored in DynamoDB): camelCase keys, UTC instants with a ``Z``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.timestamps import format_utc, parse_utc
+
+if TYPE_CHECKING:
+    from tickwork.domain.schedule.model import Schedule
+
+__all__ = ["fields_from_stored", "to_stored"]
+
+_INSTANTS = ("anchor", "start", "end")
+_KEYS = frozenset({"kind", "expression", "timezone", "maxOccurrences", *_INSTANTS})
+
+
+def to_stored(schedule: Schedule) -> dict[str, Any]:
+    """The JSON-ready dict; absent values are left out."""
+    stored: dict[str, Any] = {"kind": str(schedule.kind), "timezone": schedule.timezone}
+    if schedule.expression is not None:
+        stored["expression"] = schedule.expression
+    for name in _INSTANTS:
+        value = getattr(schedule, name)
+        if value is not None:
+            stored[name] = format_utc(value)
+    if schedule.max_occurrences is not None:
+        stored["maxOccurrences"] = schedule.max_occurrences
+    return stored
+
+
+def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
+    """The Schedule constructor's arguments from a dict ``to_stored`` wrote."""
+    unknown = set(stored) - _KEYS
+    if unknown or "kind" not in stored:
+        raise ValidationFailed.of(
+            ", ".join(sorted(unknown)) or "kind",
+            "is not part of a stored schedule" if unknown else "is missing",
+            "store the dict that Schedule.to_dict() returns",
+        )
+    instants = {name: parse_utc(stored[name], name) for name in _INSTANTS if name in stored}
+    return {
+        "kind": stored["kind"],
+        "expression": stored.get("expression"),
+        "timezone": stored.get("timezone", "UTC"),
+        "max_occurrences": stored.get("maxOccurrences"),
+        **instants,
+    }

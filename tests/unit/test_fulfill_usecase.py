@@ -1,0 +1,86 @@
+"""GIVEN a started action and a controllable clock WHEN the fulfill step runs THEN it never
+fires early, continues long waits, claims once, and ends superseded executions quietly."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from tests.unit.fakes import fake_dependencies
+
+from tickwork.domain.action import Status
+from tickwork.domain.errors import ActionSuperseded, WaitContinued
+from tickwork.domain.naming import execution_name
+from tickwork.usecases.fulfill import FireInput, fulfill_fire
+from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+FIRE = NOW + timedelta(minutes=10)
+NAME = execution_name("a:1", 1, 1)
+
+
+def _fire(retry: int = 0, leg: int = 0) -> FireInput:
+    return FireInput("a:1", 1, 1, leg, "2026-03-07T12:10:00.000Z", NAME, retry)
+
+
+@pytest.fixture
+def deps():
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "a:1", "duration": "10m", "data": {"k": 1}}, "ev-1"), deps)
+    return deps
+
+
+def test_on_time_fire_claims_and_returns_the_tick(deps) -> None:
+    deps.clock.current = FIRE + timedelta(milliseconds=250)
+
+    tick = fulfill_fire(_fire(), deps)
+
+    assert tick["outcome"] == "FIRED" and tick["lateMs"] == 250 and tick["data"] == {"k": 1}
+    action = deps.repository.get("a:1")
+    assert action.status == Status.IN_PROGRESS and action.claimed_by == NAME
+
+
+def test_an_early_wake_sleeps_until_the_fire_time(deps) -> None:
+    deps.clock.current = FIRE - timedelta(seconds=1.5)  # the emulator truncates waits
+
+    tick = fulfill_fire(_fire(), deps)
+
+    assert deps.clock.slept == [1.5]
+    assert tick["actualTime"] >= tick["scheduledTime"]
+
+
+def test_a_wake_far_before_the_fire_continues_in_the_next_leg(deps) -> None:
+    deps.clock.current = FIRE - timedelta(minutes=5)
+
+    with pytest.raises(WaitContinued):
+        fulfill_fire(_fire(), deps)
+
+    assert execution_name("a:1", 1, 1, leg=1) in deps.executions.started
+    assert deps.repository.get("a:1").status == Status.PENDING
+
+
+def test_a_retry_of_the_claiming_execution_passes_the_claim(deps) -> None:
+    deps.clock.current = FIRE
+    fulfill_fire(_fire(), deps)
+
+    tick = fulfill_fire(_fire(retry=1), deps)
+
+    assert tick["attempts"] == 2
+
+
+def test_another_execution_after_the_claim_is_superseded(deps) -> None:
+    deps.clock.current = FIRE
+    fulfill_fire(_fire(), deps)
+    other = FireInput("a:1", 1, 1, 0, "2026-03-07T12:10:00.000Z", "someone-else", 0)
+
+    with pytest.raises(ActionSuperseded, match="IN_PROGRESS"):
+        fulfill_fire(other, deps)
+
+
+def test_a_cancelled_action_is_superseded(deps) -> None:
+    cancel_action("a:1", deps)
+    deps.clock.current = FIRE
+
+    with pytest.raises(ActionSuperseded, match="generation 2"):
+        fulfill_fire(_fire(), deps)

@@ -1,0 +1,140 @@
+"""GIVEN fakes and a fixed clock WHEN actions are started, replaced and cancelled THEN the
+record, the executions and the events follow the contract — or nothing is written."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from tests.unit.fakes import fake_dependencies
+
+from tickwork.domain.action import Status
+from tickwork.domain.errors import ActionLocked, ValidationFailed
+from tickwork.domain.naming import execution_name
+from tickwork.usecases.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+
+
+def test_start_writes_pending_record_and_starts_named_execution() -> None:
+    deps = fake_dependencies(NOW)
+
+    result = start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+
+    assert result.outcome == "created"
+    action = deps.repository.get("a:1")
+    assert action.status == Status.PENDING and action.execution_time == NOW + timedelta(minutes=10)
+    payload = deps.executions.started[execution_name("a:1", 1, 1)]
+    assert payload["fireAt"] == "2026-03-07T12:10:00.000Z"
+    assert payload["waitUntil"] == "2026-03-07T12:10:00Z"
+    assert [t for t, _ in deps.publisher.events] == ["Schedule Started"]
+
+
+def test_same_event_twice_is_unchanged_and_starts_nothing_new() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+    deps.clock.advance(seconds=3)  # a redelivery a little later: "duration" would move if re-read
+
+    again = start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+
+    assert again.outcome == "unchanged"
+    assert deps.repository.get("a:1").generation == 1
+    assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
+
+
+def test_replace_before_the_lock_bumps_generation_and_stops_the_old_execution() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+
+    result = start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-2"), deps)
+
+    assert result.outcome == "replaced"
+    action = deps.repository.get("a:1")
+    assert action.generation == 2 and action.execution_time == NOW + timedelta(minutes=20)
+    assert deps.executions.stopped == [deps.executions.execution_arn(execution_name("a:1", 1, 1))]
+    assert execution_name("a:1", 2, 1) in deps.executions.started
+
+
+@pytest.mark.parametrize(("seconds_before_fire", "locked"), [(121, False), (120, True), (5, True)])
+def test_lock_boundary_is_two_minutes_before_the_fire(
+    seconds_before_fire: int, locked: bool
+) -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+    deps.clock.current = NOW + timedelta(minutes=10) - timedelta(seconds=seconds_before_fire)
+
+    if locked:
+        with pytest.raises(ActionLocked, match="locked 120s before it"):
+            cancel_action("a:1", deps)
+        assert deps.repository.get("a:1").status == Status.PENDING
+    else:
+        assert cancel_action("a:1", deps)["outcome"] == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("detail", "field"),
+    [
+        ({"id": "a b", "duration": "5m"}, "id"),
+        ({"id": "a:1", "duration": "5m", "action": "NOPE"}, "action"),
+        (
+            {
+                "id": "a:1",
+                "duration": "5m",
+                "action": "SEND_NOTIFICATION",
+                "data": {"notificationType": "SMS"},
+            },
+            "data.",
+        ),
+        ({"id": "a:1", "duration": "5m", "data": {"blob": "x" * (MAX_PAYLOAD_BYTES + 1)}}, "data"),
+        ({"id": "a:1", "duration": "5m", "colour": "red"}, "colour"),
+    ],
+    ids=["bad-id", "unregistered-type", "data-schema", "oversize", "unknown-field"],
+)
+def test_refused_start_names_the_field_and_writes_nothing(detail: dict, field: str) -> None:
+    deps = fake_dependencies(NOW)
+
+    with pytest.raises(ValidationFailed) as refused:
+        start_action(StartCommand(detail, "ev-1"), deps)
+
+    assert any(p.field.startswith(field) and p.fix for p in refused.value.problems), refused.value
+    assert (
+        deps.repository.writes == 0
+        and deps.executions.started == {}
+        and deps.publisher.events == []
+    )
+
+
+def test_far_fire_waits_one_leg_first() -> None:
+    deps = fake_dependencies(NOW, leg=timedelta(days=300))
+
+    start_action(StartCommand({"id": "a:1", "at": "2028-01-01T00:00:00Z"}, "ev-1"), deps)
+
+    payload = deps.executions.started[execution_name("a:1", 1, 1)]
+    assert payload["waitUntil"] == "2027-01-01T12:00:00Z"  # 300 days on
+    assert payload["fireAt"] == "2028-01-01T00:00:00.000Z"
+
+
+def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None:
+    # GIVEN a repository where another delivery of the same Start writes first, unseen
+    deps = fake_dependencies(NOW)
+    repository = deps.repository
+    real_get = repository.get
+    raced = []
+
+    def get_after_rival_wrote(action_id: str):
+        seen = real_get(action_id)
+        if not raced:
+            raced.append(True)
+            start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+        return seen
+
+    repository.get = get_after_rival_wrote
+
+    # WHEN this delivery's create loses
+    result = start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+
+    # THEN it reads again and reports a repeat; one generation, one execution
+    assert result.outcome == "unchanged"
+    assert real_get("a:1").generation == 1
+    assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
