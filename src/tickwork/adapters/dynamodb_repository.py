@@ -85,6 +85,22 @@ def _from_dynamo(value: Any) -> Any:
     return value
 
 
+def _camel(fields: dict[str, Any]) -> dict[str, Any]:
+    def name(snake: str) -> str:
+        head, *rest = snake.split("_")
+        return head + "".join(part.title() for part in rest)
+
+    return {name(k): v for k, v in fields.items()}
+
+
+def _snake(fields: dict[str, Any]) -> dict[str, Any]:
+    return {"".join(f"_{c.lower()}" if c.isupper() else c for c in k): v for k, v in fields.items()}
+
+
+def _drop_none(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def to_item(action: Action) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": action.id,
@@ -111,11 +127,11 @@ def to_item(action: Action) -> dict[str, Any]:
         "claimedBy": action.claimed_by,
         "lastResult": action.last_result,
         "lastError": action.last_error,
-        "history": [vars(h) for h in action.history],
-        "transitions": [vars(t) for t in action.transitions],
+        "history": [_drop_none(_camel(vars(h))) for h in action.history],
+        "transitions": [_camel(vars(t)) for t in action.transitions],
         "ttl": action.ttl,
     }
-    return _to_dynamo({k: v for k, v in item.items() if v is not None})
+    return _to_dynamo(_drop_none(item))
 
 
 def from_item(raw: dict[str, Any]) -> Action:
@@ -141,7 +157,7 @@ def from_item(raw: dict[str, Any]) -> Action:
         claimed_by=item.get("claimedBy"),
         last_result=item.get("lastResult"),
         last_error=item.get("lastError"),
-        history=tuple(Occurrence(**h) for h in item.get("history", [])),
-        transitions=tuple(Transition(**t) for t in item.get("transitions", [])),
+        history=tuple(Occurrence(**_snake(h)) for h in item.get("history", [])),
+        transitions=tuple(Transition(**_snake(t)) for t in item.get("transitions", [])),
         ttl=item.get("ttl"),
     )
