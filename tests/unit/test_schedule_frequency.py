@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 import pytest
 
+from tests.unit.schedule_support import NEW_YORK, fires, utc
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Schedule
-
-NEW_YORK = "America/New_York"
-
-
-def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)
-
-
-def fires(schedule: Schedule, now: datetime, count: int) -> list[datetime | None]:
-    found: list[datetime | None] = [schedule.first_fire_time(now)]
-    while len(found) < count and found[-1] is not None:
-        found.append(schedule.next_fire_time(found[-1], len(found)))
-    return found + [None] * (count - len(found))
 
 
 @pytest.mark.parametrize(

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
+from tests.unit.schedule_support import utc
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.rate import parse_rate
-
-
-def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(

@@ -8,13 +8,9 @@ from typing import Any
 
 import pytest
 
+from tests.unit.schedule_support import utc
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Schedule, ScheduleKind
-
-
-def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)
-
 
 PLUS_EIGHT = timezone(timedelta(hours=8))
 

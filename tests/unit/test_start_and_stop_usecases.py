@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from tests.unit.fakes import fake_dependencies
 
+from tests.unit.fakes import fake_dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionLocked, ValidationFailed
 from tickwork.domain.naming import execution_name

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.unit.schedule_support import utc
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import ScheduleKind
 from tickwork.domain.start_request import (
@@ -31,10 +32,6 @@ SEED_NOTIFICATION = {
         "notificationType": "SMS",
     },
 }
-
-
-def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)
 
 
 def parse(detail: dict[str, Any], **options: Any) -> StartRequest:
