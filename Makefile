@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test test-unit test-functional test-e2e test-template lint clean
+.PHONY: help venv demo run test test-unit test-functional test-e2e test-template lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -16,6 +16,12 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 venv: $(STAMP) ## create .venv with Python 3.12 and install tickwork with its dev tools
+
+demo: $(STAMP) ## watch sample actions get scheduled and fire on a throwaway local stack (~20 s)
+	$(BIN)/tickwork demo
+
+run: $(STAMP) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C
+	$(BIN)/tickwork local
 
 test: $(STAMP) ## run every test: unit, functional, template, end-to-end
 	$(BIN)/python -m pytest
@@ -33,7 +39,7 @@ test-template: $(STAMP) ## sam validate --lint, substitutions, statelint
 	$(BIN)/python -m pytest tests/template
 
 lint: $(STAMP) ## ruff
-	$(BIN)/ruff check src functions tests
+	$(BIN)/ruff check src functions local cli tests
 
 clean: ## remove the venv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .aws-sam

@@ -7,6 +7,7 @@ and the interpreter's) go to it through ``AWS_ENDPOINT_URL`` / ``MOTO_PORT``.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import socket
@@ -14,11 +15,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import requests
+from moto.core.config import default_user_config
 from moto.server import ThreadedMotoServer
 
-__all__ = ["free_port", "serving"]
+__all__ = ["LOCAL_CREDENTIALS", "LOOPBACK", "free_port", "serving"]
 
 LOOPBACK = "127.0.0.1"
+# The emulator takes any credentials; these make sure no real ones are ever sent to it.
+LOCAL_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "tickwork-local",
+    "AWS_SECRET_ACCESS_KEY": "tickwork-local",
+    "AWS_SESSION_TOKEN": "tickwork-local",
+}
 
 
 def free_port() -> int:
@@ -35,7 +43,11 @@ def serving(port: int | None = None) -> Iterator[str]:
     server = ThreadedMotoServer(ip_address=LOOPBACK, port=port, verbose=False)
     server.start()
     url = f"http://{LOOPBACK}:{port}"
-    saved = {key: os.environ.get(key) for key in ("AWS_ENDPOINT_URL", "MOTO_PORT")}
+    # MOTO_PORT is where the interpreter's own clients go.
+    settings = {"AWS_ENDPOINT_URL": url, "MOTO_PORT": str(port), **LOCAL_CREDENTIALS}
+    saved = {key: os.environ.get(key) for key in settings}
+    # The config call below switches moto's interpreter on for this whole process.
+    saved_config = copy.deepcopy(default_user_config.get("stepfunctions"))
     try:
         response = requests.post(
             f"{url}/moto-api/config",
@@ -43,8 +55,7 @@ def serving(port: int | None = None) -> Iterator[str]:
             timeout=10,
         )
         response.raise_for_status()
-        os.environ["AWS_ENDPOINT_URL"] = url
-        os.environ["MOTO_PORT"] = str(port)  # the interpreter's own clients use it
+        os.environ.update(settings)
         yield url
     finally:
         for key, value in saved.items():
@@ -52,4 +63,5 @@ def serving(port: int | None = None) -> Iterator[str]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        default_user_config["stepfunctions"] = saved_config
         server.stop()

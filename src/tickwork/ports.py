@@ -30,6 +30,11 @@ class ActionRepository(Protocol):
         """Replace the record if its version is still ``expected_version``,
         else raise ``ActionConflict``."""
 
+    def list(self, status: str | None = None, limit: int = 100) -> list[Action]:
+        """Actions ordered by next fire time, all or of one status."""
+
+    def count_by_status(self) -> dict[str, int]: ...
+
 
 class ExecutionStarter(Protocol):
     def execution_arn(self, name: str) -> str:

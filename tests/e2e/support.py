@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tickwork_local.stack import EventTap, LocalStack
@@ -96,35 +94,3 @@ def assert_never_early(ticks: list[dict[str, Any]]) -> None:
 
 def in_seconds(seconds: float) -> str:
     return iso(datetime.now(UTC) + timedelta(seconds=seconds))
-
-
-class Receiver:
-    """A real HTTP endpoint on loopback that fails its first ``failures`` requests with 500."""
-
-    def __init__(self) -> None:
-        self.failures = 0
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                with receiver._lock:
-                    receiver.requests.append({"headers": dict(self.headers), "body": body})
-                    failing = receiver.failures > 0
-                    if failing:
-                        receiver.failures -= 1
-                self.send_response(500 if failing else 200)
-                self.end_headers()
-                self.wfile.write(b"nope" if failing else b"ok")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()

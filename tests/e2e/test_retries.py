@@ -3,7 +3,9 @@ recorded FAILED, and a FAILED action can be retried by hand."""
 
 from __future__ import annotations
 
-from tests.e2e.support import Receiver, Stack, assert_never_early, in_seconds
+from tickwork_local.receiver import Receiver
+
+from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.usecases.retry import retry_action
 

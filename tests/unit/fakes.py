@@ -9,7 +9,7 @@ from typing import Any
 
 from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action
+from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict
 from tickwork.fulfillment.defaults import default_registry
 
@@ -43,6 +43,15 @@ class FakeRepository:
             raise ActionConflict(action.id, "exists")
         self.items[action.id] = action
         self.writes += 1
+
+    def list(self, status: str | None = None, limit: int = 100) -> list[Action]:
+        chosen = [a for a in self.items.values() if status is None or a.status == status]
+        return sorted(chosen, key=lambda a: (a.execution_time is None, a.execution_time, a.id))[
+            :limit
+        ]
+
+    def count_by_status(self) -> dict[str, int]:
+        return {s: sum(a.status == s for a in self.items.values()) for s in Status}
 
     def save(self, action: Action, expected_version: int) -> None:
         current = self.items.get(action.id)

@@ -64,6 +64,69 @@ class DynamoDBActionRepository:
     def delete(self, action_id: str) -> None:
         self._table.delete_item(Key={"id": action_id})
 
+    def list(self, status: str | None = None, limit: int = 100) -> list[Action]:
+        """Actions by next fire time: one status through the ByStatus index (all its shards,
+        merged), or every action by a scan."""
+        if status is None:
+            items = self._scan(limit)
+        else:
+            items = [
+                i for shard in range(STATUS_SHARDS) for i in self._query(f"{status}#{shard}", limit)
+            ]
+        actions = [from_item(item) for item in items]
+        actions.sort(key=lambda a: (a.execution_time is None, a.execution_time or 0, a.id))
+        return actions[:limit]
+
+    def count_by_status(self) -> dict[str, int]:
+        counts = {}
+        for status in Status:
+            counts[str(status)] = sum(
+                self._count(f"{status}#{shard}") for shard in range(STATUS_SHARDS)
+            )
+        return counts
+
+    def _scan(self, limit: int) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {}
+        while len(items) < limit:
+            page = self._table.scan(**kwargs)
+            items.extend(page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                break
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return items
+
+    def _query(self, shard: str, limit: int) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {
+            "IndexName": "ByStatus",
+            "KeyConditionExpression": "statusShard = :shard",
+            "ExpressionAttributeValues": {":shard": shard},
+            "Limit": limit,
+        }
+        while len(items) < limit:
+            page = self._table.query(**kwargs)
+            items.extend(page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                break
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return items
+
+    def _count(self, shard: str) -> int:
+        total = 0
+        kwargs: dict[str, Any] = {
+            "IndexName": "ByStatus",
+            "KeyConditionExpression": "statusShard = :shard",
+            "ExpressionAttributeValues": {":shard": shard},
+            "Select": "COUNT",
+        }
+        while True:
+            page = self._table.query(**kwargs)
+            total += page["Count"]
+            if "LastEvaluatedKey" not in page:
+                return total
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
 
 def _epoch_ms(moment: datetime | None) -> int | None:
     return None if moment is None else to_epoch_ms(moment)

@@ -87,6 +87,10 @@ class Action:
     @property
     def execution_remainder(self) -> int | None:
         """Fires left including the next one; None when unbounded by count."""
+        if self.status not in ACTIVE:
+            return 0
+        if self.schedule.kind == "once":
+            return 1
         if self.schedule.max_occurrences is None:
             return None
         return max(self.schedule.max_occurrences - self.occurrence + 1, 0)
@@ -120,6 +124,12 @@ class Action:
 
     def claimed(self, now: datetime, execution_name: str, limit: int) -> Action:
         return self._moved(now, Status.IN_PROGRESS, "claimed", limit, claimed_by=execution_name)
+
+    def released(self, now: datetime, limit: int) -> Action:
+        """Give up a claim whose execution was lost: the fire runs again."""
+        return self._moved(
+            now, Status.PENDING, "claim released after an outage", limit, claimed_by=None
+        )
 
     def fired(
         self,

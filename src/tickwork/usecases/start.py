@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -20,7 +21,16 @@ from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.launch import launch, planned_execution
 
-__all__ = ["MAX_ID_LENGTH", "MAX_PAYLOAD_BYTES", "StartCommand", "StartResult", "start_action"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "MAX_PAYLOAD_BYTES",
+    "CheckedStart",
+    "StartCommand",
+    "StartResult",
+    "check_start",
+    "spec_hash",
+    "start_action",
+]
 
 MAX_ID_LENGTH = 200
 # Step Functions caps an execution's input and state data at 256 KiB and EventBridge an event
@@ -67,8 +77,15 @@ def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
     return _start_once(command, deps)
 
 
-def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
-    now = deps.clock.now()
+@dataclass(frozen=True)
+class CheckedStart:
+    request: StartRequest
+    action_id: str
+    first_fire: datetime
+
+
+def check_start(command: StartCommand, now: datetime, deps: Dependencies) -> CheckedStart:
+    """Everything a Start must pass before anything is written (also run by the CLI)."""
     request = parse_start_detail(command.detail, now, deps.settings.past_grace)
     action_id = _action_id(request, command.event_id)
     _check_payload_size(request)
@@ -78,10 +95,17 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         raise ValidationFailed.of(
             "endTime", "the schedule has no fire before its end", "move endTime later or drop it"
         )
-    spec_hash = _spec_hash(command.detail)
+    return CheckedStart(request, action_id, first)
+
+
+def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
+    now = deps.clock.now()
+    checked = check_start(command, now, deps)
+    request, action_id, first = checked.request, checked.action_id, checked.first_fire
+    digest = spec_hash(command.detail)
     existing = deps.repository.get(action_id)
 
-    if existing is not None and _is_repeat_delivery(existing, spec_hash, command.event_id):
+    if existing is not None and _is_repeat_delivery(existing, digest, command.event_id):
         if existing.status == Status.PENDING:
             launch(existing, now, deps)
         return _result(existing, "unchanged")
@@ -109,7 +133,7 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         version=existing.version + 1 if existing else 1,
         created_at=existing.created_at if existing else stamp,
         updated_at=stamp,
-        spec_hash=spec_hash,
+        spec_hash=digest,
         start_event_id=command.event_id,
         history=existing.history if existing else (),
         transitions=(
@@ -174,15 +198,15 @@ def _check_payload_size(request: StartRequest) -> None:
         )
 
 
-def _spec_hash(detail: dict[str, Any]) -> str:
+def spec_hash(detail: dict[str, Any]) -> str:
     canonical = json.dumps(detail, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _is_repeat_delivery(existing: Action, spec_hash: str, event_id: str | None) -> bool:
+def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> bool:
     if event_id is not None and existing.start_event_id == event_id:
         return True
-    return existing.spec_hash == spec_hash and existing.status in ACTIVE
+    return existing.spec_hash == digest and existing.status in ACTIVE
 
 
 def _result(action: Action, outcome: str) -> StartResult:

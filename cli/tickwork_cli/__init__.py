@@ -1,0 +1,1 @@
+"""The ``tickwork`` command line: drive a local or a deployed tickwork stack."""

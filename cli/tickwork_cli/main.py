@@ -1,0 +1,340 @@
+"""``tickwork``: schedule, watch and steer actions on a local or deployed tickwork stack.
+
+Every command talks to the local stack (``make run``) unless ``--stack NAME`` names a
+deployed one. Read commands take ``--json`` for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tickwork.domain.errors import ActionLocked, TickworkError, ValidationFailed
+from tickwork.domain.preview import format_fire_times, next_fire_times
+from tickwork.domain.times import iso, parse_iso
+from tickwork.usecases.retry import retry_action
+from tickwork.usecases.start import StartCommand, check_start, spec_hash
+from tickwork.usecases.stop import cancel_action
+from tickwork.views import action_summary, action_view
+from tickwork_cli import render
+from tickwork_cli.start_flags import start_detail
+from tickwork_cli.target import Target, TargetNotFound
+
+DEFAULT_STATE_DIR = Path(".tickwork")
+CLI_SOURCE = "tickwork.cli"
+
+
+class Context:
+    def __init__(self, stack: str | None, region: str | None, state_dir: Path) -> None:
+        self.stack = stack
+        self.region = region
+        self.state_dir = state_dir
+        self._target: Target | None = None
+
+    @property
+    def target(self) -> Target:
+        if self._target is None:
+            try:
+                self._target = (
+                    Target.deployed(self.stack, self.region)
+                    if self.stack
+                    else Target.local(self.state_dir)
+                )
+            except TargetNotFound as missing:
+                raise click.ClickException(str(missing)) from missing
+        return self._target
+
+
+pass_context = click.make_pass_decorator(Context)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option(
+    "--stack", envvar="TICKWORK_STACK", help="A deployed stack's name (default: the local stack)."
+)
+@click.option("--region", envvar="AWS_REGION", help="AWS region of a deployed stack.")
+@click.option(
+    "--state-dir",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_STATE_DIR,
+    show_default=True,
+    envvar="TICKWORK_STATE_DIR",
+    help="Where the local stack keeps its state and endpoint file.",
+)
+@click.version_option(package_name="tickwork")
+@click.pass_context
+def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Path) -> None:
+    """Durable scheduled actions: schedule, watch and steer them.
+
+    \b
+    Local stack:     tickwork local            (or: make run)
+    Schedule:        tickwork schedule --id reminder:1 --in 30s
+    Watch:           tickwork list; tickwork show reminder:1
+    Preview a cron:  tickwork next "cron(0 9 ? * MON-FRI *)" --timezone Asia/Kuala_Lumpur
+    """
+    ctx.obj = Context(stack, region, state_dir)
+
+
+@cli.command()
+@click.option(
+    "--port", default=4566, show_default=True, help="Port of the emulated AWS endpoint (127.0.0.1)."
+)
+@click.option("--fresh", is_flag=True, help="Forget saved state and start empty.")
+@click.option(
+    "--parameter",
+    "parameters",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a template parameter, e.g. LockSeconds=5 (repeatable).",
+)
+@pass_context
+def local(context: Context, port: int, fresh: bool, parameters: tuple[str, ...]) -> None:
+    """Run the whole stack on this machine until Ctrl-C (no AWS account needed).
+
+    An emulated AWS endpoint on 127.0.0.1 built from template.yaml; the functions run in this
+    process; state in --state-dir survives a restart, and pending actions fire exactly once.
+    """
+    from tickwork_local.service import run_local
+
+    run_local(port=port, state_dir=context.state_dir, fresh=fresh, parameters=_pairs(parameters))
+
+
+@cli.command()
+@click.option("--actions", default=1.0, show_default=True, help="Seconds between demo steps.")
+def demo(actions: float) -> None:
+    """Start a throwaway local stack, schedule sample actions from events/demo/, watch them fire."""
+    from tickwork_local.demo import run_demo
+
+    raise SystemExit(run_demo(step_seconds=actions))
+
+
+@cli.command()
+@pass_context
+def outputs(context: Context) -> None:
+    """The stack's outputs as JSON (bus, table, state machine; endpoint URL when local)."""
+    click.echo(json.dumps(context.target.describe(), indent=2))
+
+
+@cli.command()
+@click.option("--id", "action_id", help="Your key for the action (default: evt-<event id>).")
+@click.option("--at", help="One-off at an ISO 8601 time, e.g. 2026-12-01T09:00:00+08:00.")
+@click.option(
+    "--in", "in_", metavar="DURATION", help="One-off after a delay: 90s, 5m, 1h30m, 2d, PT5M."
+)
+@click.option("--cron", help='Cron: "30 * * * *" or "cron(0 9 ? * MON-FRI *)".')
+@click.option("--rate", help='Fixed interval: "rate(5 minutes)".')
+@click.option(
+    "--every",
+    type=click.Choice(["TEN_MINS", "HOURLY", "DAILY", "WEEKLY", "MONTHLY"], case_sensitive=False),
+    help="A frequency preset (first fire: --first, else one period from now).",
+)
+@click.option("--first", help="With --every: the first fire time (ISO 8601).")
+@click.option("--timezone", help="IANA zone for cron and local times (default UTC).")
+@click.option("--times", type=int, help="Total number of fires of a recurring action.")
+@click.option("--action", help="Action type (default TICK).")
+@click.option("--data", help="The action's data as a JSON object.")
+@click.option("--metadata", help="Metadata as a JSON object (carried on every tick).")
+@click.option(
+    "--wait", default=10.0, show_default=True, help="Seconds to wait for the action to be indexed."
+)
+@json_option
+@pass_context
+def schedule(context: Context, wait: float, as_json: bool, **flags: Any) -> None:
+    """Publish a Schedule Start built from flags; exactly one of --at/--in/--cron/--rate/--every."""
+    detail = _guard(lambda: start_detail(**flags))
+    _publish_start(context, detail, wait, as_json)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--wait", default=10.0, show_default=True, help="Seconds to wait for a Start to be indexed."
+)
+@json_option
+@pass_context
+def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
+    """Publish an EventBridge event file as it is (e.g. events/start/cron.json) to the bus."""
+    event = json.loads(file.read_text())
+    if not {"detail-type", "detail"} <= set(event):
+        raise click.ClickException(
+            f"{file} is not an EventBridge event (no detail-type/detail); "
+            "fulfill payloads go to `sam local invoke FulfillFunction -e FILE`"
+        )
+    if event["detail-type"] == "Schedule Start":
+        _publish_start(
+            context, event["detail"], wait, as_json, source=event.get("source", CLI_SOURCE)
+        )
+        return
+    event_id = _put(context, event["detail-type"], event["detail"], event.get("source", CLI_SOURCE))
+    render.echo_result({"published": event["detail-type"], "eventId": event_id}, as_json)
+
+
+@cli.command(name="list")
+@click.option(
+    "--status",
+    type=click.Choice(
+        ["PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "NO_ACTION", "CANCELLED"],
+        case_sensitive=False,
+    ),
+)
+@click.option(
+    "--limit", default=50, show_default=True, help="At most this many, by next fire time."
+)
+@json_option
+@pass_context
+def list_(context: Context, status: str | None, limit: int, as_json: bool) -> None:
+    """Actions by next fire time, all or of one status."""
+    actions = context.target.dependencies().repository.list(
+        status.upper() if status else None, limit
+    )
+    render.actions_table([action_summary(a) for a in actions], as_json)
+
+
+@cli.command()
+@click.argument("action_id")
+@json_option
+@pass_context
+def show(context: Context, action_id: str, as_json: bool) -> None:
+    """One action: its record and the history of its occurrences."""
+    action = context.target.dependencies().repository.get(action_id)
+    if action is None:
+        raise click.ClickException(f"no action {action_id!r}: `tickwork list` shows the ids")
+    render.action_detail(action_view(action), as_json)
+
+
+@cli.command()
+@click.argument("action_id")
+@json_option
+@pass_context
+def cancel(context: Context, action_id: str, as_json: bool) -> None:
+    """Cancel an action before its lock (2 minutes before a fire) and stop its execution."""
+    render.echo_result(
+        _guard(lambda: cancel_action(action_id, context.target.dependencies())), as_json
+    )
+
+
+@cli.command()
+@click.argument("action_id")
+@json_option
+@pass_context
+def retry(context: Context, action_id: str, as_json: bool) -> None:
+    """Run a FAILED action's failed occurrence again, now, and resume its recurrence."""
+    render.echo_result(
+        _guard(lambda: retry_action(action_id, context.target.dependencies())), as_json
+    )
+
+
+@cli.command()
+@json_option
+@pass_context
+def stats(context: Context, as_json: bool) -> None:
+    """Counts of actions by status."""
+    render.counts(context.target.dependencies().repository.count_by_status(), as_json)
+
+
+@cli.command(name="next")
+@click.argument("expression")
+@click.option(
+    "--timezone", default="UTC", show_default=True, help="IANA zone the expression is read in."
+)
+@click.option("--count", default=5, show_default=True, help="How many fire times (1-100).")
+@click.option("--after", help="Start from this ISO 8601 time instead of now.")
+@click.option("--first", help="With a frequency preset: its first fire time.")
+@json_option
+def next_(
+    expression: str, timezone: str, count: int, after: str | None, first: str | None, as_json: bool
+) -> None:
+    """The next fire times of any "when": cron, cron(...), rate(...), a preset, a delay, a time.
+
+    \b
+    tickwork next "30 * * * *"
+    tickwork next "cron(0 9 ? * MON-FRI *)" --timezone Asia/Kuala_Lumpur --count 3
+    tickwork next "rate(90 minutes)" --after 2026-03-08T00:00:00Z
+    tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
+    """
+    start = _guard(lambda: parse_iso(after)) if after else datetime.now(UTC)
+    times = _guard(lambda: next_fire_times(expression, start, count, timezone, first))
+    render.fire_times(format_fire_times(times, timezone), as_json)
+
+
+# --- helpers --------------------------------------------------------------------------------
+def _publish_start(
+    context: Context, detail: dict[str, Any], wait: float, as_json: bool, source: str = CLI_SOURCE
+) -> None:
+    deps = context.target.dependencies()
+    provisional = f"cli-{uuid.uuid4()}"
+    checked = _guard(lambda: check_start(StartCommand(detail, provisional), deps.clock.now(), deps))
+    existing = deps.repository.get(checked.action_id) if "id" in detail else None
+    if existing is not None and existing.is_locked(deps.clock.now(), deps.settings.lock):
+        lock = int(deps.settings.lock.total_seconds())
+        raise click.ClickException(
+            str(ActionLocked(existing.id, iso(existing.execution_time), lock))
+        )
+    event_id = _put(context, "Schedule Start", detail, source)
+    action_id = detail.get("id") or f"evt-{event_id}"
+    deadline = time.monotonic() + wait
+    while True:
+        action = deps.repository.get(action_id)
+        if action is not None and action.spec_hash == spec_hash(detail):
+            render.echo_result(
+                {"scheduled": action_id, "eventId": event_id, **action_summary(action)}, as_json
+            )
+            return
+        if time.monotonic() > deadline:
+            render.echo_result(
+                {
+                    "published": "Schedule Start",
+                    "id": action_id,
+                    "eventId": event_id,
+                    "indexed": False,
+                },
+                as_json,
+            )
+            return
+        time.sleep(0.2)
+
+
+def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str) -> str:
+    response = context.target.client("events").put_events(
+        Entries=[
+            {
+                "EventBusName": context.target.outputs["EventBusName"],
+                "Source": source,
+                "DetailType": detail_type,
+                "Detail": json.dumps(detail),
+            }
+        ]
+    )
+    if response.get("FailedEntryCount"):
+        raise click.ClickException(f"the bus refused the event: {response['Entries'][0]}")
+    return str(response["Entries"][0]["EventId"])
+
+
+def _guard(call: Any) -> Any:
+    """Domain refusals become a clean error naming the field and the fix (exit 1)."""
+    try:
+        return call()
+    except ValidationFailed as refused:
+        raise click.ClickException(
+            "refused:\n"
+            + "\n".join(f"  {p.field}: {p.problem}. Fix: {p.fix}" for p in refused.problems)
+        ) from refused
+    except (TickworkError, ValueError) as error:
+        raise click.ClickException(str(error)) from error
+
+
+def _pairs(items: tuple[str, ...]) -> dict[str, str]:
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--parameter")
+        pairs[key] = value
+    return pairs

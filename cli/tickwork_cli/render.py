@@ -1,0 +1,140 @@
+"""How the CLI shows things: rich tables for people, JSON with --json for scripts."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from tickwork.domain.times import parse_iso
+
+__all__ = ["action_detail", "actions_table", "counts", "echo_result", "fire_times", "relative"]
+
+console = Console()
+STATUS_STYLE = {
+    "PENDING": "cyan",
+    "IN_PROGRESS": "yellow",
+    "COMPLETED": "green",
+    "FAILED": "bold red",
+    "NO_ACTION": "magenta",
+    "CANCELLED": "dim",
+}
+
+
+def _json(value: Any) -> None:
+    print(json.dumps(value, indent=2, default=str))
+
+
+def relative(moment: str | None, now: datetime | None = None) -> str:
+    if not moment:
+        return "—"
+    seconds = (parse_iso(moment) - (now or datetime.now(UTC))).total_seconds()
+    amount, unit = abs(seconds), "s"
+    for size, name in ((86400, "d"), (3600, "h"), (60, "m")):
+        if amount >= size:
+            amount, unit = amount / size, name
+            break
+    text = f"{amount:.0f}{unit}" if unit != "s" else f"{amount:.1f}s"
+    return f"in {text}" if seconds >= 0 else f"{text} ago"
+
+
+def _status(status: str) -> str:
+    return f"[{STATUS_STYLE.get(status, 'white')}]{status}[/]"
+
+
+def echo_result(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        _json(result)
+        return
+    for key, value in result.items():
+        if value is not None:
+            console.print(f"[bold]{key}[/]: {value}", highlight=False)
+
+
+def actions_table(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        _json(rows)
+        return
+    table = Table(title=f"{len(rows)} action(s)", title_justify="left")
+    for column in ("id", "action", "status", "next fire", "occurrence", "left", "schedule"):
+        table.add_column(column)
+    for row in rows:
+        nxt = row["executionTime"]
+        table.add_row(
+            row["id"],
+            row["action"],
+            _status(row["status"]),
+            f"{nxt or '—'} ({relative(nxt)})"
+            if nxt and row["status"] in ("PENDING", "IN_PROGRESS")
+            else "—",
+            str(row["occurrence"]),
+            "∞" if row["executionRemainder"] is None else str(row["executionRemainder"]),
+            row["schedule"],
+        )
+    console.print(table)
+
+
+def action_detail(view: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        _json(view)
+        return
+    console.print(
+        f"[bold]{view['id']}[/]  {_status(view['status'])}  {view['action']}  {view['schedule']}"
+    )
+    for key in (
+        "executionTime",
+        "occurrence",
+        "executionRemainder",
+        "generation",
+        "version",
+        "retryCount",
+        "lastError",
+        "executionArn",
+        "createdAt",
+        "updatedAt",
+    ):
+        if view.get(key) is not None:
+            console.print(f"  {key}: {view[key]}", highlight=False)
+    console.print(f"  data: {json.dumps(view['data'])}", highlight=False)
+    history = Table(title="occurrences", title_justify="left")
+    for column in ("#", "scheduled", "actual", "late", "attempts", "outcome", "error"):
+        history.add_column(column)
+    for h in view["history"]:
+        late = (parse_iso(h["actualTime"]) - parse_iso(h["scheduledTime"])).total_seconds()
+        history.add_row(
+            str(h["occurrence"]),
+            h["scheduledTime"],
+            h["actualTime"],
+            f"{late:.3f}s",
+            str(h["attempts"]),
+            _status(h["outcome"]) if h["outcome"] != "FIRED" else "[green]FIRED[/]",
+            h.get("error") or "",
+        )
+    console.print(history)
+
+
+def counts(by_status: dict[str, int], as_json: bool) -> None:
+    if as_json:
+        _json(by_status)
+        return
+    table = Table(title=f"{sum(by_status.values())} action(s)", title_justify="left")
+    table.add_column("status")
+    table.add_column("count", justify="right")
+    for status, count in by_status.items():
+        table.add_row(_status(status), str(count))
+    console.print(table)
+
+
+def fire_times(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        _json(rows)
+        return
+    table = Table(title="next fire times", title_justify="left")
+    for column in ("#", "UTC", "local", "zone"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(str(row["n"]), row["utc"], row["local"], row["zone"])
+    console.print(table)

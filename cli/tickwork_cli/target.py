@@ -1,0 +1,115 @@
+"""Which stack a command talks to: the local one (by default) or a deployed one by name.
+
+The local stack writes ``<state dir>/local.json`` when it is ready: its endpoint and the
+template's outputs. A deployed stack's outputs come from CloudFormation.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.eventbridge import EventBridgePublisher
+from tickwork.adapters.stepfunctions import StepFunctionsExecutions
+from tickwork.clock import SystemClock
+from tickwork.config import Settings
+from tickwork.dependencies import Dependencies
+from tickwork.fulfillment.defaults import default_registry
+
+__all__ = ["LOCAL_FILE", "Target", "TargetNotFound"]
+
+LOCAL_FILE = "local.json"
+REQUIRED_OUTPUTS = ("EventBusName", "ActionsTableName", "StateMachineArn")
+
+
+class TargetNotFound(Exception):
+    """No stack to talk to: says how to start or name one."""
+
+
+@dataclass(frozen=True)
+class Target:
+    outputs: dict[str, str]
+    region: str
+    endpoint_url: str | None = None
+    parameters: dict[str, str] | None = None
+
+    @classmethod
+    def local(cls, state_dir: Path) -> Target:
+        path = state_dir / LOCAL_FILE
+        if not path.exists():
+            raise TargetNotFound(
+                f"no local stack found ({path} is missing): start one with `make run` "
+                "(or `tickwork local`), or name a deployed stack with --stack NAME"
+            )
+        state = json.loads(path.read_text())
+        return cls(state["outputs"], state["region"], state["endpoint"], state.get("parameters"))
+
+    @classmethod
+    def deployed(cls, stack_name: str, region: str | None = None) -> Target:
+        client = boto3.client("cloudformation", region_name=region)
+        try:
+            stack = client.describe_stacks(StackName=stack_name)["Stacks"][0]
+        except client.exceptions.ClientError as error:
+            raise TargetNotFound(f"stack {stack_name!r}: {error}") from error
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+        missing = [name for name in REQUIRED_OUTPUTS if name not in outputs]
+        if missing:
+            raise TargetNotFound(f"stack {stack_name!r} has no outputs {missing}: is it tickwork?")
+        parameters = {
+            p["ParameterKey"]: p.get("ParameterValue", "") for p in stack.get("Parameters", [])
+        }
+        return cls(outputs, client.meta.region_name, None, parameters)
+
+    def _session(self) -> boto3.Session:
+        if self.endpoint_url:  # the local emulator: never send real credentials to it
+            return boto3.Session(
+                aws_access_key_id="tickwork-local",
+                aws_secret_access_key="tickwork-local",
+                aws_session_token="tickwork-local",
+                region_name=self.region,
+            )
+        return boto3.Session(region_name=self.region)
+
+    def client(self, service: str) -> Any:
+        return self._session().client(service, endpoint_url=self.endpoint_url)
+
+    def dependencies(self) -> Dependencies:
+        """The same ports the functions use, pointed at this stack."""
+        parameters = self.parameters or {}
+        settings = Settings.from_environment(
+            {
+                "TABLE_NAME": self.outputs["ActionsTableName"],
+                "EVENT_BUS_NAME": self.outputs["EventBusName"],
+                "STATE_MACHINE_ARN": self.outputs["StateMachineArn"],
+                "EVENT_SOURCE": parameters.get("EventSource", "tickwork"),
+                "LOCK_SECONDS": parameters.get("LockSeconds", ""),
+                "LEG_SECONDS": parameters.get("LegSeconds", ""),
+            }
+        )
+        table = self._session().resource("dynamodb", endpoint_url=self.endpoint_url)
+        return Dependencies(
+            settings=settings,
+            repository=DynamoDBActionRepository(
+                settings.table_name, table.Table(settings.table_name)
+            ),
+            executions=StepFunctionsExecutions(
+                settings.state_machine_arn, self.client("stepfunctions")
+            ),
+            publisher=EventBridgePublisher(
+                settings.event_bus_name, settings.event_source, self.client("events")
+            ),
+            registry=default_registry(),
+            clock=SystemClock(),
+        )
+
+    def describe(self) -> dict[str, str]:
+        described = dict(self.outputs)
+        if self.endpoint_url:
+            described["AwsEndpointUrl"] = self.endpoint_url
+        described["Region"] = self.region
+        return described

@@ -1,0 +1,182 @@
+"""``make demo``: a throwaway local stack, the sample actions in events/demo/, watched live.
+
+Schedules a one-off in a few seconds, a recurrence firing 3 times, a webhook that fails once
+and succeeds on retry, and an action cancelled before it fires; shows their status, next fire
+and lateness as they go; prints a summary and exits 0 when every one ended as expected.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from tickwork import wiring
+from tickwork.domain.action import FINISHED, Action, Status
+from tickwork.domain.times import parse_iso
+from tickwork.ports import ActionRepository
+from tickwork_local.receiver import Receiver
+from tickwork_local.service import running_service
+from tickwork_local.stack import REPO_ROOT, EventTap, LocalStack
+
+__all__ = ["run_demo"]
+
+DEMO_EVENTS = REPO_ROOT / "events" / "demo"
+# Seconds-scale settings so the whole demo takes well under a minute.
+DEMO_PARAMETERS = {
+    "LogLevel": "WARNING",  # the live table, not the functions' logs
+    "LockSeconds": "1",
+    "RetryIntervalSeconds": "1",
+    "RetryMaxAttempts": "3",
+    "RetryMaxDelaySeconds": "2",
+}
+TIMEOUT_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class Expected:
+    file: str
+    status: Status
+    fires: int
+
+
+EXPECTED = {
+    "demo:one-off": Expected("one-off.json", Status.COMPLETED, 1),
+    "demo:every-3s": Expected("every-3s-3-times.json", Status.COMPLETED, 3),
+    "demo:webhook": Expected("webhook-fails-then-succeeds.json", Status.COMPLETED, 1),
+    "demo:cancelled": Expected("cancel-me.json", Status.CANCELLED, 0),
+}
+
+
+def run_demo(step_seconds: float = 1.0) -> int:
+    console = Console()
+    started = time.monotonic()
+    receiver = Receiver(failures=1)
+    with (
+        tempfile.TemporaryDirectory(prefix="tickwork-demo-") as state,
+        running_service(None, Path(state), fresh=True, parameters=DEMO_PARAMETERS) as service,
+    ):
+        stack = service.stack
+        console.print(f"[bold]tickwork demo[/] — local stack on {service.endpoint}")
+        ticks = stack.tap(["Schedule Tick"])
+        for action_id, expected in EXPECTED.items():
+            _send(stack, DEMO_EVENTS / expected.file, receiver.url)
+            console.print(f"  scheduled [cyan]{action_id}[/] from events/demo/{expected.file}")
+            time.sleep(step_seconds / 4)
+        time.sleep(step_seconds)
+        _send(stack, DEMO_EVENTS / "stop-cancel-me.json", receiver.url)
+        console.print(
+            "  sent Schedule Stop for [cyan]demo:cancelled[/] (events/demo/stop-cancel-me.json)"
+        )
+        records = wiring.from_environment().repository
+        finished = _watch(console, records, ticks)
+        stack.wait_idle(timeout=10)
+        ticks.drain()
+        actions = {i: records.get(i) for i in EXPECTED}
+    receiver.close()
+    return _summary(
+        console, actions, ticks.events, len(receiver.requests), finished, time.monotonic() - started
+    )
+
+
+def _send(stack: LocalStack, path: Path, receiver_url: str) -> None:
+    event = json.loads(path.read_text().replace("${RECEIVER_URL}", receiver_url))
+    stack.publish(event["detail-type"], event["detail"], source=event["source"])
+
+
+def _watch(console: Console, records: ActionRepository, ticks: EventTap) -> bool:
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    with Live(console=console, refresh_per_second=8) as live:
+        while time.monotonic() < deadline:
+            ticks.drain()
+            actions = {i: records.get(i) for i in EXPECTED}
+            live.update(_table(actions, ticks.events))
+            fired = _fires(ticks.events)
+            if all(
+                a is not None
+                and a.status in FINISHED
+                and len(fired.get(i, [])) >= EXPECTED[i].fires
+                for i, a in actions.items()
+            ):
+                return True
+            time.sleep(0.25)
+    return False
+
+
+def _fires(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        by_id.setdefault(event["detail"]["id"], []).append(event["detail"])
+    return by_id
+
+
+def _lateness(tick: dict[str, Any]) -> float:
+    return (parse_iso(tick["actualTime"]) - parse_iso(tick["scheduledTime"])).total_seconds()
+
+
+def _table(actions: dict[str, Action | None], events: list[dict[str, Any]]) -> Table:
+    fired = _fires(events)
+    table = Table(title="actions (live)", title_justify="left")
+    for column in ("id", "status", "next fire in", "fires", "last lateness", "attempts"):
+        table.add_column(column)
+    now = time.time()
+    for action_id, action in actions.items():
+        ticks = fired.get(action_id, [])
+        status = str(action.status) if action else "…"
+        next_in = "—"
+        if action and action.status == Status.PENDING and action.execution_time:
+            next_in = f"{max(action.execution_time.timestamp() - now, 0):.1f}s"
+        table.add_row(
+            action_id,
+            status,
+            next_in,
+            f"{len(ticks)}/{EXPECTED[action_id].fires}",
+            f"{_lateness(ticks[-1]):.3f}s" if ticks else "—",
+            str(ticks[-1]["attempts"]) if ticks else "—",
+        )
+    return table
+
+
+def _summary(
+    console: Console,
+    actions: dict[str, Action | None],
+    events: list[dict[str, Any]],
+    webhook_requests: int,
+    finished: bool,
+    wall: float,
+) -> int:
+    fired = _fires(events)
+    late = [_lateness(t) for ticks in fired.values() for t in ticks]
+    duplicates = sum(len(ts) - len({t["occurrence"] for t in ts}) for ts in fired.values())
+    early = sum(1 for x in late if x < 0)
+    problems = [
+        f"{i}: {a.status if a else 'missing'} with {len(fired.get(i, []))} fire(s), "
+        f"expected {e.status} with {e.fires}"
+        for i, e in EXPECTED.items()
+        for a in [actions[i]]
+        if a is None or a.status != e.status or len(fired.get(i, [])) != e.fires
+    ]
+    console.print(
+        f"[bold]summary[/]: {sum(len(v) for v in fired.values())} fires "
+        f"(expected {sum(e.fires for e in EXPECTED.values())}), "
+        f"early {early}, duplicated {duplicates}, "
+        f"lateness p50 {statistics.median(late) if late else 0:.3f}s "
+        f"max {max(late, default=0):.3f}s; "
+        f"webhook answered {webhook_requests} request(s) (1 failure, then success on retry); "
+        f"wall time {wall:.1f}s"
+    )
+    if not finished or problems or early or duplicates:
+        for problem in problems:
+            console.print(f"[red]  {problem}[/]")
+        console.print("[bold red]demo FAILED[/]")
+        return 1
+    console.print("[bold green]demo OK[/]: every action ended as expected")
+    return 0

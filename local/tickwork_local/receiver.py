@@ -1,0 +1,46 @@
+"""A webhook receiver on loopback that answers 500 to its first ``failures`` requests.
+
+For the demo and the tests: a real HTTP endpoint for HTTP_REQUEST fulfillments, so retries
+are exercised against a real server rather than a mock.
+"""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tickwork_local.server import LOOPBACK
+
+__all__ = ["Receiver"]
+
+
+class Receiver:
+    def __init__(self, failures: int = 0) -> None:
+        self.failures = failures
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver._lock:
+                    receiver.requests.append({"headers": dict(self.headers), "body": body})
+                    failing = receiver.failures > 0
+                    if failing:
+                        receiver.failures -= 1
+                self.send_response(500 if failing else 200)
+                self.end_headers()
+                self.wfile.write(b"not yet" if failing else b"ok")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer((LOOPBACK, 0), Handler)
+        self.url = f"http://{LOOPBACK}:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

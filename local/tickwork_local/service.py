@@ -1,0 +1,110 @@
+"""``tickwork local``: the whole stack on this machine until Ctrl-C (or SIGTERM).
+
+Start-up order matters for "nothing lost, nothing twice":
+1. serve the emulated endpoint and build the stack from template.yaml;
+2. put back the action records saved in the state dir (snapshot + write-ahead journal);
+3. journal every later write to the table before it is acknowledged (survives kill -9);
+4. start again the execution of every PENDING action (names are deterministic, starts are
+   idempotent) and release claims whose execution was lost;
+5. write ``local.json`` (endpoint + outputs) so the CLI and other tools find the stack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tickwork import wiring
+from tickwork.usecases.resume import resume_actions
+from tickwork_local.journal import Journal
+from tickwork_local.server import serving
+from tickwork_local.stack import LocalStack
+
+__all__ = ["LocalService", "run_local", "running_service"]
+
+LOCAL_FILE = "local.json"
+
+
+@dataclass(frozen=True)
+class LocalService:
+    stack: LocalStack
+    endpoint: str
+    restored: int
+    resumed: dict[str, int]
+
+
+@contextmanager
+def running_service(
+    port: int | None, state_dir: Path, fresh: bool = False, parameters: dict[str, str] | None = None
+) -> Iterator[LocalService]:
+    if fresh and state_dir.exists():
+        shutil.rmtree(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with serving(port) as endpoint, LocalStack.from_repo(parameters=parameters).running() as stack:
+        table = stack.outputs["ActionsTableName"]
+        journal = Journal(state_dir, {table})
+        restored = journal.restore(stack.client("dynamodb"))
+        journal.compact()
+        with journal.installed():
+            resumed = resume_actions(wiring.from_environment())
+            state = {
+                "endpoint": endpoint,
+                "region": stack.region,
+                "outputs": stack.outputs,
+                "parameters": stack.template.parameters,
+                "pid": os.getpid(),
+            }
+            local_file = state_dir / LOCAL_FILE
+            local_file.write_text(json.dumps(state, indent=2))
+            try:
+                yield LocalService(stack, endpoint, restored, resumed)
+            finally:
+                local_file.unlink(missing_ok=True)
+
+
+SHUTDOWN_GRACE_SECONDS = 10
+
+
+def run_local(port: int, state_dir: Path, fresh: bool, parameters: dict[str, str]) -> None:
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
+    with running_service(port, state_dir, fresh, parameters) as service:
+        print(_banner(service), flush=True)
+        stopping.wait()
+        print("stopping: waiting actions are saved and resume on the next start", flush=True)
+        # Every acknowledged write is already in the journal, so a shutdown that hangs (a
+        # stuck connection, an emulator thread) may be cut short as safely as a kill -9.
+        watchdog = threading.Timer(SHUTDOWN_GRACE_SECONDS, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
+
+
+def _banner(service: LocalService) -> str:
+    outputs: dict[str, Any] = service.stack.outputs
+    aws = f"aws --endpoint-url {service.endpoint} --region {service.stack.region}"
+    detail = json.dumps(json.dumps({"id": "hi", "duration": "30s"}))
+    entry = f'[{{"EventBusName":"{outputs["EventBusName"]}","Source":"me",'
+    entry += f'"DetailType":"Schedule Start","Detail":{detail}}}]'
+    return "\n".join(
+        [
+            f"tickwork local is ready on {service.endpoint} (loopback only)",
+            f"  restored {service.restored} action record(s); resumed {service.resumed['resumed']} "
+            f"waiting action(s), released {service.resumed['released']} lost claim(s)",
+            *(f"  {name}: {value}" for name, value in outputs.items()),
+            "",
+            "Try it:",
+            "  tickwork schedule --id hello --in 10s && tickwork list",
+            f"  {aws} events put-events --entries '{entry}'",
+            f"  {aws} dynamodb scan --table-name {outputs['ActionsTableName']}",
+            "Ctrl-C stops; waiting actions resume on the next start.",
+        ]
+    )

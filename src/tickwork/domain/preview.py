@@ -1,0 +1,133 @@
+"""A preview of when a schedule fires, from one expression as a person types it.
+
+``when_detail`` turns "30 * * * *", "rate(5 minutes)", "daily", "1h30m" or an ISO time
+into the "when" of a Schedule Start detail; ``next_fire_times`` lists the fires the
+schedule it names would have after a given instant, by the schedule's own rules
+(``parse_start_detail`` and ``Schedule``); ``format_fire_times`` lays them out in UTC
+and local time, the way the EventBridge console lists the next trigger dates.
+Pure: "after" is passed in, no clock is read.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from tickwork.domain.durations import parse_duration
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule import Frequency
+from tickwork.domain.schedule.timestamps import format_utc
+from tickwork.domain.schedule.wallclock import load_zone
+from tickwork.domain.start_request import parse_start_detail
+
+__all__ = ["MAX_COUNT", "format_fire_times", "next_fire_times", "when_detail"]
+
+MAX_COUNT = 100
+# Epoch milliseconds have 12 digits from 1973 on; fewer digits are not taken as a time.
+_EPOCH_MS_DIGITS = 12
+_NAMES = "JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT"
+_CRON_FIELD = re.compile(rf"(?:[0-9*?/,#\-]|L|W|{_NAMES})+", re.IGNORECASE)
+_FORMS = (
+    'cron "30 * * * *" or "cron(0 9 ? * MON-FRI *)"; '
+    'rate "rate(5 minutes)"; '
+    f'frequency "DAILY" (one of {", ".join(Frequency)}); '
+    'duration "1h30m" or "PT5M"; '
+    'ISO 8601 time "2026-05-01T09:00:00Z"; '
+    "epoch milliseconds 1767254400000"
+)
+
+
+def when_detail(expression: str) -> dict[str, Any]:
+    """The Start-detail "when" that ``expression`` names, found by its shape.
+
+    Only the form is decided here; a cron or rate of the right shape but wrong content
+    is refused by the schedule itself, naming "cron" or "rate".
+    """
+    text = expression.strip() if isinstance(expression, str) else ""
+    lowered = text.lower()
+    if lowered.startswith("cron("):
+        return {"cron": text}
+    if lowered.startswith("rate("):
+        return {"rate": text}
+    if text.upper() in Frequency.__members__:
+        return {"frequency": text.upper()}
+    if text.isdigit() and len(text) >= _EPOCH_MS_DIGITS:
+        return {"executionTime": int(text)}
+    if _is_duration(text):
+        return {"duration": text}
+    if _is_iso_time(text):
+        return {"at": text}
+    fields = text.split()
+    if len(fields) == 5 and all(_CRON_FIELD.fullmatch(field) for field in fields):
+        return {"cron": " ".join(fields)}
+    raise ValidationFailed.of(
+        "expression", f"{expression!r} is not a schedule expression", f"give one of: {_FORMS}"
+    )
+
+
+def next_fire_times(
+    expression: str,
+    after: datetime,
+    count: int = 5,
+    timezone: str = "UTC",
+    first: str | None = None,
+) -> list[datetime]:
+    """Up to ``count`` fires (aware UTC) of the schedule ``expression`` names.
+
+    The list starts at the schedule's first fire at or after ``after`` (as a new
+    action created at ``after`` would first fire) and stops early when the schedule
+    ends. ``first`` (ISO 8601) is a frequency's first time. Whatever the Start detail
+    refuses (a one-off in the past, a bad cron or zone) is refused here the same way.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise ValidationFailed.of(
+            "count", f"{count!r} is not from 1 to {MAX_COUNT}", f"give 1 to {MAX_COUNT}"
+        )
+    when = when_detail(expression)
+    detail: dict[str, Any] = {"id": "preview", **when, "timezone": timezone}
+    if first is not None:
+        if "frequency" not in when:
+            raise ValidationFailed.of(
+                "first",
+                f"only a frequency takes a first time, not {next(iter(when))}",
+                'remove it, or give a frequency such as "DAILY"',
+            )
+        detail["at"] = first
+    schedule = parse_start_detail(detail, now=after).schedule
+    fires: list[datetime] = []
+    fire = schedule.first_fire_time(after)
+    while fire is not None and len(fires) < count:
+        fires.append(fire)
+        fire = schedule.next_fire_time(fire, len(fires))
+    return fires
+
+
+def format_fire_times(times: list[datetime], timezone: str) -> list[dict[str, Any]]:
+    """JSON-ready rows, numbered from 1: each fire in UTC and on the wall clock of ``timezone``."""
+    zone = load_zone(timezone)
+    return [
+        {
+            "n": number,
+            "utc": format_utc(fire),
+            "local": fire.astimezone(zone).isoformat(),
+            "zone": zone.key,
+        }
+        for number, fire in enumerate(times, start=1)
+    ]
+
+
+def _is_duration(text: str) -> bool:
+    try:
+        parse_duration(text, "expression")
+    except ValidationFailed:
+        return False
+    return True
+
+
+def _is_iso_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,56 @@
+"""JSON-ready views of an action, shared by the CLI and the HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tickwork.domain.action import Action
+from tickwork.domain.times import iso
+
+__all__ = ["action_summary", "action_view"]
+
+
+def action_summary(action: Action) -> dict[str, Any]:
+    return {
+        "id": action.id,
+        "action": action.action,
+        "status": str(action.status),
+        "executionTime": iso(action.execution_time) if action.execution_time else None,
+        "occurrence": action.occurrence,
+        "executionRemainder": action.execution_remainder,
+        "schedule": action.schedule.describe(),
+        "retryCount": action.retry_count,
+        "lastError": action.last_error,
+    }
+
+
+def action_view(action: Action) -> dict[str, Any]:
+    return {
+        **action_summary(action),
+        "data": action.data,
+        "metadata": action.metadata,
+        "timezone": action.schedule.timezone,
+        "repeat": action.repeat,
+        "frequency": action.frequency,
+        "generation": action.generation,
+        "version": action.version,
+        "executionArn": action.execution_arn,
+        "lastResult": action.last_result,
+        "createdAt": action.created_at,
+        "updatedAt": action.updated_at,
+        "history": [
+            {
+                "occurrence": h.occurrence,
+                "scheduledTime": h.scheduled_time,
+                "actualTime": h.actual_time,
+                "attempts": h.attempts,
+                "outcome": h.outcome,
+                "error": h.error,
+            }
+            for h in action.history
+        ],
+        "transitions": [
+            {"at": t.at, "from": t.from_status, "to": t.to_status, "reason": t.reason}
+            for t in action.transitions
+        ],
+    }

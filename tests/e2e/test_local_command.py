@@ -1,0 +1,160 @@
+"""GIVEN `tickwork local` running as its own process WHEN driven only from outside (the CLI,
+the AWS CLI, boto3) THEN actions fire once, and a kill -9 mid-wait loses and doubles nothing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.local_process import LocalProcess
+from tickwork.domain.times import iso, parse_iso
+
+
+@pytest.fixture
+def local(tmp_path: Path) -> Iterator[LocalProcess]:
+    process = LocalProcess(tmp_path / "state")
+    process.start()
+    yield process
+    process.stop()
+
+
+def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess) -> None:
+    # GIVEN a worker queue subscribed to Schedule Tick with a bus rule
+    queue = local.subscribe_ticks()
+
+    # WHEN an action is scheduled with the CLI
+    scheduled = local.cli_json(
+        "schedule", "--id", "cli:hello", "--in", "2s", "--data", '{"to": "ops"}'
+    )
+
+    # THEN the worker gets exactly one tick for it, not early, and the CLI shows it COMPLETED
+    assert scheduled["status"] == "PENDING"
+    ticks = local.receive(queue, count=1, timeout=15)
+    assert [(t["id"], t["occurrence"], t["data"]) for t in ticks] == [
+        ("cli:hello", 1, {"to": "ops"})
+    ]
+    assert parse_iso(ticks[0]["actualTime"]) >= parse_iso(ticks[0]["scheduledTime"])
+    assert local.receive(queue, count=1, timeout=1.5) == []
+    shown = local.cli_json("show", "cli:hello")
+    assert shown["status"] == "COMPLETED" and [h["occurrence"] for h in shown["history"]] == [1]
+    assert local.cli_json("stats")["COMPLETED"] == 1
+    assert [a["id"] for a in local.cli_json("list", "--status", "COMPLETED")] == ["cli:hello"]
+
+
+def test_aws_cli_drives_the_local_stack(local: LocalProcess) -> None:
+    outputs = local.state["outputs"]
+    bus, table = outputs["EventBusName"], outputs["ActionsTableName"]
+
+    # WHEN a Start is published with `aws events put-events`
+    entry = (
+        f'[{{"EventBusName":"{bus}","Source":"aws.cli.user","DetailType":"Schedule Start",'
+        '"Detail":"{\\"id\\":\\"awscli:1\\",\\"duration\\":\\"1s\\"}"}]'
+    )
+    put = local.aws("events", "put-events", "--entries", entry)
+    assert put["FailedEntryCount"] == 0
+
+    # THEN `aws dynamodb scan` sees the record complete and `aws stepfunctions` its execution
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        items = local.aws("dynamodb", "scan", "--table-name", table)["Items"]
+        if items and items[0]["status"]["S"] == "COMPLETED":
+            break
+        time.sleep(0.3)
+    assert [(i["id"]["S"], i["status"]["S"]) for i in items] == [("awscli:1", "COMPLETED")]
+    executions = local.aws(
+        "stepfunctions", "list-executions", "--state-machine-arn", outputs["StateMachineArn"]
+    )
+    assert [e["status"] for e in executions["executions"]] == ["SUCCEEDED"]
+
+
+def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> None:
+    refused = local.cli("schedule", "--id", "bad:1", "--cron", "61 * * * *", check=False)
+    assert refused.returncode == 1 and "cron:" in refused.stderr and "Fix:" in refused.stderr
+    missing = local.cli("cancel", "never:was", check=False)
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    assert local.cli_json("list") == []
+
+
+def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> None:
+    # GIVEN a local stack with a 3-fire recurrence (every 5 s) and two one-offs waiting
+    process = LocalProcess(tmp_path / "state")
+    process.start()
+    try:
+        t0 = datetime.now(UTC)
+        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(5 seconds)", "--times", "3")
+        for action_id, seconds in (("k:one", 20), ("k:two", 21)):
+            process.cli_json(
+                "schedule", "--id", action_id, "--at", iso(t0 + timedelta(seconds=seconds))
+            )
+        deadline = time.monotonic() + 15
+        while process.cli_json("show", "k:rec")["occurrence"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)  # k:rec has fired once; the rest wait
+        pending_at_kill = sorted(a["id"] for a in process.cli_json("list", "--status", "PENDING"))
+
+        # WHEN the process is killed with SIGKILL and started again on the same state
+        process.kill()
+        process.start()
+        queue = process.subscribe_ticks()
+
+        # THEN every waiting action fires exactly the occurrences it still owed, none early
+        ticks = process.receive(queue, count=4, timeout=25)
+        assert pending_at_kill == ["k:one", "k:rec", "k:two"]
+        fired = sorted((t["id"], t["occurrence"]) for t in ticks)
+        assert fired == [("k:one", 1), ("k:rec", 2), ("k:rec", 3), ("k:two", 1)]
+        assert process.receive(queue, count=1, timeout=2) == []
+        for action_id, occurrences in (("k:one", [1]), ("k:two", [1]), ("k:rec", [1, 2, 3])):
+            shown = process.cli_json("show", action_id)
+            assert shown["status"] == "COMPLETED"
+            assert [h["occurrence"] for h in shown["history"]] == occurrences
+        assert all(parse_iso(t["actualTime"]) >= parse_iso(t["scheduledTime"]) for t in ticks)
+    finally:
+        process.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected_utc"),
+    [
+        (
+            ("30 * * * *", "--after", "2026-11-22T04:00:00Z", "--count", "2"),
+            ["2026-11-22T04:30:00Z", "2026-11-22T05:30:00Z"],
+        ),
+        (
+            ("rate(90 minutes)", "--after", "2026-11-22T04:00:00Z", "--count", "2"),
+            ["2026-11-22T05:30:00Z", "2026-11-22T07:00:00Z"],
+        ),
+        (
+            (
+                "30 2 * * *",
+                "--timezone",
+                "America/New_York",
+                "--after",
+                "2026-03-07T00:00:00Z",
+                "--count",
+                "3",
+            ),
+            ["2026-03-07T07:30:00Z", "2026-03-09T06:30:00Z", "2026-03-10T06:30:00Z"],
+        ),
+        (
+            (
+                "30 1 * * *",
+                "--timezone",
+                "America/New_York",
+                "--after",
+                "2026-10-31T12:00:00Z",
+                "--count",
+                "3",
+            ),
+            ["2026-11-01T05:30:00Z", "2026-11-02T06:30:00Z", "2026-11-03T06:30:00Z"],
+        ),
+    ],
+    ids=["cron", "rate", "spring-forward-skips", "fall-back-once"],
+)
+def test_next_lists_fire_times_like_the_console(
+    args: tuple[str, ...], expected_utc: list[str], tmp_path: Path
+) -> None:
+    rows = LocalProcess(tmp_path).cli_json("next", *args)
+    assert [r["utc"] for r in rows] == expected_utc
