@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["QueuePoller", "as_delivered"]
+__all__ = ["QueuePoller", "ScheduleRunner", "as_delivered"]
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +94,44 @@ class QueuePoller(threading.Thread):
                     QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
                 )
         return len(messages)
+
+
+class ScheduleRunner(threading.Thread):
+    """Runs a function on its EventBridge schedule (``rate(...)``), as a Schedule event does.
+
+    moto keeps scheduled rules but never fires them.
+    """
+
+    def __init__(
+        self, schedule: str, deliver: Callable[[dict[str, Any]], str | None], account: str
+    ) -> None:
+        from tickwork.domain.schedule.rate import parse_rate
+
+        super().__init__(name=f"schedule-{schedule}", daemon=True)
+        self.interval = parse_rate(schedule, "Schedule").total_seconds()
+        self._deliver = deliver
+        self._account = account
+        self._stopped = threading.Event()
+        self.runs = 0
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def run(self) -> None:
+        while not self._stopped.wait(self.interval):
+            event = {
+                "version": "0",
+                "id": str(uuid.uuid4()),
+                "detail-type": "Scheduled Event",
+                "source": "aws.events",
+                "account": self._account,
+                "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "region": "us-east-1",
+                "resources": [],
+                "detail": {},
+            }
+            try:
+                self._deliver(event)
+            except Exception:
+                log.exception("scheduled run of %s failed", self.name)
+            self.runs += 1

@@ -22,7 +22,7 @@ from typing import Any
 
 import boto3
 
-from tickwork_local.delivery import QueuePoller, as_delivered
+from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 
@@ -77,6 +77,7 @@ class LocalStack:
             self.functions, lambda name: template.arn("lambda", f"function:{name}")
         )
         self.pollers: list[QueuePoller] = []
+        self.schedules: list[ScheduleRunner] = []
         self.outputs: dict[str, str] = {}
         self._saved_env: dict[str, str | None] = {}
 
@@ -98,16 +99,16 @@ class LocalStack:
         try:
             with self.runtime.installed():
                 self._create_resources()
-                for poller in self.pollers:
-                    poller.start()
+                for worker in (*self.pollers, *self.schedules):
+                    worker.start()
                 try:
                     yield self
                 finally:
+                    for worker in (*self.schedules, *self.pollers):
+                        worker.stop()
                     self._abort_executions()
-                    for poller in self.pollers:
-                        poller.stop()
-                    for poller in self.pollers:
-                        poller.join(timeout=5)
+                    for worker in (*self.schedules, *self.pollers):
+                        worker.join(timeout=5)
         finally:
             self._restore_env()
 
@@ -170,6 +171,8 @@ class LocalStack:
             )
             for rule in spec.rules:
                 self._deliver_rule(spec, rule.name, rule.bus, rule.pattern)
+            for schedule in spec.schedules:
+                self.schedules.append(ScheduleRunner(schedule, self._invoker(spec.name), ACCOUNT))
         sfn = self.client("stepfunctions")
         for logical, resource in t.of_type("AWS::Serverless::StateMachine").items():
             sfn.create_state_machine(
@@ -226,14 +229,12 @@ class LocalStack:
         dead_letters = self.template.of_type("AWS::SQS::Queue")
         dlq = self.template.resolve({"Ref": next(iter(dead_letters))}) if dead_letters else None
         self.pollers.append(
-            QueuePoller(
-                self.client("sqs"),
-                url,
-                lambda event: self.runtime.invoke(spec.name, event)[1],
-                dlq,
-                ACCOUNT,
-            )
+            QueuePoller(self.client("sqs"), url, self._invoker(spec.name), dlq, ACCOUNT)
         )
+
+    def _invoker(self, function_name: str) -> Callable[[dict[str, Any]], str | None]:
+        """Deliver an event to a function; the error type, or None when it succeeded."""
+        return lambda event: self.runtime.invoke(function_name, event)[1]
 
     # --- driving it ---------------------------------------------------------------------------
     @property

@@ -59,6 +59,7 @@ class FunctionSpec:
     timeout: int
     environment: dict[str, str]
     rules: list[RuleSpec] = field(default_factory=list)
+    schedules: list[str] = field(default_factory=list)
 
 
 class Template:
@@ -217,6 +218,11 @@ class Template:
                     timeout=int(props.get("Timeout", globals_.get("Timeout", 3))),
                     environment={k: str(v) for k, v in env.items()},
                     rules=rules,
+                    schedules=[
+                        str(self.resolve(event["Properties"]["Schedule"]))
+                        for event in props.get("Events", {}).values()
+                        if event["Type"] == "Schedule"
+                    ],
                 )
             )
         return specs

@@ -46,6 +46,11 @@ class ExecutionStarter(Protocol):
     def stop(self, execution_arn: str, cause: str) -> None:
         """Stop a running execution; stopping one that has ended is harmless."""
 
+    def exists(self, name: str) -> bool:
+        """Whether an execution of this name was ever started (running or ended)."""
+
+    def is_running(self, name: str) -> bool: ...
+
 
 class EventPublisher(Protocol):
     def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...

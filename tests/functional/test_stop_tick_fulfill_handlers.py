@@ -73,3 +73,23 @@ def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> Non
         action.last_error == "PermanentFulfillmentError: HTTP 404 from https://billing.example.com/"
     )
     assert action.ttl is not None
+
+
+def test_the_reconciler_runs_on_its_template_schedule() -> None:
+    import time
+
+    from moto import mock_aws
+    from tickwork_local.stack import LocalStack
+
+    # GIVEN the stack with the reconciler's schedule set to every second
+    with (
+        mock_aws(),
+        LocalStack.from_repo(parameters={"ReconcileSchedule": "rate(1 second)"}).running() as local,
+    ):
+        (runner,) = local.schedules
+        time.sleep(2.5)
+
+        # THEN the reconciler function was invoked on that schedule, successfully
+        runs = [i for i in local.runtime.invocations if i.function.endswith("ReconcilerFunction")]
+        assert runner.interval == 1.0
+        assert len(runs) >= 2 and all(i.error_type is None for i in runs)

@@ -76,6 +76,12 @@ class FakeExecutions:
     def stop(self, execution_arn: str, cause: str) -> None:
         self.stopped.append(execution_arn)
 
+    def exists(self, name: str) -> bool:
+        return name in self.started
+
+    def is_running(self, name: str) -> bool:
+        return name in self.started and self.execution_arn(name) not in self.stopped
+
 
 class FakePublisher:
     def __init__(self) -> None:

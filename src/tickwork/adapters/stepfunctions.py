@@ -36,6 +36,20 @@ class StepFunctionsExecutions:
             raise
         return response["executionArn"]
 
+    def exists(self, name: str) -> bool:
+        return self._status(name) is not None
+
+    def is_running(self, name: str) -> bool:
+        return self._status(name) == "RUNNING"
+
+    def _status(self, name: str) -> str | None:
+        try:
+            return self._client.describe_execution(executionArn=self.execution_arn(name))["status"]
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ExecutionDoesNotExist":
+                return None
+            raise
+
     def stop(self, execution_arn: str, cause: str) -> None:
         try:
             self._client.stop_execution(executionArn=execution_arn, cause=cause[:32768])

@@ -1,0 +1,27 @@
+"""Every few minutes (EventBridge schedule) → restart lost starts, release dead claims."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from tickwork import wiring
+from tickwork.usecases.reconcile import reconcile
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    repaired = reconcile(wiring.from_environment())
+    repairs = len(repaired["restarted"]) + len(repaired["released"])
+    metrics.add_metric(name="reconciler_repairs", unit=MetricUnit.Count, value=repairs)
+    logger.info("reconciled", extra=repaired)
+    return repaired
