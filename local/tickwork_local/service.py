@@ -63,7 +63,9 @@ def running_service(
                 "pid": os.getpid(),
             }
             local_file = state_dir / LOCAL_FILE
-            local_file.write_text(json.dumps(state, indent=2))
+            partial = local_file.with_suffix(".tmp")
+            partial.write_text(json.dumps(state, indent=2))
+            partial.replace(local_file)  # readers see all of it or none of it
             try:
                 yield LocalService(stack, endpoint, restored, resumed)
             finally:
