@@ -9,6 +9,8 @@ status over several partitions so a million PENDING actions do not share one hot
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 from datetime import datetime
@@ -19,14 +21,20 @@ import boto3
 from botocore.exceptions import ClientError
 
 from tickwork.domain.action import Action, Occurrence, Status, Transition
-from tickwork.domain.errors import ActionConflict
+from tickwork.domain.errors import ActionConflict, ValidationFailed
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.times import from_epoch_ms, to_epoch_ms
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["STATUS_SHARDS", "DynamoDBActionRepository", "status_shard"]
+__all__ = [
+    "STATUS_SHARDS",
+    "DynamoDBActionRepository",
+    "decode_cursor",
+    "encode_cursor",
+    "status_shard",
+]
 
 STATUS_SHARDS = 8
 
@@ -77,6 +85,57 @@ class DynamoDBActionRepository:
         actions.sort(key=lambda a: (a.execution_time is None, a.execution_time or 0, a.id))
         return actions[:limit]
 
+    def page(
+        self, status: str | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[Action], str | None]:
+        """One page and an opaque cursor for the next (None at the end).
+
+        By status: ordered by next fire time, then id, merged over the status's shards; the
+        cursor is the last (time, id) returned. All: storage order; the cursor is the last id.
+        """
+        after = decode_cursor(cursor)
+        if status is None:
+            kwargs: dict[str, Any] = {"Limit": limit}
+            if after:
+                kwargs["ExclusiveStartKey"] = {"id": after["id"]}
+            page = self._table.scan(**kwargs)
+            actions = [from_item(item) for item in page.get("Items", [])]
+            more = "LastEvaluatedKey" in page and bool(actions)
+            return actions, encode_cursor({"id": actions[-1].id}) if more else None
+        items = []
+        for shard in range(STATUS_SHARDS):
+            items += self._query_after(f"{status}#{shard}", after, limit + 1)
+        items.sort(key=lambda i: (int(i.get("executionTime", 0)), i["id"]))
+        chosen = [from_item(item) for item in items[:limit]]
+        if len(items) <= limit:
+            return chosen, None
+        last = items[limit - 1]
+        return chosen, encode_cursor({"t": int(last.get("executionTime", 0)), "id": last["id"]})
+
+    def _query_after(
+        self, shard: str, after: dict[str, Any] | None, want: int
+    ) -> list[dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "IndexName": "ByStatus",
+            "KeyConditionExpression": "statusShard = :shard",
+            "ExpressionAttributeValues": {":shard": shard},
+            "Limit": want,
+        }
+        if after:
+            kwargs["KeyConditionExpression"] += " AND executionTime >= :t"
+            kwargs["ExpressionAttributeValues"][":t"] = after["t"]
+        found: list[dict[str, Any]] = []
+        while len(found) < want:
+            page = self._table.query(**kwargs)
+            for item in page.get("Items", []):
+                position = (int(item.get("executionTime", 0)), item["id"])
+                if not after or position > (after["t"], after["id"]):
+                    found.append(item)
+            if "LastEvaluatedKey" not in page:
+                break
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return found[:want]
+
     def count_by_status(self) -> dict[str, int]:
         counts = {}
         for status in Status:
@@ -126,6 +185,29 @@ class DynamoDBActionRepository:
             if "LastEvaluatedKey" not in page:
                 return total
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def encode_cursor(position: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(position, separators=(",", ":")).encode()).decode()
+
+
+def decode_cursor(cursor: str | None) -> dict[str, Any] | None:
+    """The position a cursor names; a cursor that was not made here is refused by name."""
+    if not cursor:
+        return None
+    try:
+        position = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if not isinstance(position, dict) or not isinstance(position.get("id"), str):
+            raise ValueError(cursor)
+        if "t" in position and not isinstance(position["t"], int):
+            raise ValueError(cursor)
+        return position
+    except (ValueError, binascii.Error) as error:
+        raise ValidationFailed.of(
+            "cursor",
+            "is not a cursor this API returned",
+            "pass nextCursor from the previous page as is",
+        ) from error
 
 
 def _epoch_ms(moment: datetime | None) -> int | None:
@@ -193,6 +275,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "history": [_drop_none(_camel(vars(h))) for h in action.history],
         "transitions": [_camel(vars(t)) for t in action.transitions],
         "ttl": action.ttl,
+        "request": action.request,
     }
     return _to_dynamo(_drop_none(item))
 
@@ -223,4 +306,5 @@ def from_item(raw: dict[str, Any]) -> Action:
         history=tuple(Occurrence(**_snake(h)) for h in item.get("history", [])),
         transitions=tuple(Transition(**_snake(t)) for t in item.get("transitions", [])),
         ttl=item.get("ttl"),
+        request=item.get("request"),
     )

@@ -74,6 +74,7 @@ class Action:
     history: tuple[Occurrence, ...] = ()
     transitions: tuple[Transition, ...] = ()
     ttl: int | None = None
+    request: dict[str, Any] | None = None  # the Start detail as received (PATCH merges into it)
 
     # --- derived, seed-schema compatible views -------------------------------------------
     @property

@@ -135,6 +135,7 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         updated_at=stamp,
         spec_hash=digest,
         start_event_id=command.event_id,
+        request=command.detail,
         history=existing.history if existing else (),
         transitions=(
             *(existing.transitions if existing else ()),

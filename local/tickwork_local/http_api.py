@@ -1,0 +1,107 @@
+"""The HTTP API on a loopback port, as API Gateway (HTTP API, payload v2) would call the API
+function: each request becomes a v2 event, the function runs in process, its response is sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from tickwork_local.server import LOOPBACK, free_port
+
+__all__ = ["serving_api", "to_v2_event"]
+
+Invoke = Callable[[dict[str, Any]], tuple[Any, str | None]]
+
+
+def to_v2_event(
+    method: str, target: str, headers: dict[str, str], body: bytes, stage: str = "$default"
+) -> dict[str, Any]:
+    """An API Gateway HTTP API (payload format 2.0) event for one request."""
+    url = urlsplit(target)
+    now = datetime.now(UTC)
+    text = body.decode("utf-8", errors="replace") if body else None
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": url.path,
+        "rawQueryString": url.query,
+        "cookies": [],
+        "headers": {k.lower(): v for k, v in headers.items()},
+        "queryStringParameters": _query(url.query) or None,
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "local",
+            "domainName": headers.get("Host", LOOPBACK),
+            "domainPrefix": "local",
+            "requestId": str(uuid.uuid4()),
+            "routeKey": "$default",
+            "stage": stage,
+            "time": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+            "timeEpoch": int(now.timestamp() * 1000),
+            "http": {
+                "method": method,
+                "path": url.path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": LOOPBACK,
+                "userAgent": headers.get("User-Agent", ""),
+            },
+        },
+        "pathParameters": None,
+        "body": text,
+        "isBase64Encoded": False,
+    }
+
+
+def _query(raw: str) -> dict[str, str]:
+    pairs = (part.partition("=") for part in raw.split("&") if part)
+    return {unquote(k.replace("+", " ")): unquote(v.replace("+", " ")) for k, _, v in pairs}
+
+
+@contextmanager
+def serving_api(invoke: Invoke, port: int | None = None) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            result, error = invoke(to_v2_event(self.command, self.path, dict(self.headers), body))
+            if error:
+                result = {
+                    "statusCode": 502,
+                    "headers": {"Content-Type": "application/json"},
+                    "body": json.dumps({"message": "Internal Server Error", "errorType": error}),
+                }
+            status = int(result.get("statusCode", 200))
+            payload = result.get("body") or ""
+            data = base64.b64decode(payload) if result.get("isBase64Encoded") else payload.encode()
+            self.send_response(status)
+            for key, value in (result.get("headers") or {}).items():
+                self.send_header(key, str(value))
+            for cookie in result.get("cookies") or []:
+                self.send_header("Set-Cookie", cookie)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = do_OPTIONS = _serve
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer((LOOPBACK, port or free_port()), Handler)
+    thread = threading.Thread(target=server.serve_forever, name="http-api", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOOPBACK}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
