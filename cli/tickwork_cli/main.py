@@ -86,6 +86,12 @@ def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Pa
 @click.option(
     "--port", default=4566, show_default=True, help="Port of the emulated AWS endpoint (127.0.0.1)."
 )
+@click.option(
+    "--api-port",
+    default=4567,
+    show_default=True,
+    help="Port of the HTTP API and dashboard (127.0.0.1).",
+)
 @click.option("--fresh", is_flag=True, help="Forget saved state and start empty.")
 @click.option(
     "--parameter",
@@ -95,7 +101,9 @@ def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Pa
     help="Override a template parameter, e.g. LockSeconds=5 (repeatable).",
 )
 @pass_context
-def local(context: Context, port: int, fresh: bool, parameters: tuple[str, ...]) -> None:
+def local(
+    context: Context, port: int, api_port: int, fresh: bool, parameters: tuple[str, ...]
+) -> None:
     """Run the whole stack on this machine until Ctrl-C (no AWS account needed).
 
     An emulated AWS endpoint on 127.0.0.1 built from template.yaml; the functions run in this
@@ -103,7 +111,7 @@ def local(context: Context, port: int, fresh: bool, parameters: tuple[str, ...])
     """
     from tickwork_local.service import run_local
 
-    run_local(port=port, state_dir=context.state_dir, fresh=fresh, parameters=_pairs(parameters))
+    run_local(port, context.state_dir, fresh, _pairs(parameters), api_port)
 
 
 @cli.command()

@@ -27,6 +27,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = accept_start(
         StartCommand(detail=envelope.detail, event_id=envelope.id), wiring.from_environment()
     )
-    metrics.add_metric(name=f"start_{result['outcome']}", unit=MetricUnit.Count, value=1)
+    scheduled = result["outcome"] in ("created", "replaced")
+    metrics.add_metric(
+        name="scheduled" if scheduled else result["outcome"], unit=MetricUnit.Count, value=1
+    )
     logger.info("start handled", extra={"result": result})
     return result

@@ -24,6 +24,6 @@ metrics = Metrics()
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = parse(event=event, model=EventBridgeModel)
     result = accept_stop(envelope.detail, envelope.id, wiring.from_environment())
-    metrics.add_metric(name=f"stop_{result['outcome']}", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name=result["outcome"], unit=MetricUnit.Count, value=1)
     logger.info("stop handled", extra={"result": result})
     return result

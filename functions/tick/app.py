@@ -13,6 +13,14 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from tickwork import wiring
 from tickwork.usecases.record import FireReport, record_failure, record_tick
 
+
+def _outcome_metric(detail_type: str, result: dict[str, Any]) -> str:
+    """fired | no_action | failed: the metrics the template's alarms watch."""
+    if detail_type == "Schedule Failed":
+        return "failed"
+    return "no_action" if result["status"] == "NO_ACTION" else "fired"
+
+
 logger = Logger()
 tracer = Tracer()
 metrics = Metrics()
@@ -27,7 +35,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     record = record_failure if envelope.detail_type == "Schedule Failed" else record_tick
     result = record(report, wiring.from_environment())
     if result["outcome"] == "recorded":
-        metrics.add_metric(name=str(result["status"]).lower(), unit=MetricUnit.Count, value=1)
+        metric = _outcome_metric(envelope.detail_type, result)
+        metrics.add_metric(name=metric, unit=MetricUnit.Count, value=1)
     if "lateMs" in envelope.detail:
         metrics.add_metric(
             name="fire_lateness", unit=MetricUnit.Milliseconds, value=envelope.detail["lateMs"]

@@ -68,12 +68,19 @@ def _query(raw: str) -> dict[str, str]:
 
 @contextmanager
 def serving_api(invoke: Invoke, port: int | None = None) -> Iterator[str]:
+    # One request at a time through the function, as one Lambda container does: Powertools'
+    # resolver keeps the current request on the shared app object.
+    container = threading.Lock()
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def _serve(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            result, error = invoke(to_v2_event(self.command, self.path, dict(self.headers), body))
+            with container:
+                result, error = invoke(
+                    to_v2_event(self.command, self.path, dict(self.headers), body)
+                )
             if error:
                 result = {
                     "statusCode": 502,

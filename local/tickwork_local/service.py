@@ -43,12 +43,20 @@ class LocalService:
 
 @contextmanager
 def running_service(
-    port: int | None, state_dir: Path, fresh: bool = False, parameters: dict[str, str] | None = None
+    port: int | None,
+    state_dir: Path,
+    fresh: bool = False,
+    parameters: dict[str, str] | None = None,
+    api_port: int | None = None,
 ) -> Iterator[LocalService]:
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
-    with serving(port) as endpoint, LocalStack.from_repo(parameters=parameters).running() as stack:
+    with (
+        serving(port) as endpoint,
+        LocalStack.from_repo(parameters=parameters).running() as stack,
+        stack.serving_api(api_port),
+    ):
         table = stack.outputs["ActionsTableName"]
         journal = Journal(state_dir, {table})
         restored = journal.restore(stack.client("dynamodb"))
@@ -75,11 +83,13 @@ def running_service(
 SHUTDOWN_GRACE_SECONDS = 10
 
 
-def run_local(port: int, state_dir: Path, fresh: bool, parameters: dict[str, str]) -> None:
+def run_local(
+    port: int, state_dir: Path, fresh: bool, parameters: dict[str, str], api_port: int | None = None
+) -> None:
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
-    with running_service(port, state_dir, fresh, parameters) as service:
+    with running_service(port, state_dir, fresh, parameters, api_port) as service:
         print(_banner(service), flush=True)
         stopping.wait()
         print("stopping: waiting actions are saved and resume on the next start", flush=True)
@@ -102,6 +112,8 @@ def _banner(service: LocalService) -> str:
             f"  restored {service.restored} action record(s); resumed {service.resumed['resumed']} "
             f"waiting action(s), released {service.resumed['released']} lost claim(s)",
             *(f"  {name}: {value}" for name, value in outputs.items()),
+            "",
+            f"  Dashboard: {outputs['ApiUrl']}   API docs: {outputs['ApiUrl']}docs",
             "",
             "Try it:",
             "  tickwork schedule --id hello --in 10s && tickwork list",

@@ -89,6 +89,16 @@ class LocalStack:
             Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=parameters)
         )
 
+    @contextmanager
+    def serving_api(self, port: int | None = None) -> Iterator[str]:
+        """The HTTP API function on a loopback port, as API Gateway would call it."""
+        from tickwork_local.http_api import serving_api
+
+        function = next(f for f in self.functions if f.http_api)
+        with serving_api(lambda event: self.runtime.invoke(function.name, event), port) as url:
+            self.outputs["ApiUrl"] = f"{url}/"
+            yield url
+
     def client(self, service: str) -> Any:
         return boto3.client(service, region_name=self.region)
 

@@ -60,6 +60,7 @@ class FunctionSpec:
     environment: dict[str, str]
     rules: list[RuleSpec] = field(default_factory=list)
     schedules: list[str] = field(default_factory=list)
+    http_api: bool = False  # API Gateway HTTP API routes reach it
 
 
 class Template:
@@ -223,6 +224,7 @@ class Template:
                         for event in props.get("Events", {}).values()
                         if event["Type"] == "Schedule"
                     ],
+                    http_api=any(e["Type"] == "HttpApi" for e in props.get("Events", {}).values()),
                 )
             )
         return specs

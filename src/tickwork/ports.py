@@ -35,6 +35,13 @@ class ActionRepository(Protocol):
 
     def count_by_status(self) -> dict[str, int]: ...
 
+    def page(
+        self, status: str | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[Action], str | None]:
+        """One page and an opaque cursor for the next (None at the end)."""
+
+    def delete(self, action_id: str) -> None: ...
+
 
 class ExecutionStarter(Protocol):
     def execution_arn(self, name: str) -> str:

@@ -40,6 +40,8 @@ class LocalProcess:
             "local",
             "--port",
             str(self.port),
+            "--api-port",
+            str(free_port()),
         ]
         for parameter in FAST_PARAMETERS:
             args += ["--parameter", parameter]

@@ -3,6 +3,7 @@ indexed and its first execution started — or it is rejected and nothing is wri
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -81,3 +82,18 @@ def test_invalid_start_is_rejected_and_nothing_is_written(
     assert stack.executions() == []
     rejected = stack.lifecycle.wait_for(lambda evs: len(evs) >= 1, timeout=2)
     assert [e["detail-type"] for e in rejected] == ["Schedule Rejected"]
+
+
+def test_api_function_answers_the_events_api_files(stack, invoke, event) -> None:
+    created, error = invoke("ApiFunction", event("api/create-action"))
+    assert error is None and created["statusCode"] == 201, created
+
+    got, _ = invoke("ApiFunction", event("api/get-action"))
+    listed, _ = invoke("ApiFunction", event("api/list-failed-actions"))
+    preview, _ = invoke("ApiFunction", event("api/preview-cron"))
+
+    assert got["statusCode"] == 200
+    assert json.loads(got["body"])["id"] == "invoice:42:downgrade"
+    assert json.loads(listed["body"]) == {"items": [], "nextCursor": None}
+    times = json.loads(preview["body"])["times"]
+    assert [t["local"][11:] for t in times] == ["09:00:00+08:00"] * 3

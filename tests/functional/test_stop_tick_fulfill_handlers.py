@@ -79,15 +79,18 @@ def test_the_reconciler_runs_on_its_template_schedule() -> None:
     import time
 
     from moto import mock_aws
+
     from tickwork_local.stack import LocalStack
 
     # GIVEN the stack with the reconciler's schedule set to every second
-    with (
-        mock_aws(),
-        LocalStack.from_repo(parameters={"ReconcileSchedule": "rate(1 second)"}).running() as local,
-    ):
+    parameters = {"ReconcileSchedule": "rate(1 second)"}
+    with mock_aws(), LocalStack.from_repo(parameters=parameters).running() as local:
         (runner,) = local.schedules
-        time.sleep(2.5)
+
+        # WHEN a few seconds pass
+        deadline = time.monotonic() + 15
+        while runner.runs < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
 
         # THEN the reconciler function was invoked on that schedule, successfully
         runs = [i for i in local.runtime.invocations if i.function.endswith("ReconcilerFunction")]

@@ -92,6 +92,12 @@ def test_event_files_are_valid_invoke_payloads(path: Path) -> None:
     body = json.loads(path.read_text())
     if path.parent.name == "fulfill":
         assert set(body) == {"input", "executionName", "retryCount"}
+    elif path.parent.name == "api":
+        from aws_lambda_powertools.utilities.parser import parse
+        from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
+
+        request = parse(event=body, model=APIGatewayProxyEventV2Model)
+        assert request.rawPath.startswith("/")
     else:
         from aws_lambda_powertools.utilities.parser import parse
         from aws_lambda_powertools.utilities.parser.models import EventBridgeModel

@@ -78,9 +78,8 @@ class DynamoDBActionRepository:
         if status is None:
             items = self._scan(limit)
         else:
-            items = [
-                i for shard in range(STATUS_SHARDS) for i in self._query(f"{status}#{shard}", limit)
-            ]
+            shards = (f"{status}#{shard}" for shard in range(STATUS_SHARDS))
+            items = [item for shard in shards for item in self._query_after(shard, None, limit)]
         actions = [from_item(item) for item in items]
         actions.sort(key=lambda a: (a.execution_time is None, a.execution_time or 0, a.id))
         return actions[:limit]
@@ -149,22 +148,6 @@ class DynamoDBActionRepository:
         kwargs: dict[str, Any] = {}
         while len(items) < limit:
             page = self._table.scan(**kwargs)
-            items.extend(page.get("Items", []))
-            if "LastEvaluatedKey" not in page:
-                break
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        return items
-
-    def _query(self, shard: str, limit: int) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {
-            "IndexName": "ByStatus",
-            "KeyConditionExpression": "statusShard = :shard",
-            "ExpressionAttributeValues": {":shard": shard},
-            "Limit": limit,
-        }
-        while len(items) < limit:
-            page = self._table.query(**kwargs)
             items.extend(page.get("Items", []))
             if "LastEvaluatedKey" not in page:
                 break

@@ -22,6 +22,7 @@ from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.launch import launch, planned_execution
 
 __all__ = [
+    "ID_PATTERN",
     "MAX_ID_LENGTH",
     "MAX_PAYLOAD_BYTES",
     "CheckedStart",
@@ -36,7 +37,9 @@ MAX_ID_LENGTH = 200
 # Step Functions caps an execution's input and state data at 256 KiB and EventBridge an event
 # at 256 KB; the tick event carries data and metadata plus ~2 KiB of envelope and result.
 MAX_PAYLOAD_BYTES = 192 * 1024
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9:_\-./@+=]*$")
+# No "/": API Gateway decodes %2F before routing, so such an id could not be addressed at
+# /actions/{id}.
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9:_\-.@+=]*$")
 
 
 @dataclass(frozen=True)
@@ -177,11 +180,11 @@ def _action_id(request: StartRequest, event_id: str | None) -> str:
         raise ValidationFailed.of(
             "id", "is missing", 'give the action an "id" (e.g. "invoice:42:downgrade")'
         )
-    if len(action_id) > MAX_ID_LENGTH or not _ID_PATTERN.match(action_id):
+    if len(action_id) > MAX_ID_LENGTH or not ID_PATTERN.match(action_id):
         raise ValidationFailed.of(
             "id",
             f"{action_id[:40]!r} is not a valid id",
-            f"use 1-{MAX_ID_LENGTH} characters: letters, digits and : _ - . / @ + =, "
+            f"use 1-{MAX_ID_LENGTH} characters: letters, digits and : _ - . @ + =, "
             "starting with a letter or digit",
         )
     return action_id

@@ -1,0 +1,1 @@
+"""The HTTP API: Powertools' event handler routes over the use cases, with OpenAPI docs."""

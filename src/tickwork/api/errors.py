@@ -1,0 +1,193 @@
+"""Errors as JSON: {"error", "message", "problems": [{"field", "problem", "fix"}]}.
+
+Bad input is a 400 naming the field and the fix, whether tickwork refused it
+(``ValidationFailed``) or the request did not match the OpenAPI schema (Powertools'
+``RequestValidationError``); a missing action is a 404; a request the action's state
+refuses (locked, not retryable, already exists, still active, changed meanwhile) is a 409.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
+
+from tickwork.api.models import request_field_names
+from tickwork.domain.errors import (
+    ActionConflict,
+    ActionLocked,
+    ActionNotFound,
+    ActionNotRetryable,
+    FieldProblem,
+    TickworkError,
+    ValidationFailed,
+)
+
+__all__ = ["ActionExists", "ActionStillActive", "register"]
+
+
+class ActionExists(TickworkError):
+    """POST of an id that is taken: creating never replaces."""
+
+    def __init__(self, action_id: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"action {action_id!r} already exists")
+
+
+class ActionStillActive(TickworkError):
+    """Purge of an action that may still fire."""
+
+    def __init__(self, action_id: str, status: str) -> None:
+        self.action_id = action_id
+        self.status = status
+        super().__init__(f"action {action_id!r} is {status}; only a finished action can be purged")
+
+
+def register(app: APIGatewayHttpResolver) -> None:
+    """Install the handlers that turn errors into JSON responses on ``app``."""
+    handlers: dict[type[Exception], Callable[[Any], Response]] = {
+        ValidationFailed: lambda e: _reply(HTTPStatus.BAD_REQUEST, e, e.problems),
+        RequestValidationError: _schema_refusal,
+        RequestUnsupportedContentType: _schema_refusal,
+        ActionNotFound: lambda e: _reply(
+            HTTPStatus.NOT_FOUND,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "no action has this id",
+                    "check the id (URL-encode reserved characters) or list them: GET /actions",
+                )
+            ],
+        ),
+        ActionExists: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "is taken by an existing action",
+                    f"change it with PATCH /actions/{e.action_id}, or choose another id",
+                )
+            ],
+        ),
+        ActionLocked: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "is locked: its next fire is too close to change or cancel",
+                    "change it after this fire, or stop the next one",
+                )
+            ],
+        ),
+        ActionNotRetryable: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [FieldProblem("status", "is not FAILED", "retry only actions whose status is FAILED")],
+        ),
+        ActionStillActive: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "purge",
+                    f"the action is {e.status}",
+                    "cancel it first (DELETE without purge), then purge it",
+                )
+            ],
+        ),
+        ActionConflict: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [FieldProblem("id", "changed while this request ran", "read it again and retry")],
+        ),
+    }
+    for error_type, handler in handlers.items():
+        app.exception_handler(error_type)(handler)
+    app.not_found(_no_route)
+
+
+def _no_route(_: Exception) -> Response:
+    return _reply(
+        HTTPStatus.NOT_FOUND,
+        NotFoundError("no such route"),
+        [FieldProblem("path", "matches no route", "see the routes at /openapi.json or /docs")],
+    )
+
+
+def _reply(status: HTTPStatus, error: Exception, problems: list[FieldProblem]) -> Response:
+    return Response(
+        status_code=status,
+        content_type=content_types.APPLICATION_JSON,
+        body={
+            "error": type(error).__name__,
+            "message": str(error),
+            "problems": [p.as_dict() for p in problems],
+        },
+    )
+
+
+def _schema_refusal(error: RequestValidationError) -> Response:
+    problems = [_problem(item) for item in error.errors()]
+    return _reply(HTTPStatus.BAD_REQUEST, ValidationFailed(problems), problems)
+
+
+def _problem(item: dict[str, Any]) -> FieldProblem:
+    """One pydantic error as a field problem: where (body field, query or path parameter),
+    what was wrong, and a fix built from the error's kind and limits."""
+    where, *rest = [str(part) for part in item.get("loc", ())] or ["body"]
+    kind = item.get("type", "")
+    if kind == "json_invalid":
+        return FieldProblem("body", "is not valid JSON", "send a JSON object")
+    field = ".".join(rest) if rest else where
+    return FieldProblem(field, item.get("msg", "is invalid"), _fix(kind, field, item.get("ctx")))
+
+
+def _fix(kind: str, field: str, ctx: dict[str, Any] | None) -> str:
+    limits = ctx or {}
+    if kind == "extra_forbidden":
+        close = difflib.get_close_matches(field, request_field_names(), n=1)
+        return f"rename it to {close[0]!r}" if close else "remove it (see /openapi.json)"
+    if kind == "missing":
+        return "send a JSON object" if field == "body" else f"add {field}"
+    if kind in ("enum", "literal_error"):
+        return f"use one of {limits.get('expected', 'the values in /openapi.json')}"
+    if "ge" in limits or "le" in limits or "gt" in limits or "lt" in limits:
+        bounds = ", ".join(f"{op} {limits[op]}" for op in ("ge", "gt", "le", "lt") if op in limits)
+        return f"give a number {bounds}"
+    if kind == "string_pattern_mismatch":
+        return f"match {limits.get('pattern')}"
+    if kind == "string_too_long":
+        return f"use at most {limits.get('max_length')} characters"
+    if kind == "string_too_short":
+        return "give a non-empty value"
+    if kind == "unsupported_content_type":
+        return "send Content-Type: application/json"
+    return _FIXES_BY_KIND.get(kind, "see the request schema at /openapi.json")
+
+
+_FIXES_BY_KIND = {
+    "int_type": "give a whole number",
+    "int_parsing": "give a whole number",
+    "int_from_float": "give a whole number",
+    "bool_type": "give true or false",
+    "bool_parsing": "give true or false",
+    "string_type": "give a string",
+    "dict_type": "give a JSON object",
+    "model_type": "give a JSON object",
+    "model_attributes_type": "give a JSON object",
+    "timezone_aware": 'give a time with a zone, e.g. "2026-05-01T09:00:00Z"',
+    "datetime_type": 'give an ISO 8601 time, e.g. "2026-05-01T09:00:00Z"',
+    "datetime_parsing": 'give an ISO 8601 time, e.g. "2026-05-01T09:00:00Z"',
+    "datetime_from_date_parsing": 'give an ISO 8601 time, e.g. "2026-05-01T09:00:00Z"',
+}

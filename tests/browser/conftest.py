@@ -1,0 +1,133 @@
+"""The dashboard in headless Chromium, served by the real API over the local stack.
+
+Nothing is faked: the stack is the template's resources in moto, the actions are written by
+the start use case and the repository, and the page talks to the API function through
+``serving_api`` exactly as API Gateway would call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from moto import mock_aws
+from tickwork_local.http_api import serving_api
+from tickwork_local.stack import LocalStack
+
+from tests.e2e.support import Stack
+from tickwork import wiring
+from tickwork.domain.action import Occurrence, Status
+from tickwork.domain.times import iso
+from tickwork.usecases.start import StartCommand, start_action
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ROUTES = REPO / "src" / "tickwork" / "api" / "routes.py"
+OUTPUT = REPO / "test-output"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass(frozen=True)
+class Seeded:
+    pending: tuple[str, ...]
+    failed: str
+    failed_error: str
+    completed: str
+
+    def counts(self) -> dict[str, int]:
+        return {"PENDING": len(self.pending), "FAILED": 1, "COMPLETED": 1}
+
+
+@pytest.fixture
+def stack() -> Iterator[Stack]:
+    with mock_aws(), LocalStack.from_repo().running() as local:
+        yield Stack(local)
+
+
+@pytest.fixture
+def seeded(stack: Stack) -> Seeded:
+    """Three actions waiting an hour, one that failed, one that fired six times and ended."""
+    deps = wiring.from_environment()
+    pending = tuple(f"dash:pending:{n}" for n in (1, 2, 3))
+    for action_id in pending:
+        start_action(StartCommand({"id": action_id, "delay": "1h", "data": {"n": 1}}), deps)
+
+    failed = "dash:failed:1"
+    error = "FulfillmentFailed: subscriber answered 503 Service Unavailable"
+    start_action(StartCommand({"id": failed, "delay": "1h", "data": {"invoice": 42}}), deps)
+    action = stack.record(failed)
+    deps.executions.stop(action.execution_arn, "seeded as failed")
+    now = deps.clock.now()
+    fire = Occurrence(
+        1, iso(now - timedelta(minutes=3)), iso(now - timedelta(minutes=2)), 3, "FAILED", error
+    )
+    failed_record = replace(
+        action,
+        status=Status.FAILED,
+        history=(fire,),
+        last_error=error,
+        retry_count=2,
+        execution_arn=None,
+        version=action.version + 1,
+    )
+    deps.repository.save(failed_record, expected_version=action.version)
+
+    completed = "dash:report:every-20m"
+    start_action(
+        StartCommand({"id": completed, "rate": "rate(20 minutes)", "executionRemainder": 6}), deps
+    )
+    action = stack.record(completed)
+    deps.executions.stop(action.execution_arn, "seeded as completed")
+    lateness = {2: 95, 4: 240}  # seconds: two of the six fires were late
+    for n in range(1, 7):
+        scheduled = now - timedelta(minutes=130 - 20 * n)
+        actual = scheduled + timedelta(seconds=lateness.get(n, 0.3))
+        record = Occurrence(n, iso(scheduled), iso(actual), 1, "FIRED")
+        following = scheduled + timedelta(minutes=20) if n < 6 else None
+        before = action
+        action = action.fired(actual, record, following, {"delivered": "tick-event"}, deps.limits)
+        deps.repository.save(action, expected_version=before.version)
+    return Seeded(pending, failed, error, completed)
+
+
+@pytest.fixture
+def api_url(stack: Stack) -> Iterator[str]:
+    name = next(f.name for f in stack.local.functions if f.logical_id == "ApiFunction")
+    with serving_api(lambda event: stack.local.runtime.invoke(name, event)) as url:
+        yield url
+
+
+@pytest.fixture
+def page(api_url: str) -> Iterator[Page]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def screenshot_path() -> Path:
+    OUTPUT.mkdir(exist_ok=True)
+    return OUTPUT / "dashboard.png"

@@ -1,0 +1,131 @@
+"""GIVEN seeded actions in the local stack, WHEN an operator uses the dashboard in Chromium,
+THEN it shows the counts, filters, shows a failure's history, retries and cancels, draws the
+chart, and pages through the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import CHROMIUM, REPO, ROUTES, Seeded
+from tests.e2e.support import Stack
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"no Chromium at {CHROMIUM}: install Debian's package (apt-get install -y chromium)",
+    ),
+    pytest.mark.skipif(
+        not ROUTES.exists(),
+        reason=f"awaits the HTTP API: {ROUTES.relative_to(REPO)} is not written yet",
+    ),
+]
+
+
+def test_dashboard_counts_filters_retries_and_charts(
+    stack: Stack, seeded: Seeded, page: Page, api_url: str, screenshot_path: Path
+) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    # GIVEN the page is open
+    page.goto(f"{api_url}/")
+    expect(page).to_have_title("tickwork")
+
+    # THEN each status card shows what was seeded
+    for status in ("PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "NO_ACTION", "CANCELLED"):
+        expect(page.get_by_test_id(f"count-{status}-value")).to_have_text(
+            str(seeded.counts().get(status, 0))
+        )
+    expect(page.get_by_test_id("action-row")).to_have_count(len(seeded.pending) + 2)
+
+    # AND the chart is drawn: a titled SVG with stacked bars (the seeds fired in the window)
+    chart = page.get_by_test_id("chart-svg")
+    expect(chart.locator("title").first).to_contain_text("Fires per")
+    for kind in ("onTime", "late", "failed"):
+        expect(chart.locator(f"rect.bar[data-kind='{kind}']").first).to_be_visible()
+    expect(page.get_by_test_id("chart-empty")).to_have_count(0)
+    expect(page.get_by_test_id("chart-legend")).to_contain_text("Late")
+
+    # WHEN the FAILED card is clicked THEN the filter and the table show only the failed action
+    page.get_by_test_id("count-FAILED").click()
+    expect(page.get_by_test_id("status-filter")).to_have_value("FAILED")
+    rows = page.get_by_test_id("action-row")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-id", seeded.failed)
+    expect(rows.first.get_by_test_id("row-status")).to_have_text("Failed")
+
+    # AND the select filters the same way (and back to all)
+    page.get_by_test_id("status-filter").select_option("")
+    expect(rows).to_have_count(len(seeded.pending) + 2)
+    page.get_by_test_id("status-filter").select_option("FAILED")
+    expect(rows).to_have_count(1)
+
+    # WHEN its row is clicked THEN its history shows the failed fire and its error
+    rows.first.click()
+    detail = page.get_by_test_id("detail")
+    expect(detail).to_be_visible()
+    expect(detail.get_by_test_id("detail-id")).to_contain_text(seeded.failed)
+    expect(detail.get_by_test_id("history-error")).to_have_text(seeded.failed_error)
+    expect(detail.get_by_test_id("detail-last-error")).to_contain_text(seeded.failed_error)
+    expect(detail.get_by_test_id("cancel-button")).to_have_count(0)
+    page.screenshot(path=str(screenshot_path), full_page=True)
+
+    # WHEN Retry is clicked THEN the API answers 200 and the table refreshes without it
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith("/retry")
+    ) as answer:
+        detail.get_by_test_id("retry-button").click()
+    assert answer.value.status == 200, answer.value.text()
+    expect(page.get_by_test_id("no-actions")).to_be_visible()
+    expect(detail.get_by_test_id("retry-button")).to_have_count(0)
+    page.get_by_test_id("status-filter").select_option("")
+    retried = page.locator(f'tr[data-id="{seeded.failed}"]').get_by_test_id("row-status")
+    expect(retried).not_to_have_text("Failed")
+    assert stack.record(seeded.failed).status != "FAILED"
+
+    # WHEN a pending action is cancelled (and the confirm accepted) THEN it reads Cancelled
+    pending = page.locator(f'tr[data-id="{seeded.pending[0]}"]')
+    pending.click()
+    expect(detail.get_by_test_id("detail-id")).to_contain_text(seeded.pending[0])
+    page.once("dialog", lambda dialog: dialog.accept())
+    detail.get_by_test_id("cancel-button").click()
+    expect(pending.get_by_test_id("row-status")).to_have_text("Cancelled")
+    expect(page.get_by_test_id("count-CANCELLED-value")).to_have_text("1")
+
+    assert errors == [], errors
+
+
+def test_an_empty_stack_shows_zero_counts_and_says_no_fires_yet(
+    stack: Stack, page: Page, api_url: str
+) -> None:
+    page.goto(f"{api_url}/")
+    expect(page.get_by_test_id("count-PENDING-value")).to_have_text("0")
+    expect(page.get_by_test_id("no-actions")).to_have_text("No actions yet.")
+    chart = page.get_by_test_id("chart-svg")
+    expect(chart.locator("title").first).to_contain_text("Fires per")
+    expect(page.get_by_test_id("chart-empty")).to_have_text("No fires yet")
+    expect(chart.locator("rect.bar")).to_have_count(0)
+
+
+def test_the_table_pages_forward_and_back_with_the_cursor(
+    stack: Stack, seeded: Seeded, page: Page, api_url: str
+) -> None:
+    rows = page.get_by_test_id("action-row")
+    page.goto(f"{api_url}/?limit=2")
+    seen: list[str] = []
+    for number, count in ((1, 2), (2, 2), (3, 1)):
+        expect(page.get_by_test_id("page-label")).to_have_text(f"Page {number}")
+        expect(rows).to_have_count(count)
+        seen += [rows.nth(i).get_attribute("data-id") or "" for i in range(count)]
+        if number < 3:
+            page.get_by_test_id("next-page").click()
+    expect(page.get_by_test_id("next-page")).to_be_disabled()
+    assert sorted(seen) == sorted([*seeded.pending, seeded.failed, seeded.completed])
+
+    page.get_by_test_id("prev-page").click()
+    expect(page.get_by_test_id("page-label")).to_have_text("Page 2")
+    expect(rows).to_have_count(2)
+    assert [rows.nth(i).get_attribute("data-id") for i in range(2)] == seen[2:4]
