@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 from moto import mock_aws
-from tickwork_local.http_api import serving_api
-from tickwork_local.stack import LocalStack
 
 from tests.e2e.support import Stack
 from tickwork import wiring
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.times import iso
 from tickwork.usecases.start import StartCommand, start_action
+from tickwork_local.http_api import serving_api
+from tickwork_local.stack import LocalStack
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

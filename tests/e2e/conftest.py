@@ -8,10 +8,10 @@ from contextlib import ExitStack
 
 import pytest
 from moto import mock_aws
-from tickwork_local.receiver import Receiver
-from tickwork_local.stack import LocalStack
 
 from tests.e2e.support import FAST, Stack
+from tickwork_local.receiver import Receiver
+from tickwork_local.stack import LocalStack
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

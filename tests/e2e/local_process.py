@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+
 from tickwork_local.server import free_port
 
 BIN = Path(sys.executable).parent

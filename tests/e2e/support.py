@@ -7,13 +7,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tickwork_local.stack import EventTap, LocalStack
-
 from tickwork import wiring
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.times import iso, parse_iso
+from tickwork_local.stack import EventTap, LocalStack
 
 # Seconds, not minutes: a short lock, fast retries, and the real waits of the emulator.
 FAST = {

@@ -3,11 +3,10 @@ recorded FAILED, and a FAILED action can be retried by hand."""
 
 from __future__ import annotations
 
-from tickwork_local.receiver import Receiver
-
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.usecases.retry import retry_action
+from tickwork_local.receiver import Receiver
 
 
 def _http_action(action_id: str, receiver: Receiver) -> dict:

@@ -3,11 +3,10 @@ action is scheduled through it THEN it fires once: the harness is not tied to in
 
 from __future__ import annotations
 
-from tickwork_local.server import serving
-from tickwork_local.stack import LocalStack
-
 from tests.e2e.support import FAST, Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
+from tickwork_local.server import serving
+from tickwork_local.stack import LocalStack
 
 
 def test_stack_served_on_a_port_fires_once() -> None:

@@ -11,11 +11,11 @@ from typing import Any
 from urllib.parse import quote
 
 import requests
-from tickwork_local.http_api import serving_api
 
 from tests.e2e.support import Stack
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.times import iso
+from tickwork_local.http_api import serving_api
 
 __all__ = ["Api", "Reply", "action_path", "ago", "serving", "with_history"]
 

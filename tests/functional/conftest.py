@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from moto import mock_aws
-from tickwork_local.stack import LocalStack
 
 from tests.e2e.support import Stack
+from tickwork_local.stack import LocalStack
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from moto import mock_aws
+
 from tickwork_local.journal import Journal
 from tickwork_local.stack import LocalStack
 

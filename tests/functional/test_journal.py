@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from moto import mock_aws
-from tickwork_local.journal import Journal
-from tickwork_local.server import serving
-from tickwork_local.stack import LocalStack
 
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.domain.action import Status
+from tickwork_local.journal import Journal
+from tickwork_local.server import serving
+from tickwork_local.stack import LocalStack
 
 WRITER = Path(__file__).with_name("journal_writer.py")
 TABLE = "tickwork-local-ActionsTable"

@@ -3,7 +3,12 @@ THEN the record moves as the contract says, and repeats change nothing."""
 
 from __future__ import annotations
 
+import time
+
+from moto import mock_aws
+
 from tickwork.domain.action import Status
+from tickwork_local.stack import LocalStack
 
 
 def test_stop_cancels_and_aborts_the_execution(stack, invoke, event) -> None:
@@ -76,12 +81,6 @@ def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> Non
 
 
 def test_the_reconciler_runs_on_its_template_schedule() -> None:
-    import time
-
-    from moto import mock_aws
-
-    from tickwork_local.stack import LocalStack
-
     # GIVEN the stack with the reconciler's schedule set to every second
     parameters = {"ReconcileSchedule": "rate(1 second)"}
     with mock_aws(), LocalStack.from_repo(parameters=parameters).running() as local:

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from tickwork_local.template import Template
 
 REPO = Path(__file__).resolve().parents[2]
