@@ -138,3 +138,27 @@ def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None
     assert result.outcome == "unchanged"
     assert real_get("a:1").generation == 1
     assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
+
+
+def test_create_only_refuses_a_taken_id_even_when_it_loses_the_race() -> None:
+    from tickwork.domain.errors import ActionExists
+
+    # GIVEN a create whose read misses a rival create of the same id
+    deps = fake_dependencies(NOW)
+    repository = deps.repository
+    real_get = repository.get
+    raced = []
+
+    def get_after_rival_wrote(action_id: str):
+        seen = real_get(action_id)
+        if not raced:
+            raced.append(True)
+            start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-rival"), deps)
+        return seen
+
+    repository.get = get_after_rival_wrote
+
+    # WHEN it writes: THEN it is refused, and the rival's action stands unchanged
+    with pytest.raises(ActionExists):
+        start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-1", create_only=True), deps)
+    assert real_get("a:1").execution_time == NOW + timedelta(minutes=10)

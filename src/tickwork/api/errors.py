@@ -23,6 +23,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from tickwork.api.models import request_field_names
 from tickwork.domain.errors import (
     ActionConflict,
+    ActionExists,
     ActionLocked,
     ActionNotFound,
     ActionNotRetryable,
@@ -31,15 +32,7 @@ from tickwork.domain.errors import (
     ValidationFailed,
 )
 
-__all__ = ["ActionExists", "ActionStillActive", "register"]
-
-
-class ActionExists(TickworkError):
-    """POST of an id that is taken: creating never replaces."""
-
-    def __init__(self, action_id: str) -> None:
-        self.action_id = action_id
-        super().__init__(f"action {action_id!r} already exists")
+__all__ = ["ActionStillActive", "register"]
 
 
 class ActionStillActive(TickworkError):

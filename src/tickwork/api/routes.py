@@ -122,9 +122,8 @@ def _responses(status: int, model: type, description: str, *codes: int) -> dict:
 )
 def create_action(body: CreateAction) -> ActionView:
     deps = wiring.from_environment()
-    if deps.repository.get(body.id) is not None:
-        raise errors.ActionExists(body.id)
-    start_action(StartCommand(body.model_dump(by_alias=True, exclude_unset=True)), deps)
+    detail = body.model_dump(by_alias=True, exclude_unset=True)
+    start_action(StartCommand(detail, create_only=True), deps)
     _count("scheduled")
     return ActionView.model_validate(action_view(_found(body.id, deps)))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "ActionConflict",
+    "ActionExists",
     "ActionLocked",
     "ActionNotFound",
     "ActionNotRetryable",
@@ -87,6 +88,14 @@ class ActionConflict(TickworkError):
     def __init__(self, action_id: str, detail: str) -> None:
         self.action_id = action_id
         super().__init__(f"action {action_id!r} changed concurrently: {detail}")
+
+
+class ActionExists(TickworkError):
+    """A create-only request named an id that is taken: creating never replaces."""
+
+    def __init__(self, action_id: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"action {action_id!r} already exists")
 
 
 class ActionLocked(TickworkError):

@@ -16,7 +16,7 @@ from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Status, Transition
-from tickwork.domain.errors import ActionConflict, ActionLocked, ValidationFailed
+from tickwork.domain.errors import ActionConflict, ActionExists, ActionLocked, ValidationFailed
 from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.launch import launch, planned_execution
@@ -46,6 +46,7 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9:_\-.@+=]*$")
 class StartCommand:
     detail: dict[str, Any]
     event_id: str | None = None
+    create_only: bool = False  # refuse an existing id (ActionExists) instead of replacing it
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     request, action_id, first = checked.request, checked.action_id, checked.first_fire
     digest = spec_hash(command.detail)
     existing = deps.repository.get(action_id)
+    if existing is not None and command.create_only:
+        raise ActionExists(action_id)
 
     if existing is not None and _is_repeat_delivery(existing, digest, command.event_id):
         if existing.status == Status.PENDING:
