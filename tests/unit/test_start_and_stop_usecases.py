@@ -9,7 +9,7 @@ import pytest
 
 from tests.unit.fakes import fake_dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ActionLocked, ValidationFailed
+from tickwork.domain.errors import ActionExists, ActionLocked, ValidationFailed
 from tickwork.domain.naming import execution_name
 from tickwork.usecases.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
@@ -115,50 +115,41 @@ def test_far_fire_waits_one_leg_first() -> None:
     assert payload["fireAt"] == "2028-01-01T00:00:00.000Z"
 
 
-def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None:
-    # GIVEN a repository where another delivery of the same Start writes first, unseen
-    deps = fake_dependencies(NOW)
-    repository = deps.repository
-    real_get = repository.get
+def _rival_writes_first(deps, rival: StartCommand) -> None:
+    """The first read of the repository misses a rival Start that writes right after it."""
+    real_get = deps.repository.get
     raced = []
 
-    def get_after_rival_wrote(action_id: str):
+    def get_then_rival_writes(action_id: str):
         seen = real_get(action_id)
         if not raced:
             raced.append(True)
-            start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
+            start_action(rival, deps)
         return seen
 
-    repository.get = get_after_rival_wrote
+    deps.repository.get = get_then_rival_writes
+
+
+def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None:
+    # GIVEN another delivery of the same Start that writes first, unseen
+    deps = fake_dependencies(NOW)
+    _rival_writes_first(deps, StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"))
 
     # WHEN this delivery's create loses
     result = start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
 
     # THEN it reads again and reports a repeat; one generation, one execution
     assert result.outcome == "unchanged"
-    assert real_get("a:1").generation == 1
+    assert deps.repository.items["a:1"].generation == 1
     assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
 
 
 def test_create_only_refuses_a_taken_id_even_when_it_loses_the_race() -> None:
-    from tickwork.domain.errors import ActionExists
-
     # GIVEN a create whose read misses a rival create of the same id
     deps = fake_dependencies(NOW)
-    repository = deps.repository
-    real_get = repository.get
-    raced = []
-
-    def get_after_rival_wrote(action_id: str):
-        seen = real_get(action_id)
-        if not raced:
-            raced.append(True)
-            start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-rival"), deps)
-        return seen
-
-    repository.get = get_after_rival_wrote
+    _rival_writes_first(deps, StartCommand({"id": "a:1", "duration": "10m"}, "ev-rival"))
 
     # WHEN it writes: THEN it is refused, and the rival's action stands unchanged
     with pytest.raises(ActionExists):
         start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-1", create_only=True), deps)
-    assert real_get("a:1").execution_time == NOW + timedelta(minutes=10)
+    assert deps.repository.items["a:1"].execution_time == NOW + timedelta(minutes=10)
