@@ -24,7 +24,8 @@ def load_zone(name: str, field: str = "timezone") -> ZoneInfo:
         raise ValidationFailed.of(field, "is empty", f"give an IANA zone such as {ZONE_EXAMPLE}")
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as error:
+    # OSError: a tzdata folder such as "America" is not a zone, and opening it raises one.
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         raise ValidationFailed.of(
             field,
             f"{name!r} is not an IANA time zone",
