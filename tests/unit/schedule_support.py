@@ -15,7 +15,5 @@ def utc(*parts: int) -> datetime:
 
 def fires(schedule: Schedule, now: datetime, count: int) -> list[datetime | None]:
     """The first ``count`` fires from ``now``, None once the schedule has ended."""
-    found: list[datetime | None] = [schedule.first_fire_time(now)]
-    while len(found) < count and found[-1] is not None:
-        found.append(schedule.next_fire_time(found[-1], len(found)))
+    found: list[datetime | None] = [*schedule.upcoming(now, count)]
     return found + [None] * (count - len(found))

@@ -141,12 +141,7 @@ def _schedule(case: Case) -> Schedule:
 
 
 def _fires(schedule: Schedule, now: datetime) -> list[datetime]:
-    found: list[datetime] = []
-    fire = schedule.first_fire_time(now)
-    while fire is not None and len(found) < MAX_FIRES:
-        found.append(fire)
-        fire = schedule.next_fire_time(fire, len(found))
-    return found
+    return schedule.upcoming(now, MAX_FIRES)
 
 
 @settings(max_examples=300, deadline=None)

@@ -94,13 +94,7 @@ def next_fire_times(
                 'remove it, or give a frequency such as "DAILY"',
             )
         detail["at"] = first
-    schedule = parse_start_detail(detail, now=after).schedule
-    fires: list[datetime] = []
-    fire = schedule.first_fire_time(after)
-    while fire is not None and len(fires) < count:
-        fires.append(fire)
-        fire = schedule.next_fire_time(fire, len(fires))
-    return fires
+    return parse_start_detail(detail, now=after).schedule.upcoming(after, count)
 
 
 def format_fire_times(times: list[datetime], timezone: str) -> list[dict[str, Any]]:

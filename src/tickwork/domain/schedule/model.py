@@ -91,6 +91,15 @@ class Schedule:
         """The preset name of a frequency schedule (the seed schema's field), else None."""
         return self.expression if self.kind is ScheduleKind.FREQUENCY else None
 
+    def upcoming(self, now: datetime, count: int) -> list[datetime]:
+        """The first ``count`` fires from ``now`` (fewer when the schedule ends)."""
+        fires: list[datetime] = []
+        fire = self.first_fire_time(now)
+        while fire is not None and len(fires) < count:
+            fires.append(fire)
+            fire = self.next_fire_time(fire, len(fires))
+        return fires
+
     def describe(self) -> str:
         return describe_schedule(self)
 
