@@ -19,11 +19,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from tickwork import wiring
-from tickwork.usecases.resume import resume_actions
+from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
 from tickwork_local.server import serving
 from tickwork_local.stack import LocalStack
@@ -38,7 +39,7 @@ class LocalService:
     stack: LocalStack
     endpoint: str
     restored: int
-    resumed: dict[str, int]
+    resumed: dict[str, list[str]]  # action ids: restarted, released
 
 
 @contextmanager
@@ -62,7 +63,8 @@ def running_service(
         restored = journal.restore(stack.client("dynamodb"))
         journal.compact()
         with journal.installed():
-            resumed = resume_actions(wiring.from_environment())
+            # Every execution died with the last process: restart all that should run.
+            resumed = reconcile(wiring.from_environment(), horizon=None, stuck_after=timedelta(0))
             state = {
                 "endpoint": endpoint,
                 "region": stack.region,
@@ -109,8 +111,9 @@ def _banner(service: LocalService) -> str:
     return "\n".join(
         [
             f"tickwork local is ready on {service.endpoint} (loopback only)",
-            f"  restored {service.restored} action record(s); resumed {service.resumed['resumed']} "
-            f"waiting action(s), released {service.resumed['released']} lost claim(s)",
+            f"  restored {service.restored} action record(s); restarted "
+            f"{len(service.resumed['restarted'])} waiting action(s), "
+            f"released {len(service.resumed['released'])} lost claim(s)",
             *(f"  {name}: {value}" for name, value in outputs.items()),
             "",
             f"  Dashboard: {outputs['ApiUrl']}   API docs: {outputs['ApiUrl']}docs",

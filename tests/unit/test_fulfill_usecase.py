@@ -86,19 +86,19 @@ def test_a_cancelled_action_is_superseded(deps) -> None:
         fulfill_fire(_fire(), deps)
 
 
-def test_resume_restarts_pending_and_releases_a_lost_claim(deps) -> None:
-    from tickwork.usecases.resume import resume_actions
+def test_after_an_outage_a_lost_claim_is_released_and_fired_again(deps) -> None:
+    from tickwork.usecases.reconcile import reconcile
 
     # GIVEN a fire claimed by an execution that was then lost with the stack
     deps.clock.current = FIRE
     fulfill_fire(_fire(), deps)
     deps.executions.started.clear()
 
-    # WHEN the stack resumes
-    result = resume_actions(deps)
+    # WHEN the restarted stack reconciles everything, however recent
+    result = reconcile(deps, horizon=None, stuck_after=timedelta(0))
 
     # THEN the action is PENDING again and its execution is started once more
-    assert result == {"resumed": 1, "released": 1}
+    assert result == {"restarted": [], "released": ["a:1"]}
     assert deps.repository.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]
     # AND a fresh execution of that name may claim and fire it

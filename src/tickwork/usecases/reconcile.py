@@ -6,6 +6,9 @@
 - IN_PROGRESS for longer than ``stuck_after`` whose claiming execution is no longer running:
   the fire died mid-way — release the claim and fire again (at least once; receivers dedupe on
   ``<id>:<occurrence>``).
+
+After an outage that lost every execution (a restarted local stack), ``horizon=None`` and
+``stuck_after=0`` start every waiting action again and release every lost claim.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ __all__ = ["reconcile"]
 
 def reconcile(
     deps: Dependencies,
-    horizon: timedelta = timedelta(minutes=10),
+    horizon: timedelta | None = timedelta(minutes=10),
     stuck_after: timedelta = timedelta(minutes=15),
     limit: int = 10_000,
 ) -> dict[str, Any]:
@@ -33,7 +36,9 @@ def reconcile(
     restarted: list[str] = []
     released: list[str] = []
     for action in deps.repository.list(Status.PENDING, limit):
-        if action.execution_time is None or action.execution_time > now + horizon:
+        if horizon is not None and (
+            action.execution_time is None or action.execution_time > now + horizon
+        ):
             break  # ordered by next fire: the rest are further away
         name, _ = planned_execution(action, deps)
         if not deps.executions.exists(name):
