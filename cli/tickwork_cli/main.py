@@ -146,6 +146,18 @@ def outputs(context: Context) -> None:
 @click.option("--first", help="With --every: the first fire time (ISO 8601).")
 @click.option("--timezone", help="IANA zone for cron and local times (default UTC).")
 @click.option("--times", type=int, help="Total number of fires of a recurring action.")
+@click.option(
+    "--catch-up",
+    type=click.Choice(["ONCE", "SKIP", "ALL"], case_sensitive=False),
+    help="Fires missed in an outage: fire once late (ONCE, default), SKIP them, or run ALL "
+    "within --catch-up-window.",
+)
+@click.option("--catch-up-window", metavar="DURATION", help="With --catch-up ALL (default 1d).")
+@click.option(
+    "--misfire-threshold",
+    metavar="DURATION",
+    help="How late a fire may run before it counts as missed (default 60s).",
+)
 @click.option("--action", help="Action type (default TICK).")
 @click.option("--data", help="The action's data as a JSON object.")
 @click.option("--metadata", help="Metadata as a JSON object (carried on every tick).")

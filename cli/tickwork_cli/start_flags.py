@@ -22,6 +22,9 @@ def start_detail(
     timezone: str | None,
     times: int | None,
     action: str | None,
+    catch_up: str | None = None,
+    catch_up_window: str | None = None,
+    misfire_threshold: str | None = None,
     data: str | None,
     metadata: str | None,
 ) -> dict[str, Any]:
@@ -55,6 +58,13 @@ def start_detail(
         detail["executionRemainder"] = times
     if action:
         detail["action"] = action
+    for key, value in (
+        ("catchUp", catch_up and catch_up.upper()),
+        ("catchUpWindow", catch_up_window),
+        ("misfireThreshold", misfire_threshold),
+    ):
+        if value is not None:
+            detail[key] = value
     for flag, text, key in (("--data", data, "data"), ("--metadata", metadata, "metadata")):
         if text is not None:
             detail[key] = _json_object(flag, text)

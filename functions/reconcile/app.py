@@ -1,4 +1,5 @@
-"""Every few minutes (EventBridge schedule) → restart lost starts, release dead claims."""
+"""Every few minutes (EventBridge schedule) → give every action that lost its execution one:
+restart lost starts, record lost ticks and failures, release dead claims."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ metrics = Metrics()
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     repaired = reconcile(wiring.from_environment())
-    repairs = len(repaired["restarted"]) + len(repaired["released"])
+    repairs = sum(len(ids) for ids in repaired.values())
     metrics.add_metric(name="reconciler_repairs", unit=MetricUnit.Count, value=repairs)
+    for kind, ids in repaired.items():
+        metrics.add_metric(name=f"reconciler_{kind}", unit=MetricUnit.Count, value=len(ids))
     logger.info("reconciled", extra=repaired)
     return repaired

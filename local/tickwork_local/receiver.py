@@ -1,4 +1,5 @@
-"""A webhook receiver on loopback that answers 500 to its first ``failures`` requests.
+"""A webhook receiver on loopback that answers 500 to its first ``failures`` requests, and
+holds each request ``hold_seconds`` (counting how many it holds at once: ``max_in_flight``).
 
 For the demo and the tests: a real HTTP endpoint for HTTP_REQUEST fulfillments, so retries
 are exercised against a real server rather than a mock.
@@ -16,9 +17,12 @@ __all__ = ["Receiver"]
 
 
 class Receiver:
-    def __init__(self, failures: int = 0) -> None:
+    def __init__(self, failures: int = 0, hold_seconds: float = 0.0) -> None:
         self.failures = failures
+        self.hold_seconds = hold_seconds
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         receiver = self
 
@@ -30,6 +34,12 @@ class Receiver:
                     failing = receiver.failures > 0
                     if failing:
                         receiver.failures -= 1
+                    receiver.in_flight += 1
+                    receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight)
+                if receiver.hold_seconds:
+                    threading.Event().wait(receiver.hold_seconds)
+                with receiver._lock:
+                    receiver.in_flight -= 1
                 self.send_response(500 if failing else 200)
                 self.end_headers()
                 self.wfile.write(b"not yet" if failing else b"ok")

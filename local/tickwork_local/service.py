@@ -39,7 +39,7 @@ class LocalService:
     stack: LocalStack
     endpoint: str
     restored: int
-    resumed: dict[str, list[str]]  # action ids: restarted, released
+    resumed: dict[str, list[str]]  # action ids by repair: restarted, recorded, failed, released
 
 
 @contextmanager

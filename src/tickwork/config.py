@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
-__all__ = ["Settings"]
+__all__ = ["MAX_HISTORY", "Settings", "parse_limits"]
+
+MAX_HISTORY = 200
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,18 @@ class Settings:
     past_grace: timedelta = timedelta(seconds=60)
     history_limit: int = 20
     finished_ttl: timedelta = timedelta(days=30)
+    slots_table_name: str | None = None
+    concurrency_limits: dict[str, int] = field(default_factory=dict)
+    slot_lease: timedelta = timedelta(minutes=2)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.history_limit <= MAX_HISTORY:
+            raise ValueError(
+                f"HISTORY_LIMIT={self.history_limit} is outside 1-{MAX_HISTORY}: a record keeps "
+                "that many occurrences and must stay under DynamoDB's 400 KB item limit"
+            )
+        if self.concurrency_limits and not self.slots_table_name:
+            raise ValueError("CONCURRENCY_LIMITS is set but SLOTS_TABLE_NAME is not: set both")
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -41,4 +55,21 @@ class Settings:
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
             history_limit=int(env.get("HISTORY_LIMIT", cls.history_limit)),
             finished_ttl=timedelta(days=float(env.get("FINISHED_TTL_DAYS", 30))),
+            slots_table_name=env.get("SLOTS_TABLE_NAME") or None,
+            concurrency_limits=parse_limits(env.get("CONCURRENCY_LIMITS", "")),
+            slot_lease=seconds("SLOT_LEASE_SECONDS", cls.slot_lease),
         )
+
+
+def parse_limits(text: str) -> dict[str, int]:
+    """ "HTTP_REQUEST=10, SEND_NOTIFICATION=50" → {"HTTP_REQUEST": 10, ...}; "" → no limits."""
+    limits: dict[str, int] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = entry.partition("=")
+        if not name.strip() or not value.strip().isdigit() or int(value) < 1:
+            raise ValueError(
+                f"CONCURRENCY_LIMITS entry {entry!r} is not TYPE=N with N of 1 or more; "
+                'write e.g. "HTTP_REQUEST=10,SEND_NOTIFICATION=50"'
+            )
+        limits[name.strip()] = int(value)
+    return limits

@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from tickwork.config import Settings
 from tickwork.domain.action import Limits
 from tickwork.fulfillment.registry import FulfillmentRegistry
-from tickwork.ports import ActionRepository, Clock, EventPublisher, ExecutionStarter
+from tickwork.ports import (
+    ActionRepository,
+    Clock,
+    ConcurrencySlots,
+    EventPublisher,
+    ExecutionStarter,
+)
 
 __all__ = ["Dependencies"]
 
@@ -20,6 +26,7 @@ class Dependencies:
     publisher: EventPublisher
     registry: FulfillmentRegistry
     clock: Clock
+    slots: ConcurrencySlots | None = None  # set when any action type has a concurrency limit
 
     @property
     def limits(self) -> Limits:

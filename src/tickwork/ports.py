@@ -6,12 +6,20 @@ EventBridge; tests pass in-memory fakes or the same adapters over moto.
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from tickwork.domain.action import Action
 
-__all__ = ["ActionRepository", "Clock", "EventPublisher", "ExecutionStarter"]
+__all__ = [
+    "ActionRepository",
+    "Clock",
+    "ConcurrencySlots",
+    "EventPublisher",
+    "ExecutionStarter",
+    "ExecutionState",
+]
 
 
 class Clock(Protocol):
@@ -43,6 +51,20 @@ class ActionRepository(Protocol):
     def delete(self, action_id: str) -> None: ...
 
 
+@dataclass(frozen=True)
+class ExecutionState:
+    """What an execution came to: RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED."""
+
+    status: str
+    output: dict[str, Any] | None = None  # SUCCEEDED: the Schedule Tick detail it emitted
+    error: str | None = None
+    cause: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "RUNNING"
+
+
 class ExecutionStarter(Protocol):
     def execution_arn(self, name: str) -> str:
         """The ARN an execution of this name has (names are deterministic)."""
@@ -58,6 +80,22 @@ class ExecutionStarter(Protocol):
 
     def is_running(self, name: str) -> bool: ...
 
+    def describe(self, name: str) -> ExecutionState | None:
+        """The execution's state, or None if no execution of this name was started."""
+
 
 class EventPublisher(Protocol):
     def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
+
+
+class ConcurrencySlots(Protocol):
+    """A counting semaphore per key whose slots are leased, so a crashed holder's slot frees."""
+
+    def acquire(
+        self, key: str, limit: int, holder: str, now: datetime, lease: timedelta
+    ) -> str | None:
+        """Take one of ``limit`` slots of ``key`` for ``holder`` (again, if it has one);
+        None when all are taken."""
+
+    def release(self, slot: str, holder: str) -> None:
+        """Give the slot back; harmless if the lease already ended."""

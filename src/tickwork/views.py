@@ -32,6 +32,7 @@ def action_view(action: Action) -> dict[str, Any]:
         "timezone": action.schedule.timezone,
         "repeat": action.repeat,
         "frequency": action.frequency,
+        "catchUp": action.catch_up.to_dict(),
         "generation": action.generation,
         "version": action.version,
         "executionArn": action.execution_arn,
@@ -46,6 +47,7 @@ def action_view(action: Action) -> dict[str, Any]:
                 "attempts": h.attempts,
                 "outcome": h.outcome,
                 "error": h.error,
+                "lateMs": h.late_ms,
             }
             for h in action.history
         ],

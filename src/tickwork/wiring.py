@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cache
 
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.dynamodb_slots import DynamoDBSlots
 from tickwork.adapters.eventbridge import EventBridgePublisher
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
 from tickwork.clock import SystemClock
@@ -30,4 +31,5 @@ def from_environment() -> Dependencies:
         publisher=EventBridgePublisher(settings.event_bus_name, settings.event_source),
         registry=default_registry(),
         clock=SystemClock(),
+        slots=DynamoDBSlots(settings.slots_table_name) if settings.slots_table_name else None,
     )

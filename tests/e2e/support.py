@@ -36,6 +36,8 @@ class Stack:
                 "Schedule Failed",
                 "Schedule Stopped",
                 "Schedule Rejected",
+                "Schedule Skipped",
+                "Schedule Reconciled",
             ]
         )
         self.repository = DynamoDBActionRepository(local.outputs["ActionsTableName"])
@@ -80,6 +82,12 @@ class Stack:
         return sfn.list_executions(stateMachineArn=self.local.outputs["StateMachineArn"])[
             "executions"
         ]
+
+    def pause_delivery(self, function_logical_id: str) -> None:
+        """Stop delivering events to a function (its events wait in its queue): a lost tick."""
+        for poller in self.local.pollers:
+            if f"-{function_logical_id}-" in poller.queue_url:
+                poller.stop()
 
     def invocations(self, function_logical_id: str) -> list[Any]:
         name = next(f.name for f in self.local.functions if f.logical_id == function_logical_id)

@@ -12,6 +12,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict
 from tickwork.fulfillment.defaults import default_registry
+from tickwork.ports import ExecutionState
 
 
 @dataclass
@@ -65,6 +66,7 @@ class FakeExecutions:
     def __init__(self) -> None:
         self.started: dict[str, dict[str, Any]] = {}
         self.stopped: list[str] = []
+        self.ended: dict[str, ExecutionState] = {}  # name → how it ended; else RUNNING
 
     def execution_arn(self, name: str) -> str:
         return f"arn:aws:states:us-east-1:123456789012:execution:fire:{name}"
@@ -75,12 +77,24 @@ class FakeExecutions:
 
     def stop(self, execution_arn: str, cause: str) -> None:
         self.stopped.append(execution_arn)
+        name = execution_arn.rpartition(":")[2]
+        if name in self.started:
+            self.ended.setdefault(name, ExecutionState("ABORTED", error=None, cause=cause))
+
+    def end(self, name: str, status: str, output: dict[str, Any] | None = None, **error: str):
+        self.ended[name] = ExecutionState(status, output, error.get("error"), error.get("cause"))
 
     def exists(self, name: str) -> bool:
         return name in self.started
 
     def is_running(self, name: str) -> bool:
-        return name in self.started and self.execution_arn(name) not in self.stopped
+        state = self.describe(name)
+        return state is not None and state.running
+
+    def describe(self, name: str) -> ExecutionState | None:
+        if name not in self.started:
+            return None
+        return self.ended.get(name, ExecutionState("RUNNING"))
 
 
 class FakePublisher:

@@ -98,7 +98,7 @@ def test_after_an_outage_a_lost_claim_is_released_and_fired_again(deps) -> None:
     result = reconcile(deps, horizon=None, stuck_after=timedelta(0))
 
     # THEN the action is PENDING again and its execution is started once more
-    assert result == {"restarted": [], "released": ["a:1"]}
+    assert result == {"restarted": [], "recorded": [], "failed": [], "released": ["a:1"]}
     assert deps.repository.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]
     # AND a fresh execution of that name may claim and fire it

@@ -1,11 +1,15 @@
-"""GIVEN actions whose execution was lost WHEN the reconciler runs THEN each gets one again,
-and actions that are fine are left alone."""
+"""GIVEN actions whose execution was lost, or whose outcome was never recorded, WHEN the
+reconciler runs THEN each gets exactly the repair it needs, once, and actions that are fine are
+left alone."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from tests.unit.fakes import fake_dependencies
+from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.naming import execution_name
 from tickwork.usecases.fulfill import FireInput, fulfill_fire
@@ -13,14 +17,27 @@ from tickwork.usecases.reconcile import reconcile
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+NOTHING = {"restarted": [], "recorded": [], "failed": [], "released": []}
 
 
-def _start(deps, action_id: str, delay: str) -> None:
-    start_action(StartCommand({"id": action_id, "delay": delay}, f"ev-{action_id}"), deps)
+def _start(deps, action_id: str, delay: str, **detail) -> None:
+    start_action(StartCommand({"id": action_id, "delay": delay, **detail}, f"ev-{action_id}"), deps)
 
 
-def test_a_due_action_whose_start_was_lost_is_started_once() -> None:
-    deps = fake_dependencies(NOW)
+def _claimed(deps: Dependencies, action_id: str) -> dict:
+    """Start a one-minute action and run its fire up to the tick it returns."""
+    _start(deps, action_id, "1m")
+    deps.clock.current = NOW + timedelta(minutes=1)
+    name = execution_name(action_id, 1, 1)
+    return fulfill_fire(FireInput(action_id, 1, 1, 0, "2026-03-07T12:01:00.000Z", name), deps)
+
+
+@pytest.fixture
+def deps() -> Dependencies:
+    return fake_dependencies(NOW)
+
+
+def test_a_due_action_whose_start_was_lost_is_started_once(deps) -> None:
     _start(deps, "lost", "5m")
     _start(deps, "fine", "6m")
     _start(deps, "far", "2h")
@@ -29,23 +46,82 @@ def test_a_due_action_whose_start_was_lost_is_started_once() -> None:
     first = reconcile(deps)
     second = reconcile(deps)
 
-    assert first["restarted"] == ["lost"] and first["released"] == []
-    assert second == {"restarted": [], "released": []}
+    assert first == {**NOTHING, "restarted": ["lost"]}
+    assert second == NOTHING
     assert execution_name("lost", 1, 1) in deps.executions.started
-    assert [t for t, _ in deps.publisher.events].count("Schedule Reconciled") == 1
+    assert execution_name("far", 1, 1) in deps.executions.started  # untouched, not restarted
+    (event,) = deps.publisher.of_type("Schedule Reconciled")
+    assert event["restarted"] == ["lost"]
 
 
-def test_a_claim_whose_execution_died_is_released_and_fired_again() -> None:
-    deps = fake_dependencies(NOW)
-    _start(deps, "stuck", "1m")
+def test_a_waiting_execution_that_ended_without_firing_gets_a_repair_execution(deps) -> None:
+    # GIVEN a PENDING action whose execution was stopped by hand in the console
+    _start(deps, "stopped", "5m")
+    deps.executions.end(execution_name("stopped", 1, 1), "ABORTED")
+
+    first = reconcile(deps)
+    second = reconcile(deps)
+
+    # THEN a numbered repair execution is started (the name can't be reused), once
+    repair = execution_name("stopped", 1, 1, repair=1)
+    assert first["restarted"] == ["stopped"] and second == NOTHING
+    assert deps.executions.started[repair]["repair"] == 1
+    assert deps.repository.get("stopped").execution_arn.endswith(repair)
+
+
+def test_a_fire_whose_tick_was_lost_is_recorded_from_the_execution_output(deps) -> None:
+    # GIVEN a fire that ran and succeeded, but whose Schedule Tick never got recorded
+    tick = _claimed(deps, "ticked")
+    deps.executions.end(execution_name("ticked", 1, 1), "SUCCEEDED", output=tick)
+    deps.clock.advance(minutes=20)
+
+    result = reconcile(deps)
+
+    # THEN the occurrence is recorded from the output: completed, and nothing fires again
+    assert result == {**NOTHING, "recorded": ["ticked"]}
+    action = deps.repository.get("ticked")
+    assert action.status == Status.COMPLETED
+    assert [h.outcome for h in action.history] == ["FIRED"]
+    assert not any("-r" in name for name in deps.executions.started)
+
+
+def test_a_fire_whose_failure_report_was_lost_is_recorded_failed(deps) -> None:
+    _claimed(deps, "broken")
+    deps.executions.end(
+        execution_name("broken", 1, 1), "FAILED", error="FireFailed", cause="past its retries"
+    )
+    deps.clock.advance(minutes=20)
+
+    result = reconcile(deps)
+
+    assert result == {**NOTHING, "failed": ["broken"]}
+    action = deps.repository.get("broken")
+    assert action.status == Status.FAILED and action.history[-1].outcome == "FAILED"
+    assert "FireFailed" in action.history[-1].error
+
+
+def test_a_claim_whose_execution_died_is_released_and_fired_again(deps) -> None:
+    _claimed(deps, "stuck")
     name = execution_name("stuck", 1, 1)
-    deps.clock.current = NOW + timedelta(minutes=1)
-    fulfill_fire(FireInput("stuck", 1, 1, 0, "2026-03-07T12:01:00.000Z", name), deps)
     deps.executions.stop(deps.executions.execution_arn(name), "died")
 
     early = reconcile(deps)  # not stuck long enough yet
     deps.clock.advance(minutes=20)
     late = reconcile(deps)
+    again = reconcile(deps)
 
-    assert early["released"] == [] and late["released"] == ["stuck"]
+    assert early == NOTHING and late == {**NOTHING, "released": ["stuck"]} and again == NOTHING
     assert deps.repository.get("stuck").status == Status.PENDING
+    repair = execution_name("stuck", 1, 1, repair=1)
+    assert repair in deps.executions.started
+    # AND the repair execution may claim and fire it
+    fire = FireInput("stuck", 1, 1, 0, "2026-03-07T12:01:00.000Z", repair, repair=1)
+    assert fulfill_fire(fire, deps)["outcome"] == "FIRED"
+
+
+def test_a_claim_still_running_is_left_alone_however_long(deps) -> None:
+    _claimed(deps, "slow")  # e.g. retrying with backoff, or waiting for a concurrency slot
+    deps.clock.advance(hours=2)
+
+    assert reconcile(deps) == NOTHING
+    assert deps.repository.get("slow").status == Status.IN_PROGRESS

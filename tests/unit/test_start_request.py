@@ -380,7 +380,7 @@ def test_allowed_fields_are_the_event_names() -> None:
     assert set(names) == {
         "id", "action", "data", "metadata", "at", "executionTime", "duration", "delay",
         "cron", "rate", "frequency", "timezone", "repeat", "executionRemainder",
-        "startTime", "endTime",
+        "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
     }  # fmt: skip
 
 

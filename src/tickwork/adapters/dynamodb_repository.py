@@ -21,6 +21,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 from tickwork.domain.action import Action, Occurrence, Status, Transition
+from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.errors import ActionConflict, ValidationFailed
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.times import from_epoch_ms, to_epoch_ms
@@ -259,6 +260,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "transitions": [_camel(vars(t)) for t in action.transitions],
         "ttl": action.ttl,
         "request": action.request,
+        "catchUp": action.catch_up.to_dict(),
     }
     return _to_dynamo(_drop_none(item))
 
@@ -290,4 +292,5 @@ def from_item(raw: dict[str, Any]) -> Action:
         transitions=tuple(Transition(**_snake(t)) for t in item.get("transitions", [])),
         ttl=item.get("ttl"),
         request=item.get("request"),
+        catch_up=CatchUp.from_dict(item.get("catchUp")),
     )

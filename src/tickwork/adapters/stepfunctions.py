@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.exceptions import ClientError
 
+from tickwork.ports import ExecutionState
+
 if TYPE_CHECKING:
     from mypy_boto3_stepfunctions import SFNClient
 
@@ -37,18 +39,26 @@ class StepFunctionsExecutions:
         return response["executionArn"]
 
     def exists(self, name: str) -> bool:
-        return self._status(name) is not None
+        return self.describe(name) is not None
 
     def is_running(self, name: str) -> bool:
-        return self._status(name) == "RUNNING"
+        state = self.describe(name)
+        return state is not None and state.running
 
-    def _status(self, name: str) -> str | None:
+    def describe(self, name: str) -> ExecutionState | None:
         try:
-            return self._client.describe_execution(executionArn=self.execution_arn(name))["status"]
+            found = self._client.describe_execution(executionArn=self.execution_arn(name))
         except ClientError as error:
             if error.response["Error"]["Code"] == "ExecutionDoesNotExist":
                 return None
             raise
+        output = found.get("output")
+        return ExecutionState(
+            status=found["status"],
+            output=json.loads(output) if output else None,
+            error=found.get("error"),
+            cause=found.get("cause"),
+        )
 
     def stop(self, execution_arn: str, cause: str) -> None:
         try:

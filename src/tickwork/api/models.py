@@ -127,8 +127,11 @@ class HistoryEntry(_Response):
     scheduled_time: str
     actual_time: str
     attempts: int
-    outcome: str = Field(description="FIRED, FAILED or NO_ACTION.")
+    outcome: str = Field(
+        description="FIRED, FAILED, NO_ACTION, or SKIPPED (missed; the catch-up policy said so)."
+    )
     error: str | None = None
+    late_ms: int | None = Field(default=None, description="How late it ran, in milliseconds.")
 
 
 class TransitionEntry(_Response):
@@ -156,6 +159,10 @@ class ActionView(ActionSummary):
     timezone: str
     repeat: bool
     frequency: str | None
+    catch_up: dict[str, Any] = Field(
+        description="What happens to fires missed in an outage: policy ONCE, SKIP or ALL, the "
+        "misfire threshold in seconds and, for ALL, the window."
+    )
     generation: int
     version: int
     execution_arn: str | None

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.times import iso
 
@@ -38,8 +39,9 @@ class Occurrence:
     scheduled_time: str
     actual_time: str
     attempts: int
-    outcome: str
+    outcome: str  # FIRED, FAILED, NO_ACTION or SKIPPED (missed, and the catch-up policy said so)
     error: str | None = None
+    late_ms: int | None = None  # how late it ran (or was found, when skipped)
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class Action:
     transitions: tuple[Transition, ...] = ()
     ttl: int | None = None
     request: dict[str, Any] | None = None  # the Start detail as received (PATCH merges into it)
+    catch_up: CatchUp = DEFAULT_CATCH_UP
 
     # --- derived, seed-schema compatible views -------------------------------------------
     @property
@@ -157,11 +160,12 @@ class Action:
                 ttl=limits.expiry(now),
                 **common,
             )
+        done = "skipped" if record.outcome == "SKIPPED" else "fired"
         if next_fire is None:
             return self._moved(
                 now,
                 Status.COMPLETED,
-                f"occurrence {record.occurrence} was the last",
+                f"occurrence {record.occurrence} {done}; it was the last",
                 limits.transitions,
                 ttl=limits.expiry(now),
                 **common,
@@ -169,7 +173,7 @@ class Action:
         return self._moved(
             now,
             Status.PENDING,
-            f"occurrence {record.occurrence} fired",
+            f"occurrence {record.occurrence} {done}",
             limits.transitions,
             execution_time=next_fire,
             occurrence=self.occurrence + 1,

@@ -16,8 +16,10 @@ __all__ = [
     "ActionNotFound",
     "ActionNotRetryable",
     "ActionSuperseded",
+    "ConcurrencyLimited",
     "FieldProblem",
     "InvalidActionData",
+    "OccurrenceSkipped",
     "PermanentFulfillmentError",
     "TickworkError",
     "TransientFulfillmentError",
@@ -138,6 +140,27 @@ class WaitContinued(TickworkError):
     def __init__(self, action_id: str, next_leg: int, fire_time: str) -> None:
         self.action_id = action_id
         super().__init__(f"action {action_id!r} fires at {fire_time}: waiting on in leg {next_leg}")
+
+
+class OccurrenceSkipped(TickworkError):
+    """A missed occurrence that the action's catch-up policy does not run: recorded SKIPPED,
+    the next occurrence scheduled. The state machine ends the execution quietly."""
+
+    def __init__(self, action_id: str, occurrence: int, late_seconds: float, policy: str) -> None:
+        self.action_id = action_id
+        super().__init__(
+            f"action {action_id!r} occurrence {occurrence} skipped: "
+            f"{late_seconds:.0f}s late, catch-up policy {policy}"
+        )
+
+
+class ConcurrencyLimited(TickworkError):
+    """Every slot of the action type's concurrency limit is taken: the state machine retries
+    the fire with backoff and jitter until one frees up."""
+
+    def __init__(self, action_type: str, limit: int) -> None:
+        self.action_type = action_type
+        super().__init__(f"{limit} fires of {action_type} are already running; waiting for a slot")
 
 
 class TransientFulfillmentError(TickworkError):

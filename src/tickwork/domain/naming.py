@@ -1,4 +1,5 @@
-"""Deterministic, valid Step Functions execution names per (action, generation, occurrence, leg).
+"""Deterministic, valid Step Functions execution names per (action, generation, occurrence, leg,
+repair).
 
 A name is 1-80 characters with none of: whitespace < > { } [ ] ? * " # % \\ ^ | ~ ` $ & , ; : /
 and no control characters. The readable part is the action id with each refused character
@@ -16,9 +17,17 @@ MAX_NAME_LENGTH = 80
 _REFUSED = re.compile(r"[\s<>{}\[\]?*\"#%\\^|~`$&,;:/\x00-\x1f\x7f-\x9f]")
 
 
-def execution_name(action_id: str, generation: int, occurrence: int, leg: int = 0) -> str:
+def execution_name(
+    action_id: str, generation: int, occurrence: int, leg: int = 0, repair: int = 0
+) -> str:
+    """``repair`` numbers the executions the reconciler starts for a fire whose own execution
+    ended without firing (a name can be used once per 90 days)."""
     digest = hashlib.sha256(action_id.encode()).hexdigest()[:8]
-    suffix = f"-{digest}-g{generation}-o{occurrence}" + (f"-l{leg}" if leg else "")
+    suffix = (
+        f"-{digest}-g{generation}-o{occurrence}"
+        + (f"-l{leg}" if leg else "")
+        + (f"-r{repair}" if repair else "")
+    )
     readable = _REFUSED.sub("_", action_id)[: MAX_NAME_LENGTH - len(suffix)]
     return f"{readable}{suffix}"
 

@@ -19,6 +19,13 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 from pydantic.alias_generators import to_camel
 
+from tickwork.domain.catch_up import (
+    DEFAULT_CATCH_UP,
+    DEFAULT_THRESHOLD,
+    DEFAULT_WINDOW,
+    CatchUp,
+    CatchUpPolicy,
+)
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
@@ -27,6 +34,8 @@ from tickwork.domain.schedule.timestamps import format_utc, from_epoch_ms, parse
 from tickwork.domain.schedule.wallclock import load_zone
 
 __all__ = [
+    "MAX_HORIZON",
+    "MAX_OCCURRENCES",
     "ONE_OFF_FIELDS",
     "RECURRING_FIELDS",
     "WHEN_FIELDS",
@@ -39,6 +48,8 @@ __all__ = [
 ONE_OFF_FIELDS = ("at", "executionTime", "duration", "delay")
 RECURRING_FIELDS = ("cron", "rate", "frequency")
 WHEN_FIELDS = ONE_OFF_FIELDS + RECURRING_FIELDS
+MAX_OCCURRENCES = 1_000_000
+MAX_HORIZON = timedelta(days=3_653)  # ten years: a first fire further away is refused
 _FIXES = {
     "at": 'give an ISO 8601 time such as "2026-05-01T09:00:00Z"',
     "executionTime": "give epoch milliseconds as an integer, such as 1767254400000",
@@ -46,6 +57,7 @@ _FIXES = {
     "repeat": "give true or false",
     "data": "give a JSON object",
     "metadata": "give a JSON object",
+    "catchUp": "give ONCE (default), SKIP or ALL",
 }
 
 
@@ -70,6 +82,9 @@ class StartDetail(BaseModel):
     execution_remainder: StrictInt | None = None
     start_time: str | None = None
     end_time: str | None = None
+    catch_up: str | None = None
+    catch_up_window: str | None = None
+    misfire_threshold: str | None = None
 
 
 def allowed_fields() -> tuple[str, ...]:
@@ -85,6 +100,7 @@ class StartRequest:
     metadata: dict[str, Any]
     schedule: Schedule
     detail: dict[str, Any]
+    catch_up: CatchUp = DEFAULT_CATCH_UP
 
 
 def parse_start_detail(
@@ -98,6 +114,7 @@ def parse_start_detail(
     given = model.model_dump(by_alias=True, exclude_none=True)
     whens = [name for name in WHEN_FIELDS if name in given]
     problems = _when_problems(whens) + _recurrence_problems(model, whens)
+    catch_up = _collect(problems, _catch_up, model)
     zone = _collect(problems, load_zone, model.timezone)
     first = start = end = None
     if zone is not None:
@@ -106,17 +123,61 @@ def parse_start_detail(
         end = _collect(problems, _optional_time, model.end_time, zone, "endTime")
     if end is not None and end < now:
         problems.append(FieldProblem("endTime", "is in the past", "give a future endTime"))
-    if problems or zone is None:
+    if problems or zone is None or catch_up is None:
         raise ValidationFailed(problems)
     bounds = {"start": start, "end": end, "max_occurrences": model.execution_remainder}
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)
-    if schedule.first_fire_time(now) is None:
+    first_fire = schedule.first_fire_time(now)
+    if first_fire is None:
         raise ValidationFailed.of(
             "endTime" if end is not None else whens[-1],
             "leaves no fire from now on",
             "give a schedule with a fire after now (check the years and endTime)",
         )
-    return StartRequest(model.id, model.action, model.data, model.metadata, schedule, detail)
+    if schedule.max_occurrences is not None and schedule.max_occurrences > MAX_OCCURRENCES:
+        raise ValidationFailed.of(
+            "executionRemainder",
+            f"{schedule.max_occurrences} is over the limit of {MAX_OCCURRENCES:,} fires",
+            f"give at most {MAX_OCCURRENCES}, or leave it out for an unbounded recurrence",
+        )
+    if first_fire > now + MAX_HORIZON:
+        raise ValidationFailed.of(
+            whens[0],
+            f"first fires at {format_utc(first_fire)}, more than 10 years ahead",
+            f"give a first fire before {format_utc(now + MAX_HORIZON)}",
+        )
+    return StartRequest(
+        model.id, model.action, model.data, model.metadata, schedule, detail, catch_up
+    )
+
+
+def _catch_up(model: StartDetail) -> CatchUp:
+    problems: list[FieldProblem] = []
+    policy = CatchUpPolicy.ONCE
+    if model.catch_up is not None:
+        try:
+            policy = CatchUpPolicy(model.catch_up.strip().upper())
+        except ValueError:
+            problems.append(
+                FieldProblem("catchUp", f"{model.catch_up!r} is not a policy", _FIXES["catchUp"])
+            )
+    if model.catch_up_window is not None and policy is not CatchUpPolicy.ALL and not problems:
+        problems.append(
+            FieldProblem(
+                "catchUpWindow",
+                f"applies to catchUp ALL, not {policy}",
+                'set "catchUp": "ALL", or remove catchUpWindow',
+            )
+        )
+    threshold = _collect(problems, _optional_duration, model.misfire_threshold, "misfireThreshold")
+    window = _collect(problems, _optional_duration, model.catch_up_window, "catchUpWindow")
+    if problems:
+        raise ValidationFailed(problems)
+    return CatchUp(policy, threshold or DEFAULT_THRESHOLD, window or DEFAULT_WINDOW)
+
+
+def _optional_duration(text: str | None, field: str) -> timedelta | None:
+    return None if text is None else parse_duration(text, field)
 
 
 def _validated(detail: dict[str, Any]) -> StartDetail:

@@ -2,22 +2,26 @@
 
 Called by the state machine's Fulfill task after its Wait. Its return value is the detail of
 the "Schedule Tick" event the machine emits next. Raises, by name for the machine to match:
-``ActionSuperseded`` / ``WaitContinued`` (end quietly), ``TransientFulfillmentError``
+``ActionSuperseded`` / ``WaitContinued`` / ``OccurrenceSkipped`` (end quietly),
+``ConcurrencyLimited`` (waits for a slot, retried with jitter), ``TransientFulfillmentError``
 (retried with backoff), ``PermanentFulfillmentError`` (not retried, recorded FAILED).
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import (
     ActionConflict,
     ActionSuperseded,
+    ConcurrencyLimited,
+    OccurrenceSkipped,
     PermanentFulfillmentError,
     TransientFulfillmentError,
     ValidationFailed,
@@ -26,6 +30,7 @@ from tickwork.domain.errors import (
 from tickwork.domain.times import iso, parse_iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.usecases.launch import launch
+from tickwork.usecases.record import FireReport, record_tick
 
 __all__ = ["FireInput", "fulfill_fire"]
 
@@ -41,6 +46,7 @@ class FireInput:
     fire_at: str
     execution_name: str
     retry_count: int = 0
+    repair: int = 0
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> FireInput:
@@ -53,15 +59,18 @@ class FireInput:
             fire_at=fire["fireAt"],
             execution_name=payload["executionName"],
             retry_count=int(payload.get("retryCount", 0)),
+            repair=int(fire.get("repair", 0)),
         )
 
 
 def fulfill_fire(fire: FireInput, deps: Dependencies) -> dict[str, Any]:
     action = _current(fire, deps)
     _wait_until_due(fire, action, deps)
-    action = _claim(fire, action, deps)
     now = deps.clock.now()
     scheduled = parse_iso(fire.fire_at)
+    if not action.catch_up.runs(scheduled, now):
+        _skip(fire, action, now, deps)
+    action = _claim(fire, action, deps)
     try:
         fulfillment = deps.registry.get(action.action)
         data = deps.registry.validate(action.action, action.data)
@@ -79,7 +88,8 @@ def fulfill_fire(fire: FireInput, deps: Dependencies) -> dict[str, Any]:
         attempt=fire.retry_count + 1,
     )
     try:
-        result = fulfillment.fulfill(request)
+        with _slot(action.action, fire.execution_name, deps):
+            result = fulfillment.fulfill(request)
     except (TransientFulfillmentError, PermanentFulfillmentError) as error:
         _note_failure(action.id, fire, error, deps)
         raise
@@ -107,7 +117,7 @@ def _wait_until_due(fire: FireInput, action: Action, deps: Dependencies) -> None
     fire_at = parse_iso(fire.fire_at)
     early = fire_at - deps.clock.now()
     if early > deps.settings.early_tolerance:
-        arn = launch(action, deps.clock.now(), deps, leg=fire.leg + 1)
+        arn = launch(action, deps.clock.now(), deps, leg=fire.leg + 1, repair=fire.repair)
         # If the record moved on meanwhile, the new leg finds out and ends quietly.
         with suppress(ActionConflict):
             deps.repository.save(action.with_execution(deps.clock.now(), arn), action.version)
@@ -129,6 +139,50 @@ def _claim(fire: FireInput, action: Action, deps: Dependencies) -> Action:
         except ActionConflict:
             action = _current(fire, deps)
     raise ActionConflict(fire.id, f"could not claim after {_CLAIM_ATTEMPTS} attempts")
+
+
+def _skip(fire: FireInput, action: Action, now: datetime, deps: Dependencies) -> NoReturn:
+    """Record a missed occurrence as SKIPPED, schedule the next, end this execution."""
+    late = (now - parse_iso(fire.fire_at)).total_seconds()
+    policy = str(action.catch_up.policy)
+    skipped = _tick(fire, action, now, "SKIPPED", {"reason": f"missed; catch-up {policy}"})
+    record_tick(FireReport.from_detail(skipped), deps)
+    deps.publisher.publish(
+        "Schedule Skipped",
+        {
+            "id": action.id,
+            "generation": fire.generation,
+            "occurrence": fire.occurrence,
+            "scheduledTime": fire.fire_at,
+            "lateMs": skipped["lateMs"],
+            "catchUp": policy,
+        },
+    )
+    raise OccurrenceSkipped(action.id, fire.occurrence, late, policy)
+
+
+@contextmanager
+def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[None]:
+    """Hold one of the action type's concurrency slots while it runs, if it has a limit.
+
+    All taken → ``ConcurrencyLimited``: the machine retries with jitter; the fire stays
+    claimed, so it is neither lost nor run twice.
+    """
+    limit = deps.settings.concurrency_limits.get(action_type)
+    if limit is None:
+        yield
+        return
+    if deps.slots is None:
+        raise RuntimeError(f"a concurrency limit is set for {action_type} but no slots table")
+    slot = deps.slots.acquire(
+        action_type, limit, holder, deps.clock.now(), deps.settings.slot_lease
+    )
+    if slot is None:
+        raise ConcurrencyLimited(action_type, limit)
+    try:
+        yield
+    finally:
+        deps.slots.release(slot, holder)
 
 
 def _note_failure(action_id: str, fire: FireInput, error: Exception, deps: Dependencies) -> None:

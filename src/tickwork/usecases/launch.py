@@ -13,7 +13,9 @@ from tickwork.domain.times import iso, iso_seconds
 __all__ = ["fire_payload", "launch", "planned_execution"]
 
 
-def fire_payload(action: Action, now: datetime, deps: Dependencies, leg: int = 0) -> dict[str, Any]:
+def fire_payload(
+    action: Action, now: datetime, deps: Dependencies, leg: int = 0, repair: int = 0
+) -> dict[str, Any]:
     """The execution input: which fire it is for, and when its Wait ends.
 
     A fire further away than one leg waits until the leg's end and then continues in a new
@@ -22,7 +24,7 @@ def fire_payload(action: Action, now: datetime, deps: Dependencies, leg: int = 0
     """
     assert action.execution_time is not None
     wait_until = min(action.execution_time, now + deps.settings.leg)
-    return {
+    payload = {
         "id": action.id,
         "generation": action.generation,
         "occurrence": action.occurrence,
@@ -30,18 +32,23 @@ def fire_payload(action: Action, now: datetime, deps: Dependencies, leg: int = 0
         "fireAt": iso(action.execution_time),
         "waitUntil": iso_seconds(wait_until),
     }
+    if repair:
+        payload["repair"] = repair
+    return payload
 
 
-def planned_execution(action: Action, deps: Dependencies, leg: int = 0) -> tuple[str, str]:
-    name = execution_name(action.id, action.generation, action.occurrence, leg)
+def planned_execution(
+    action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
+) -> tuple[str, str]:
+    name = execution_name(action.id, action.generation, action.occurrence, leg, repair)
     return name, deps.executions.execution_arn(name)
 
 
-def launch(action: Action, now: datetime, deps: Dependencies, leg: int = 0) -> str:
+def launch(action: Action, now: datetime, deps: Dependencies, leg: int = 0, repair: int = 0) -> str:
     """Start the execution for the action's current (generation, occurrence, leg).
 
     Safe to repeat: the name is deterministic and an existing execution of that name counts
     as started.
     """
-    name, _ = planned_execution(action, deps, leg)
-    return deps.executions.start(name, fire_payload(action, now, deps, leg))
+    name, _ = planned_execution(action, deps, leg, repair)
+    return deps.executions.start(name, fire_payload(action, now, deps, leg, repair))

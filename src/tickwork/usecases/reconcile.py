@@ -1,29 +1,57 @@
-"""The periodic repair: actions that should have a live execution but do not get one.
+"""The periodic repair: every action that should have a live execution gets exactly one.
 
-- PENDING and due within the horizon, with no execution of its deterministic name: the start
-  was lost (a crash between write and start, an outage) — start it. Starting is idempotent, so
-  a concurrent normal start cannot make a second fire.
-- IN_PROGRESS for longer than ``stuck_after`` whose claiming execution is no longer running:
-  the fire died mid-way — release the claim and fire again (at least once; receivers dedupe on
-  ``<id>:<occurrence>``).
+Four repairs, each safe to repeat and to run beside the normal flow (every start is
+idempotent by name, every write is fenced on the record's version, and an execution that finds
+its record moved on ends quietly):
+
+- **restarted** — PENDING and due within the horizon, but its execution never started (a crash
+  between the write and the start, a stack that was down) or ended without firing (stopped by
+  hand, a failure before the claim whose report was lost): start one.
+- **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
+  got recorded (a lost event, a tick handler that kept failing): record the tick from the
+  execution's output. Nothing runs twice.
+- **failed** — IN_PROGRESS, and the claiming execution failed past its retries, but its
+  Schedule Failed report was lost: record the occurrence FAILED.
+- **released** — IN_PROGRESS for longer than ``stuck_after`` and its claiming execution is gone
+  (aborted, timed out, or lost with the emulator): release the claim and fire again. This is the
+  one at-least-once repair; receivers dedupe on ``<id>:<occurrence>``.
 
 After an outage that lost every execution (a restarted local stack), ``horizon=None`` and
-``stuck_after=0`` start every waiting action again and release every lost claim.
+``stuck_after=0`` look at every waiting action and every claim.
 """
 
 from __future__ import annotations
 
 from contextlib import suppress
-from datetime import timedelta
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Status
+from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict
-from tickwork.domain.times import parse_iso
+from tickwork.domain.times import iso, parse_iso
 from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.record import FireReport, record_failure, record_tick
 
-__all__ = ["reconcile"]
+__all__ = ["Repairs", "reconcile"]
+
+_MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its own
+
+
+@dataclass
+class Repairs:
+    restarted: list[str] = field(default_factory=list)
+    recorded: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    released: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.restarted) + len(self.recorded) + len(self.failed) + len(self.released)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return asdict(self)
 
 
 def reconcile(
@@ -33,29 +61,86 @@ def reconcile(
     limit: int = 10_000,
 ) -> dict[str, Any]:
     now = deps.clock.now()
-    restarted: list[str] = []
-    released: list[str] = []
+    repairs = Repairs()
     for action in deps.repository.list(Status.PENDING, limit):
         if horizon is not None and (
             action.execution_time is None or action.execution_time > now + horizon
         ):
             break  # ordered by next fire: the rest are further away
-        name, _ = planned_execution(action, deps)
-        if not deps.executions.exists(name):
-            launch(action, now, deps)
-            restarted.append(action.id)
+        if _restart_if_lost(action, now, deps):
+            repairs.restarted.append(action.id)
     for action in deps.repository.list(Status.IN_PROGRESS, limit):
-        if now - parse_iso(action.updated_at) < stuck_after:
-            continue
-        if action.claimed_by and deps.executions.is_running(action.claimed_by):
-            continue
-        with suppress(ActionConflict):
-            release = action.released(now, deps.limits.transitions)
-            deps.repository.save(release, action.version)
-            launch(release, now, deps)
-            released.append(action.id)
-    if restarted or released:
-        deps.publisher.publish(
-            "Schedule Reconciled", {"restarted": restarted, "released": released}
+        if now - parse_iso(action.updated_at) >= stuck_after:
+            _resolve_claim(action, now, deps, repairs)
+    if repairs.total:
+        deps.publisher.publish("Schedule Reconciled", repairs.as_dict())
+    return repairs.as_dict()
+
+
+def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
+    current = _name_of(action.execution_arn) or planned_execution(action, deps)[0]
+    state = deps.executions.describe(current)
+    if state is not None and state.running:
+        return False
+    fresh = deps.repository.get(action.id)
+    if fresh is None or fresh.version != action.version:
+        return False  # it moved on while we looked: the normal flow has it
+    return _relaunch(fresh, now, deps)
+
+
+def _resolve_claim(action: Action, now: datetime, deps: Dependencies, repairs: Repairs) -> None:
+    state = deps.executions.describe(action.claimed_by) if action.claimed_by else None
+    if state is not None and state.running:
+        return  # still retrying, or waiting for a concurrency slot
+    if state is not None and state.status == "SUCCEEDED" and _is_tick_of(state.output, action):
+        assert state.output is not None
+        if record_tick(FireReport.from_detail(state.output), deps)["outcome"] == "recorded":
+            repairs.recorded.append(action.id)
+        return
+    if state is not None and state.status == "FAILED" and state.error == "FireFailed":
+        report = FireReport(
+            action.id,
+            action.generation,
+            action.occurrence,
+            iso(action.execution_time) if action.execution_time else "",
+            {"error": "FireFailed", "cause": action.last_error or state.cause},
         )
-    return {"restarted": restarted, "released": released}
+        if record_failure(report, deps)["outcome"] == "recorded":
+            repairs.failed.append(action.id)
+        return
+    with suppress(ActionConflict):
+        released = action.released(now, deps.limits.transitions)
+        deps.repository.save(released, action.version)
+        _relaunch(released, now, deps)
+        repairs.released.append(action.id)
+
+
+def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
+    """Start the fire's execution under the first name not used yet: its own name if it never
+    started, else a numbered repair. False if one is already running."""
+    for repair in range(_MAX_REPAIRS + 1):
+        name, arn = planned_execution(action, deps, repair=repair)
+        state = deps.executions.describe(name)
+        if state is not None and state.running:
+            return False
+        if state is None:
+            launch(action, now, deps, repair=repair)
+            if action.execution_arn != arn:
+                with suppress(ActionConflict):
+                    deps.repository.save(action.with_execution(now, arn), action.version)
+            return True
+    raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
+
+
+def _is_tick_of(output: dict[str, Any] | None, action: Action) -> bool:
+    return (
+        isinstance(output, dict)
+        and output.get("id") == action.id
+        and output.get("generation") == action.generation
+        and output.get("occurrence") == action.occurrence
+        and output.get("outcome") in ("FIRED", "NO_ACTION")
+    )
+
+
+def _name_of(execution_arn: str | None) -> str | None:
+    return execution_arn.rpartition(":")[2] if execution_arn else None

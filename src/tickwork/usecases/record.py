@@ -21,6 +21,7 @@ from tickwork.usecases.launch import launch, planned_execution
 __all__ = ["FireReport", "record_failure", "record_tick"]
 
 _WRITE_ATTEMPTS = 3
+_OUTCOMES = ("FIRED", "NO_ACTION", "SKIPPED")
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,17 @@ def record_tick(report: FireReport, deps: Dependencies) -> dict[str, Any]:
             scheduled_time=report.scheduled_time,
             actual_time=detail.get("actualTime", iso(now)),
             attempts=int(detail.get("attempts", 1)),
-            outcome="NO_ACTION" if detail.get("outcome") == "NO_ACTION" else "FIRED",
+            outcome=detail["outcome"] if detail.get("outcome") in _OUTCOMES else "FIRED",
+            late_ms=detail.get("lateMs"),
         )
         following = None
-        if record.outcome == "FIRED":
+        if record.outcome != "NO_ACTION":
+            # Occurrences missed in an outage that the catch-up policy does not run are
+            # passed over here: the chain resumes at the first one still worth a fire.
             following = action.schedule.next_fire_time(
-                parse_iso(report.scheduled_time), report.occurrence
+                parse_iso(report.scheduled_time),
+                report.occurrence,
+                not_before=action.catch_up.resume_from(now),
             )
         updated = action.fired(
             now, record, following and ceil_ms(following), detail.get("result"), deps.limits

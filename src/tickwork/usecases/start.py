@@ -132,6 +132,7 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         data=request.data,
         metadata=request.metadata,
         schedule=request.schedule,
+        catch_up=request.catch_up,
         status=Status.PENDING,
         execution_time=ceil_ms(first),
         occurrence=1,

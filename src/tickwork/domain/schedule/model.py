@@ -110,14 +110,22 @@ class Schedule:
             return max(self._trigger.at, now)
         return self._bounded(self._trigger.at_or_after(max(now, self.start or now)))
 
-    def next_fire_time(self, previous: datetime, fired: int) -> datetime | None:
-        """The next fire strictly after ``previous`` once ``fired`` fires have happened."""
+    def next_fire_time(
+        self, previous: datetime, fired: int, not_before: datetime | None = None
+    ) -> datetime | None:
+        """The next fire strictly after ``previous`` once ``fired`` fires have happened.
+
+        ``not_before`` skips the fires before it (catch-up after an outage); skipped fires
+        do not count toward ``max_occurrences``.
+        """
         previous = require_utc(previous, "previous")
         if self.kind is ScheduleKind.ONCE:
             return None
         if self.max_occurrences is not None and fired >= self.max_occurrences:
             return None
         after = previous + _MICROSECOND
+        if not_before is not None:
+            after = max(after, require_utc(not_before, "not_before"))
         return self._bounded(self._trigger.at_or_after(max(after, self.start or after)))
 
     def _bounded(self, fire: datetime | None) -> datetime | None:

@@ -1,0 +1,78 @@
+"""GIVEN fires whose execution or whose outcome got lost WHEN the reconciler runs THEN each is
+repaired without a second fire; and a fire missed past its threshold follows its catch-up
+policy, in the real state machine."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from tests.e2e.support import Stack, assert_never_early, in_seconds
+from tickwork.domain.action import Status
+from tickwork.usecases.reconcile import reconcile
+
+
+def _wait_execution(stack: Stack, action_id: str, status: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not any(
+        e["name"].startswith(action_id) and e["status"] == status for e in stack.executions()
+    ):
+        assert time.monotonic() < deadline, f"no {status} execution for {action_id}"
+        time.sleep(0.1)
+
+
+def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(stack: Stack) -> None:
+    # GIVEN the tick handler receives nothing (its events are lost to it)
+    stack.pause_delivery("TickFunction")
+    stack.start({"id": "lost-tick", "at": in_seconds(1)})
+    _wait_execution(stack, "lost-tick", "SUCCEEDED")
+    assert stack.record("lost-tick").status == Status.IN_PROGRESS
+
+    # WHEN the reconciler runs
+    repaired = reconcile(stack.deps, stuck_after=timedelta(0))
+
+    # THEN the occurrence is recorded from the execution's output: COMPLETED, one execution
+    assert repaired["recorded"] == ["lost-tick"] and repaired["released"] == []
+    action = stack.record("lost-tick")
+    assert action.status == Status.COMPLETED and [h.outcome for h in action.history] == ["FIRED"]
+    assert len([e for e in stack.executions() if e["name"].startswith("lost-tick")]) == 1
+
+
+def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(stack: Stack) -> None:
+    # GIVEN a 2-fire recurrence that skips fires missed by over 2 s, whose execution was
+    # stopped by hand before the first fire, and an outage until 3 s past that fire
+    stack.start(
+        {"id": "skipper", "rate": "rate(5 seconds)", "executionRemainder": 2,
+         "catchUp": "SKIP", "misfireThreshold": "2s"}
+    )  # fmt: skip
+    first = stack.wait_record("skipper", lambda a: a.execution_arn is not None)
+    _stop_by_hand(stack, first.execution_arn)
+    time.sleep(max(0.0, (first.execution_time.timestamp() + 3) - time.time()))
+
+    # WHEN the reconciler runs
+    repaired = reconcile(stack.deps)
+
+    # THEN a repair execution finds occurrence 1 missed and skips it; occurrence 2 fires
+    assert repaired["restarted"] == ["skipper"]
+    done = stack.wait_record("skipper", lambda a: a.status == Status.COMPLETED, timeout=15)
+    assert [h.outcome for h in done.history] == ["SKIPPED", "FIRED"]
+    assert done.history[0].late_ms >= 2000
+    ticks = stack.ticks_for("skipper", count=1, timeout=5)
+    assert [t["occurrence"] for t in ticks] == [2]
+    assert_never_early(ticks)
+    skipped = stack.lifecycle.wait_for(
+        lambda evs: any(e["detail-type"] == "Schedule Skipped" for e in evs), 5
+    )
+    assert any(e["detail"].get("catchUp") == "SKIP" for e in skipped)
+
+
+def _stop_by_hand(stack: Stack, execution_arn: str) -> None:
+    """Stop it as an operator would in the console (moto refuses until its worker has begun)."""
+    sfn = stack.local.client("stepfunctions")
+    for _ in range(50):
+        try:
+            sfn.stop_execution(executionArn=execution_arn)
+            return
+        except AttributeError:
+            time.sleep(0.1)
+    raise AssertionError(f"could not stop {execution_arn}")
