@@ -169,6 +169,33 @@ def test_fires_strictly_increase_and_stay_in_bounds(case: Case) -> None:
         assert len(fires) <= remainder
 
 
+@settings(max_examples=200, deadline=None)
+@given(cases(), st.integers(min_value=0, max_value=400 * 86_400))
+def test_catching_up_resumes_on_a_real_fire_after_the_gap(case: Case, gap_seconds: int) -> None:
+    """GIVEN a schedule's first fire and an outage of a random length after it
+    WHEN the next fire is asked for with the catch-up point at the outage's end
+    THEN it is exactly the first fire of the schedule at or after that point (not a made-up
+    time), strictly after the previous fire, and within the bounds."""
+    schedule = _schedule(case)
+    first = schedule.first_fire_time(case.now)
+    assert first is not None
+    resume = first + timedelta(seconds=gap_seconds)
+
+    following = schedule.next_fire_time(first, 1, not_before=resume)
+    note(f"{case.detail} first={first} resume={resume} following={following}")
+
+    if following is None:
+        end = _parsed(case.detail.get("endTime"))
+        assert (
+            case.detail.get("executionRemainder") == 1
+            or (end is not None and end < resume)
+            or schedule.first_fire_time(resume) is None
+        )
+        return
+    assert following > first and following >= resume
+    assert following == schedule.first_fire_time(max(resume, first + timedelta(microseconds=1)))
+
+
 @settings(max_examples=300, deadline=None)
 @given(cases(WALL_CLOCK_KINDS))
 def test_wall_clock_fires_exist_and_fire_once_per_local_time(case: Case) -> None:
