@@ -21,6 +21,7 @@ __all__ = [
     "InvalidActionData",
     "OccurrenceSkipped",
     "PermanentFulfillmentError",
+    "SignatureRefused",
     "TickworkError",
     "TransientFulfillmentError",
     "UnknownActionType",
@@ -152,6 +153,15 @@ class OccurrenceSkipped(TickworkError):
             f"action {action_id!r} occurrence {occurrence} skipped: "
             f"{late_seconds:.0f}s late, catch-up policy {policy}"
         )
+
+
+class SignatureRefused(TickworkError):
+    """A Start whose signature is missing, malformed, expired (a replay) or forged."""
+
+    def __init__(self, reason: str, fix: str) -> None:
+        self.reason = reason
+        self.fix = fix
+        super().__init__(f"signature {reason}: {fix}")
 
 
 class ConcurrencyLimited(TickworkError):
