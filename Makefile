@@ -9,13 +9,14 @@ STAMP := $(VENV)/.installed
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/template/checkov-requirements.txt
 	@test -x $(BIN)/python || $$(scripts/find-python312) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python tests/template/scanner.py
 	@touch $(STAMP)
 
-venv: $(STAMP) ## create .venv with Python 3.12 and install tickwork with its dev tools
+venv: $(STAMP) ## create .venv with Python 3.12, tickwork with its dev tools, and checkov in .venv/checkov
 
 demo: $(STAMP) ## watch sample actions get scheduled and fire on a throwaway local stack (~20 s)
 	$(BIN)/tickwork demo
@@ -35,7 +36,7 @@ test-functional: $(STAMP) ## each handler with the events/ files under moto
 test-e2e: $(STAMP) ## the real state machine executed in the emulated stack
 	$(BIN)/python -m pytest tests/e2e
 
-test-template: $(STAMP) ## sam validate --lint, substitutions, statelint
+test-template: $(STAMP) ## sam validate --lint, substitutions, statelint, IAM, checkov
 	$(BIN)/python -m pytest tests/template
 
 lint: $(STAMP) ## ruff

@@ -1,0 +1,157 @@
+"""The IAM grants of each role as SAM deploys them, and the AWS calls the function code makes.
+
+``role_grants`` expands template.yaml with SAM's own translator (policy templates spelled out)
+and resolves each statement's resources to the physical ARNs of the emulated stack.
+``recording_calls`` records, per function, the IAM action and resource ARNs of every AWS call a
+handler makes while the emulated stack runs it in process.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from samtranslator.yaml_helper import yaml_parse
+
+from tests.template.scanner import sam_expanded
+from tickwork_local.stack import LocalStack
+from tickwork_local.template import ACCOUNT, Template
+
+__all__ = ["Call", "Grant", "RoleGrants", "recording_calls", "role_grants"]
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One Allow statement: its actions and its resources (ARN patterns, "*" wildcards)."""
+
+    actions: tuple[str, ...]
+    resources: tuple[str, ...]
+
+    def allows(self, action: str, resource: str) -> bool:
+        return any(fnmatch.fnmatchcase(action.lower(), a.lower()) for a in self.actions) and any(
+            fnmatch.fnmatchcase(resource, r) for r in self.resources
+        )
+
+
+@dataclass(frozen=True)
+class RoleGrants:
+    inline: tuple[Grant, ...]
+    managed: tuple[str, ...]  # AWS managed policy ARNs SAM attaches
+
+    def allows(self, action: str, resource: str) -> bool:
+        return any(grant.allows(action, resource) for grant in self.inline)
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def role_grants(template: Template) -> dict[str, RoleGrants]:
+    """Logical id of each function and state machine → the grants of the role SAM makes for it."""
+    expanded = sam_expanded(yaml_parse(template.path.read_text()), template.region)
+    owners = {
+        f"{logical}Role": logical
+        for logical, resource in template.resources.items()
+        if resource["Type"] in ("AWS::Serverless::Function", "AWS::Serverless::StateMachine")
+    }
+    roles: dict[str, RoleGrants] = {}
+    for logical, resource in expanded["Resources"].items():
+        if resource["Type"] != "AWS::IAM::Role":
+            continue
+        properties = resource["Properties"]
+        grants = []
+        for policy in properties.get("Policies", []):
+            for statement in _listed(policy["PolicyDocument"]["Statement"]):
+                assert statement["Effect"] == "Allow", f"{logical}: only Allow statements expected"
+                resources = tuple(str(template.resolve(r)) for r in _listed(statement["Resource"]))
+                grants.append(Grant(tuple(_listed(statement["Action"])), resources))
+        roles[owners[logical]] = RoleGrants(
+            tuple(grants), tuple(str(template.resolve(m)) for m in properties["ManagedPolicyArns"])
+        )
+    return roles
+
+
+@dataclass(frozen=True)
+class Call:
+    function: str  # logical id
+    action: str  # IAM action, e.g. dynamodb:PutItem
+    resources: tuple[str, ...]  # ARNs the call acts on
+
+
+def _iam_action(service: str, operation: str) -> str:
+    if (service, operation) == ("lambda", "Invoke"):
+        return "lambda:InvokeFunction"
+    return f"{service}:{operation}"
+
+
+def _arn(service: str, region: str, resource: str) -> str:
+    if resource.startswith("arn:"):
+        return resource
+    return f"arn:aws:{service}:{region}:{ACCOUNT}:{resource}"
+
+
+def _resources(service: str, params: dict[str, Any], region: str) -> tuple[str, ...]:
+    """The ARNs IAM authorises a call against, from its parameters."""
+    if service == "dynamodb":
+        tables = [params["TableName"]] if "TableName" in params else list(params["RequestItems"])
+        index = f"/index/{params['IndexName']}" if params.get("IndexName") else ""
+        return tuple(_arn("dynamodb", region, f"table/{t}") + index for t in tables)
+    if service == "events" and "Entries" in params:
+        buses = {e.get("EventBusName", "default") for e in params["Entries"]}
+        return tuple(sorted(_arn("events", region, f"event-bus/{b}") for b in buses))
+    if service == "states":
+        return (params.get("executionArn") or params["stateMachineArn"],)
+    if service == "secretsmanager":
+        return (_arn("secretsmanager", region, f"secret:{params['SecretId']}"),)
+    if service == "sqs":
+        return (_arn("sqs", region, params["QueueUrl"].rstrip("/").rsplit("/", 1)[-1]),)
+    if service == "lambda":
+        return (_arn("lambda", region, f"function:{params['FunctionName']}"),)
+    raise AssertionError(f"teach tests/template/iam.py the resource of a {service} call: {params}")
+
+
+@contextmanager
+def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
+    """Inside: every AWS call a function makes while the stack runs it, in order.
+
+    Enter before ``stack.running()``: clients take the session's hooks when they are built,
+    and the functions build theirs at their first invocation.
+    """
+    calls: list[Call] = []
+    running = threading.local()  # which function this thread is running
+    logical_of = {spec.name: spec.logical_id for spec in stack.functions}
+
+    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
+        function = getattr(running, "function", None)
+        if function is not None:
+            service = model.service_model.signing_name
+            calls.append(
+                Call(
+                    function,
+                    _iam_action(service, model.name),
+                    _resources(service, params, stack.region),
+                )
+            )
+
+    invoke = stack.runtime.invoke
+
+    def attributed(name: str, event: dict[str, Any]) -> tuple[Any, str | None]:
+        running.function = logical_of[name]
+        try:
+            return invoke(name, event)
+        finally:
+            running.function = None
+
+    events = boto3._get_default_session().events
+    events.register("before-parameter-build", record, unique_id="tickwork-iam-recorder")
+    stack.runtime.invoke = attributed  # type: ignore[method-assign]
+    try:
+        yield calls
+    finally:
+        stack.runtime.invoke = invoke  # type: ignore[method-assign]
+        events.unregister("before-parameter-build", unique_id="tickwork-iam-recorder")

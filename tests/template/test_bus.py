@@ -1,0 +1,126 @@
+"""GIVEN template.yaml WHEN its bus, rules and dead-letter queue are read THEN only the right
+callers can publish, tickwork's own events never loop into a start or a stop, and undeliverable
+events can reach the dead-letter queue."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from tickwork_local.stack import LocalStack
+from tickwork_local.template import Template
+
+SOURCE = {"Ref": "EventSource"}
+BUS_ARN = {
+    "Fn::Sub": "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}"
+    ":event-bus/${AWS::StackName}"
+}
+
+
+@pytest.fixture(scope="module")
+def template() -> Template:
+    return LocalStack.from_repo().template
+
+
+def _rule(template: Template, function: str) -> dict[str, Any]:
+    (event,) = [
+        e
+        for e in template.resources[function]["Properties"]["Events"].values()
+        if e["Type"] == "EventBridgeRule"
+    ]
+    return event["Properties"]
+
+
+@pytest.mark.parametrize(
+    ("function", "detail_type"),
+    [("StartFunction", "Schedule Start"), ("StopFunction", "Schedule Stop")],
+)
+def test_start_and_stop_rules_ignore_tickworks_own_source(
+    template: Template, function: str, detail_type: str
+) -> None:
+    pattern = _rule(template, function)["Pattern"]
+    assert pattern == {"detail-type": [detail_type], "source": [{"anything-but": [SOURCE]}]}
+
+
+def test_tick_rule_takes_only_tickworks_own_source(template: Template) -> None:
+    pattern = _rule(template, "TickFunction")["Pattern"]
+    assert pattern["source"] == [SOURCE]
+
+
+def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principals(
+    template: Template,
+) -> None:
+    bus = template.resources["EventBus"]["Properties"]
+    account, listed = bus["Policy"]["Statement"]
+    assert account == {
+        "Sid": "ThisAccountPublishes",
+        "Effect": "Allow",
+        "Principal": {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}},
+        "Action": "events:PutEvents",
+        "Resource": BUS_ARN,
+    }
+    condition, statement, otherwise = listed["Fn::If"]
+    assert condition == "HasAllowedPublishers"
+    assert otherwise == {"Ref": "AWS::NoValue"}
+    assert statement["Principal"] == {"AWS": {"Ref": "AllowedPublisherPrincipals"}}
+    assert (statement["Effect"], statement["Action"]) == ("Allow", "events:PutEvents")
+    assert statement["Resource"] == BUS_ARN
+    # Another account may schedule and cancel, never speak as tickwork.
+    assert statement["Condition"] == {
+        "ForAllValues:StringEquals": {"events:detail-type": ["Schedule Start", "Schedule Stop"]},
+        "ForAllValues:StringNotEquals": {"events:source": [SOURCE]},
+    }
+
+
+def test_listed_principals_default_to_none(template: Template) -> None:
+    parameter = template.doc["Parameters"]["AllowedPublisherPrincipals"]
+    assert (parameter["Type"], parameter["Default"]) == ("CommaDelimitedList", "")
+    condition = template.doc["Conditions"]["HasAllowedPublishers"]
+    assert condition == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "AllowedPublisherPrincipals"}]}, ""]}]
+    }
+
+
+def test_bus_rules_may_dead_letter_and_nobody_else(template: Template) -> None:
+    """A DeadLetterConfig naming an existing queue gets no queue policy from SAM: without this
+    one, EventBridge could not write an undeliverable event anywhere."""
+    ruled = sorted(
+        f"{logical}{name}"
+        for logical, resource in template.of_type("AWS::Serverless::Function").items()
+        for name, event in resource["Properties"].get("Events", {}).items()
+        if "DeadLetterConfig" in event["Properties"]
+    )
+    policy = template.resources["DeliveryDeadLetterQueuePolicy"]["Properties"]
+    assert policy["Queues"] == [{"Ref": "DeliveryDeadLetterQueue"}]
+    (statement,) = policy["PolicyDocument"]["Statement"]
+    assert statement["Principal"] == {"Service": "events.amazonaws.com"}
+    assert (statement["Effect"], statement["Action"]) == ("Allow", "sqs:SendMessage")
+    assert statement["Resource"] == {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]}
+    sources = statement["Condition"]["ArnEquals"]["aws:SourceArn"]
+    assert sorted(s["Fn::GetAtt"][0] for s in sources) == ruled
+    assert all(s["Fn::GetAtt"][1] == "Arn" for s in sources)
+
+
+@pytest.fixture
+def stack() -> Iterator[LocalStack]:
+    with mock_aws(), LocalStack.from_repo().running() as local:
+        yield local
+
+
+def test_a_start_from_tickworks_own_source_never_reaches_the_start_function(
+    stack: LocalStack,
+) -> None:
+    """The rules as built from the template, on the emulated bus."""
+    start = next(f.name for f in stack.functions if f.logical_id == "StartFunction")
+    ran = lambda: [i for i in stack.runtime.invocations if i.function == start]  # noqa: E731
+    stack.publish("Schedule Start", {"id": "loop", "duration": "5m"}, source="tickwork")
+    stack.publish("Schedule Start", {"id": "outside", "duration": "5m"}, source="app.orders")
+    deadline = time.monotonic() + 10
+    while not ran() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1)  # published first: had the rule matched it, it would be here by now
+    assert [i.event["detail"]["id"] for i in ran()] == ["outside"]

@@ -1,0 +1,330 @@
+"""GIVEN the roles SAM makes from template.yaml WHEN each function runs its paths THEN every AWS
+call it makes is allowed by its own role, and its role grants nothing it does not use.
+
+A missing permission passes every emulated test and breaks the deployed stack; an extra one is
+the least-privilege failure this file exists to catch. The functions run in process against the
+emulated stack (moto) while each AWS call is recorded with the function that made it, then held
+against that function's role as SAM would deploy it (policy templates expanded, ARNs resolved).
+The state machine's role is held against the Task states of its definition.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from moto import mock_aws
+
+from tests.conftest import load_event
+from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
+from tickwork.domain.times import iso
+from tickwork_local.stack import LocalStack
+from tickwork_local.template import ACCOUNT, Template
+
+LOGS_DELIVERY = {
+    "logs:CreateLogDelivery",
+    "logs:GetLogDelivery",
+    "logs:UpdateLogDelivery",
+    "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries",
+    "logs:PutResourcePolicy",
+    "logs:DescribeResourcePolicies",
+    "logs:DescribeLogGroups",
+}
+SCHEDULED_EVENT = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
+BASIC_EXECUTION = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+XRAY_WRITE = "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
+
+
+@pytest.fixture(scope="module")
+def stack_template() -> Template:
+    return LocalStack.from_repo().template
+
+
+@pytest.fixture(scope="module")
+def grants(stack_template: Template) -> dict[str, RoleGrants]:
+    return role_grants(stack_template)
+
+
+# --- every role, statically ---------------------------------------------------------------
+
+
+def test_every_function_and_the_state_machine_has_its_own_role(
+    stack_template: Template, grants: dict[str, RoleGrants]
+) -> None:
+    owners = stack_template.of_type("AWS::Serverless::Function") | stack_template.of_type(
+        "AWS::Serverless::StateMachine"
+    )
+    assert set(grants) == set(owners)
+
+
+def test_no_action_is_a_wildcard(grants: dict[str, RoleGrants]) -> None:
+    wild = [
+        (owner, action)
+        for owner, role in grants.items()
+        for grant in role.inline
+        for action in grant.actions
+        if "*" in action
+    ]
+    assert wild == []
+
+
+def test_a_star_resource_only_where_aws_offers_nothing_narrower(
+    grants: dict[str, RoleGrants],
+) -> None:
+    """Only vended log delivery for Step Functions logging takes no narrower resource."""
+    starred = {
+        (owner, action)
+        for owner, role in grants.items()
+        for grant in role.inline
+        if "*" in grant.resources
+        for action in grant.actions
+    }
+    assert starred == {("FireStateMachine", action) for action in LOGS_DELIVERY}
+
+
+def test_every_other_resource_is_this_stacks_own(
+    stack_template: Template, grants: dict[str, RoleGrants]
+) -> None:
+    prefix = f":{stack_template.region}:{ACCOUNT}:"
+    foreign = [
+        (owner, resource)
+        for owner, role in grants.items()
+        for grant in role.inline
+        for resource in grant.resources
+        if resource != "*" and (prefix not in resource or stack_template.stack_name not in resource)
+    ]
+    assert foreign == []
+
+
+def test_managed_policies_are_only_logs_and_xray_delivery(grants: dict[str, RoleGrants]) -> None:
+    """What SAM attaches by itself: function logs (AWSLambdaBasicExecutionRole) and, with
+    tracing on, X-Ray segments (AWSXrayWriteOnlyAccess; X-Ray's write APIs take only "*")."""
+    managed = {owner: set(role.managed) for owner, role in grants.items()}
+    expected = {
+        owner: {XRAY_WRITE} if owner == "FireStateMachine" else {BASIC_EXECUTION, XRAY_WRITE}
+        for owner in grants
+    }
+    assert managed == expected
+
+
+def test_state_machine_role_grants_exactly_what_its_tasks_call(
+    stack_template: Template, grants: dict[str, RoleGrants]
+) -> None:
+    definition = json.loads(stack_template.state_machine_definition("FireStateMachine"))
+    needed = set()
+    for state in definition["States"].values():
+        resource, parameters = state.get("Resource", ""), state.get("Parameters", {})
+        if resource.endswith(":states:::lambda:invoke"):
+            needed.add(("lambda:InvokeFunction", parameters["FunctionName"]))
+        elif resource.endswith(":states:::events:putEvents"):
+            for entry in parameters["Entries"]:
+                bus = stack_template.arn("events", f"event-bus/{entry['EventBusName']}")
+                needed.add(("events:PutEvents", bus))
+        else:
+            assert state["Type"] != "Task", f"teach this test the grant of {resource}"
+    granted = {
+        (action, resource)
+        for grant in grants["FireStateMachine"].inline
+        if "*" not in grant.resources
+        for action in grant.actions
+        for resource in grant.resources
+    }
+    assert granted == needed
+
+
+# --- every function, by what its code calls ------------------------------------------------
+
+
+def _envelope(detail_type: str, detail: dict[str, Any], source: str = "app.orders") -> dict:
+    event = load_event("start/cron")
+    event.update(
+        {"id": str(uuid.uuid4()), "detail-type": detail_type, "source": source, "detail": detail}
+    )
+    return event
+
+
+def _request(method: str, path: str, body: Any = None) -> dict[str, Any]:
+    """An API Gateway HTTP API (payload 2.0) event, as the events/api files are."""
+    raw_path, _, query = path.partition("?")
+    parameters = dict(pair.split("=", 1) for pair in query.split("&")) if query else None
+    event = copy.deepcopy(load_event("api/create-action"))
+    event.update(
+        {
+            "rawPath": raw_path,
+            "rawQueryString": query,
+            "queryStringParameters": parameters,
+            "body": None if body is None else json.dumps(body),
+        }
+    )
+    event["requestContext"]["http"].update({"method": method, "path": raw_path})
+    return event
+
+
+class Scenario:
+    """Drives each function down the paths that make its AWS calls."""
+
+    def __init__(self, stack: LocalStack) -> None:
+        self.stack = stack
+        self.names = {spec.logical_id: spec.name for spec in stack.functions}
+        self.sfn = stack.client("stepfunctions")
+        self.table = stack.client("dynamodb")
+
+    def invoke(self, logical_id: str, event: dict[str, Any]) -> tuple[Any, str | None]:
+        return self.stack.runtime.invoke(self.names[logical_id], event)
+
+    def start(self, detail: dict[str, Any]) -> dict[str, Any]:
+        result, error = self.invoke("StartFunction", _envelope("Schedule Start", detail))
+        assert error is None, result
+        return result
+
+    def api(self, method: str, path: str, body: Any = None) -> int:
+        result, error = self.invoke("ApiFunction", _request(method, path, body))
+        assert error is None, result
+        return result["statusCode"]
+
+    def record(self, action_id: str) -> dict[str, Any]:
+        name = self.stack.outputs["ActionsTableName"]
+        item = self.table.get_item(
+            TableName=name, Key={"id": {"S": action_id}}, ConsistentRead=True
+        )
+        return item["Item"]
+
+    def fire_input(self, action_id: str, **changes: Any) -> dict[str, Any]:
+        """The Fulfill payload of the action's current execution, as the state machine sends it."""
+        arn = self.record(action_id)["executionArn"]["S"]
+        execution = self.sfn.describe_execution(executionArn=arn)
+        fire = {**json.loads(execution["input"]), **changes}
+        return {"input": fire, "executionName": execution["name"], "retryCount": 0}
+
+    def fulfill(self, action_id: str, **changes: Any) -> tuple[Any, str | None]:
+        return self.invoke("FulfillFunction", self.fire_input(action_id, **changes))
+
+    def tick(self, detail_type: str, detail: dict[str, Any]) -> dict[str, Any]:
+        result, error = self.invoke("TickFunction", _envelope(detail_type, detail, "tickwork"))
+        assert error is None, result
+        return result
+
+
+def run_every_path(s: Scenario) -> None:
+    soon = lambda seconds: iso(datetime.now(UTC) + timedelta(seconds=seconds))  # noqa: E731
+
+    # Start: create, replace an active action (stops its execution), reject.
+    assert s.start({"id": "perm:later", "duration": "10m"})["outcome"] == "created"
+    assert s.start({"id": "perm:later", "duration": "20m"})["outcome"] == "replaced"
+    assert s.start({"id": "perm:bad", "cron": "not a cron"})["outcome"] == "rejected"
+    # Stop: cancel (stops the execution).
+    result, _ = s.invoke("StopFunction", _envelope("Schedule Stop", {"id": "perm:later"}))
+    assert result["outcome"] == "cancelled", result
+
+    # Fulfill: two due fires (claim, concurrency slot), a far fire woken early (its next leg),
+    # a missed fire under catchUp SKIP (Schedule Skipped).
+    s.start({"id": "perm:once", "at": soon(1)})
+    s.start({"id": "perm:twice", "at": soon(1), "repeat": True, "frequency": "DAILY",
+             "executionRemainder": 2})  # fmt: skip
+    time.sleep(1.2)
+    once, error = s.fulfill("perm:once")
+    assert error is None and once["outcome"] == "FIRED", once
+    twice, error = s.fulfill("perm:twice")
+    assert error is None, twice
+    s.start({"id": "perm:far", "duration": "1h"})
+    assert s.fulfill("perm:far")[1] == "WaitContinued"
+    s.start({"id": "perm:missed", "duration": "10m", "catchUp": "SKIP"})
+    assert s.fulfill("perm:missed", fireAt=soon(-600))[1] == "OccurrenceSkipped"
+
+    # Tick: a one-off completes (Schedule Completed), a recurrence starts its next fire,
+    # a failure is recorded.
+    assert s.tick("Schedule Tick", once)["status"] == "COMPLETED"
+    assert s.tick("Schedule Tick", twice)["status"] == "PENDING"
+    s.start({"id": "perm:fails", "duration": "10m"})
+    fire = s.fire_input("perm:fails")
+    report = {**fire["input"], "executionName": fire["executionName"], "error": "FireFailed"}
+    assert s.tick("Schedule Failed", report)["status"] == "FAILED"
+
+    # Reconciler: an action due soon whose execution was stopped by hand is restarted.
+    s.start({"id": "perm:lost", "duration": "5m"})
+    lost = s.record("perm:lost")["executionArn"]["S"]
+    s.sfn.stop_execution(executionArn=lost, cause="lost by hand")
+    repaired, error = s.invoke("ReconcilerFunction", SCHEDULED_EVENT)
+    assert error is None and "perm:lost" in repaired["restarted"], repaired
+
+    # API: create, list (all: scan; by status: index), stats, get, update (replaces), cancel,
+    # purge, retry a failed action.
+    path = f"/actions/{quote('perm:api', safe='')}"
+    assert s.api("POST", "/actions", {"id": "perm:api", "duration": "10m"}) == 201
+    assert s.api("GET", "/actions") == 200
+    assert s.api("GET", "/actions?status=PENDING") == 200
+    assert s.api("GET", "/stats") == 200
+    assert s.api("GET", path) == 200
+    assert s.api("PATCH", path, {"duration": "20m"}) == 200
+    assert s.api("DELETE", path) == 200
+    assert s.api("DELETE", f"{path}?purge=true") == 204
+    assert s.api("POST", f"/actions/{quote('perm:fails', safe='')}/retry") == 200
+
+
+@pytest.fixture(scope="module")
+def calls() -> Iterator[list[Call]]:
+    # A concurrency limit on TICK, so fires take and give back a slot.
+    with mock_aws():
+        stack = LocalStack.from_repo(parameters={"ConcurrencyLimits": "TICK=2"})
+        with recording_calls(stack) as recorded, stack.running():
+            run_every_path(Scenario(stack))
+            yield list(recorded)
+
+
+def test_every_function_ran(calls: list[Call], grants: dict[str, RoleGrants]) -> None:
+    functions = {owner for owner in grants if owner != "FireStateMachine"}
+    assert {call.function for call in calls} == functions
+
+
+def test_every_call_a_function_makes_is_allowed_by_its_role(
+    calls: list[Call], grants: dict[str, RoleGrants]
+) -> None:
+    denied = sorted(
+        {
+            f"{call.function}: {call.action} on {resource}"
+            for call in calls
+            for resource in call.resources
+            if not grants[call.function].allows(call.action, resource)
+        }
+    )
+    assert denied == [], "grant these in the function's Policies in template.yaml:\n" + "\n".join(
+        denied
+    )
+
+
+def test_every_grant_of_a_function_is_used(
+    stack_template: Template, calls: list[Call], grants: dict[str, RoleGrants]
+) -> None:
+    """Each (action, resource) a function's statements grant is one its code calls; but the
+    dead letters of a failed asynchronous invocation, which Lambda sends with the role."""
+    dead_letters = {
+        (logical, "sqs:SendMessage", stack_template.resolve(props["DeadLetterQueue"]["TargetArn"]))
+        for logical, resource in stack_template.of_type("AWS::Serverless::Function").items()
+        if "DeadLetterQueue" in (props := resource["Properties"])
+    }
+    used = {(call.function, call.action, resource) for call in calls for resource in call.resources}
+    unused = sorted(
+        f"{owner}: {action} on {pattern}"
+        for owner, role in grants.items()
+        if owner != "FireStateMachine"
+        for grant in role.inline
+        for action in grant.actions
+        for pattern in grant.resources
+        if (owner, action, pattern) not in dead_letters
+        and not any(
+            (function, called) == (owner, action) and fnmatch.fnmatchcase(resource, pattern)
+            for function, called, resource in used
+        )
+    )
+    assert unused == [], "no path of the code calls these: drop them from template.yaml:\n" + (
+        "\n".join(unused)
+    )
