@@ -17,6 +17,7 @@ import click
 
 from tickwork.domain.errors import ActionLocked, TickworkError, ValidationFailed
 from tickwork.domain.preview import format_fire_times, next_fire_times
+from tickwork.domain.start_signature import sign_start
 from tickwork.domain.times import iso, parse_iso
 from tickwork.usecases.retry import retry_action
 from tickwork.usecases.start import StartCommand, check_start, spec_hash
@@ -322,6 +323,11 @@ def _publish_start(
 
 
 def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str) -> str:
+    signing_key = context.target.outputs.get("StartSigningKeyArn")
+    if detail_type == "Schedule Start" and signing_key:
+        # The stack requires signed Starts: sign with its key (read like any AWS secret).
+        secret = context.target.client("secretsmanager").get_secret_value(SecretId=signing_key)
+        detail = sign_start(secret["SecretString"].encode(), detail, int(time.time()))
     response = context.target.client("events").put_events(
         Entries=[
             {

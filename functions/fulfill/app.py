@@ -25,6 +25,8 @@ metrics = Metrics()
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     tick = fulfill_fire(FireInput.from_payload(event), wiring.from_environment())
+    if (tick.get("result") or {}).get("tampered"):
+        metrics.add_metric(name="tampered", unit=MetricUnit.Count, value=1)
     if tick["attempts"] > 1:
         metrics.add_metric(name="retries", unit=MetricUnit.Count, value=tick["attempts"] - 1)
     return tick

@@ -27,6 +27,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = accept_start(
         StartCommand(detail=envelope.detail, event_id=envelope.id), wiring.from_environment()
     )
+    if "signature" in result:
+        metrics.add_metric(name="rejected_signature", unit=MetricUnit.Count, value=1)
     scheduled = result["outcome"] in ("created", "replaced")
     metrics.add_metric(
         name="scheduled" if scheduled else result["outcome"], unit=MetricUnit.Count, value=1

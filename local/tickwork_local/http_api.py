@@ -1,10 +1,15 @@
 """The HTTP API on a loopback port, as API Gateway (HTTP API, payload v2) would call the API
 function: each request becomes a v2 event, the function runs in process, its response is sent.
+
+Where the deployed API has IAM (SigV4) authorisation, the local one has a bearer token: with
+``token`` set, every request but the dashboard's page itself must carry
+``Authorization: Bearer <token>``, else 401 before the function runs. It binds loopback only.
 """
 
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 import threading
 import uuid
@@ -66,8 +71,32 @@ def _query(raw: str) -> dict[str, str]:
     return {unquote(k.replace("+", " ")): unquote(v.replace("+", " ")) for k, _, v in pairs}
 
 
+_REFUSED = json.dumps(
+    {
+        "error": "Unauthorized",
+        "message": "this local API needs its token",
+        "problems": [
+            {
+                "field": "Authorization",
+                "problem": "is missing or not this stack's token",
+                "fix": "send 'Authorization: Bearer <token>': the token tickwork local printed "
+                "at start (also in .tickwork/local.json as apiToken)",
+            }
+        ],
+    }
+).encode()
+
+
+def _authorised(method: str, target: str, headers: Any, token: str) -> bool:
+    if method == "GET" and urlsplit(target).path in ("/", "/index.html"):
+        return True  # the dashboard's page holds no data; it sends the token on every call
+    given = headers.get("Authorization", "")
+    scheme, _, value = given.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip(), token)
+
+
 @contextmanager
-def serving_api(invoke: Invoke, port: int | None = None) -> Iterator[str]:
+def serving_api(invoke: Invoke, port: int | None = None, token: str | None = None) -> Iterator[str]:
     # One request at a time through the function, as one Lambda container does: Powertools'
     # resolver keeps the current request on the shared app object.
     container = threading.Lock()
@@ -77,6 +106,9 @@ def serving_api(invoke: Invoke, port: int | None = None) -> Iterator[str]:
 
         def _serve(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if token is not None and not _authorised(self.command, self.path, self.headers, token):
+                self._send(401, _REFUSED, {"Content-Type": "application/json"})
+                return
             with container:
                 result, error = invoke(
                     to_v2_event(self.command, self.path, dict(self.headers), body)
@@ -90,10 +122,19 @@ def serving_api(invoke: Invoke, port: int | None = None) -> Iterator[str]:
             status = int(result.get("statusCode", 200))
             payload = result.get("body") or ""
             data = base64.b64decode(payload) if result.get("isBase64Encoded") else payload.encode()
+            self._send(status, data, result.get("headers") or {}, result.get("cookies") or [])
+
+        def _send(
+            self,
+            status: int,
+            data: bytes,
+            headers: dict[str, Any],
+            cookies: list[str] | None = None,
+        ) -> None:
             self.send_response(status)
-            for key, value in (result.get("headers") or {}).items():
+            for key, value in headers.items():
                 self.send_header(key, str(value))
-            for cookie in result.get("cookies") or []:
+            for cookie in cookies or []:
                 self.send_header("Set-Cookie", cookie)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

@@ -11,6 +11,7 @@ Start-up order matters for "nothing lost, nothing twice":
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ from typing import Any
 from tickwork import wiring
 from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
+from tickwork_local.keys import KeyFile
 from tickwork_local.server import serving
 from tickwork_local.stack import LocalStack
 
@@ -55,7 +57,9 @@ def running_service(
     state_dir.mkdir(parents=True, exist_ok=True)
     with (
         serving(port) as endpoint,
-        LocalStack.from_repo(parameters=parameters).running() as stack,
+        LocalStack.from_repo(
+            parameters=parameters, secret_value=KeyFile(state_dir).value
+        ).running() as stack,
         stack.serving_api(api_port),
     ):
         table = stack.outputs["ActionsTableName"]
@@ -71,10 +75,14 @@ def running_service(
                 "outputs": stack.outputs,
                 "parameters": stack.template.parameters,
                 "pid": os.getpid(),
+                "apiToken": stack.api_token,
             }
             local_file = state_dir / LOCAL_FILE
             partial = local_file.with_suffix(".tmp")
-            partial.write_text(json.dumps(state, indent=2))
+            # It holds the API token: readable by its owner only.
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(json.dumps(state, indent=2))
             partial.replace(local_file)  # readers see all of it or none of it
             try:
                 yield LocalService(stack, endpoint, restored, resumed)
@@ -89,11 +97,15 @@ def run_local(
     port: int, state_dir: Path, fresh: bool, parameters: dict[str, str], api_port: int | None = None
 ) -> None:
     stopping = threading.Event()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: where is it stuck?
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
     with running_service(port, state_dir, fresh, parameters, api_port) as service:
         print(_banner(service), flush=True)
-        stopping.wait()
+        # Wake now and then: a signal the kernel hands to another thread only runs its Python
+        # handler once the main thread runs again, and a bare wait() would never return.
+        while not stopping.wait(0.5):
+            pass
         print("stopping: waiting actions are saved and resume on the next start", flush=True)
         # Every acknowledged write is already in the journal, so a shutdown that hangs (a
         # stuck connection, an emulator thread) may be cut short as safely as a kill -9.
@@ -114,9 +126,12 @@ def _banner(service: LocalService) -> str:
             f"  restored {service.restored} action record(s); restarted "
             f"{len(service.resumed['restarted'])} waiting action(s), "
             f"released {len(service.resumed['released'])} lost claim(s)",
+            f"  API: {outputs['ApiUrl']} (loopback only; every call needs the token below)",
             *(f"  {name}: {value}" for name, value in outputs.items()),
             "",
-            f"  Dashboard: {outputs['ApiUrl']}   API docs: {outputs['ApiUrl']}docs",
+            f"  API token: {service.stack.api_token}  (send 'Authorization: Bearer <token>')",
+            f"  Dashboard: {outputs['ApiUrl']}#token={service.stack.api_token}",
+            f"  API docs: {outputs['ApiUrl']}docs",
             "",
             "Try it:",
             "  tickwork schedule --id hello --in 10s && tickwork list",

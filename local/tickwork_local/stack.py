@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import secrets
 import time
 import uuid
 import zipfile
@@ -68,9 +69,17 @@ class EventTap:
             time.sleep(poll)
 
 
+LOCAL_PARAMETERS = {"AllowPrivateTargets": "true"}
+
+
 class LocalStack:
-    def __init__(self, template: Template) -> None:
+    def __init__(
+        self, template: Template, secret_value: Callable[[str], str] | None = None
+    ) -> None:
+        """``secret_value(name)`` gives each generated secret its value (random if None; the
+        local service keeps them in its state directory so seals survive restarts)."""
         self.template = template
+        self._secret_value = secret_value or (lambda _name: secrets.token_urlsafe(48))
         self.region = template.region
         self.functions: list[FunctionSpec] = template.functions()
         self.runtime = InProcessRuntime(
@@ -79,23 +88,34 @@ class LocalStack:
         self.pollers: list[QueuePoller] = []
         self.schedules: list[ScheduleRunner] = []
         self.outputs: dict[str, str] = {}
+        self.api_token: str | None = None
         self._saved_env: dict[str, str | None] = {}
 
     @classmethod
     def from_repo(
-        cls, parameters: dict[str, str] | None = None, stack_name: str = "tickwork-local"
+        cls,
+        parameters: dict[str, str] | None = None,
+        stack_name: str = "tickwork-local",
+        secret_value: Callable[[str], str] | None = None,
     ) -> LocalStack:
+        # Local webhooks live on loopback: let HTTP fulfillments reach private addresses
+        # (link-local and instance metadata stay refused).
+        chosen = {**LOCAL_PARAMETERS, **(parameters or {})}
         return cls(
-            Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=parameters)
+            Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=chosen),
+            secret_value,
         )
 
     @contextmanager
-    def serving_api(self, port: int | None = None) -> Iterator[str]:
-        """The HTTP API function on a loopback port, as API Gateway would call it."""
+    def serving_api(self, port: int | None = None, token: str | None = None) -> Iterator[str]:
+        """The HTTP API function on a loopback port, as API Gateway would call it, behind a
+        bearer token (``api_token``: the one given, else a new random one)."""
         from tickwork_local.http_api import serving_api
 
+        self.api_token = token or secrets.token_urlsafe(24)
         function = next(f for f in self.functions if f.http_api)
-        with serving_api(lambda event: self.runtime.invoke(function.name, event), port) as url:
+        invoke = lambda event: self.runtime.invoke(function.name, event)  # noqa: E731
+        with serving_api(invoke, port, self.api_token) as url:
             self.outputs["ApiUrl"] = f"{url}/"
             yield url
 
@@ -163,6 +183,11 @@ class LocalStack:
             self.client("events").create_event_bus(Name=t.resolve({"Ref": logical}))
         for logical, resource in t.of_type("AWS::DynamoDB::Table").items():
             self._create_table(logical, resource["Properties"])
+        for logical in t.of_type("AWS::SecretsManager::Secret"):
+            name = t.resolve({"Fn::GetAtt": [logical, "Name"]})
+            self.client("secretsmanager").create_secret(
+                Name=name, SecretString=self._secret_value(name)
+            )
         sqs = self.client("sqs")
         for logical in t.of_type("AWS::SQS::Queue"):
             name = t.resolve({"Fn::GetAtt": [logical, "QueueName"]})

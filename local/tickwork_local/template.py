@@ -84,7 +84,15 @@ class Template:
         if unknown:
             raise KeyError(f"template has no parameters {sorted(unknown)}")
         self.parameters.update({k: str(v) for k, v in (parameters or {}).items()})
-        self.resources: dict[str, dict[str, Any]] = self.doc["Resources"]
+        self.conditions: dict[str, bool] = {
+            name: self._truth(expression)
+            for name, expression in self.doc.get("Conditions", {}).items()
+        }
+        self.resources: dict[str, dict[str, Any]] = {
+            logical: resource
+            for logical, resource in self.doc["Resources"].items()
+            if self.conditions.get(resource.get("Condition", ""), True)
+        }
         self._refs, self._attrs = self._physical_ids()
 
     # --- physical ids -------------------------------------------------------------------
@@ -119,6 +127,12 @@ class Template:
                 refs[logical] = self.arn("states", f"stateMachine:{name}")
                 attrs[(logical, "Arn")] = refs[logical]
                 attrs[(logical, "Name")] = name
+            elif kind == "AWS::SecretsManager::Secret":
+                # Ref is the ARN, whose last 6 characters AWS picks at creation; the partial
+                # ARN without them names the secret just as well and is known up front.
+                name = self.resolve(props.get("Name", default_name), refs_only=True)
+                refs[logical] = self.arn("secretsmanager", f"secret:{name}")
+                attrs[(logical, "Name")] = name
             elif kind == "AWS::Logs::LogGroup":
                 name = self.resolve(props.get("LogGroupName", default_name), refs_only=True)
                 refs[logical] = name
@@ -150,11 +164,31 @@ class Template:
             raise KeyError(f"{name} cannot be resolved before physical ids exist")
         return self._refs[name]
 
+    def _truth(self, expression: dict[str, Any]) -> bool:
+        """A condition: Fn::Equals, Fn::Not, Fn::And, Fn::Or and Condition references."""
+        (function, args), *_ = expression.items()
+        if function == "Fn::Equals":
+            left, right = (self.resolve(arg, refs_only=True) for arg in args)
+            return str(left) == str(right)
+        if function == "Fn::Not":
+            return not self._truth(args[0])
+        if function == "Fn::And":
+            return all(self._truth(arg) for arg in args)
+        if function == "Fn::Or":
+            return any(self._truth(arg) for arg in args)
+        if function == "Condition":
+            return self._truth(self.doc["Conditions"][args])
+        raise ValueError(f"unsupported condition function {function}")
+
     def resolve(self, value: Any, refs_only: bool = False) -> Any:
         if isinstance(value, list):
             return [self.resolve(v, refs_only) for v in value]
         if not isinstance(value, dict):
             return value
+        if set(value) == {"Fn::If"}:
+            condition, when_true, when_false = value["Fn::If"]
+            chosen = when_true if self.conditions[condition] else when_false
+            return self.resolve(chosen, refs_only)
         if set(value) == {"Ref"}:
             return self._ref(value["Ref"], refs_only)
         if set(value) == {"Fn::GetAtt"}:
@@ -242,4 +276,5 @@ class Template:
         return {
             name: str(self.resolve(spec["Value"]))
             for name, spec in self.doc.get("Outputs", {}).items()
+            if self.conditions.get(spec.get("Condition", ""), True)
         }

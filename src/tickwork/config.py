@@ -27,6 +27,10 @@ class Settings:
     slots_table_name: str | None = None
     concurrency_limits: dict[str, int] = field(default_factory=dict)
     slot_lease: timedelta = timedelta(minutes=2)
+    seal_secret_id: str | None = None  # the key of record seals; None only in unit tests
+    http_secret_id: str | None = None  # signs outbound HTTP fulfillments
+    start_secret_id: str | None = None  # when set, every Schedule Start must be signed
+    allow_private_targets: bool = False  # HTTP fulfillments to private addresses (local stack)
 
     def __post_init__(self) -> None:
         if not 1 <= self.history_limit <= MAX_HISTORY:
@@ -58,6 +62,10 @@ class Settings:
             slots_table_name=env.get("SLOTS_TABLE_NAME") or None,
             concurrency_limits=parse_limits(env.get("CONCURRENCY_LIMITS", "")),
             slot_lease=seconds("SLOT_LEASE_SECONDS", cls.slot_lease),
+            seal_secret_id=env.get("SEAL_SECRET_ARN") or None,
+            http_secret_id=env.get("HTTP_SECRET_ARN") or None,
+            start_secret_id=env.get("START_SECRET_ARN") or None,
+            allow_private_targets=env.get("ALLOW_PRIVATE_TARGETS", "").lower() == "true",
         )
 
 

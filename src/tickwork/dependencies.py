@@ -13,6 +13,7 @@ from tickwork.ports import (
     ConcurrencySlots,
     EventPublisher,
     ExecutionStarter,
+    SecretSource,
 )
 
 __all__ = ["Dependencies"]
@@ -27,6 +28,14 @@ class Dependencies:
     registry: FulfillmentRegistry
     clock: Clock
     slots: ConcurrencySlots | None = None  # set when any action type has a concurrency limit
+    secrets: SecretSource | None = None
+
+    def secret(self, secret_id: str | None) -> bytes | None:
+        if secret_id is None:
+            return None
+        if self.secrets is None:
+            raise RuntimeError(f"a secret is configured ({secret_id}) but no secret source")
+        return self.secrets.get(secret_id)
 
     @property
     def limits(self) -> Limits:

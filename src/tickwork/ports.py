@@ -19,6 +19,7 @@ __all__ = [
     "EventPublisher",
     "ExecutionStarter",
     "ExecutionState",
+    "SecretSource",
 ]
 
 
@@ -99,3 +100,8 @@ class ConcurrencySlots(Protocol):
 
     def release(self, slot: str, holder: str) -> None:
         """Give the slot back; harmless if the lease already ended."""
+
+
+class SecretSource(Protocol):
+    def get(self, secret_id: str) -> bytes:
+        """The secret's current value (cached by the adapter; never logged)."""

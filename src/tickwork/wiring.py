@@ -11,6 +11,7 @@ from functools import cache
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.adapters.dynamodb_slots import DynamoDBSlots
 from tickwork.adapters.eventbridge import EventBridgePublisher
+from tickwork.adapters.secrets import SecretsManagerSource
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
 from tickwork.clock import SystemClock
 from tickwork.config import Settings
@@ -24,12 +25,18 @@ __all__ = ["from_environment"]
 def from_environment() -> Dependencies:
     """The dependencies of this container, built on first use (the cold start) and kept."""
     settings = Settings.from_environment()
+    secrets = SecretsManagerSource()
+    http_secret_id = settings.http_secret_id
     return Dependencies(
         settings=settings,
         repository=DynamoDBActionRepository(settings.table_name),
         executions=StepFunctionsExecutions(settings.state_machine_arn),
         publisher=EventBridgePublisher(settings.event_bus_name, settings.event_source),
-        registry=default_registry(),
+        registry=default_registry(
+            http_secret=(lambda: secrets.get(http_secret_id)) if http_secret_id else None,
+            allow_private_targets=settings.allow_private_targets,
+        ),
         clock=SystemClock(),
         slots=DynamoDBSlots(settings.slots_table_name) if settings.slots_table_name else None,
+        secrets=secrets,
     )

@@ -7,7 +7,7 @@ the start use case and the repository, and the page talks to the API function th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
@@ -21,7 +21,6 @@ from tickwork import wiring
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.times import iso
 from tickwork.usecases.start import StartCommand, start_action
-from tickwork_local.http_api import serving_api
 from tickwork_local.stack import LocalStack
 
 if TYPE_CHECKING:
@@ -107,9 +106,15 @@ def seeded(stack: Stack) -> Seeded:
 
 @pytest.fixture
 def api_url(stack: Stack) -> Iterator[str]:
-    name = next(f.name for f in stack.local.functions if f.logical_id == "ApiFunction")
-    with serving_api(lambda event: stack.local.runtime.invoke(name, event)) as url:
+    """The API behind its token, as `tickwork local` serves it."""
+    with stack.local.serving_api() as url:
         yield url
+
+
+@pytest.fixture
+def token_link(stack: Stack, api_url: str) -> Callable[[str], str]:
+    """The dashboard link `tickwork local` prints: the page, then #token=<the API token>."""
+    return lambda path="/": f"{api_url}{path}#token={stack.local.api_token}"
 
 
 @pytest.fixture

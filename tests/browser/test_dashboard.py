@@ -4,6 +4,7 @@ chart, and pages through the table."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,13 +26,17 @@ pytestmark = [
 
 
 def test_dashboard_counts_filters_retries_and_charts(
-    stack: Stack, seeded: Seeded, page: Page, api_url: str, screenshot_path: Path
+    stack: Stack,
+    seeded: Seeded,
+    page: Page,
+    token_link: Callable[[str], str],
+    screenshot_path: Path,
 ) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
     # GIVEN the page is open
-    page.goto(f"{api_url}/")
+    page.goto(token_link("/"))
     expect(page).to_have_title("tickwork")
 
     # THEN each status card shows what was seeded
@@ -99,9 +104,9 @@ def test_dashboard_counts_filters_retries_and_charts(
 
 
 def test_an_empty_stack_shows_zero_counts_and_says_no_fires_yet(
-    stack: Stack, page: Page, api_url: str
+    stack: Stack, page: Page, token_link: Callable[[str], str]
 ) -> None:
-    page.goto(f"{api_url}/")
+    page.goto(token_link("/"))
     expect(page.get_by_test_id("count-PENDING-value")).to_have_text("0")
     expect(page.get_by_test_id("no-actions")).to_have_text("No actions yet.")
     chart = page.get_by_test_id("chart-svg")
@@ -111,10 +116,10 @@ def test_an_empty_stack_shows_zero_counts_and_says_no_fires_yet(
 
 
 def test_the_table_pages_forward_and_back_with_the_cursor(
-    stack: Stack, seeded: Seeded, page: Page, api_url: str
+    stack: Stack, seeded: Seeded, page: Page, token_link: Callable[[str], str]
 ) -> None:
     rows = page.get_by_test_id("action-row")
-    page.goto(f"{api_url}/?limit=2")
+    page.goto(token_link("/?limit=2"))
     seen: list[str] = []
     for number, count in ((1, 2), (2, 2), (3, 1)):
         expect(page.get_by_test_id("page-label")).to_have_text(f"Page {number}")
@@ -129,3 +134,15 @@ def test_the_table_pages_forward_and_back_with_the_cursor(
     expect(page.get_by_test_id("page-label")).to_have_text("Page 2")
     expect(rows).to_have_count(2)
     assert [rows.nth(i).get_attribute("data-id") for i in range(2)] == seen[2:4]
+
+
+def test_without_the_token_the_dashboard_says_how_to_get_in(
+    stack: Stack, page: Page, api_url: str
+) -> None:
+    # GIVEN the page opened without the link's token
+    page.goto(f"{api_url}/")
+    # THEN the API's refusal is shown, naming the header and the fix, and no action is listed
+    message = page.get_by_test_id("message")
+    expect(message).to_contain_text("Authorization")
+    expect(message).to_contain_text("Bearer")
+    expect(page.get_by_test_id("action-row")).to_have_count(0)

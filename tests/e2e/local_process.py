@@ -26,8 +26,11 @@ FAST_PARAMETERS = (
 
 
 class LocalProcess:
-    def __init__(self, state_dir: Path, port: int | None = None) -> None:
+    def __init__(
+        self, state_dir: Path, port: int | None = None, parameters: tuple[str, ...] = ()
+    ) -> None:
         self.state_dir = state_dir
+        self.parameters = FAST_PARAMETERS + parameters
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.log = state_dir.parent / f"local-{self.port}.log"
@@ -44,7 +47,7 @@ class LocalProcess:
             "--api-port",
             str(free_port()),
         ]
-        for parameter in FAST_PARAMETERS:
+        for parameter in self.parameters:
             args += ["--parameter", parameter]
         self.process = subprocess.Popen(args, stdout=self.log.open("ab"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
@@ -70,9 +73,11 @@ class LocalProcess:
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGUSR1)  # its threads' stacks, into the log
+            time.sleep(1)
             self.kill()  # its state is journaled: as safe as the kill -9 test
             raise AssertionError(
-                f"tickwork local ignored SIGTERM:\n{self.log.read_text()[-2000:]}"
+                f"tickwork local ignored SIGTERM:\n{self.log.read_text()[-12000:]}"
             ) from None
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

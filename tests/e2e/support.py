@@ -38,6 +38,7 @@ class Stack:
                 "Schedule Rejected",
                 "Schedule Skipped",
                 "Schedule Reconciled",
+                "Schedule Tampered",
             ]
         )
         self.repository = DynamoDBActionRepository(local.outputs["ActionsTableName"])

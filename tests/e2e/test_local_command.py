@@ -171,3 +171,27 @@ def test_next_lists_fire_times_like_the_console(
 ) -> None:
     rows = LocalProcess(tmp_path).cli_json("next", *args)
     assert [r["utc"] for r in rows] == expected_utc
+
+
+def test_a_stack_that_requires_signed_starts_takes_the_clis_and_refuses_raw_ones(
+    tmp_path: Path,
+) -> None:
+    # GIVEN tickwork local requiring signed Starts
+    process = LocalProcess(tmp_path / "state", parameters=("RequireSignedStarts=true",))
+    state = process.start()
+    try:
+        assert "StartSigningKeyArn" in state["outputs"]
+        assert (tmp_path / "state" / "local.json").stat().st_mode & 0o077 == 0
+        # WHEN the CLI schedules (it signs with the stack's key) and a raw event is published
+        scheduled = process.cli_json("schedule", "--id", "cli:signed", "--in", "10m")
+        process.aws(
+            "events", "put-events", "--entries",
+            '[{"EventBusName":"tickwork-local","Source":"me","DetailType":"Schedule Start",'
+            '"Detail":"{\\"id\\": \\"raw:unsigned\\", \\"duration\\": \\"10m\\"}"}]',
+        )  # fmt: skip
+        time.sleep(2)
+        # THEN the CLI's is scheduled and the unsigned one is not
+        assert scheduled["scheduled"] == "cli:signed"
+        assert process.cli("show", "raw:unsigned", check=False).returncode != 0
+    finally:
+        process.stop()

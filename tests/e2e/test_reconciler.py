@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
+from tickwork.usecases.sealing import seal_of
 from tickwork.usecases.start import StartCommand, check_start
 
 
@@ -25,7 +26,7 @@ def test_lost_start_is_restarted_by_the_reconciler_and_fires_once(stack: Stack) 
         execution_arn=None,
         version=1,
     )
-    deps.repository.create(orphan)
+    deps.repository.create(replace(orphan, seal=seal_of(orphan, deps)))  # as tickwork writes
     assert [e for e in stack.executions() if e["name"].startswith("lost_start")] == []
 
     # WHEN the reconciler's schedule fires it (twice: the second run must change nothing)

@@ -3,6 +3,7 @@ from its own OpenAPI spec THEN no response is a 5xx and every response matches t
 
 from __future__ import annotations
 
+import requests
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
@@ -25,8 +26,9 @@ EXAMPLES_PER_OPERATION = 30
 
 def test_api_never_fails_and_matches_its_spec(stack: Stack) -> None:
     with stack.local.serving_api() as url:
+        auth = {"Authorization": f"Bearer {stack.local.api_token}"}
         schema = schemathesis.openapi.from_url(
-            f"{url}/openapi.json"
+            f"{url}/openapi.json", headers=auth
         )  # base URL: where it was loaded
         operations = [result.ok() for result in schema.get_all_operations()]
         assert len(operations) >= 9, [o.label for o in operations]
@@ -40,6 +42,23 @@ def test_api_never_fails_and_matches_its_spec(stack: Stack) -> None:
                 suppress_health_check=list(HealthCheck),
             )
             def conforms(case: schemathesis.Case) -> None:
-                case.call_and_validate(checks=CHECKS)
+                case.call_and_validate(checks=CHECKS, headers=auth)
 
             conforms()
+
+
+def test_the_local_api_refuses_a_call_without_its_token(stack: Stack) -> None:
+    """GIVEN the local API WHEN it is called without the token, or with another THEN 401 naming
+    the Authorization header and the fix, and the function never runs; the dashboard's page
+    itself (no data) still loads."""
+    with stack.local.serving_api() as url:
+        before = len(stack.invocations("ApiFunction"))
+        for headers in ({}, {"Authorization": "Bearer not-the-token"}, {"Authorization": "x"}):
+            response = requests.get(f"{url}/actions", headers=headers, timeout=5)
+            assert response.status_code == 401
+            (problem,) = response.json()["problems"]
+            assert problem["field"] == "Authorization" and "Bearer" in problem["fix"]
+        assert len(stack.invocations("ApiFunction")) == before
+        assert requests.get(f"{url}/", timeout=5).status_code == 200
+        good = {"Authorization": f"Bearer {stack.local.api_token}"}
+        assert requests.get(f"{url}/actions", headers=good, timeout=5).status_code == 200

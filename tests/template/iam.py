@@ -19,6 +19,7 @@ import boto3
 from samtranslator.yaml_helper import yaml_parse
 
 from tests.template.scanner import sam_expanded
+from tickwork import wiring
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import ACCOUNT, Template
 
@@ -107,7 +108,12 @@ def _resources(service: str, params: dict[str, Any], region: str) -> tuple[str, 
     if service == "states":
         return (params.get("executionArn") or params["stateMachineArn"],)
     if service == "secretsmanager":
-        return (_arn("secretsmanager", region, f"secret:{params['SecretId']}"),)
+        secret = params["SecretId"]  # a name, or an ARN (partial: without AWS's suffix)
+        return (
+            secret
+            if secret.startswith("arn:")
+            else _arn("secretsmanager", region, f"secret:{secret}"),
+        )
     if service == "sqs":
         return (_arn("sqs", region, params["QueueUrl"].rstrip("/").rsplit("/", 1)[-1]),)
     if service == "lambda":
@@ -141,6 +147,9 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
     invoke = stack.runtime.invoke
 
     def attributed(name: str, event: dict[str, Any]) -> tuple[Any, str | None]:
+        # In process the functions share one container's clients and caches (secrets read by
+        # one would hide the others' reads): give each invocation a cold start, as in AWS.
+        wiring.from_environment.cache_clear()
         running.function = logical_of[name]
         try:
             return invoke(name, event)

@@ -26,6 +26,8 @@ from moto import mock_aws
 from tests.conftest import load_event
 from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
 from tickwork.domain.times import iso
+from tickwork.fulfillment.signature import SIGNATURE_HEADER
+from tickwork_local.receiver import Receiver
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import ACCOUNT, Template
 
@@ -235,6 +237,17 @@ def run_every_path(s: Scenario) -> None:
     assert error is None and once["outcome"] == "FIRED", once
     twice, error = s.fulfill("perm:twice")
     assert error is None, twice
+    # A signed webhook (reads the HTTP signing key) to a local receiver.
+    receiver = Receiver()
+    try:
+        s.start({"id": "perm:hook", "at": soon(1), "action": "HTTP_REQUEST",
+                 "data": {"url": receiver.url, "method": "POST", "body": {}}})  # fmt: skip
+        time.sleep(1.2)
+        hooked, error = s.fulfill("perm:hook")
+        assert error is None and hooked["outcome"] == "FIRED", hooked
+        assert SIGNATURE_HEADER in receiver.requests[0]["headers"]
+    finally:
+        receiver.close()
     s.start({"id": "perm:far", "duration": "1h"})
     assert s.fulfill("perm:far")[1] == "WaitContinued"
     s.start({"id": "perm:missed", "duration": "10m", "catchUp": "SKIP"})

@@ -261,6 +261,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "ttl": action.ttl,
         "request": action.request,
         "catchUp": action.catch_up.to_dict(),
+        "seal": action.seal,
     }
     return _to_dynamo(_drop_none(item))
 
@@ -293,4 +294,5 @@ def from_item(raw: dict[str, Any]) -> Action:
         ttl=item.get("ttl"),
         request=item.get("request"),
         catch_up=CatchUp.from_dict(item.get("catchUp")),
+        seal=item.get("seal"),
     )

@@ -78,6 +78,7 @@ class Action:
     ttl: int | None = None
     request: dict[str, Any] | None = None  # the Start detail as received (PATCH merges into it)
     catch_up: CatchUp = DEFAULT_CATCH_UP
+    seal: str | None = None  # HMAC over what runs (domain.seal), checked before each fire
 
     # --- derived, seed-schema compatible views -------------------------------------------
     @property

@@ -31,8 +31,19 @@ def _canonical(
         "schedule": schedule,
     }
     return json.dumps(
-        sealed, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        _plain(sealed), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     ).encode()
+
+
+def _plain(value: Any) -> Any:
+    """2.0 and 2 are one number to DynamoDB: seal them alike."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 def compute_seal(

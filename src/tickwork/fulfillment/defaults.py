@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tickwork.fulfillment.http_request import HttpRequestFulfillment
 from tickwork.fulfillment.notification import NotificationFulfillment, Notifier, RecordingNotifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
@@ -11,10 +13,16 @@ __all__ = ["default_registry"]
 
 
 def default_registry(
-    notifier: Notifier | None = None, http_secret: bytes | None = None
+    notifier: Notifier | None = None,
+    http_secret: bytes | Callable[[], bytes | None] | None = None,
+    allow_private_targets: bool = True,
 ) -> FulfillmentRegistry:
+    """``allow_private_targets`` is for tests and the local stack; wiring passes the
+    deployed stack's setting (private targets refused unless AllowPrivateTargets)."""
     registry = FulfillmentRegistry()
     registry.register(TickFulfillment())
     registry.register(NotificationFulfillment(notifier or RecordingNotifier()))
-    registry.register(HttpRequestFulfillment(secret=http_secret))
+    registry.register(
+        HttpRequestFulfillment(secret=http_secret, allow_private=allow_private_targets)
+    )
     return registry

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import codecs
 import http.client
+import ipaddress
 import json
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -92,14 +94,23 @@ class HttpRequestFulfillment:
     data_model = HttpRequestData
 
     def __init__(
-        self, secret: bytes | None = None, clock: Callable[[], datetime] = _utc_now
+        self,
+        secret: bytes | Callable[[], bytes | None] | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+        allow_private: bool = False,
+        resolve: Callable[[str], list[str]] | None = None,
     ) -> None:
+        # A callable is asked at the first signed request, not at import: only the fulfill
+        # function needs the key, and it is read (and cached) through the secret source.
         self._secret = secret
         self._clock = clock
+        self._allow_private = allow_private
+        self._resolve = resolve or _addresses
         self._opener = urllib.request.build_opener(_NoRedirect)
 
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         data = HttpRequestData.model_validate(request.data)
+        refuse_unsafe_target(data.url, self._resolve, self._allow_private)
         body = b"" if data.body is None else json.dumps(data.body, separators=(",", ":")).encode()
         target = f"{data.method} {_redacted(data.url)}"
         outbound = urllib.request.Request(
@@ -138,10 +149,47 @@ class HttpRequestFulfillment:
         headers["X-Tickwork-Action-Id"] = request.action_id
         headers["X-Tickwork-Occurrence"] = str(request.occurrence)
         headers["Idempotency-Key"] = request.idempotency_key
-        if self._secret is not None:
+        secret = self._secret() if callable(self._secret) else self._secret
+        if secret is not None:
             timestamp = int(self._clock().timestamp())
-            headers[SIGNATURE_HEADER] = signature_header(self._secret, timestamp, body)
+            headers[SIGNATURE_HEADER] = signature_header(secret, timestamp, body)
         return headers
+
+
+_METADATA = (ipaddress.ip_address("fd00:ec2::254"), ipaddress.ip_address("169.254.169.254"))
+
+
+def refuse_unsafe_target(
+    url: str, resolve: Callable[[str], list[str]], allow_private: bool
+) -> None:
+    """Refuse, without retries, a URL whose host is or resolves to the instance metadata
+    service or a link-local address, or (unless ``allow_private``) a private, loopback or
+    reserved one: a scheduled webhook must not become a way into the network it runs in."""
+    host = urlsplit(url).hostname or ""
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        try:
+            addresses = [ipaddress.ip_address(a.split("%")[0]) for a in resolve(host)]
+        except OSError as err:
+            raise TransientFulfillmentError(f"cannot resolve {host}: {err}") from err
+    for address in addresses:
+        mapped = getattr(address, "ipv4_mapped", None) or address
+        if mapped in _METADATA or mapped.is_link_local:
+            raise PermanentFulfillmentError(
+                f"refused {host}: {mapped} is link-local or the instance metadata service"
+            )
+        if not allow_private and (
+            mapped.is_private or mapped.is_loopback or mapped.is_reserved or mapped.is_multicast
+        ):
+            raise PermanentFulfillmentError(
+                f"refused {host}: {mapped} is a private address; set AllowPrivateTargets to "
+                "send to private networks"
+            )
+
+
+def _addresses(host: str) -> list[str]:
+    return sorted({info[4][0] for info in socket.getaddrinfo(host, None)})
 
 
 def _read_capped(response: Any, deadline: float, target: str) -> bytes:

@@ -31,10 +31,12 @@ from tickwork.domain.times import iso, parse_iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.usecases.launch import launch
 from tickwork.usecases.record import FireReport, record_tick
+from tickwork.usecases.sealing import seal_holds
 
 __all__ = ["FireInput", "fulfill_fire"]
 
 _CLAIM_ATTEMPTS = 3
+_TAMPERED = "the record's seal does not match: it was altered outside tickwork; nothing ran"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,14 @@ def fulfill_fire(fire: FireInput, deps: Dependencies) -> dict[str, Any]:
     if not action.catch_up.runs(scheduled, now):
         _skip(fire, action, now, deps)
     action = _claim(fire, action, deps)
+    if not seal_holds(action, deps):
+        # Altered outside tickwork: what it would run is not what was scheduled.
+        deps.publisher.publish(
+            "Schedule Tampered",
+            {"id": action.id, "generation": fire.generation, "occurrence": fire.occurrence},
+        )
+        tick = _tick(fire, action, now, "NO_ACTION", {"reason": _TAMPERED, "tampered": True})
+        return {**tick, "data": {}, "metadata": {}}  # never pass altered data on to workers
     try:
         fulfillment = deps.registry.get(action.action)
         data = deps.registry.validate(action.action, action.data)

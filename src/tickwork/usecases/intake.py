@@ -8,20 +8,31 @@ nothing is written.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.errors import ActionLocked, ActionNotFound, ValidationFailed
+from tickwork.domain.errors import (
+    ActionLocked,
+    ActionNotFound,
+    SignatureRefused,
+    ValidationFailed,
+)
+from tickwork.domain.start_signature import check_start_signature
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 
 __all__ = ["accept_start", "accept_stop"]
 
-REFUSALS = (ValidationFailed, ActionLocked, ActionNotFound)
+REFUSALS = (ValidationFailed, ActionLocked, ActionNotFound, SignatureRefused)
 
 
 def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
     try:
+        secret = deps.secret(deps.settings.start_secret_id)
+        if secret is not None:
+            unsigned = check_start_signature(command.detail, secret, deps.clock.now())
+            command = replace(command, detail=unsigned)
         return start_action(command, deps).as_dict()
     except REFUSALS as refused:
         return _rejected(
@@ -54,6 +65,7 @@ def _rejected(
         "request": kind,
         "eventId": event_id,
         "reason": type(refused).__name__,
+        **({"signature": refused.reason} if isinstance(refused, SignatureRefused) else {}),
         "message": str(refused),
         "problems": problems,
     }

@@ -20,6 +20,7 @@ from tickwork.domain.errors import ActionConflict, ActionExists, ActionLocked, V
 from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.sealing import seal_of
 
 __all__ = [
     "ID_PATTERN",
@@ -155,7 +156,7 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         )[-deps.limits.transitions :],
     )
     _, arn = planned_execution(action, deps)
-    action = replace(action, execution_arn=arn)
+    action = replace(action, execution_arn=arn, seal=seal_of(action, deps))
     if existing is None:
         deps.repository.create(action)
     else:

@@ -27,6 +27,7 @@ from tickwork.fulfillment import (
     default_registry,
     verify_signature,
 )
+from tickwork.fulfillment.http_request import refuse_unsafe_target
 
 SECRET = b"webhook-secret"
 NOW = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)
@@ -130,7 +131,7 @@ def _request(occurrence: int = 3, **data: Any) -> FulfillmentRequest:
 
 
 def _signed() -> HttpRequestFulfillment:
-    return HttpRequestFulfillment(secret=SECRET, clock=lambda: NOW)
+    return HttpRequestFulfillment(secret=SECRET, clock=lambda: NOW, allow_private=True)
 
 
 def test_success_returns_status_and_body_with_a_verifiable_signature(receiver: _Server) -> None:
@@ -171,7 +172,9 @@ def test_method_and_headers_are_sent_as_given(receiver: _Server) -> None:
 
 def test_without_a_secret_no_signature_is_sent(receiver: _Server) -> None:
     # GIVEN a fulfillment without a secret WHEN it calls the server
-    HttpRequestFulfillment().fulfill(_request(url=receiver.url("/hook"), method="GET"))
+    HttpRequestFulfillment(allow_private=True).fulfill(
+        _request(url=receiver.url("/hook"), method="GET")
+    )
     # THEN there is no signature, but the idempotency key is still there
     (got,) = receiver.received
     assert SIGNATURE_HEADER not in got.headers
@@ -304,3 +307,28 @@ def test_http_request_defaults() -> None:
     assert data == HttpRequestData(
         url="https://example.test/hook", method="POST", headers={}, body=None, timeout_seconds=10
     )
+
+
+@pytest.mark.parametrize(
+    ("url", "resolved", "allow_private"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", [], True),  # metadata, even when allowed
+        ("http://[fd00:ec2::254]/latest/meta-data/", [], True),
+        ("http://169.254.10.1/", [], True),  # link-local
+        ("http://metadata.attacker.example/", ["169.254.169.254"], True),  # via DNS
+        ("http://[::ffff:169.254.169.254]/", [], True),  # IPv4-mapped
+        ("http://10.0.0.5/hook", [], False),
+        ("http://127.0.0.1:8080/hook", [], False),
+        ("https://internal.example/hook", ["192.168.1.20"], False),
+    ],
+)
+def test_metadata_link_local_and_unallowed_private_targets_are_refused(
+    url: str, resolved: list[str], allow_private: bool
+) -> None:
+    fulfillment = HttpRequestFulfillment(allow_private=allow_private, resolve=lambda _: resolved)
+    with pytest.raises(PermanentFulfillmentError, match="refused"):
+        fulfillment.fulfill(_request(url=url, method="GET"))
+
+
+def test_a_public_address_passes_the_guard() -> None:
+    refuse_unsafe_target("https://hooks.example.com/x", lambda _: ["93.184.216.34"], False)

@@ -1,0 +1,121 @@
+"""GIVEN attacks on a running stack WHEN they are tried THEN they are refused and nothing runs:
+unsigned, forged and replayed Starts when signatures are required; a record altered by hand in
+DynamoDB; a webhook aimed at the instance metadata service. And the webhooks tickwork does send
+carry a signature that verifies with the stack's key."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.e2e.support import Stack, in_seconds
+from tickwork.domain.action import ACTIVE, Status
+from tickwork.domain.start_signature import sign_start
+from tickwork.fulfillment import SIGNATURE_HEADER, verify_signature
+from tickwork_local.receiver import Receiver
+
+
+def _secret(stack: Stack, output: str) -> bytes:
+    client = stack.local.client("secretsmanager")
+    return client.get_secret_value(SecretId=stack.local.outputs[output])["SecretString"].encode()
+
+
+def _rejections(stack: Stack, count: int) -> list[dict[str, Any]]:
+    events = stack.lifecycle.wait_for(
+        lambda evs: sum(e["detail-type"] == "Schedule Rejected" for e in evs) >= count, 10
+    )
+    return [e["detail"] for e in events if e["detail-type"] == "Schedule Rejected"]
+
+
+def test_only_a_fresh_start_signed_with_the_key_is_accepted(make_stack) -> None:
+    stack: Stack = make_stack(RequireSignedStarts="true")
+    key = _secret(stack, "StartSigningKeyArn")
+    now = int(time.time())
+    detail = {"id": "signed:ok", "duration": "10m"}
+
+    # WHEN an unsigned, a forged (other key), an altered and a replayed (10 min old) Start arrive
+    stack.start({"id": "signed:none", "duration": "10m"})
+    stack.start(sign_start(b"not-the-key", {"id": "signed:forged", "duration": "10m"}, now))
+    altered = sign_start(key, {"id": "signed:altered", "duration": "10m"}, now)
+    stack.start({**altered, "duration": "1m"})
+    stack.start(sign_start(key, {"id": "signed:replayed", "duration": "10m"}, now - 600))
+    # AND one signed properly
+    stack.start(sign_start(key, detail, now))
+
+    # THEN the four are rejected with their reason, and nothing of them is written
+    reasons = {r["id"]: r["signature"] for r in _rejections(stack, 4)}
+    assert reasons == {
+        "signed:none": "unsigned",
+        "signed:forged": "forged",
+        "signed:altered": "forged",
+        "signed:replayed": "expired",
+    }
+    for action_id in reasons:
+        assert stack.repository.get(action_id) is None
+    # AND the signed one is scheduled, stored without its signature
+    action = stack.wait_record("signed:ok", lambda a: a.status == Status.PENDING)
+    assert action.request == detail
+
+
+def test_a_record_altered_by_hand_ends_no_action_and_never_runs(stack: Stack) -> None:
+    receiver = Receiver()
+    try:
+        # GIVEN a webhook action, whose record an attacker then edits in DynamoDB
+        stack.start(
+            {"id": "sealed:hook", "at": in_seconds(3), "action": "HTTP_REQUEST",
+             "data": {"url": receiver.url, "method": "POST", "body": {"pay": 10}}}
+        )  # fmt: skip
+        stack.wait_record("sealed:hook", lambda a: a.execution_arn is not None)
+        table = stack.local.client("dynamodb")
+        table.update_item(
+            TableName=stack.local.outputs["ActionsTableName"],
+            Key={"id": {"S": "sealed:hook"}},
+            UpdateExpression="SET #d.#b.#p = :big",
+            ExpressionAttributeNames={"#d": "data", "#b": "body", "#p": "pay"},
+            ExpressionAttributeValues={":big": {"N": "1000000"}},
+        )
+
+        # WHEN its fire comes
+        done = stack.wait_record("sealed:hook", lambda a: a.status not in ACTIVE, 15)
+        stack.local.wait_idle()
+
+        # THEN nothing reached the receiver; NO_ACTION after one attempt, no altered data on
+        # the tick, and a Schedule Tampered event
+        assert done.status == Status.NO_ACTION
+        assert receiver.requests == []
+        (tick,) = stack.ticks_for("sealed:hook", count=1, timeout=5)
+        assert tick["outcome"] == "NO_ACTION" and tick["result"]["tampered"] is True
+        assert tick["attempts"] == 1 and tick["data"] == {}
+        assert any(
+            e["detail-type"] == "Schedule Tampered" and e["detail"]["id"] == "sealed:hook"
+            for e in stack.lifecycle.wait_for(lambda evs: evs, 5)
+        )
+    finally:
+        receiver.close()
+
+
+def test_a_webhook_to_the_metadata_service_is_refused_without_retries(stack: Stack) -> None:
+    stack.start(
+        {"id": "ssrf:imds", "at": in_seconds(1), "action": "HTTP_REQUEST",
+         "data": {"url": "http://169.254.169.254/latest/meta-data/iam/", "method": "GET"}}
+    )  # fmt: skip
+    failed = stack.wait_record("ssrf:imds", lambda a: a.status == Status.FAILED, 15)
+    assert "refused 169.254.169.254" in (failed.last_error or "")
+    assert failed.history[-1].attempts == 1
+
+
+def test_a_sent_webhook_verifies_with_the_stack_key_and_fails_once_altered(stack: Stack) -> None:
+    receiver = Receiver()
+    try:
+        stack.start(
+            {"id": "signed:hook", "at": in_seconds(1), "action": "HTTP_REQUEST",
+             "data": {"url": receiver.url, "method": "POST", "body": {"pay": 10}}}
+        )  # fmt: skip
+        stack.wait_record("signed:hook", lambda a: a.status == Status.COMPLETED, 15)
+        (request,) = receiver.requests
+        key = _secret(stack, "HttpSigningKeyArn")
+        header = request["headers"][SIGNATURE_HEADER]
+        assert verify_signature(key, header, request["body"], time.time())
+        assert not verify_signature(key, header, request["body"].replace(b"10", b"99"), time.time())
+    finally:
+        receiver.close()
