@@ -22,9 +22,11 @@ from urllib.parse import quote
 
 import pytest
 from moto import mock_aws
+from samtranslator.yaml_helper import yaml_parse
 
 from tests.conftest import load_event
 from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
+from tests.template.scanner import sam_expanded
 from tickwork.domain.times import iso
 from tickwork.fulfillment.signature import SIGNATURE_HEADER
 from tickwork_local.receiver import Receiver
@@ -341,3 +343,19 @@ def test_every_grant_of_a_function_is_used(
     assert unused == [], "no path of the code calls these: drop them from template.yaml:\n" + (
         "\n".join(unused)
     )
+
+
+def test_every_http_api_route_requires_iam_signatures(stack_template: Template) -> None:
+    """The deployed API: each route SAM generates is authorised with AWS_IAM (SigV4), so a
+    request without AWS credentials is refused by API Gateway before the function runs."""
+    expanded = sam_expanded(yaml_parse(stack_template.path.read_text()), stack_template.region)
+    apis = [r for r in expanded["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Api"]
+    (api,) = apis
+    operations = [
+        (path, method, operation)
+        for path, item in api["Properties"]["Body"]["paths"].items()
+        for method, operation in item.items()
+    ]
+    assert {path for path, _, _ in operations} == {"/", "/{proxy+}"}
+    for path, method, operation in operations:
+        assert operation.get("security") == [{"AWS_IAM": []}], (path, method, operation)
