@@ -20,6 +20,15 @@ def _secret(stack: Stack, output: str) -> bytes:
     return client.get_secret_value(SecretId=stack.local.outputs[output])["SecretString"].encode()
 
 
+def _webhook(action_id: str, url: str, seconds: float) -> dict[str, Any]:
+    return {
+        "id": action_id,
+        "at": in_seconds(seconds),
+        "action": "HTTP_REQUEST",
+        "data": {"url": url, "method": "POST", "body": {"pay": 10}},
+    }
+
+
 def _rejections(stack: Stack, count: int) -> list[dict[str, Any]]:
     events = stack.lifecycle.wait_for(
         lambda evs: sum(e["detail-type"] == "Schedule Rejected" for e in evs) >= count, 10
@@ -61,10 +70,7 @@ def test_a_record_altered_by_hand_ends_no_action_and_never_runs(stack: Stack) ->
     receiver = Receiver()
     try:
         # GIVEN a webhook action, whose record an attacker then edits in DynamoDB
-        stack.start(
-            {"id": "sealed:hook", "at": in_seconds(3), "action": "HTTP_REQUEST",
-             "data": {"url": receiver.url, "method": "POST", "body": {"pay": 10}}}
-        )  # fmt: skip
+        stack.start(_webhook("sealed:hook", receiver.url, seconds=3))
         stack.wait_record("sealed:hook", lambda a: a.execution_arn is not None)
         table = stack.local.client("dynamodb")
         table.update_item(
@@ -107,10 +113,7 @@ def test_a_webhook_to_the_metadata_service_is_refused_without_retries(stack: Sta
 def test_a_sent_webhook_verifies_with_the_stack_key_and_fails_once_altered(stack: Stack) -> None:
     receiver = Receiver()
     try:
-        stack.start(
-            {"id": "signed:hook", "at": in_seconds(1), "action": "HTTP_REQUEST",
-             "data": {"url": receiver.url, "method": "POST", "body": {"pay": 10}}}
-        )  # fmt: skip
+        stack.start(_webhook("signed:hook", receiver.url, seconds=1))
         stack.wait_record("signed:hook", lambda a: a.status == Status.COMPLETED, 15)
         (request,) = receiver.requests
         key = _secret(stack, "HttpSigningKeyArn")
