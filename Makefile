@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv demo run test test-unit test-functional test-e2e test-template lint clean
+.PHONY: help venv demo run test test-unit test-functional test-e2e test-template chaos lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -39,8 +39,12 @@ test-e2e: $(STAMP) ## the real state machine executed in the emulated stack
 test-template: $(STAMP) ## sam validate --lint, substitutions, statelint, IAM, checkov
 	$(BIN)/python -m pytest tests/template
 
+CHAOS_ARGS ?= --actions 500
+chaos: $(STAMP) ## fault-injection run on a local stack: fails if a fire is lost, doubled or early
+	$(BIN)/python bench/chaos.py $(CHAOS_ARGS)
+
 lint: $(STAMP) ## ruff
-	$(BIN)/ruff check src functions local cli tests
+	$(BIN)/ruff check src functions local cli tests bench
 
 clean: ## remove the venv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .aws-sam

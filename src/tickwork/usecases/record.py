@@ -82,14 +82,7 @@ def record_tick(report: FireReport, deps: Dependencies) -> dict[str, Any]:
         if updated.status == Status.PENDING:
             launch(updated, now, deps)
         elif updated.status == Status.COMPLETED:
-            deps.publisher.publish(
-                "Schedule Completed",
-                {
-                    "id": updated.id,
-                    "generation": updated.generation,
-                    "occurrences": report.occurrence,
-                },
-            )
+            _publish_completed(updated, report.occurrence, deps)
         return {
             "id": updated.id,
             "outcome": "recorded",
@@ -146,7 +139,28 @@ def _repeat(action: Action | None, report: FireReport, deps: Dependencies) -> di
     if moved_on:
         assert action is not None
         launch(action, deps.clock.now(), deps)
+    elif _completed_by(action, report):
+        assert action is not None
+        # The write landed but the event may not have (a crash in between): at least once.
+        _publish_completed(action, report.occurrence, deps)
     return {"id": report.id, "outcome": "ignored", "reason": "stale or repeated delivery"}
+
+
+def _completed_by(action: Action | None, report: FireReport) -> bool:
+    return (
+        action is not None
+        and action.status == Status.COMPLETED
+        and action.generation == report.generation
+        and bool(action.history)
+        and action.history[-1].occurrence == report.occurrence
+    )
+
+
+def _publish_completed(action: Action, occurrences: int, deps: Dependencies) -> None:
+    deps.publisher.publish(
+        "Schedule Completed",
+        {"id": action.id, "generation": action.generation, "occurrences": occurrences},
+    )
 
 
 def _cause_message(cause: Any) -> str:

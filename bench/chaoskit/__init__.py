@@ -1,0 +1,1 @@
+"""The parts of the fault-injection run ``bench/chaos.py`` (``make chaos``)."""

@@ -1,0 +1,119 @@
+"""What each action should have fired, from the plan and the answers tickwork gave.
+
+A fire is keyed ``(version, occurrence)``: version 1 is the data as created, 2 the data of an
+accepted update (which replaces the action, so its occurrences count from 1 again). Each key
+has its scheduled time, so a delivery before it is early.
+
+- one-off: ``(1, 1)`` at its ``at``; recurrence: ``(1, k)`` for k = 1..count, interval apart,
+  from the first fire time read back after creation; ``permanent``: only ``(1, 1)``;
+- accepted cancel: the fires recorded before it (the record's history), none after;
+- accepted update: the version-1 fires before it (history in the PATCH answer), then every
+  fire of the new version from the ``executionTime`` in that answer;
+- refused (409) cancel or update: the plan unchanged.
+
+An accepted request whose raced fire was already inside the lock, or a refusal with no fire
+inside the lock, is a broken lock: counted as "wrong", as is any unexpected answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from chaoskit.plan import Kind, PlannedAction
+from chaoskit.races import RaceOutcome
+
+__all__ = ["Expected", "expected_fires", "first_fire_time"]
+
+Key = tuple[int, int]  # (version, occurrence)
+_EPSILON = 0.01  # seconds: the API's times are kept to the millisecond
+
+
+@dataclass
+class Expected:
+    action: PlannedAction
+    fires: dict[Key, float]  # key -> scheduled time (epoch seconds)
+    final_status: str
+    problems: list[str] = field(default_factory=list)
+
+
+def epoch(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def first_fire_time(action: PlannedAction, summary: dict[str, Any] | None) -> float:
+    """Occurrence 1's time: a rate counts from its creation, so read it back."""
+    if summary is None or not summary.get("executionTime"):
+        return action.not_before + (action.interval or 0)
+    shown = epoch(summary["executionTime"])
+    return shown - (int(summary.get("occurrence", 1)) - 1) * action.interval
+
+
+def _chain(version: int, first: float, interval: int, count: int) -> dict[Key, float]:
+    return {(version, k): first + (k - 1) * interval for k in range(1, count + 1)}
+
+
+def expected_fires(
+    action: PlannedAction,
+    first: float,
+    race: RaceOutcome | None,
+    history: list[dict[str, Any]] | None,
+    lock: float,
+) -> Expected:
+    count = 1 if action.kind is Kind.PERMANENT else action.count
+    planned = _chain(1, first, action.interval, count)
+    final = "FAILED" if action.kind is Kind.PERMANENT else "COMPLETED"
+    expected = Expected(action, planned, final)
+    if action.not_before and first + _EPSILON < action.not_before:
+        expected.problems.append(
+            f"first fire {first:.3f} is before the planned {action.not_before:.3f}"
+        )
+    if race is None or race.status == 0:
+        return expected
+    if race.status not in (200, 409):
+        expected.problems.append(f"{race.operation} answered {race.status}: {race.body}")
+        return expected
+    if not race.accepted:
+        _check_refusal(expected, race, lock)
+        if race.status == 200:  # cancel found the action already finished
+            expected.problems.append(f"cancel found it {race.body.get('status')} already")
+        return expected
+    if race.operation == "cancel":
+        fired_before = len(history or [])
+        expected.final_status = "CANCELLED"
+        expected.fires = {key: at for key, at in planned.items() if key[1] <= fired_before}
+    else:
+        fired_before = len(race.body.get("history") or [])
+        again = epoch(race.body["executionTime"])
+        expected.fires = {
+            **{key: at for key, at in planned.items() if key[1] <= fired_before},
+            **_chain(2, again, action.interval, count),
+        }
+        if not action.recurring and abs(again - first) > _EPSILON:
+            expected.problems.append(f"the update moved the fire from {first:.3f} to {again:.3f}")
+    _check_acceptance(expected, race, planned.get((1, fired_before + 1)), lock)
+    return expected
+
+
+def _check_acceptance(
+    expected: Expected, race: RaceOutcome, superseded_at: float | None, lock: float
+) -> None:
+    """Accepted: the fire it superseded must still have been outside its lock."""
+    if superseded_at is None:
+        expected.problems.append(f"{race.operation} accepted after every fire had happened")
+    elif superseded_at - lock <= race.sent - _EPSILON:
+        expected.problems.append(
+            f"{race.operation} accepted at {race.sent:.3f}, inside the lock of the fire due "
+            f"{superseded_at:.3f}"
+        )
+
+
+def _check_refusal(expected: Expected, race: RaceOutcome, lock: float) -> None:
+    """Refused (409): some fire must have been inside its lock by the time of the answer."""
+    if race.status == 409 and not any(
+        at - lock <= race.answered + _EPSILON for at in expected.fires.values()
+    ):
+        expected.problems.append(
+            f"{race.operation} refused at {race.answered:.3f} with no fire inside the lock"
+        )
