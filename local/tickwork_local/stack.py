@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import secrets
 import time
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+from botocore.exceptions import ClientError
 
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
 from tickwork_local.runtime import InProcessRuntime
@@ -68,6 +70,8 @@ class EventTap:
                 return events
             time.sleep(poll)
 
+
+log = logging.getLogger(__name__)
 
 LOCAL_PARAMETERS = {"AllowPrivateTargets": "true"}
 
@@ -151,7 +155,19 @@ class LocalStack:
         for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
             "executions"
         ]:
-            sfn.stop_execution(executionArn=execution["executionArn"], cause="local stack stopping")
+            self._stop_execution(sfn, execution["executionArn"])
+
+    @staticmethod
+    def _stop_execution(sfn: Any, arn: str) -> None:
+        # moto 5.2.5 raises AttributeError for an execution whose worker has not begun yet
+        # (its environment is still None): give it a moment, then try again.
+        for _ in range(20):
+            try:
+                sfn.stop_execution(executionArn=arn, cause="local stack stopping")
+                return
+            except (AttributeError, ClientError):  # served: the same, as an InternalFailure
+                time.sleep(0.05)
+        log.warning("could not stop %s: its interpreter never began", arn)
 
     def _set_env(self) -> None:
         env: dict[str, str] = {"AWS_DEFAULT_REGION": self.region, **_PROCESS_ENV}
