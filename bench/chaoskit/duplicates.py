@@ -72,18 +72,8 @@ class StartDuplicator:
         if time.time() > latest:
             self.counts["start republish skipped (run behind or stack down)"] += 1
             return
-        answer = self._stack.client("events").put_events(
-            Entries=[
-                {
-                    "EventBusName": self._stack.bus,
-                    "Source": START_SOURCE,
-                    "DetailType": "Schedule Start",
-                    "Detail": json.dumps(detail),
-                }
-            ]
-        )
-        if answer.get("FailedEntryCount"):
-            raise RuntimeError(f"bus refused the repeated Start: {answer}")
+        if not self._stack.put_event("Schedule Start", START_SOURCE, detail):
+            raise RuntimeError(f"bus refused the repeated Start of {detail.get('id')}")
         self.counts["start republished (new event id)"] += 1
 
     def post_again(self, detail: dict[str, Any]) -> int:
@@ -170,17 +160,7 @@ class TickDuplicator(threading.Thread):
         )
 
     def _republish(self, detail: dict[str, Any]) -> None:
-        answer = self._stack.client("events").put_events(
-            Entries=[
-                {
-                    "EventBusName": self._stack.bus,
-                    "Source": TICK_SOURCE,
-                    "DetailType": "Schedule Tick",
-                    "Detail": json.dumps(detail),
-                }
-            ]
-        )
-        if not answer.get("FailedEntryCount"):
+        if self._stack.put_event("Schedule Tick", TICK_SOURCE, detail):
             self.counts["tick republished (new event id)"] += 1
 
     def _redeliver(self, event: dict[str, Any]) -> None:

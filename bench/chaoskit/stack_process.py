@@ -141,6 +141,20 @@ class StackProcess:
                 )
             return self._clients[service]
 
+    def put_event(self, detail_type: str, source: str, detail: dict[str, Any]) -> bool:
+        """Publish one event on the stack's bus; False if the bus refused it."""
+        answer = self.client("events").put_events(
+            Entries=[
+                {
+                    "EventBusName": self.bus,
+                    "Source": source,
+                    "DetailType": detail_type,
+                    "Detail": json.dumps(detail),
+                }
+            ]
+        )
+        return not answer.get("FailedEntryCount")
+
     def queue_url(self, suffix: str) -> str:
         """The delivery queue of a function's rule, e.g. ``-StartRule`` (see stack.py)."""
         with self._lock:

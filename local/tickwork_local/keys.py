@@ -14,7 +14,7 @@ import secrets
 import threading
 from pathlib import Path
 
-__all__ = ["KeyFile"]
+__all__ = ["KeyFile", "write_private"]
 
 
 class KeyFile:
@@ -27,11 +27,17 @@ class KeyFile:
             known = json.loads(self.path.read_text()) if self.path.exists() else {}
             if name not in known:
                 known[name] = secrets.token_urlsafe(48)
-                partial = self.path.with_suffix(".tmp")
-                fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "w") as out:
-                    json.dump(known, out)
-                    out.flush()
-                    os.fsync(out.fileno())
-                partial.replace(self.path)
+                write_private(self.path, json.dumps(known))
             return known[name]
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by its owner only; readers see all of it or none
+    (a temporary file, fsync'd, then renamed over it)."""
+    partial = path.with_suffix(".tmp")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    partial.replace(path)

@@ -27,7 +27,7 @@ from typing import Any
 from tickwork import wiring
 from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
-from tickwork_local.keys import KeyFile
+from tickwork_local.keys import KeyFile, write_private
 from tickwork_local.server import serving
 from tickwork_local.stack import LocalStack
 
@@ -78,12 +78,7 @@ def running_service(
                 "apiToken": stack.api_token,
             }
             local_file = state_dir / LOCAL_FILE
-            partial = local_file.with_suffix(".tmp")
-            # It holds the API token: readable by its owner only.
-            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as out:
-                out.write(json.dumps(state, indent=2))
-            partial.replace(local_file)  # readers see all of it or none of it
+            write_private(local_file, json.dumps(state, indent=2))  # it holds the API token
             try:
                 yield LocalService(stack, endpoint, restored, resumed)
             finally:

@@ -76,6 +76,22 @@ log = logging.getLogger(__name__)
 LOCAL_PARAMETERS = {"AllowPrivateTargets": "true"}
 
 
+def stop_execution(sfn: Any, arn: str, cause: str, attempts: int = 50) -> bool:
+    """Stop an execution as StopExecution does; True once stopped.
+
+    moto 5.2.5 raises AttributeError for an execution whose worker has not begun yet (its
+    environment is still None; served, the same comes back as an InternalFailure): give it a
+    moment, then try again.
+    """
+    for _ in range(attempts):
+        try:
+            sfn.stop_execution(executionArn=arn, cause=cause)
+            return True
+        except (AttributeError, ClientError):
+            time.sleep(0.05)
+    return False
+
+
 class LocalStack:
     def __init__(
         self, template: Template, secret_value: Callable[[str], str] | None = None
@@ -155,19 +171,8 @@ class LocalStack:
         for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
             "executions"
         ]:
-            self._stop_execution(sfn, execution["executionArn"])
-
-    @staticmethod
-    def _stop_execution(sfn: Any, arn: str) -> None:
-        # moto 5.2.5 raises AttributeError for an execution whose worker has not begun yet
-        # (its environment is still None): give it a moment, then try again.
-        for _ in range(20):
-            try:
-                sfn.stop_execution(executionArn=arn, cause="local stack stopping")
-                return
-            except (AttributeError, ClientError):  # served: the same, as an InternalFailure
-                time.sleep(0.05)
-        log.warning("could not stop %s: its interpreter never began", arn)
+            if not stop_execution(sfn, execution["executionArn"], "local stack stopping"):
+                log.warning("could not stop %s: its interpreter never began", execution)
 
     def _set_env(self) -> None:
         env: dict[str, str] = {"AWS_DEFAULT_REGION": self.region, **_PROCESS_ENV}

@@ -10,6 +10,7 @@ from datetime import timedelta
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.usecases.reconcile import reconcile
+from tickwork_local.stack import stop_execution
 
 
 def _wait_execution(stack: Stack, action_id: str, status: str, timeout: float = 15) -> None:
@@ -46,7 +47,8 @@ def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(stack: St
          "catchUp": "SKIP", "misfireThreshold": "2s"}
     )  # fmt: skip
     first = stack.wait_record("skipper", lambda a: a.execution_arn is not None)
-    _stop_by_hand(stack, first.execution_arn)
+    sfn = stack.local.client("stepfunctions")
+    assert stop_execution(sfn, first.execution_arn, "stopped by hand", attempts=100)
     time.sleep(max(0.0, (first.execution_time.timestamp() + 3) - time.time()))
 
     # WHEN the reconciler runs
@@ -64,15 +66,3 @@ def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(stack: St
         lambda evs: any(e["detail-type"] == "Schedule Skipped" for e in evs), 5
     )
     assert any(e["detail"].get("catchUp") == "SKIP" for e in skipped)
-
-
-def _stop_by_hand(stack: Stack, execution_arn: str) -> None:
-    """Stop it as an operator would in the console (moto refuses until its worker has begun)."""
-    sfn = stack.local.client("stepfunctions")
-    for _ in range(50):
-        try:
-            sfn.stop_execution(executionArn=execution_arn)
-            return
-        except AttributeError:
-            time.sleep(0.1)
-    raise AssertionError(f"could not stop {execution_arn}")

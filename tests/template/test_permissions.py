@@ -30,7 +30,7 @@ from tests.template.scanner import sam_expanded
 from tickwork.domain.times import iso
 from tickwork.fulfillment.signature import SIGNATURE_HEADER
 from tickwork_local.receiver import Receiver
-from tickwork_local.stack import LocalStack
+from tickwork_local.stack import LocalStack, stop_execution
 from tickwork_local.template import ACCOUNT, Template
 
 LOGS_DELIVERY = {
@@ -267,7 +267,7 @@ def run_every_path(s: Scenario) -> None:
     # Reconciler: an action due soon whose execution was stopped by hand is restarted.
     s.start({"id": "perm:lost", "duration": "5m"})
     lost = s.record("perm:lost")["executionArn"]["S"]
-    s.sfn.stop_execution(executionArn=lost, cause="lost by hand")
+    assert stop_execution(s.sfn, lost, "lost by hand")
     repaired, error = s.invoke("ReconcilerFunction", SCHEDULED_EVENT)
     assert error is None and "perm:lost" in repaired["restarted"], repaired
 
