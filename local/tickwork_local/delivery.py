@@ -1,7 +1,9 @@
 """Delivers EventBridge rule matches to our functions, as EventBridge's Lambda targets do.
 
 moto's EventBridge delivers matches to SQS but not to Lambda. Each function rule gets its own
-queue as target; a poller thread hands every message to the function in process. A handler
+queue as target; a poller thread hands every message to the function in process. Pollers long
+poll (moto wakes a waiting receive as soon as a message arrives), so a delivery is immediate and
+an idle stack costs no CPU. A handler
 that raises leaves the message to come back after the visibility timeout (EventBridge's retry
 policy); after ``max_receives`` it goes to the dead-letter queue, as the template's
 DeadLetterConfig would.
@@ -38,7 +40,7 @@ class QueuePoller(threading.Thread):
         dead_letter_url: str | None,
         account: str,
         max_receives: int = 5,
-        idle_seconds: float = 0.05,
+        wait_seconds: int = 1,
     ) -> None:
         super().__init__(name=f"poll-{queue_url.rsplit('/', 1)[-1]}", daemon=True)
         self._sqs = sqs
@@ -47,7 +49,7 @@ class QueuePoller(threading.Thread):
         self._dead_letter_url = dead_letter_url
         self._account = account
         self._max_receives = max_receives
-        self._idle = idle_seconds
+        self._wait = wait_seconds  # also how long stop() may take to be noticed
         self._stopped = threading.Event()
         self.delivered = 0
 
@@ -57,20 +59,19 @@ class QueuePoller(threading.Thread):
     def run(self) -> None:
         while not self._stopped.is_set():
             try:
-                handled = self.poll_once()
+                self.poll_once(self._wait)
             except Exception:  # the emulator going away at shutdown, or a bug: keep polling
                 if self._stopped.is_set():
                     return
                 log.exception("poller %s failed", self.name)
-                handled = 0
-            if not handled:
-                self._stopped.wait(self._idle)
+                self._stopped.wait(self._wait)
 
-    def poll_once(self) -> int:
+    def poll_once(self, wait_seconds: int = 0) -> int:
         response = self._sqs.receive_message(
             QueueUrl=self.queue_url,
             MaxNumberOfMessages=10,
             AttributeNames=["ApproximateReceiveCount"],
+            WaitTimeSeconds=wait_seconds,
         )
         messages = response.get("Messages", [])
         for message in messages:

@@ -25,7 +25,9 @@ from typing import Any
 import boto3
 from botocore.exceptions import ClientError
 
+from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
+from tickwork_local.emulator_tuning import tuned_emulator
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 
@@ -147,7 +149,7 @@ class LocalStack:
     def running(self) -> Iterator[LocalStack]:
         self._set_env()
         try:
-            with self.runtime.installed():
+            with self.runtime.installed(), atomic_items(), tuned_emulator():
                 self._create_resources()
                 for worker in (*self.pollers, *self.schedules):
                     worker.start()

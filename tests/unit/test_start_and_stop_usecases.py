@@ -27,8 +27,18 @@ def test_start_writes_pending_record_and_starts_named_execution() -> None:
     assert action.status == Status.PENDING and action.execution_time == NOW + timedelta(minutes=10)
     payload = deps.executions.started[execution_name("a:1", 1, 1)]
     assert payload["fireAt"] == "2026-03-07T12:10:00.000Z"
-    assert payload["waitUntil"] == "2026-03-07T12:10:00Z"
+    assert payload["waitUntil"] == "2026-03-07T12:10:00.000Z"
     assert [t for t, _ in deps.publisher.events] == ["Schedule Started"]
+
+
+def test_wait_until_keeps_the_milliseconds_of_the_fire() -> None:
+    # Step Functions truncates it to 12:10:00; Fulfill then sleeps off the last 0.701 s.
+    deps = fake_dependencies(NOW)
+
+    start_action(StartCommand({"id": "a:1", "at": "2026-03-07T12:10:00.701Z"}, "ev-1"), deps)
+
+    payload = deps.executions.started[execution_name("a:1", 1, 1)]
+    assert payload["waitUntil"] == payload["fireAt"] == "2026-03-07T12:10:00.701Z"
 
 
 def test_same_event_twice_is_unchanged_and_starts_nothing_new() -> None:
@@ -111,7 +121,7 @@ def test_far_fire_waits_one_leg_first() -> None:
     start_action(StartCommand({"id": "a:1", "at": "2028-01-01T00:00:00Z"}, "ev-1"), deps)
 
     payload = deps.executions.started[execution_name("a:1", 1, 1)]
-    assert payload["waitUntil"] == "2027-01-01T12:00:00Z"  # 300 days on
+    assert payload["waitUntil"] == "2027-01-01T12:00:00.000Z"  # 300 days on
     assert payload["fireAt"] == "2028-01-01T00:00:00.000Z"
 
 

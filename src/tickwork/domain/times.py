@@ -11,10 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 __all__ = [
     "ceil_ms",
-    "ceil_seconds",
     "from_epoch_ms",
     "iso",
-    "iso_seconds",
     "parse_iso",
     "to_epoch_ms",
 ]
@@ -23,12 +21,6 @@ __all__ = [
 def ceil_ms(moment: datetime) -> datetime:
     micro = moment.microsecond % 1000
     return moment if micro == 0 else moment + timedelta(microseconds=1000 - micro)
-
-
-def ceil_seconds(moment: datetime) -> datetime:
-    if moment.microsecond == 0:
-        return moment
-    return moment.replace(microsecond=0) + timedelta(seconds=1)
 
 
 def to_epoch_ms(moment: datetime) -> int:
@@ -44,11 +36,6 @@ def iso(moment: datetime) -> str:
     """UTC ISO 8601 with milliseconds and a Z: the one text form of a time tickwork writes."""
     utc = ceil_ms(moment).astimezone(UTC)
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
-
-
-def iso_seconds(moment: datetime) -> str:
-    """Whole-second UTC form, rounded up: what a Wait state's TimestampPath gets."""
-    return ceil_seconds(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_iso(text: str) -> datetime:

@@ -8,7 +8,7 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.naming import execution_name
-from tickwork.domain.times import iso, iso_seconds
+from tickwork.domain.times import iso
 
 __all__ = ["fire_payload", "launch", "planned_execution"]
 
@@ -19,8 +19,10 @@ def fire_payload(
     """The execution input: which fire it is for, and when its Wait ends.
 
     A fire further away than one leg waits until the leg's end and then continues in a new
-    execution (Standard executions live at most a year). ``waitUntil`` is rounded up to whole
-    seconds: a Wait may end late, never early.
+    execution (Standard executions live at most a year). ``waitUntil`` keeps the milliseconds:
+    Step Functions truncates a Wait's timestamp to the second, so the Wait ends up to a second
+    before the fire and Fulfill's clock guard sleeps off the rest. The fire is then on time
+    rather than up to a second late, for at most a second of the fulfill function's time.
     """
     assert action.execution_time is not None
     wait_until = min(action.execution_time, now + deps.settings.leg)
@@ -30,7 +32,7 @@ def fire_payload(
         "occurrence": action.occurrence,
         "leg": leg,
         "fireAt": iso(action.execution_time),
-        "waitUntil": iso_seconds(wait_until),
+        "waitUntil": iso(wait_until),
     }
     if repair:
         payload["repair"] = repair

@@ -1,0 +1,262 @@
+"""Where moto's emulator spends its time, and the fixes the local stack (and the tests) run with.
+
+Each fix changes what the emulator costs, never what it answers; each was found with py-spy on
+a running ``tickwork local`` and is measured by ``make bench``:
+
+- **ASL parsing** — the Step Functions interpreter parses the definition (ANTLR) again for
+  every execution. Parsed once per definition here. A parsed program keeps no per-execution
+  state (that lives in the execution's Environment) except the lazily drawn ``heap_key`` of
+  each component, drawn here at once so that concurrent executions cannot race on it; programs
+  with Map or Parallel states, which do keep state in their components, are not shared.
+- **JSONPath parsing** — every path in every state, and every EventBridge target, builds a
+  fresh PLY parser (which even lists directories). Parsed paths are cached; they are immutable.
+- **A boto3 client per task** — each Task state makes a new client (~10 ms). One per service
+  and region is kept; botocore clients are thread-safe.
+- **Waits in whole seconds** — a ``TimestampPath`` Wait computed ``int(seconds left)``, so it
+  woke up to a second early (on top of AWS's documented truncation of the timestamp to the
+  second, which is kept). It now sleeps until that second exactly.
+- **Sizing an item once per attribute** — building a DynamoDB item re-added the size of the
+  whole item for each attribute set (O(n²) in its attributes). It is sized once, against the
+  same 400 KB limit.
+- **Counting a queue for every message sent** — SendMessage read the queue's attributes to
+  learn whether it deduplicates by content, and computing them counts every message in the
+  queue: sending N messages cost O(N²). A standard queue has no such attribute, so for a send
+  to one the count is skipped.
+- **Finding the service of a served request** — the server lists moto's package directory for
+  every request from outside; the listing is read once.
+"""
+
+from __future__ import annotations
+
+import calendar
+import functools
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+from unittest import mock
+
+__all__ = ["tuned_emulator"]
+
+
+@contextmanager
+def tuned_emulator() -> Iterator[None]:
+    with ExitStack() as patches:
+        for fix in (
+            _asl_parsed_once,
+            _jsonpath_parsed_once,
+            _one_client_per_service,
+            _exact_waits,
+            _sends_without_counting,
+            _items_sized_once,
+            _moto_modules_listed_once,
+        ):
+            patches.enter_context(fix())
+        yield
+
+
+# --- ASL ----------------------------------------------------------------------------------------
+_STATEFUL_STATE_TYPES = ("Map", "Parallel")
+
+
+@contextmanager
+def _asl_parsed_once() -> Iterator[None]:
+    from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+
+    original = AmazonStateLanguageParser.parse
+    cache: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def parse(definition: str) -> Any:
+        if not _shareable(definition):
+            return original(definition)
+        with lock:  # parsed by one thread while the others wait for it
+            if definition not in cache:
+                parsed = original(definition)
+                _draw_heap_keys(parsed[0])
+                cache[definition] = parsed
+            return cache[definition]
+
+    with mock.patch.object(AmazonStateLanguageParser, "parse", staticmethod(parse)):
+        yield
+
+
+def _shareable(definition: str) -> bool:
+    try:
+        states = json.loads(definition).get("States", {})
+    except (ValueError, AttributeError):
+        return False
+    return not any(
+        isinstance(state, dict) and state.get("Type") in _STATEFUL_STATE_TYPES
+        for state in states.values()
+    )
+
+
+def _draw_heap_keys(program: Any) -> None:
+    from moto.stepfunctions.parser.asl.component.eval_component import EvalComponent
+
+    seen: set[int] = set()
+    pending: list[Any] = [program]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, EvalComponent):
+            _ = item.heap_key
+            pending.extend(vars(item).values())
+        elif isinstance(item, list | tuple | set):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+
+
+# --- JSONPath -------------------------------------------------------------------------------------
+@contextmanager
+def _jsonpath_parsed_once() -> Iterator[None]:
+    import jsonpath_ng
+    import jsonpath_ng.ext
+    from moto.stepfunctions.parser.asl.component.common.path import result_path
+    from moto.stepfunctions.parser.asl.utils import json_path
+
+    plain = functools.lru_cache(maxsize=4096)(jsonpath_ng.parse)
+    extended = functools.lru_cache(maxsize=4096)(jsonpath_ng.ext.parse)
+    with (
+        mock.patch.object(result_path, "parse", plain),
+        mock.patch.object(json_path, "parse", extended),
+        mock.patch.object(jsonpath_ng.ext, "parse", extended),  # moto.events imports it late
+    ):
+        yield
+
+
+# --- clients --------------------------------------------------------------------------------------
+@contextmanager
+def _one_client_per_service() -> Iterator[None]:
+    from moto.core.models import botocore_stubber
+    from moto.settings import moto_server_port
+    from moto.stepfunctions.parser.asl.utils import boto_client
+
+    original: Callable[..., Any] = boto_client.boto_client_for
+    clients: dict[tuple[str, str, bool, str], Any] = {}
+    lock = threading.Lock()
+
+    def boto_client_for(region: str, service: str, state_credentials: Any = None) -> Any:
+        key = (region, service, botocore_stubber.enabled, str(moto_server_port()))
+        with lock:
+            if key not in clients:
+                clients[key] = original(region, service, state_credentials)
+            return clients[key]
+
+    users = [
+        module
+        for name, module in list(sys.modules.items())
+        if name.startswith("moto.stepfunctions.parser")
+        and getattr(module, "boto_client_for", None) is original
+    ]
+    with ExitStack() as patches:
+        for module in users:
+            patches.enter_context(mock.patch.object(module, "boto_client_for", boto_client_for))
+        yield
+
+
+# --- waits --------------------------------------------------------------------------------------
+@contextmanager
+def _exact_waits() -> Iterator[None]:
+    from moto.stepfunctions.parser.asl.component.common.error_name.failure_event import (
+        FailureEventException,
+    )
+    from moto.stepfunctions.parser.asl.component.state.wait.wait_function.timestamp import (
+        Timestamp,
+    )
+    from moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function import (
+        WaitFunction,
+    )
+
+    def seconds_left(self: Timestamp, env: Any) -> float:
+        self.string.eval(env=env)
+        text: str = env.stack.pop()
+        moment = self._from_timestamp_string(timestamp=text)  # truncated to the second, as AWS
+        if moment is None:
+            raise FailureEventException(self._create_failure_event(env, text))
+        return calendar.timegm(moment.timetuple()) - time.time()
+
+    def wait_interval(self: WaitFunction, env: Any, wait_seconds: float) -> None:
+        deadline = time.monotonic() + wait_seconds
+        while env.is_running():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            env.program_state_event.wait(left)  # set when the execution is stopped
+
+    with (
+        mock.patch.object(Timestamp, "_get_wait_seconds", seconds_left),
+        mock.patch.object(WaitFunction, "_wait_interval", wait_interval),
+    ):
+        yield
+
+
+# --- DynamoDB items ------------------------------------------------------------------------------
+_ITEM_SIZE_LIMIT = 405000  # moto's own figure: the documented 400 KB, as measured on AWS
+
+
+@contextmanager
+def _items_sized_once() -> Iterator[None]:
+    from moto.dynamodb.exceptions import ItemSizeTooLarge
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
+    from moto.dynamodb.models.utilities import bytesize
+
+    def build(item: Item, hash_key: Any, range_key: Any, attrs: dict[str, Any]) -> None:
+        item.hash_key = hash_key
+        item.range_key = range_key
+        converted = {key: DynamoType(value) for key, value in attrs.items()}
+        size = sum(bytesize(key) + value.size() for key, value in converted.items())
+        if size > _ITEM_SIZE_LIMIT:
+            raise ItemSizeTooLarge
+        item.attrs = LimitedSizeDict(converted)  # later single-attribute sets are still checked
+
+    with mock.patch.object(Item, "__init__", build):
+        yield
+
+
+# --- SQS ----------------------------------------------------------------------------------------
+@contextmanager
+def _sends_without_counting() -> Iterator[None]:
+    from moto.sqs.models import Queue, SQSBackend
+
+    sending = threading.local()
+    counted = Queue.attributes
+    original_send = SQSBackend.send_message
+
+    def attributes(queue: Queue) -> dict[str, Any]:
+        if getattr(sending, "depth", 0) and not queue.fifo_queue:
+            # All a send reads of a standard queue's attributes is ContentBasedDeduplication,
+            # which only FIFO queues have.
+            return {}
+        return counted.fget(queue)  # type: ignore[no-any-return]
+
+    @functools.wraps(original_send)
+    def send_message(backend: SQSBackend, *args: Any, **kwargs: Any) -> Any:
+        sending.depth = getattr(sending, "depth", 0) + 1
+        try:
+            return original_send(backend, *args, **kwargs)
+        finally:
+            sending.depth -= 1
+
+    with (
+        mock.patch.object(Queue, "attributes", property(attributes)),
+        mock.patch.object(SQSBackend, "send_message", send_message),
+    ):
+        yield
+
+
+# --- the server -----------------------------------------------------------------------------------
+@contextmanager
+def _moto_modules_listed_once() -> Iterator[None]:
+    from moto import backends
+
+    listed = tuple(backends.list_of_moto_modules())
+    with mock.patch.object(backends, "list_of_moto_modules", lambda: listed):
+        yield

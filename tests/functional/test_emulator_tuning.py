@@ -1,0 +1,128 @@
+"""GIVEN the local stack's fixes to the emulator's costs WHEN the emulator is used through them
+THEN it answers as before — a Wait ends at its (truncated) second, not up to a second early; a
+parsed program, path or client is reused only where that is safe; queues still count, FIFO
+queues still deduplicate, oversized items are still refused."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+
+from tickwork_local.emulator_tuning import tuned_emulator
+from tickwork_local.server import EMULATOR_CONFIG
+
+REGION = "us-east-1"
+WAIT_THEN_PASS = {
+    "StartAt": "Wait",
+    "States": {
+        "Wait": {"Type": "Wait", "TimestampPath": "$.until", "Next": "Done"},
+        "Done": {"Type": "Pass", "End": True},
+    },
+}
+
+
+@pytest.fixture
+def emulator() -> Iterator[None]:
+    with mock_aws(config=EMULATOR_CONFIG), tuned_emulator():
+        yield
+
+
+def _client(service: str):
+    return boto3.client(service, region_name=REGION)
+
+
+def test_a_timestamp_wait_ends_at_its_second_not_before(emulator: None) -> None:
+    sfn = _client("stepfunctions")
+    machine = sfn.create_state_machine(
+        name="wait",
+        definition=json.dumps(WAIT_THEN_PASS),
+        roleArn="arn:aws:iam::123456789012:role/x",
+    )["stateMachineArn"]
+    # A timestamp 1.9 s ahead with milliseconds: AWS truncates it to its second.
+    until = datetime.now(UTC) + timedelta(seconds=1.9)
+    second = until.replace(microsecond=0)
+    text = until.strftime("%Y-%m-%dT%H:%M:%S.") + f"{until.microsecond // 1000:03d}Z"
+    arn = sfn.start_execution(stateMachineArn=machine, input=json.dumps({"until": text}))[
+        "executionArn"
+    ]
+    while sfn.describe_execution(executionArn=arn)["status"] == "RUNNING":
+        time.sleep(0.02)
+    ended = datetime.now(UTC)
+    # moto alone waited int(seconds left) and could end up to a second before `second`.
+    assert second <= ended < second + timedelta(seconds=0.5)
+
+
+def test_parsed_programs_are_shared_only_without_map_or_parallel(emulator: None) -> None:
+    from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+
+    plain = json.dumps(WAIT_THEN_PASS)
+    first, second = AmazonStateLanguageParser.parse(plain), AmazonStateLanguageParser.parse(plain)
+    assert first is second
+    with_map = json.dumps(
+        {
+            "StartAt": "Each",
+            "States": {
+                "Each": {
+                    "Type": "Map",
+                    "ItemProcessor": {
+                        "StartAt": "P",
+                        "States": {"P": {"Type": "Pass", "End": True}},
+                    },
+                    "End": True,
+                }
+            },
+        }
+    )
+    assert AmazonStateLanguageParser.parse(with_map) is not AmazonStateLanguageParser.parse(
+        with_map
+    )
+
+
+def test_one_interpreter_client_per_service(emulator: None) -> None:
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+
+    one = lambda_eval_utils.boto_client_for(region=REGION, service="lambda")
+    assert lambda_eval_utils.boto_client_for(region=REGION, service="lambda") is one
+    assert lambda_eval_utils.boto_client_for(region="eu-west-1", service="lambda") is not one
+
+
+def test_queues_still_count_and_fifo_queues_still_deduplicate(emulator: None) -> None:
+    sqs = _client("sqs")
+    standard = sqs.create_queue(QueueName="standard")["QueueUrl"]
+    for n in range(3):
+        sqs.send_message(QueueUrl=standard, MessageBody=f"m{n}")
+    counts = sqs.get_queue_attributes(QueueUrl=standard, AttributeNames=["All"])["Attributes"]
+    assert counts["ApproximateNumberOfMessages"] == "3"
+
+    fifo = sqs.create_queue(
+        QueueName="q.fifo", Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true"}
+    )["QueueUrl"]
+    for _ in range(2):
+        sqs.send_message(QueueUrl=fifo, MessageBody="same", MessageGroupId="g")
+    attributes = sqs.get_queue_attributes(QueueUrl=fifo, AttributeNames=["All"])["Attributes"]
+    assert attributes["ApproximateNumberOfMessages"] == "1"
+
+
+def test_items_over_the_size_limit_are_still_refused(emulator: None) -> None:
+    ddb = _client("dynamodb")
+    ddb.create_table(
+        TableName="t",
+        KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    item = {"k": {"S": "a"}, "n": {"N": "1"}, "m": {"M": {"x": {"L": [{"S": "y"}]}}}}
+    ddb.put_item(TableName="t", Item=item)
+    assert ddb.get_item(TableName="t", Key={"k": {"S": "a"}})["Item"] == item
+    with pytest.raises(ClientError, match="Item size has exceeded"):
+        ddb.put_item(
+            TableName="t",
+            Item={"k": {"S": "b"}, **{f"a{n}": {"S": "x" * 50_000} for n in range(9)}},
+        )
