@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv demo run test test-unit test-functional test-e2e test-template chaos lint clean
+.PHONY: help venv demo run test test-unit test-functional test-e2e test-template chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -42,6 +42,10 @@ test-template: $(STAMP) ## sam validate --lint, substitutions, statelint, IAM, c
 CHAOS_ARGS ?= --actions 500
 chaos: $(STAMP) ## fault-injection run on a local stack: fails if a fire is lost, doubled or early
 	$(BIN)/python bench/chaos.py $(CHAOS_ARGS)
+
+BENCH_ARGS ?=
+bench: $(STAMP) ## accuracy, cost per fire, cold starts, local throughput -> bench/RESULTS.md (~15 min)
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
 lint: $(STAMP) ## ruff
 	$(BIN)/ruff check src functions local cli tests bench

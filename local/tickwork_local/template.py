@@ -58,6 +58,7 @@ class FunctionSpec:
     handler: str
     timeout: int
     environment: dict[str, str]
+    memory_mb: int = 128  # Lambda's default; what GB-seconds are billed on
     rules: list[RuleSpec] = field(default_factory=list)
     schedules: list[str] = field(default_factory=list)
     http_api: bool = False  # API Gateway HTTP API routes reach it
@@ -251,6 +252,7 @@ class Template:
                     code_dir=self.root / props["CodeUri"],
                     handler=props.get("Handler", globals_.get("Handler", "app.handler")),
                     timeout=int(props.get("Timeout", globals_.get("Timeout", 3))),
+                    memory_mb=int(props.get("MemorySize", globals_.get("MemorySize", 128))),
                     environment={k: str(v) for k, v in env.items()},
                     rules=rules,
                     schedules=[

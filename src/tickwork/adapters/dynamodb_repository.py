@@ -17,9 +17,9 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from botocore.exceptions import ClientError
 
+from tickwork.adapters.clients import AwsClients
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.errors import ActionConflict, ValidationFailed
@@ -46,8 +46,17 @@ def status_shard(status: str, action_id: str) -> str:
 
 
 class DynamoDBActionRepository:
-    def __init__(self, table_name: str, table: Table | None = None) -> None:
-        self._table = table or boto3.resource("dynamodb").Table(table_name)
+    def __init__(
+        self, table_name: str, table: Table | None = None, clients: AwsClients | None = None
+    ) -> None:
+        self._name = table_name
+        self._given = table
+        self._clients = clients or AwsClients()
+
+    @property
+    def _table(self) -> Table:
+        """Made at the first call, not at the cold start."""
+        return self._given or self._clients.table(self._name)
 
     def get(self, action_id: str) -> Action | None:
         item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")

@@ -16,8 +16,9 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-import boto3
 from botocore.exceptions import ClientError
+
+from tickwork.adapters.clients import AwsClients
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
@@ -28,8 +29,16 @@ _PROBES = 5
 
 
 class DynamoDBSlots:
-    def __init__(self, table_name: str, table: Table | None = None) -> None:
-        self._table = table or boto3.resource("dynamodb").Table(table_name)
+    def __init__(
+        self, table_name: str, table: Table | None = None, clients: AwsClients | None = None
+    ) -> None:
+        self._name = table_name
+        self._given = table
+        self._clients = clients or AwsClients()
+
+    @property
+    def _table(self) -> Table:
+        return self._given or self._clients.table(self._name)
 
     def acquire(
         self, key: str, limit: int, holder: str, now: datetime, lease: timedelta

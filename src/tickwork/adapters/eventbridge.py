@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import boto3
+from tickwork.adapters.clients import AwsClients
 
 if TYPE_CHECKING:
     from mypy_boto3_events import EventBridgeClient
@@ -18,10 +18,21 @@ class EventNotAccepted(Exception):
 
 
 class EventBridgePublisher:
-    def __init__(self, bus_name: str, source: str, client: EventBridgeClient | None = None) -> None:
+    def __init__(
+        self,
+        bus_name: str,
+        source: str,
+        client: EventBridgeClient | None = None,
+        clients: AwsClients | None = None,
+    ) -> None:
         self._bus = bus_name
         self._source = source
-        self._client = client or boto3.client("events")
+        self._given = client
+        self._clients = clients or AwsClients()
+
+    @property
+    def _client(self) -> EventBridgeClient:
+        return self._given or self._clients.client("events")
 
     def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
         response = self._client.put_events(

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from tickwork.adapters.clients import AwsClients
+
 __all__ = ["SecretsManagerSource"]
 
 
 class SecretsManagerSource:
-    def __init__(self, max_age_seconds: int = 300) -> None:
+    def __init__(self, max_age_seconds: int = 300, clients: AwsClients | None = None) -> None:
         self._max_age = max_age_seconds
+        self._clients = clients or AwsClients()
         self._provider: Any = None
 
     def get(self, secret_id: str) -> bytes:
@@ -26,8 +29,7 @@ class SecretsManagerSource:
         """Built at the first read (only functions that seal or sign pay for it), on the
         default boto3 session like every other client of this container."""
         if self._provider is None:
-            import boto3
             from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
-            self._provider = SecretsProvider(boto3_client=boto3.client("secretsmanager"))
+            self._provider = SecretsProvider(boto3_client=self._clients.client("secretsmanager"))
         return self._provider

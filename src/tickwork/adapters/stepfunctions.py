@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from botocore.exceptions import ClientError
 
+from tickwork.adapters.clients import AwsClients
 from tickwork.ports import ExecutionState
 
 if TYPE_CHECKING:
@@ -17,9 +17,19 @@ __all__ = ["StepFunctionsExecutions"]
 
 
 class StepFunctionsExecutions:
-    def __init__(self, state_machine_arn: str, client: SFNClient | None = None) -> None:
+    def __init__(
+        self,
+        state_machine_arn: str,
+        client: SFNClient | None = None,
+        clients: AwsClients | None = None,
+    ) -> None:
         self._arn = state_machine_arn
-        self._client = client or boto3.client("stepfunctions")
+        self._given = client
+        self._clients = clients or AwsClients()
+
+    @property
+    def _client(self) -> SFNClient:
+        return self._given or self._clients.client("stepfunctions")
 
     def execution_arn(self, name: str) -> str:
         prefix, _, machine = self._arn.rpartition(":stateMachine:")

@@ -1,0 +1,86 @@
+"""Fire accuracy on the local stack: N TICK actions due within a window; how late each fired.
+
+Lateness is the tick's ``lateMs``: when the fulfillment ran, by the stack's clock, minus the
+scheduled time. A negative value would be an early fire. Fire times are placed ``lead``
+seconds ahead, so every action is created and waiting before its time comes.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from chaoskit.stack_process import StackProcess
+
+from benchkit.local_stack import TickTap, action_count
+from benchkit.publish import publish_starts
+from benchkit.stats import percentile
+
+__all__ = ["Accuracy", "measure_accuracy"]
+
+
+@dataclass
+class Accuracy:
+    name: str
+    actions: int
+    window_seconds: float
+    lateness_ms: list[int] = field(default_factory=list)
+    created_seconds: float = 0.0
+    created_after_due: int = 0
+    repeats: int = 0
+
+    @property
+    def early(self) -> int:
+        return sum(1 for late in self.lateness_ms if late < 0)
+
+    @property
+    def missing(self) -> int:
+        return self.actions - len(self.lateness_ms)
+
+    def pct(self, p: float) -> float:
+        return percentile(self.lateness_ms, p) / 1000
+
+
+def measure_accuracy(
+    stack: StackProcess,
+    name: str,
+    actions: int,
+    window_seconds: float,
+    lead_seconds: float,
+    progress: Callable[[str], None],
+    seed: int = 7,
+) -> Accuracy:
+    rng = random.Random(seed)
+    tap = TickTap(stack)
+    result = Accuracy(name, actions, window_seconds)
+    first_due = datetime.now(UTC) + timedelta(seconds=lead_seconds)
+    dues = sorted(
+        first_due + timedelta(seconds=rng.uniform(0, window_seconds)) for _ in range(actions)
+    )
+    prefix = f"acc-{name}-{rng.randrange(10**6)}"
+    details = [{"id": f"{prefix}-{n}", "at": _iso(due)} for n, due in enumerate(dues)]
+    before = action_count(stack)
+    began = time.monotonic()
+    progress(
+        f"accuracy {name}: {actions} actions due from {lead_seconds:.0f} s on, "
+        f"within {window_seconds:.0f} s"
+    )
+    publish_starts(stack, details)
+    while action_count(stack) < before + actions and time.monotonic() - began < lead_seconds * 2:
+        time.sleep(0.5)
+    result.created_seconds = time.monotonic() - began
+    created_at = datetime.now(UTC)
+    result.created_after_due = sum(1 for due in dues if due < created_at)
+    progress(f"  created in {result.created_seconds:.1f} s; waiting for the fires")
+    deadline = time.monotonic() + lead_seconds + window_seconds + 60
+    tap.wait_for(actions, deadline)
+    result.lateness_ms = [int(tick["lateMs"]) for tick in tap.ticks.values()]
+    result.repeats = tap.repeats
+    return result
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -1,0 +1,254 @@
+"""Cost per fire, counted on the real definition in an in-process stack.
+
+For each scenario the actions go through their whole life (Start, waits, fires, ticks; or a
+cancel) while a Recorder counts what AWS would bill: state transitions (from the executions'
+histories: each state entered, and each retry of a task), Lambda invocations and GB-seconds
+(the handler's wall time here times the function's MemorySize), DynamoDB request units (the
+calls made, sized by the stored record), and EventBridge events (PutEvents entries). Dollars
+come from prices.py. Wall times are this machine's, with the AWS calls served in process.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from moto import mock_aws
+
+from benchkit import prices
+from benchkit.recorder import Invocation, Recorder
+from tickwork_local.receiver import Receiver
+from tickwork_local.server import EMULATOR_CONFIG
+from tickwork_local.stack import LocalStack
+
+__all__ = ["SCENARIOS", "Usage", "measure_costs", "polling_design_per_million"]
+
+PARAMETERS = {
+    "RetryIntervalSeconds": "1",
+    "RetryMaxDelaySeconds": "2",
+    "RetryMaxAttempts": "3",
+    "LogLevel": "WARNING",
+}
+PUBLISHER = "publisher"  # the user's own Start and Stop events: on their bill too
+_READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
+_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+
+
+@dataclass
+class Usage:
+    scenario: str
+    actions: int
+    fires: int
+    transitions: int = 0
+    invocations: Counter[str] = field(default_factory=Counter)
+    gb_seconds: float = 0.0
+    read_units: float = 0.0
+    write_units: float = 0.0
+    events: int = 0
+    calls: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def per(self) -> int:
+        """What the figures are divided by: fires, or actions when none fire (cancelled)."""
+        return self.fires or self.actions
+
+    def each(self, value: float) -> float:
+        return value / self.per
+
+    def dollars(self) -> dict[str, float]:
+        """Dollars per million fires (per million actions for a cancelled one), by service."""
+        scale = prices.MILLION / self.per
+        return {
+            "Step Functions": self.transitions
+            * prices.STEP_FUNCTIONS_STANDARD_PER_TRANSITION
+            * scale,
+            "Lambda": (
+                sum(self.invocations.values()) * prices.LAMBDA_PER_REQUEST
+                + self.gb_seconds * prices.LAMBDA_PER_GB_SECOND
+            )
+            * scale,
+            "DynamoDB": (
+                self.read_units * prices.DYNAMODB_PER_READ_REQUEST_UNIT
+                + self.write_units * prices.DYNAMODB_PER_WRITE_REQUEST_UNIT
+            )
+            * scale,
+            "EventBridge": self.events * prices.EVENTBRIDGE_PER_CUSTOM_EVENT * scale,
+        }
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    actions: int
+    fires: int
+    run: Callable[[LocalStack, Recorder, Any], None]
+
+
+def _once(local: LocalStack, recorder: Recorder, _receiver: Any) -> None:
+    for n in range(5):
+        local.publish("Schedule Start", {"id": f"once-{n}", "duration": "2s"})
+    _wait_status(local, recorder, [f"once-{n}" for n in range(5)], "COMPLETED")
+
+
+def _recurring(local: LocalStack, recorder: Recorder, _receiver: Any) -> None:
+    for n in range(2):
+        local.publish(
+            "Schedule Start",
+            {
+                "id": f"every-{n}",
+                "rate": "rate(2 seconds)",
+                "repeat": True,
+                "executionRemainder": 3,
+            },
+        )
+    _wait_status(local, recorder, ["every-0", "every-1"], "COMPLETED")
+
+
+def _one_retry(local: LocalStack, recorder: Recorder, receiver: Receiver) -> None:
+    receiver.failures = 3  # the first attempt of each of the three fails, its retry succeeds
+    for n in range(3):
+        detail = {
+            "id": f"retry-{n}",
+            "duration": "2s",
+            "action": "HTTP_REQUEST",
+            "data": {"url": receiver.url, "method": "POST", "body": {"n": n}},
+        }
+        local.publish("Schedule Start", detail)
+    _wait_status(local, recorder, [f"retry-{n}" for n in range(3)], "COMPLETED")
+
+
+def _cancelled(local: LocalStack, recorder: Recorder, _receiver: Any) -> None:
+    ids = [f"cancel-{n}" for n in range(5)]
+    for action_id in ids:
+        local.publish("Schedule Start", {"id": action_id, "duration": "1h"})
+    _wait_status(local, recorder, ids, "PENDING")
+    for action_id in ids:
+        local.publish("Schedule Stop", {"id": action_id})
+    _wait_status(local, recorder, ids, "CANCELLED")
+
+
+SCENARIOS = (
+    Scenario("one-off", 5, 5, _once),
+    Scenario("recurring (3 fires)", 2, 6, _recurring),
+    Scenario("one retry", 3, 3, _one_retry),
+    Scenario("cancelled before its fire", 5, 0, _cancelled),
+)
+
+
+def measure_costs(progress: Callable[[str], None]) -> tuple[list[Usage], list[Invocation]]:
+    """The usage of each scenario, and every function invocation (for warm CPU figures)."""
+    recorder = Recorder()
+    receiver = Receiver()
+    usages = []
+    invocations: list[Invocation] = []
+    try:
+        with mock_aws(config=EMULATOR_CONFIG):
+            stack = LocalStack.from_repo(parameters=PARAMETERS)
+            names = {spec.name: spec.logical_id for spec in stack.functions}
+            memory = {spec.name: spec.memory_mb for spec in stack.functions}
+            with stack.running() as local, recorder.installed(names, memory):
+                for scenario in SCENARIOS:
+                    progress(f"cost: {scenario.name} ...")
+                    with recorder.unrecorded():
+                        local.wait_idle(timeout=30)
+                        before = _execution_arns(local)
+                    recorder.clear()
+                    with recorder.calling_as(PUBLISHER):
+                        scenario.run(local, recorder, receiver)
+                    with recorder.unrecorded():
+                        local.wait_idle(timeout=60)
+                        usages.append(_usage(scenario, local, recorder, before))
+                        invocations.extend(recorder.invocations)
+    finally:
+        receiver.close()
+    return usages, invocations
+
+
+def _wait_status(local: LocalStack, recorder: Recorder, ids: list[str], status: str) -> None:
+    ddb = local.client("dynamodb")
+    table = local.outputs["ActionsTableName"]
+    deadline = time.monotonic() + 60
+    with recorder.unrecorded():
+        while time.monotonic() < deadline:
+            items = [ddb.get_item(TableName=table, Key={"id": {"S": i}}).get("Item") for i in ids]
+            if all(item and item["status"]["S"] == status for item in items):
+                return
+            time.sleep(0.1)
+    raise TimeoutError(f"{ids} did not all reach {status}")
+
+
+def _execution_arns(local: LocalStack) -> set[str]:
+    sfn = local.client("stepfunctions")
+    pages = sfn.get_paginator("list_executions").paginate(
+        stateMachineArn=local.outputs["StateMachineArn"]
+    )
+    return {e["executionArn"] for page in pages for e in page["executions"]}
+
+
+def _usage(scenario: Scenario, local: LocalStack, recorder: Recorder, before: set[str]) -> Usage:
+    usage = Usage(scenario.name, scenario.actions, scenario.fires)
+    sfn = local.client("stepfunctions")
+    for arn in _execution_arns(local) - before:
+        history = sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
+        usage.transitions += _billed_transitions(history)
+    for invocation in recorder.invocations:
+        usage.invocations[invocation.function] += 1
+        # Lambda bills each invocation's duration rounded up to the millisecond.
+        billed = math.ceil(invocation.wall_seconds * 1000) / 1000
+        usage.gb_seconds += billed * invocation.memory_mb / 1024
+    record_kb = _record_size(local) / 1024
+    actions_table = local.outputs["ActionsTableName"]
+    for call in recorder.calls:
+        usage.calls[f"{call.caller}: {call.service}.{call.operation}"] += 1
+        if call.service == "dynamodb":
+            on_record = call.params.get("TableName") == actions_table or "Table" not in call.params
+            size_kb = record_kb if on_record else 0.1
+            if call.operation in _READS:
+                usage.read_units += max(1, math.ceil(size_kb / 4))
+            elif call.operation in _WRITES:
+                usage.write_units += max(1, math.ceil(size_kb))
+        elif call.service == "events" and call.operation == "PutEvents":
+            usage.events += len(call.params.get("Entries", []))
+    return usage
+
+
+def _billed_transitions(history: list[dict[str, Any]]) -> int:
+    """Each state entered, plus each retry of a task (AWS bills a retry as a transition)."""
+    entered = sum(1 for e in history if e["type"].endswith("StateEntered"))
+    scheduled = sum(1 for e in history if e["type"] in ("TaskScheduled", "LambdaFunctionScheduled"))
+    task_states = sum(1 for e in history if e["type"] == "TaskStateEntered")
+    return entered + max(0, scheduled - task_states)
+
+
+def _record_size(local: LocalStack) -> int:
+    """The size of a stored action record, as DynamoDB sizes items (names plus values)."""
+    ddb = local.client("dynamodb")
+    items = ddb.scan(TableName=local.outputs["ActionsTableName"], Limit=20)["Items"]
+    sizes = [sum(len(k) + len(json.dumps(v)) for k, v in item.items()) for item in items]
+    return max(sizes) if sizes else 1024
+
+
+def polling_design_per_million(fires_per_month: int = prices.MILLION) -> dict[str, float]:
+    """A Lambda every minute querying a table for due rows, per million fires a month.
+
+    Assumed: 128 MB, 200 ms a run; one 1 RRU query a run plus one read per due row; one write
+    to create a row and one to mark it done; one event to deliver it. Fires up to 60 s late.
+    """
+    runs = 60 * 24 * 30
+    fixed = runs * (
+        prices.LAMBDA_PER_REQUEST
+        + 0.2 * 128 / 1024 * prices.LAMBDA_PER_GB_SECOND
+        + prices.DYNAMODB_PER_READ_REQUEST_UNIT
+    )
+    per_fire = (
+        prices.DYNAMODB_PER_READ_REQUEST_UNIT
+        + 2 * prices.DYNAMODB_PER_WRITE_REQUEST_UNIT
+        + prices.EVENTBRIDGE_PER_CUSTOM_EVENT
+    )
+    scale = prices.MILLION / fires_per_month
+    return {"fixed": fixed * scale, "per fire": per_fire * prices.MILLION}

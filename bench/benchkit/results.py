@@ -1,0 +1,159 @@
+"""Figures as text: printed by ``make bench`` and written to bench/RESULTS.md."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from benchkit import prices
+from benchkit.accuracy import Accuracy
+from benchkit.coldstart import ColdStart
+from benchkit.cost import Usage, polling_design_per_million
+from benchkit.recorder import Invocation
+from benchkit.stats import median
+from benchkit.throughput import Throughput
+
+__all__ = ["Results", "render"]
+
+
+@dataclass
+class Results:
+    command: str
+    accuracy: list[Accuracy] = field(default_factory=list)
+    histogram: str | None = None
+    costs: list[Usage] = field(default_factory=list)
+    warm: list[Invocation] = field(default_factory=list)
+    bare: ColdStart | None = None
+    cold: list[ColdStart] = field(default_factory=list)
+    throughput: Throughput | None = None
+    targets: list[tuple[str, str, bool]] = field(default_factory=list)  # target, measured, met
+
+
+def render(results: Results) -> str:
+    cpus = _cpus()
+    lines = [
+        "# tickwork benchmark results",
+        "",
+        f"Produced by `{results.command}` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
+        f"{platform.python_implementation()} {platform.python_version()}, {cpus} CPUs. "
+        "Benchmarks assert nothing; these machines are noisy, so read medians and ratios.",
+        "",
+    ]
+    if results.targets:
+        lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
+        lines += [f"| {t} | {m} | {'yes' if ok else '**no**'} |" for t, m, ok in results.targets]
+        lines.append("")
+    if results.accuracy:
+        lines += _accuracy(results)
+    if results.costs:
+        lines += _costs(results.costs)
+    if results.cold and results.bare:
+        lines += _cold(results.bare, results.cold, results.warm)
+    if results.throughput:
+        lines += _throughput(results.throughput)
+    return "\n".join(lines) + "\n"
+
+
+def _accuracy(results: Results) -> list[str]:
+    lines = [
+        "## 1. Fire accuracy on the local stack",
+        "",
+        "Lateness = when the fulfillment ran minus the scheduled time (the tick's `lateMs`).",
+        "",
+        "| run | actions | fired | p50 s | p95 s | p99 s | max s | early | created in s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for run in results.accuracy:
+        lines.append(
+            f"| due within {run.window_seconds:.0f} s | {run.actions} | {len(run.lateness_ms)} | "
+            f"{run.pct(50):.3f} | {run.pct(95):.3f} | {run.pct(99):.3f} | {run.pct(100):.3f} | "
+            f"{run.early} | {run.created_seconds:.1f} |"
+        )
+    if results.histogram:
+        lines += ["", f"![lateness histogram]({results.histogram})"]
+    return [*lines, ""]
+
+
+def _costs(usages: list[Usage]) -> list[str]:
+    lines = [
+        "## 2. Cost per fire",
+        "",
+        "Counted on the real definition in the emulated stack (bench/benchkit/cost.py); "
+        "prices in bench/benchkit/prices.py. Per fire, creation included (per action for a "
+        "cancelled one).",
+        "",
+        "| scenario | transitions | Lambda invocations | GB-s | DynamoDB RRU | WRU | events "
+        "| $ Step Functions | $ Lambda | $ DynamoDB | $ EventBridge | **$ per million** |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for usage in usages:
+        dollars = usage.dollars()
+        invocations = ", ".join(
+            f"{name.removesuffix('Function')} {usage.each(n):.2f}"
+            for name, n in sorted(usage.invocations.items())
+        )
+        lines.append(
+            f"| {usage.scenario} | {usage.each(usage.transitions):.2f} | {invocations} | "
+            f"{usage.each(usage.gb_seconds):.3f} | {usage.each(usage.read_units):.1f} | "
+            f"{usage.each(usage.write_units):.1f} | {usage.each(usage.events):.1f} | "
+            + " | ".join(f"{value:.2f}" for value in dollars.values())
+            + f" | **{sum(dollars.values()):.2f}** |"
+        )
+    polling = polling_design_per_million()
+    lines += [
+        "",
+        "For comparison, per million fires:",
+        "",
+        "- EventBridge Scheduler: "
+        f"${prices.EVENTBRIDGE_SCHEDULER_PER_INVOCATION * prices.MILLION:.2f}"
+        " (its invocations; fires within a 60-second window, or at the minute without one).",
+        f"- A polling design (a Lambda every minute querying a table), at a million fires a "
+        f"month: ${polling['fixed'] + polling['per fire']:.2f} (${polling['fixed']:.2f} of "
+        f"fixed polling, ${polling['per fire']:.2f} of reads, writes and the delivery event); "
+        "fires up to 60 s late.",
+        "",
+    ]
+    return lines
+
+
+def _cold(bare: ColdStart, cold: list[ColdStart], warm: list[Invocation]) -> list[str]:
+    lines = [
+        "## 3. Cold start and warm cost per function",
+        "",
+        f"Cold = a fresh interpreter importing the handler and building its dependencies; "
+        f"baseline `{bare.function}` = {bare.median * 1000:.0f} ms (median of "
+        f"{len(bare.seconds)}, run alternately with the functions). Warm CPU = the handler "
+        "thread's CPU per event after the first, AWS calls served by moto in process.",
+        "",
+        "| function | cold ms | x baseline | warm CPU ms/event | heaviest imports (ms) |",
+        "|---|---|---|---|---|",
+    ]
+    for function in cold:
+        cpu = [i.cpu_seconds for i in warm if i.function == function.function][1:]
+        warm_ms = f"{median(cpu) * 1000:.1f}" if cpu else "-"
+        heavy = ", ".join(f"{name} {ms:.0f}" for name, ms in function.heaviest)
+        lines.append(
+            f"| {function.function} | {function.median * 1000:.0f} | "
+            f"{function.median / bare.median:.2f} | {warm_ms} | {heavy} |"
+        )
+    return [*lines, ""]
+
+
+def _throughput(result: Throughput) -> list[str]:
+    return [
+        "## 4. Local throughput",
+        "",
+        f"- {result.starts} Starts published (PutEvents batches of 10, 4 publishers): accepted "
+        f"by the bus in {result.accept_seconds:.1f} s = **{result.accepted_per_second:.0f} "
+        "Starts/s**.",
+        f"- All {result.starts} scheduled (record written, execution waiting) after "
+        f"**{result.schedule_seconds:.0f} s** = {result.scheduled_per_second:.1f} actions/s.",
+        "",
+    ]
+
+
+def _cpus() -> int:
+    import os
+
+    return os.cpu_count() or 1
