@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if "cost" in parts:
         results.costs, results.warm = measure_costs(progress)
     if "coldstart" in parts:
-        results.bare, results.cold = measure_cold_starts(args.cold_runs, progress)
+        results.bare, results.cold, results.xray = measure_cold_starts(args.cold_runs, progress)
     if "throughput" in parts:
         with local_stack(work / "throughput", work / "throughput.log") as stack:
             results.throughput = measure_throughput(stack, args.starts, progress)

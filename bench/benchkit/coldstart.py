@@ -1,6 +1,8 @@
-"""Cold start per function: a fresh interpreter imports the handler module and builds what
-its first invocation needs (``wiring.from_environment()``: the adapters and their clients),
-beside a bare ``import boto3`` plus one client, in the same run, alternating, in subprocesses.
+"""Cold start per function: a fresh interpreter imports the handler module, builds its
+dependencies (``wiring.from_environment()``) and its first AWS client (the DynamoDB table
+every function reads first), beside a bare ``import boto3`` plus one client, in the same run,
+alternating, in subprocesses of a venv shaped like the runtime (lambda_venv.py). The X-Ray SDK, which a traced function loads at its first
+invocation (tickwork/tracing.py), is timed on its own.
 ``python -X importtime`` names the heaviest imports of each function.
 """
 
@@ -9,11 +11,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchkit.lambda_venv import lambda_python
 from benchkit.stats import median
 from tickwork_local.template import FunctionSpec, Template
 
@@ -28,12 +30,16 @@ began = time.perf_counter()
 print(time.perf_counter() - began)
 """
 _FUNCTION = """
-import sys
+import os, sys
 sys.path.insert(0, {code_dir!r})
 import app
 from tickwork import wiring
 wiring.from_environment()
+import boto3
+boto3.resource("dynamodb").Table(os.environ["TABLE_NAME"])
 """
+# What an invocation adds when X-Ray tracing is on (tickwork.tracing makes the Tracer then).
+XRAY = "from aws_lambda_powertools import Tracer; Tracer()"
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
 
@@ -50,20 +56,25 @@ class ColdStart:
 
 def measure_cold_starts(
     runs: int, progress: Callable[[str], None]
-) -> tuple[ColdStart, list[ColdStart]]:
+) -> tuple[ColdStart, list[ColdStart], ColdStart]:
+    """(bare boto3 + client, each function, the X-Ray SDK a traced first invocation adds)"""
+    python = lambda_python(progress)
     template = Template(REPO / "template.yaml", stack_name="tickwork", parameters={})
     functions = template.functions()
     bare = ColdStart("bare: import boto3 + one client")
+    xray = ColdStart("X-Ray SDK + Tracer (first traced invocation)")
     measured = {spec.logical_id: ColdStart(spec.logical_id) for spec in functions}
     for run in range(runs):
         progress(f"cold starts: run {run + 1}/{runs}")
-        bare.seconds.append(_timed(BARE, _environment(None)))
+        bare.seconds.append(_timed(python, BARE, _environment(None)))
+        lambda_like = {**_environment(None), "AWS_LAMBDA_FUNCTION_NAME": "bench"}
+        xray.seconds.append(_timed(python, XRAY, lambda_like))
         for spec in functions:
             body = _FUNCTION.format(code_dir=str(spec.code_dir))
-            measured[spec.logical_id].seconds.append(_timed(body, _environment(spec)))
+            measured[spec.logical_id].seconds.append(_timed(python, body, _environment(spec)))
     for spec in functions:
-        measured[spec.logical_id].heaviest = _heaviest_imports(spec)
-    return bare, list(measured.values())
+        measured[spec.logical_id].heaviest = _heaviest_imports(python, spec)
+    return bare, list(measured.values()), xray
 
 
 def _environment(spec: FunctionSpec | None) -> dict[str, str]:
@@ -80,9 +91,9 @@ def _environment(spec: FunctionSpec | None) -> dict[str, str]:
     return env
 
 
-def _timed(body: str, env: dict[str, str]) -> float:
+def _timed(python: Path, body: str, env: dict[str, str]) -> float:
     out = subprocess.run(
-        [sys.executable, "-c", _TIMED.format(body=body)],
+        [str(python), "-c", _TIMED.format(body=body)],
         env=env,
         capture_output=True,
         text=True,
@@ -92,11 +103,11 @@ def _timed(body: str, env: dict[str, str]) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def _heaviest_imports(spec: FunctionSpec, top: int = 5) -> list[tuple[str, float]]:
+def _heaviest_imports(python: Path, spec: FunctionSpec, top: int = 5) -> list[tuple[str, float]]:
     """Packages by the import time spent in their own modules (ms), under ``-X importtime``."""
     body = _FUNCTION.format(code_dir=str(spec.code_dir))
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", body],
+        [str(python), "-X", "importtime", "-c", body],
         env=_environment(spec),
         capture_output=True,
         text=True,

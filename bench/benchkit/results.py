@@ -25,6 +25,7 @@ class Results:
     costs: list[Usage] = field(default_factory=list)
     warm: list[Invocation] = field(default_factory=list)
     bare: ColdStart | None = None
+    xray: ColdStart | None = None
     cold: list[ColdStart] = field(default_factory=list)
     throughput: Throughput | None = None
     targets: list[tuple[str, str, bool]] = field(default_factory=list)  # target, measured, met
@@ -49,7 +50,7 @@ def render(results: Results) -> str:
     if results.costs:
         lines += _costs(results.costs)
     if results.cold and results.bare:
-        lines += _cold(results.bare, results.cold, results.warm)
+        lines += _cold(results.bare, results.cold, results.warm, results.xray)
     if results.throughput:
         lines += _throughput(results.throughput)
     return "\n".join(lines) + "\n"
@@ -117,11 +118,14 @@ def _costs(usages: list[Usage]) -> list[str]:
     return lines
 
 
-def _cold(bare: ColdStart, cold: list[ColdStart], warm: list[Invocation]) -> list[str]:
+def _cold(
+    bare: ColdStart, cold: list[ColdStart], warm: list[Invocation], xray: ColdStart | None
+) -> list[str]:
     lines = [
         "## 3. Cold start and warm cost per function",
         "",
-        f"Cold = a fresh interpreter importing the handler and building its dependencies; "
+        "Cold = a fresh interpreter importing the handler, building its dependencies and its "
+        "first AWS client; "
         f"baseline `{bare.function}` = {bare.median * 1000:.0f} ms (median of "
         f"{len(bare.seconds)}, run alternately with the functions). Warm CPU = the handler "
         "thread's CPU per event after the first, AWS calls served by moto in process.",
@@ -137,6 +141,15 @@ def _cold(bare: ColdStart, cold: list[ColdStart], warm: list[Invocation]) -> lis
             f"| {function.function} | {function.median * 1000:.0f} | "
             f"{function.median / bare.median:.2f} | {warm_ms} | {heavy} |"
         )
+    if xray:
+        lines += [
+            "",
+            f"With X-Ray tracing on (the template's default), a function's first invocation "
+            f"also loads the X-Ray SDK and Powertools' Tracer: {xray.median * 1000:.0f} ms "
+            f"more (median of {len(xray.seconds)}), "
+            f"{xray.median / bare.median:.2f} x baseline. Tracing off "
+            "(`POWERTOOLS_TRACE_DISABLED=true`) never loads it.",
+        ]
     return [*lines, ""]
 
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import wiring
+from tickwork.tracing import LazyTracer
 from tickwork.usecases.fulfill import FireInput, fulfill_fire
 
 logger = Logger()
-tracer = Tracer()
+tracer = LazyTracer()  # the X-Ray SDK loads at the first traced event
 metrics = Metrics()
 
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.parser import parse
-from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
+from aws_lambda_powertools.utilities.data_classes.event_bridge_event import EventBridgeEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import wiring
+from tickwork.tracing import LazyTracer
 from tickwork.usecases.intake import accept_start
 from tickwork.usecases.start import StartCommand
 
 logger = Logger()
-tracer = Tracer()
+tracer = LazyTracer()  # the X-Ray SDK loads at the first traced event
 metrics = Metrics()
 
 
@@ -23,9 +23,9 @@ metrics = Metrics()
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    envelope = parse(event=event, model=EventBridgeModel)
+    envelope = EventBridgeEvent(event)  # Powertools' data class: no pydantic at cold start
     result = accept_start(
-        StartCommand(detail=envelope.detail, event_id=envelope.id), wiring.from_environment()
+        StartCommand(detail=envelope.detail, event_id=envelope.get_id), wiring.from_environment()
     )
     if "signature" in result:
         metrics.add_metric(name="rejected_signature", unit=MetricUnit.Count, value=1)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.parser import parse
-from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
+from aws_lambda_powertools.utilities.data_classes.event_bridge_event import EventBridgeEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import wiring
+from tickwork.tracing import LazyTracer
 from tickwork.usecases.record import FireReport, record_failure, record_tick
 
 
@@ -22,7 +22,7 @@ def _outcome_metric(detail_type: str, result: dict[str, Any]) -> str:
 
 
 logger = Logger()
-tracer = Tracer()
+tracer = LazyTracer()  # the X-Ray SDK loads at the first traced event
 metrics = Metrics()
 
 
@@ -30,7 +30,7 @@ metrics = Metrics()
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    envelope = parse(event=event, model=EventBridgeModel)
+    envelope = EventBridgeEvent(event)  # Powertools' data class: no pydantic at cold start
     report = FireReport.from_detail(envelope.detail)
     record = record_failure if envelope.detail_type == "Schedule Failed" else record_tick
     result = record(report, wiring.from_environment())

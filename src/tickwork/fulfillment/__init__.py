@@ -1,42 +1,39 @@
-"""Fulfillments: what each action type does when it fires, and the registry that finds it."""
+"""Fulfillments: what each action type does when it fires, and the registry that finds it.
+
+Names are imported from their modules at first access (PEP 562), so importing one submodule
+(the registry, say) does not import every fulfillment and pydantic with it.
+"""
 
 from __future__ import annotations
 
-from tickwork.fulfillment.base import (
-    Fulfillment,
-    FulfillmentData,
-    FulfillmentRequest,
-    data_problem,
-)
-from tickwork.fulfillment.defaults import default_registry
-from tickwork.fulfillment.http_request import HttpRequestData, HttpRequestFulfillment
-from tickwork.fulfillment.notification import (
-    Notification,
-    NotificationData,
-    NotificationFulfillment,
-    Notifier,
-    RecordingNotifier,
-)
-from tickwork.fulfillment.registry import FulfillmentRegistry
-from tickwork.fulfillment.signature import SIGNATURE_HEADER, verify_signature
-from tickwork.fulfillment.tick import TickData, TickFulfillment
+import importlib
+from typing import Any
 
-__all__ = [
-    "SIGNATURE_HEADER",
-    "Fulfillment",
-    "FulfillmentData",
-    "FulfillmentRegistry",
-    "FulfillmentRequest",
-    "HttpRequestData",
-    "HttpRequestFulfillment",
-    "Notification",
-    "NotificationData",
-    "NotificationFulfillment",
-    "Notifier",
-    "RecordingNotifier",
-    "TickData",
-    "TickFulfillment",
-    "data_problem",
-    "default_registry",
-    "verify_signature",
-]
+_HOMES = {
+    "Fulfillment": "base",
+    "FulfillmentData": "base",
+    "FulfillmentRequest": "base",
+    "data_problem": "base",
+    "default_registry": "defaults",
+    "HttpRequestData": "http_request",
+    "HttpRequestFulfillment": "http_request",
+    "Notification": "notification",
+    "NotificationData": "notification",
+    "NotificationFulfillment": "notification",
+    "Notifier": "notification",
+    "RecordingNotifier": "notification",
+    "FulfillmentRegistry": "registry",
+    "SIGNATURE_HEADER": "signature",
+    "verify_signature": "signature",
+    "TickData": "tick",
+    "TickFulfillment": "tick",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from tickwork.fulfillment.http_request import HttpRequestFulfillment
-from tickwork.fulfillment.notification import NotificationFulfillment, Notifier, RecordingNotifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
-from tickwork.fulfillment.tick import TickFulfillment
+
+if TYPE_CHECKING:
+    from tickwork.fulfillment.notification import Notifier
 
 __all__ = ["default_registry"]
 
@@ -18,11 +19,19 @@ def default_registry(
     allow_private_targets: bool = True,
 ) -> FulfillmentRegistry:
     """``allow_private_targets`` is for tests and the local stack; wiring passes the
-    deployed stack's setting (private targets refused unless AllowPrivateTargets)."""
-    registry = FulfillmentRegistry()
-    registry.register(TickFulfillment())
-    registry.register(NotificationFulfillment(notifier or RecordingNotifier()))
-    registry.register(
-        HttpRequestFulfillment(secret=http_secret, allow_private=allow_private_targets)
-    )
-    return registry
+    deployed stack's setting (private targets refused unless AllowPrivateTargets).
+
+    The fulfillment modules are imported when the registry is first used, not here."""
+
+    def build(registry: FulfillmentRegistry) -> None:
+        from tickwork.fulfillment.http_request import HttpRequestFulfillment
+        from tickwork.fulfillment.notification import NotificationFulfillment, RecordingNotifier
+        from tickwork.fulfillment.tick import TickFulfillment
+
+        registry.register(TickFulfillment())
+        registry.register(NotificationFulfillment(notifier or RecordingNotifier()))
+        registry.register(
+            HttpRequestFulfillment(secret=http_secret, allow_private=allow_private_targets)
+        )
+
+    return FulfillmentRegistry(build)

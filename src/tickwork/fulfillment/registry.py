@@ -1,14 +1,23 @@
-"""Action type → fulfillment, and validation of an action's ``data`` against its model."""
+"""Action type → fulfillment, and validation of an action's ``data`` against its model.
+
+A registry may be given a ``build`` that registers its fulfillments at its first use: the
+fulfillment modules (and pydantic, their models' library) are then imported only by a
+function that fires or validates an action, and only when it first does.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import FieldProblem, InvalidActionData, UnknownActionType
-from tickwork.fulfillment.base import Fulfillment
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from pydantic_core import ErrorDetails
+
+    from tickwork.fulfillment.base import Fulfillment
 
 __all__ = ["FulfillmentRegistry"]
 
@@ -16,8 +25,18 @@ _SHOWN_INPUT_CHARS = 60
 
 
 class FulfillmentRegistry:
-    def __init__(self) -> None:
+    def __init__(self, build: Callable[[FulfillmentRegistry], None] | None = None) -> None:
         self._by_type: dict[str, Fulfillment] = {}
+        self._build = build
+        self._lock = threading.Lock()
+
+    def _ready(self) -> dict[str, Fulfillment]:
+        if self._build is not None:
+            with self._lock:
+                if self._build is not None:
+                    self._build(self)
+                    self._build = None
+        return self._by_type
 
     def register(self, fulfillment: Fulfillment) -> Fulfillment:
         action_type = fulfillment.action_type
@@ -28,15 +47,17 @@ class FulfillmentRegistry:
 
     def get(self, action_type: str) -> Fulfillment:
         try:
-            return self._by_type[action_type]
+            return self._ready()[action_type]
         except KeyError:
             raise UnknownActionType(action_type, self.types()) from None
 
     def types(self) -> list[str]:
-        return sorted(self._by_type)
+        return sorted(self._ready())
 
     def validate(self, action_type: str, data: Any) -> BaseModel:
         """Parse ``data`` with the action type's model, or say what to change, field by field."""
+        from pydantic import ValidationError
+
         model = self.get(action_type).data_model
         try:
             return model.model_validate(data)
@@ -45,7 +66,7 @@ class FulfillmentRegistry:
             raise InvalidActionData(problems) from None
 
     def json_schemas(self) -> dict[str, dict[str, Any]]:
-        return {t: f.data_model.model_json_schema() for t, f in sorted(self._by_type.items())}
+        return {t: f.data_model.model_json_schema() for t, f in sorted(self._ready().items())}
 
 
 def _field_problem(error: ErrorDetails, model: type[BaseModel]) -> FieldProblem:

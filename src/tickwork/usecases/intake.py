@@ -9,7 +9,7 @@ nothing is written.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import (
@@ -19,8 +19,10 @@ from tickwork.domain.errors import (
     ValidationFailed,
 )
 from tickwork.domain.start_signature import check_start_signature
-from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
+
+if TYPE_CHECKING:
+    from tickwork.usecases.start import StartCommand
 
 __all__ = ["accept_start", "accept_stop"]
 
@@ -28,6 +30,10 @@ REFUSALS = (ValidationFailed, ActionLocked, ActionNotFound, SignatureRefused)
 
 
 def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
+    # Here, not at the top: the Stop function imports this module and never parses a Start
+    # (the Start request's models bring pydantic).
+    from tickwork.usecases.start import start_action
+
     try:
         secret = deps.secret(deps.settings.start_secret_id)
         if secret is not None:

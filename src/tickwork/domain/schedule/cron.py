@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from croniter import CroniterBadDateError, croniter
-
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule.eventbridge_cron import (
     EVENTBRIDGE_EXAMPLE,
@@ -50,6 +48,8 @@ class CronTrigger:
                 raise ValidationFailed.of(
                     "cron", f"{self.expression!r} does not have 5 fields", _FIX
                 )
+        from croniter import CroniterBadDateError, croniter  # at first use: a cold start skips it
+
         if not croniter.is_valid(standard):
             raise ValidationFailed.of("cron", f"{self.expression!r} is not a valid cron", _FIX)
         try:
@@ -76,6 +76,8 @@ class CronTrigger:
 
     def _next_wall(self, after: datetime) -> datetime | None:
         """The next matching naive wall time after ``after`` in an allowed year."""
+        from croniter import CroniterBadDateError, croniter
+
         while True:
             try:
                 candidate = croniter(self.standard, after).get_next(datetime)
