@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from chaoskit.stack_process import StackProcess
 
-from benchkit.local_stack import TickTap, action_count
+from benchkit.local_stack import EventTap
 from benchkit.publish import publish_starts
 from benchkit.stats import percentile
 
@@ -54,7 +54,7 @@ def measure_accuracy(
     seed: int = 7,
 ) -> Accuracy:
     rng = random.Random(seed)
-    tap = TickTap(stack)
+    tap = EventTap(stack)
     result = Accuracy(name, actions, window_seconds)
     first_due = datetime.now(UTC) + timedelta(seconds=lead_seconds)
     dues = sorted(
@@ -62,14 +62,15 @@ def measure_accuracy(
     )
     prefix = f"acc-{name}-{rng.randrange(10**6)}"
     details = [{"id": f"{prefix}-{n}", "at": _iso(due)} for n, due in enumerate(dues)]
-    before = action_count(stack)
+    started = EventTap(stack, "Schedule Started")  # counting by events: no table scans
     began = time.monotonic()
     progress(
         f"accuracy {name}: {actions} actions due from {lead_seconds:.0f} s on, "
         f"within {window_seconds:.0f} s"
     )
     publish_starts(stack, details)
-    while action_count(stack) < before + actions and time.monotonic() - began < lead_seconds * 2:
+    while len(started.ticks) < actions and time.monotonic() - began < lead_seconds * 2:
+        started.drain()
         time.sleep(0.5)
     result.created_seconds = time.monotonic() - began
     created_at = datetime.now(UTC)

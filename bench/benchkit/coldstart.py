@@ -1,9 +1,9 @@
 """Cold start per function: a fresh interpreter imports the handler module, builds its
 dependencies (``wiring.from_environment()``) and its first AWS client (the DynamoDB table
 every function reads first), beside a bare ``import boto3`` plus one client, in the same run,
-alternating, in subprocesses of a venv shaped like the runtime (lambda_venv.py). The X-Ray SDK, which a traced function loads at its first
-invocation (tickwork/tracing.py), is timed on its own.
-``python -X importtime`` names the heaviest imports of each function.
+alternating, in subprocesses of a venv shaped like the runtime (lambda_venv.py). The X-Ray
+SDK, which a traced function loads at its first invocation (tickwork/tracing.py), is timed on
+its own. ``python -X importtime`` names the heaviest imports of each function.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Any
 
 from chaoskit.stack_process import StackProcess, stack_parameters
 
-__all__ = ["TickTap", "action_count", "local_stack"]
+__all__ = ["EventTap", "local_stack"]
 
 
 @contextmanager
@@ -25,24 +25,19 @@ def local_stack(state_dir: Path, log_path: Path) -> Iterator[StackProcess]:
         stack.stop()
 
 
-def action_count(stack: StackProcess) -> int:
-    table = stack._state["outputs"]["ActionsTableName"]
-    pages = stack.client("dynamodb").get_paginator("scan")
-    return sum(page["Count"] for page in pages.paginate(TableName=table, Select="COUNT"))
+class EventTap:
+    """A queue on the bus for Schedule Tick events (or another of tickwork's), as a worker
+    would subscribe; each event is kept once by (id, occurrence)."""
 
-
-class TickTap:
-    """A queue on the bus for Schedule Tick events, as a worker would subscribe."""
-
-    def __init__(self, stack: StackProcess) -> None:
-        name = f"bench-ticks-{uuid.uuid4().hex[:8]}"
+    def __init__(self, stack: StackProcess, detail_type: str = "Schedule Tick") -> None:
+        name = f"bench-{uuid.uuid4().hex[:8]}"
         self._sqs = stack.client("sqs")
         self.url = self._sqs.create_queue(QueueName=name)["QueueUrl"]
         arn = self._sqs.get_queue_attributes(QueueUrl=self.url, AttributeNames=["QueueArn"])[
             "Attributes"
         ]["QueueArn"]
         events = stack.client("events")
-        pattern = {"detail-type": ["Schedule Tick"], "source": ["tickwork"]}
+        pattern = {"detail-type": [detail_type], "source": ["tickwork"]}
         events.put_rule(Name=name, EventBusName=stack.bus, EventPattern=json.dumps(pattern))
         events.put_targets(Rule=name, EventBusName=stack.bus, Targets=[{"Id": "t", "Arn": arn}])
         self.ticks: dict[tuple[str, int], dict[str, Any]] = {}
@@ -57,7 +52,7 @@ class TickTap:
                 return
             for message in messages:
                 detail = json.loads(message["Body"])["detail"]
-                key = (detail["id"], int(detail["occurrence"]))
+                key = (detail["id"], int(detail.get("occurrence", detail.get("generation", 0))))
                 if key in self.ticks:
                     self.repeats += 1
                 self.ticks.setdefault(key, detail)

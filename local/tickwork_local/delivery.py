@@ -3,10 +3,10 @@
 moto's EventBridge delivers matches to SQS but not to Lambda. Each function rule gets its own
 queue as target; a poller thread hands every message to the function in process. Pollers long
 poll (moto wakes a waiting receive as soon as a message arrives), so a delivery is immediate and
-an idle stack costs no CPU. A handler
-that raises leaves the message to come back after the visibility timeout (EventBridge's retry
-policy); after ``max_receives`` it goes to the dead-letter queue, as the template's
-DeadLetterConfig would.
+an idle stack costs no CPU. A received message stays hidden while its batch is handled (a
+busy stack must not hand it out twice); a handler that raises makes it visible again after
+``retry_seconds`` (EventBridge's retry policy); after ``max_receives`` it goes to the
+dead-letter queue, as the template's DeadLetterConfig would.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class QueuePoller(threading.Thread):
         account: str,
         max_receives: int = 5,
         wait_seconds: int = 1,
+        retry_seconds: int = 1,
+        hidden_seconds: int = 300,
     ) -> None:
         super().__init__(name=f"poll-{queue_url.rsplit('/', 1)[-1]}", daemon=True)
         self._sqs = sqs
@@ -50,6 +52,8 @@ class QueuePoller(threading.Thread):
         self._account = account
         self._max_receives = max_receives
         self._wait = wait_seconds  # also how long stop() may take to be noticed
+        self._retry = retry_seconds
+        self._hidden = hidden_seconds  # while a received batch is being handled
         self._stopped = threading.Event()
         self.delivered = 0
 
@@ -72,6 +76,7 @@ class QueuePoller(threading.Thread):
             MaxNumberOfMessages=10,
             AttributeNames=["ApproximateReceiveCount"],
             WaitTimeSeconds=wait_seconds,
+            VisibilityTimeout=self._hidden,
         )
         messages = response.get("Messages", [])
         for message in messages:
@@ -93,6 +98,12 @@ class QueuePoller(threading.Thread):
                 self._sqs.send_message(QueueUrl=self._dead_letter_url, MessageBody=message["Body"])
                 self._sqs.delete_message(
                     QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
+                )
+            else:  # delivered again after the retry delay, as EventBridge retries a target
+                self._sqs.change_message_visibility(
+                    QueueUrl=self.queue_url,
+                    ReceiptHandle=message["ReceiptHandle"],
+                    VisibilityTimeout=self._retry,
                 )
         return len(messages)
 

@@ -18,10 +18,13 @@ a running ``tickwork local`` and is measured by ``make bench``:
 - **Sizing an item once per attribute** — building a DynamoDB item re-added the size of the
   whole item for each attribute set (O(n²) in its attributes). It is sized once, against the
   same 400 KB limit.
-- **Counting a queue for every message sent** — SendMessage read the queue's attributes to
-  learn whether it deduplicates by content, and computing them counts every message in the
-  queue: sending N messages cost O(N²). A standard queue has no such attribute, so for a send
-  to one the count is skipped.
+- **Counting a queue for every message sent or received** — SendMessage read the queue's
+  attributes to learn whether it deduplicates by content, and ReceiveMessage read them for
+  each message it returned, to learn the retention period; computing them counts every
+  message in the queue, so a burst of N messages cost O(N²). A send to a standard queue (which
+  has no such attribute) skips the count, and the retention period is read from the queue.
+  SQS also asks for the time of day for every message it looks at, through two datetime
+  conversions; it now reads the clock directly (the same number).
 - **Finding the service of a served request** — the server lists moto's package directory for
   every request from outside; the listing is read once.
 """
@@ -230,6 +233,20 @@ def _sends_without_counting() -> Iterator[None]:
     counted = Queue.attributes
     original_send = SQSBackend.send_message
 
+    from moto.sqs import models as sqs_models
+
+    original_time = sqs_models.unix_time
+
+    def unix_time(dt: Any = None) -> float:
+        return time.time() if dt is None else float(original_time(dt))
+
+    def unix_time_millis(dt: Any = None) -> float:
+        return unix_time(dt) * 1000.0
+
+    def retained(backend: SQSBackend, queue_name: str, message: Any) -> bool:
+        period = int(backend.get_queue(queue_name).message_retention_period)
+        return period + message.sent_timestamp / 1000 > time.time()
+
     def attributes(queue: Queue) -> dict[str, Any]:
         if getattr(sending, "depth", 0) and not queue.fifo_queue:
             # All a send reads of a standard queue's attributes is ContentBasedDeduplication,
@@ -248,6 +265,9 @@ def _sends_without_counting() -> Iterator[None]:
     with (
         mock.patch.object(Queue, "attributes", property(attributes)),
         mock.patch.object(SQSBackend, "send_message", send_message),
+        mock.patch.object(SQSBackend, "is_message_valid_based_on_retention_period", retained),
+        mock.patch.object(sqs_models, "unix_time", unix_time),
+        mock.patch.object(sqs_models, "unix_time_millis", unix_time_millis),
     ):
         yield
 

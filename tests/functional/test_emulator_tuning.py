@@ -126,3 +126,19 @@ def test_items_over_the_size_limit_are_still_refused(emulator: None) -> None:
             TableName="t",
             Item={"k": {"S": "b"}, **{f"a{n}": {"S": "x" * 50_000} for n in range(9)}},
         )
+
+
+def test_messages_past_their_retention_are_still_not_received(emulator: None) -> None:
+    from moto.sqs.models import sqs_backends
+
+    sqs = _client("sqs")
+    url = sqs.create_queue(QueueName="short", Attributes={"MessageRetentionPeriod": "60"})[
+        "QueueUrl"
+    ]
+    sqs.send_message(QueueUrl=url, MessageBody="new")
+    sqs.send_message(QueueUrl=url, MessageBody="old")
+    queue = sqs_backends["123456789012"][REGION].get_queue("short")
+    old = next(m for m in queue._messages if m.body == "old")
+    old.sent_timestamp -= 120_000  # sent two minutes ago: past its 60 s
+    received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [m["Body"] for m in received] == ["new"]

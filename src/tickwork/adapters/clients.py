@@ -7,9 +7,12 @@ adapters of one service (the actions table and the slots table) share one client
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["AwsClients"]
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
+
+__all__ = ["AwsClients", "OnTable"]
 
 
 class AwsClients:
@@ -32,3 +35,19 @@ class AwsClients:
 
                 self._made[key] = make(boto3)
             return self._made[key]
+
+
+class OnTable:
+    """Base of an adapter over one DynamoDB table: the table given (tests, the CLI), or the
+    container's, made at the first call."""
+
+    def __init__(
+        self, table_name: str, table: Table | None = None, clients: AwsClients | None = None
+    ) -> None:
+        self._name = table_name
+        self._given = table
+        self._clients = clients or AwsClients()
+
+    @property
+    def _table(self) -> Table:
+        return self._given or self._clients.table(self._name)

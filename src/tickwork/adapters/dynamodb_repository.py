@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from tickwork.adapters.clients import AwsClients
+from tickwork.adapters.clients import OnTable
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.errors import ActionConflict, ValidationFailed
@@ -27,7 +27,7 @@ from tickwork.domain.schedule import Schedule
 from tickwork.domain.times import from_epoch_ms, to_epoch_ms
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.service_resource import Table
+    pass
 
 __all__ = [
     "STATUS_SHARDS",
@@ -45,19 +45,7 @@ def status_shard(status: str, action_id: str) -> str:
     return f"{status}#{digest[0] % STATUS_SHARDS}"
 
 
-class DynamoDBActionRepository:
-    def __init__(
-        self, table_name: str, table: Table | None = None, clients: AwsClients | None = None
-    ) -> None:
-        self._name = table_name
-        self._given = table
-        self._clients = clients or AwsClients()
-
-    @property
-    def _table(self) -> Table:
-        """Made at the first call, not at the cold start."""
-        return self._given or self._clients.table(self._name)
-
+class DynamoDBActionRepository(OnTable):
     def get(self, action_id: str) -> Action | None:
         item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
         return from_item(item) if item else None

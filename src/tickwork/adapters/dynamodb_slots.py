@@ -18,28 +18,17 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
-from tickwork.adapters.clients import AwsClients
+from tickwork.adapters.clients import OnTable
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.service_resource import Table
+    pass
 
 __all__ = ["DynamoDBSlots"]
 
 _PROBES = 5
 
 
-class DynamoDBSlots:
-    def __init__(
-        self, table_name: str, table: Table | None = None, clients: AwsClients | None = None
-    ) -> None:
-        self._name = table_name
-        self._given = table
-        self._clients = clients or AwsClients()
-
-    @property
-    def _table(self) -> Table:
-        return self._given or self._clients.table(self._name)
-
+class DynamoDBSlots(OnTable):
     def acquire(
         self, key: str, limit: int, holder: str, now: datetime, lease: timedelta
     ) -> str | None:
