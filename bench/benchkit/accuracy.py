@@ -18,6 +18,7 @@ from chaoskit.stack_process import StackProcess
 from benchkit.local_stack import EventTap
 from benchkit.publish import publish_starts
 from benchkit.stats import percentile
+from tickwork.domain.times import iso
 
 __all__ = ["Accuracy", "measure_accuracy"]
 
@@ -61,7 +62,7 @@ def measure_accuracy(
         first_due + timedelta(seconds=rng.uniform(0, window_seconds)) for _ in range(actions)
     )
     prefix = f"acc-{name}-{rng.randrange(10**6)}"
-    details = [{"id": f"{prefix}-{n}", "at": _iso(due)} for n, due in enumerate(dues)]
+    details = [{"id": f"{prefix}-{n}", "at": iso(due)} for n, due in enumerate(dues)]
     started = EventTap(stack, "Schedule Started")  # counting by events: no table scans
     began = time.monotonic()
     progress(
@@ -81,7 +82,3 @@ def measure_accuracy(
     result.lateness_ms = [int(tick["lateMs"]) for tick in tap.ticks.values()]
     result.repeats = tap.repeats
     return result
-
-
-def _iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -51,6 +51,23 @@ class EventTap:
         self._url = url
         self.events: list[dict[str, Any]] = []
 
+    @classmethod
+    def subscribe(
+        cls, sqs: Any, events: Any, bus: str, detail_types: list[str], source: str | None = None
+    ) -> EventTap:
+        """A fresh queue with a rule on ``bus`` for these detail types (and source)."""
+        name = f"tap-{uuid.uuid4().hex[:10]}"
+        url = sqs.create_queue(QueueName=name, Attributes={"VisibilityTimeout": "30"})["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
+        pattern: dict[str, Any] = {"detail-type": detail_types}
+        if source:
+            pattern["source"] = [source]
+        events.put_rule(Name=name, EventBusName=bus, EventPattern=json.dumps(pattern))
+        events.put_targets(Rule=name, EventBusName=bus, Targets=[{"Id": "tap", "Arn": arn}])
+        return cls(sqs, url)
+
     def drain(self) -> list[dict[str, Any]]:
         while True:
             messages = self._sqs.receive_message(QueueUrl=self._url, MaxNumberOfMessages=10).get(
@@ -58,9 +75,14 @@ class EventTap:
             )
             if not messages:
                 return self.events
-            for message in messages:
-                self.events.append(as_delivered(message["Body"], ACCOUNT))
-                self._sqs.delete_message(QueueUrl=self._url, ReceiptHandle=message["ReceiptHandle"])
+            self.events.extend(as_delivered(m["Body"], ACCOUNT) for m in messages)
+            self._sqs.delete_message_batch(
+                QueueUrl=self._url,
+                Entries=[
+                    {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
+                    for n, m in enumerate(messages)
+                ],
+            )
 
     def wait_for(
         self, predicate: Callable[[list[dict[str, Any]]], bool], timeout: float, poll: float = 0.1
@@ -315,15 +337,9 @@ class LocalStack:
 
     def tap(self, detail_types: list[str], source: str | None = None) -> EventTap:
         """Subscribe a fresh queue to the bus for these detail types (what a worker does)."""
-        name = f"tap-{uuid.uuid4().hex[:10]}"
-        url, arn = self._queue(name, visibility=30)
-        pattern: dict[str, Any] = {"detail-type": detail_types}
-        if source:
-            pattern["source"] = [source]
-        events = self.client("events")
-        events.put_rule(Name=name, EventBusName=self.bus, EventPattern=json.dumps(pattern))
-        events.put_targets(Rule=name, EventBusName=self.bus, Targets=[{"Id": "tap", "Arn": arn}])
-        return EventTap(self.client("sqs"), url)
+        return EventTap.subscribe(
+            self.client("sqs"), self.client("events"), self.bus, detail_types, source
+        )
 
     def wait_idle(self, timeout: float = 10.0) -> None:
         """Wait until no execution runs and every delivery queue is empty."""
