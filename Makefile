@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv demo run test test-unit test-functional test-e2e test-template chaos bench lint clean
+.PHONY: help venv demo run test typecheck test-unit test-functional test-e2e test-template chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -24,8 +24,13 @@ demo: $(STAMP) ## watch sample actions get scheduled and fire on a throwaway loc
 run: $(STAMP) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C
 	$(BIN)/tickwork local
 
-test: $(STAMP) ## run every test: unit, functional, template, end-to-end
+test: typecheck ## the strict type check, then every test: unit, functional, template, end-to-end
 	$(BIN)/python -m pytest
+
+typecheck: $(STAMP) ## mypy --strict over src, cli, local and each function (fakes held to their ports)
+	$(BIN)/mypy
+	@for handler in functions/*/app.py; do $(BIN)/mypy --no-error-summary $$handler || exit 1; done
+	@echo "typecheck: every function's handler is clean too"
 
 test-unit: $(STAMP) ## pure domain tests, no AWS
 	$(BIN)/python -m pytest tests/unit

@@ -37,7 +37,8 @@ from pathlib import Path
 from chaoskit.outcome import Outcome, write_json
 from chaoskit.report import format_table
 from chaoskit.run import ChaosRun, RunSettings
-from chaoskit.stack_process import StackStartFailed
+
+from tickwork_local.process import StackStartFailed
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_REPORT = REPO / "test-output" / "chaos-last.json"

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from chaoskit.stack_process import StackProcess
-
 from benchkit.local_stack import EventTap
 from benchkit.publish import publish_starts
 from benchkit.stats import percentile
+from tickwork.domain.events import DetailType
 from tickwork.domain.times import iso
+from tickwork_local.process import LocalProcess
 
 __all__ = ["Accuracy", "measure_accuracy"]
 
@@ -46,7 +46,7 @@ class Accuracy:
 
 
 def measure_accuracy(
-    stack: StackProcess,
+    stack: LocalProcess,
     name: str,
     actions: int,
     window_seconds: float,
@@ -63,7 +63,7 @@ def measure_accuracy(
     )
     prefix = f"acc-{name}-{rng.randrange(10**6)}"
     details = [{"id": f"{prefix}-{n}", "at": iso(due)} for n, due in enumerate(dues)]
-    started = EventTap(stack, "Schedule Started")  # counting by events: no table scans
+    started = EventTap(stack, DetailType.STARTED)  # counting by events: no table scans
     began = time.monotonic()
     progress(
         f"accuracy {name}: {actions} actions due from {lead_seconds:.0f} s on, "

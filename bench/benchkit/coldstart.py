@@ -1,5 +1,5 @@
 """Cold start per function: a fresh interpreter imports the handler module, builds its
-dependencies (``wiring.from_environment()``) and its first AWS client (the DynamoDB table
+dependencies (``bootstrap.from_environment()``) and its first AWS client (the DynamoDB table
 every function reads first), beside a bare ``import boto3`` plus one client, in the same run,
 alternating, in subprocesses of a venv shaped like the runtime (lambda_venv.py). The X-Ray
 SDK, which a traced function loads at its first invocation (tickwork/tracing.py), is timed on
@@ -33,8 +33,8 @@ _FUNCTION = """
 import os, sys
 sys.path.insert(0, {code_dir!r})
 import app
-from tickwork import wiring
-wiring.from_environment()
+from tickwork import bootstrap
+bootstrap.from_environment()
 import boto3
 boto3.resource("dynamodb").Table(os.environ["TABLE_NAME"])
 """

@@ -22,6 +22,7 @@ from moto import mock_aws
 
 from benchkit import prices
 from benchkit.recorder import Invocation, Recorder
+from tickwork.domain.events import DetailType
 from tickwork_local.receiver import Receiver
 from tickwork_local.server import EMULATOR_CONFIG
 from tickwork_local.stack import LocalStack
@@ -91,14 +92,14 @@ class Scenario:
 
 def _once(local: LocalStack, recorder: Recorder, _receiver: Any) -> None:
     for n in range(5):
-        local.publish("Schedule Start", {"id": f"once-{n}", "duration": "2s"})
+        local.publish(DetailType.START, {"id": f"once-{n}", "duration": "2s"})
     _wait_status(local, recorder, [f"once-{n}" for n in range(5)], "COMPLETED")
 
 
 def _recurring(local: LocalStack, recorder: Recorder, _receiver: Any) -> None:
     for n in range(2):
         local.publish(
-            "Schedule Start",
+            DetailType.START,
             {
                 "id": f"every-{n}",
                 "rate": "rate(2 seconds)",
@@ -118,17 +119,17 @@ def _one_retry(local: LocalStack, recorder: Recorder, receiver: Receiver) -> Non
             "action": "HTTP_REQUEST",
             "data": {"url": receiver.url, "method": "POST", "body": {"n": n}},
         }
-        local.publish("Schedule Start", detail)
+        local.publish(DetailType.START, detail)
     _wait_status(local, recorder, [f"retry-{n}" for n in range(3)], "COMPLETED")
 
 
 def _cancelled(local: LocalStack, recorder: Recorder, _receiver: Any) -> None:
     ids = [f"cancel-{n}" for n in range(5)]
     for action_id in ids:
-        local.publish("Schedule Start", {"id": action_id, "duration": "1h"})
+        local.publish(DetailType.START, {"id": action_id, "duration": "1h"})
     _wait_status(local, recorder, ids, "PENDING")
     for action_id in ids:
-        local.publish("Schedule Stop", {"id": action_id})
+        local.publish(DetailType.STOP, {"id": action_id})
     _wait_status(local, recorder, ids, "CANCELLED")
 
 

@@ -8,16 +8,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from chaoskit.stack_process import StackProcess, stack_parameters
-
+from tickwork.domain.events import DetailType
+from tickwork_local.process import LocalProcess
 from tickwork_local.stack import EventTap as LocalTap
 
 __all__ = ["EventTap", "local_stack"]
 
 
 @contextmanager
-def local_stack(state_dir: Path, log_path: Path) -> Iterator[StackProcess]:
-    stack = StackProcess(state_dir, log_path, stack_parameters({}))
+def local_stack(state_dir: Path, log_path: Path) -> Iterator[LocalProcess]:
+    stack = LocalProcess(state_dir, log_path=log_path)
     stack.start(fresh=True)
     try:
         yield stack
@@ -30,7 +30,7 @@ class EventTap:
     (tickwork_local's tap, reached through the stack's port); each is kept once by (id,
     occurrence), or (id, generation) for an event without an occurrence."""
 
-    def __init__(self, stack: StackProcess, detail_type: str = "Schedule Tick") -> None:
+    def __init__(self, stack: LocalProcess, detail_type: str = DetailType.TICK) -> None:
         self._tap = LocalTap.subscribe(
             stack.client("sqs"), stack.client("events"), stack.bus, [detail_type], "tickwork"
         )

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from chaoskit.stack_process import StackProcess
+from tickwork.domain.events import DetailType
+from tickwork_local.process import LocalProcess
 
 __all__ = ["publish_starts"]
 
@@ -17,7 +18,7 @@ SOURCE = "bench.tickwork"
 
 
 def publish_starts(
-    stack: StackProcess,
+    stack: LocalProcess,
     details: list[dict[str, Any]],
     publishers: int = 4,
     progress: Callable[[str], None] | None = None,
@@ -35,7 +36,7 @@ def publish_starts(
                 {
                     "EventBusName": stack.bus,
                     "Source": SOURCE,
-                    "DetailType": "Schedule Start",
+                    "DetailType": DetailType.START,
                     "Detail": json.dumps(detail),
                 }
                 for detail in batch

@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from chaoskit.stack_process import StackProcess
-
 from benchkit.local_stack import EventTap
 from benchkit.publish import publish_starts
+from tickwork.domain.events import DetailType
+from tickwork_local.process import LocalProcess
 
 __all__ = ["Throughput", "measure_throughput"]
 
@@ -30,12 +30,12 @@ class Throughput:
 
 
 def measure_throughput(
-    stack: StackProcess, starts: int, progress: Callable[[str], None]
+    stack: LocalProcess, starts: int, progress: Callable[[str], None]
 ) -> Throughput:
     """Publish ``starts`` Starts two hours ahead (none fires during the run). An action is
     scheduled when its "Schedule Started" event is out: record written, execution started."""
     details = [{"id": f"load-{n}", "duration": "2h"} for n in range(starts)]
-    started = EventTap(stack, "Schedule Started")  # counting by events: no table scans
+    started = EventTap(stack, DetailType.STARTED)  # counting by events: no table scans
     progress(f"throughput: publishing {starts} Starts")
     began = time.perf_counter()
     accepted = publish_starts(stack, details, progress=progress)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chaoskit.plan import Kind, Plan, PlannedAction
-from chaoskit.stack_process import StackProcess
+from tickwork.domain.events import DetailType
+from tickwork_local.process import LocalProcess
 
 __all__ = ["START_SOURCE", "Created", "create_actions", "list_actions", "wait_created"]
 
@@ -28,7 +29,7 @@ class Created:
 
 
 class _Publisher:
-    def __init__(self, stack: StackProcess, created: Created) -> None:
+    def __init__(self, stack: LocalProcess, created: Created) -> None:
         self._events = stack.client("events")
         self._bus = stack.bus
         self._created = created
@@ -56,7 +57,7 @@ class _Publisher:
             {
                 "EventBusName": self._bus,
                 "Source": START_SOURCE,
-                "DetailType": "Schedule Start",
+                "DetailType": DetailType.START,
                 "Detail": json.dumps(detail),
             }
             for _, detail in batch
@@ -70,7 +71,7 @@ class _Publisher:
                 self._created.refused[action_id] = f"bus refused: {entry}"
 
 
-def create_actions(stack: StackProcess, plan: Plan, url: str) -> Created:
+def create_actions(stack: LocalProcess, plan: Plan, url: str) -> Created:
     created = Created()
     publisher = _Publisher(stack, created)
     for action in plan.actions:
@@ -85,7 +86,7 @@ def create_actions(stack: StackProcess, plan: Plan, url: str) -> Created:
     return created
 
 
-def list_actions(stack: StackProcess, status: str | None = None) -> dict[str, dict[str, Any]]:
+def list_actions(stack: LocalProcess, status: str | None = None) -> dict[str, dict[str, Any]]:
     """Every action's summary (status, occurrence, executionTime), id -> summary."""
     found: dict[str, dict[str, Any]] = {}
     cursor: str | None = None
@@ -102,7 +103,7 @@ def list_actions(stack: StackProcess, status: str | None = None) -> dict[str, di
             return found
 
 
-def wait_created(stack: StackProcess, ids: set[str], timeout: float) -> dict[str, dict[str, Any]]:
+def wait_created(stack: LocalProcess, ids: set[str], timeout: float) -> dict[str, dict[str, Any]]:
     """Poll the listing until every id is there (Starts on the bus land asynchronously)."""
     deadline = time.monotonic() + timeout
     while True:

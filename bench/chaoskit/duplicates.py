@@ -6,7 +6,7 @@
 
 Starts of ``dup-start`` actions get both; every Schedule Tick of a ``dup-tick`` action seen
 on a subscribed queue is published again at once and its envelope redelivered a moment later.
-The same subscription notes which actions got a "Schedule Completed" event.
+The same subscription notes which actions got a DetailType.COMPLETED event.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from typing import Any
 
 from chaoskit.creation import START_SOURCE
 from chaoskit.plan import ID_PREFIXES, Kind
-from chaoskit.stack_process import StackProcess
 from chaoskit.timeline import Timeline
+from tickwork.domain.events import DetailType
+from tickwork_local.process import LocalProcess
 
 __all__ = ["StartDuplicator", "TickDuplicator"]
 
@@ -49,7 +50,7 @@ def _envelope(event_id: str, detail_type: str, source: str, detail: dict[str, An
 
 
 class StartDuplicator:
-    def __init__(self, stack: StackProcess) -> None:
+    def __init__(self, stack: LocalProcess) -> None:
         self._stack = stack
         self.counts: Counter[str] = Counter()
 
@@ -58,7 +59,7 @@ class StartDuplicator:
         self._stack.up.wait(timeout=STACK_DOWN_LIMIT)
         self._stack.client("sqs").send_message(
             QueueUrl=self._stack.queue_url("-StartRule"),
-            MessageBody=_envelope(event_id, "Schedule Start", START_SOURCE, detail),
+            MessageBody=_envelope(event_id, DetailType.START, START_SOURCE, detail),
         )
         self.counts["start redelivered (same event id)"] += 1
 
@@ -72,7 +73,7 @@ class StartDuplicator:
         if time.time() > latest:
             self.counts["start republish skipped (run behind or stack down)"] += 1
             return
-        if not self._stack.put_event("Schedule Start", START_SOURCE, detail):
+        if not self._stack.put_event(DetailType.START, START_SOURCE, detail):
             raise RuntimeError(f"bus refused the repeated Start of {detail.get('id')}")
         self.counts["start republished (new event id)"] += 1
 
@@ -87,7 +88,7 @@ class TickDuplicator(threading.Thread):
     """Watches Schedule Tick (and Completed) on a subscribed queue; duplicates the ticks of
     dup-tick actions."""
 
-    def __init__(self, stack: StackProcess, timeline: Timeline, seed: int) -> None:
+    def __init__(self, stack: LocalProcess, timeline: Timeline, seed: int) -> None:
         super().__init__(name="chaos-ticks", daemon=True)
         self._stack = stack
         self._timeline = timeline
@@ -108,7 +109,7 @@ class TickDuplicator(threading.Thread):
         arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
             "QueueArn"
         ]
-        pattern = {"detail-type": ["Schedule Tick", "Schedule Completed"], "source": [TICK_SOURCE]}
+        pattern = {"detail-type": [DetailType.TICK, DetailType.COMPLETED], "source": [TICK_SOURCE]}
         events.put_rule(Name=name, EventBusName=self._stack.bus, EventPattern=json.dumps(pattern))
         events.put_targets(
             Rule=name, EventBusName=self._stack.bus, Targets=[{"Id": "chaos", "Arn": arn}]
@@ -145,7 +146,7 @@ class TickDuplicator(threading.Thread):
 
     def _handle(self, event: dict[str, Any]) -> None:
         detail = event["detail"]
-        if event.get("detail-type") == "Schedule Completed":
+        if event.get("detail-type") == DetailType.COMPLETED:
             self.completed.add(str(detail.get("id")))
             return
         self.ticks_seen += 1
@@ -160,7 +161,7 @@ class TickDuplicator(threading.Thread):
         )
 
     def _republish(self, detail: dict[str, Any]) -> None:
-        if self._stack.put_event("Schedule Tick", TICK_SOURCE, detail):
+        if self._stack.put_event(DetailType.TICK, TICK_SOURCE, detail):
             self.counts["tick republished (new event id)"] += 1
 
     def _redeliver(self, event: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@ work, the first time it handles a fire of an action whose id starts with ``crash
 
 - recurring: the record is saved at its next occurrence, then starting that occurrence's
   execution raises (``tickwork.usecases.record.launch``);
-- one-off: the record is saved COMPLETED, then publishing "Schedule Completed" raises.
+- one-off: the record is saved COMPLETED, then publishing DetailType.COMPLETED raises.
 
 The tick's delivery then fails, so its message comes back after the queue's visibility
 timeout (local/tickwork_local/delivery.py) and the redelivered tick must finish the job. Each
@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from tickwork.adapters.eventbridge import EventBridgePublisher
+from tickwork.domain.events import DetailType
 from tickwork.usecases import record
 from tickwork_local.service import run_local
 
+FAULTY_STACK = Path(__file__)
 CRASH_PREFIX = "crash-"
 FAULT_LINE = "chaos-fault"
 
@@ -73,7 +75,7 @@ def plant_tick_crash() -> None:
         action_id = str(detail.get("id", ""))
         key = ("completed", action_id, detail.get("generation"))
         if (
-            detail_type == "Schedule Completed"
+            detail_type == DetailType.COMPLETED
             and action_id.startswith(CRASH_PREFIX)
             and first_time(key)
         ):

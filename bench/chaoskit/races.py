@@ -14,8 +14,8 @@ from typing import Any
 import requests
 
 from chaoskit.plan import Kind, PlannedAction
-from chaoskit.stack_process import StackProcess
 from chaoskit.timeline import Timeline
+from tickwork_local.process import LocalProcess
 
 __all__ = ["RaceOutcome", "Races"]
 
@@ -40,7 +40,7 @@ class RaceOutcome:
 
 
 class Races:
-    def __init__(self, stack: StackProcess, url: str) -> None:
+    def __init__(self, stack: LocalProcess, url: str) -> None:
         self._stack = stack
         self._url = url
         self.outcomes: dict[str, RaceOutcome] = {}

@@ -4,6 +4,7 @@ settle, then score what the receiver saw against what tickwork should have done.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 from chaoskit.creation import Created, create_actions, list_actions, wait_created
 from chaoskit.duplicates import StartDuplicator, TickDuplicator
 from chaoskit.expectations import Expected, epoch, expected_fires, first_fire_time
-from chaoskit.faulty_stack import FAULT_LINE
+from chaoskit.faulty_stack import FAULT_LINE, FAULTY_STACK
 from chaoskit.outcome import (
     Injectors,
     KillRecord,
@@ -26,8 +27,8 @@ from chaoskit.plan import Kind, Plan, PlannedAction, make_plan
 from chaoskit.races import Races
 from chaoskit.receiver import ChaosReceiver
 from chaoskit.report import score, straddling
-from chaoskit.stack_process import StackProcess, stack_parameters
 from chaoskit.timeline import Timeline
+from tickwork_local.process import LocalProcess
 
 __all__ = ["ChaosRun", "RunSettings"]
 
@@ -60,8 +61,10 @@ class ChaosRun:
         self._failures: dict[str, int] = {}
         self.receiver = ChaosReceiver(lambda action_id: self._failures.get(action_id, 0))
         log = settings.state_dir.with_name(f"{settings.state_dir.name}-stack.log")
-        parameters = stack_parameters({"LockSeconds": str(LOCK_SECONDS)})
-        self.stack = StackProcess(settings.state_dir, log, parameters)
+        # Three retries: a transient receiver fails at most twice, and a kill may cost one more.
+        parameters = {"LockSeconds": str(LOCK_SECONDS), "RetryMaxAttempts": "3"}
+        program = [sys.executable, str(FAULTY_STACK), "--state-dir", str(settings.state_dir)]
+        self.stack = LocalProcess(settings.state_dir, parameters, log, program)
         self.timeline = Timeline()
         self.races = Races(self.stack, self.receiver.url)
         self.starts = StartDuplicator(self.stack)

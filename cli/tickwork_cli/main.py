@@ -15,7 +15,9 @@ from typing import Any
 
 import click
 
+from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionLocked, TickworkError, ValidationFailed
+from tickwork.domain.events import DetailType
 from tickwork.domain.preview import format_fire_times, next_fire_times
 from tickwork.domain.start_signature import sign_start
 from tickwork.domain.times import iso, parse_iso
@@ -110,9 +112,13 @@ def local(
     An emulated AWS endpoint on 127.0.0.1 built from template.yaml; the functions run in this
     process; state in --state-dir survives a restart, and pending actions fire exactly once.
     """
+    from tickwork_local.moto_version import UnsupportedMoto
     from tickwork_local.service import run_local
 
-    run_local(port, context.state_dir, fresh, _pairs(parameters), api_port)
+    try:
+        run_local(port, context.state_dir, fresh, _pairs(parameters), api_port)
+    except UnsupportedMoto as unsupported:
+        raise click.ClickException(str(unsupported)) from unsupported
 
 
 @cli.command()
@@ -120,8 +126,13 @@ def local(
 def demo(actions: float) -> None:
     """Start a throwaway local stack, schedule sample actions from events/demo/, watch them fire."""
     from tickwork_local.demo import run_demo
+    from tickwork_local.moto_version import UnsupportedMoto
 
-    raise SystemExit(run_demo(step_seconds=actions))
+    try:
+        code = run_demo(step_seconds=actions)
+    except UnsupportedMoto as unsupported:
+        raise click.ClickException(str(unsupported)) from unsupported
+    raise SystemExit(code)
 
 
 @cli.command()
@@ -167,7 +178,7 @@ def outputs(context: Context) -> None:
 )
 @json_option
 @pass_context
-def schedule(context: Context, wait: float, as_json: bool, **flags: Any) -> None:
+def schedule(context: Context, /, wait: float, as_json: bool, **flags: Any) -> None:
     """Publish a Schedule Start built from flags; exactly one of --at/--in/--cron/--rate/--every."""
     detail = _guard(lambda: start_detail(**flags))
     _publish_start(context, detail, wait, as_json)
@@ -188,7 +199,7 @@ def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
             f"{file} is not an EventBridge event (no detail-type/detail); "
             "fulfill payloads go to `sam local invoke FulfillFunction -e FILE`"
         )
-    if event["detail-type"] == "Schedule Start":
+    if event["detail-type"] == DetailType.START:
         _publish_start(
             context, event["detail"], wait, as_json, source=event.get("source", CLI_SOURCE)
         )
@@ -201,7 +212,7 @@ def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
 @click.option(
     "--status",
     type=click.Choice(
-        ["PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "NO_ACTION", "CANCELLED"],
+        [str(status) for status in Status],
         case_sensitive=False,
     ),
 )
@@ -212,8 +223,8 @@ def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
 @pass_context
 def list_(context: Context, status: str | None, limit: int, as_json: bool) -> None:
     """Actions by next fire time, all or of one status."""
-    actions = context.target.dependencies().repository.list(
-        status.upper() if status else None, limit
+    actions = context.target.dependencies().repository.in_fire_order(
+        Status(status.upper()) if status else None, limit
     )
     render.actions_table([action_summary(a) for a in actions], as_json)
 
@@ -296,9 +307,9 @@ def _publish_start(
     if existing is not None and existing.is_locked(deps.clock.now(), deps.settings.lock):
         lock = int(deps.settings.lock.total_seconds())
         raise click.ClickException(
-            str(ActionLocked(existing.id, iso(existing.execution_time), lock))
+            str(ActionLocked(existing.id, iso(existing.execution_time or deps.clock.now()), lock))
         )
-    event_id = _put(context, "Schedule Start", detail, source)
+    event_id = _put(context, DetailType.START, detail, source)
     action_id = detail.get("id") or f"evt-{event_id}"
     deadline = time.monotonic() + wait
     while True:
@@ -311,7 +322,7 @@ def _publish_start(
         if time.monotonic() > deadline:
             render.echo_result(
                 {
-                    "published": "Schedule Start",
+                    "published": str(DetailType.START),
                     "id": action_id,
                     "eventId": event_id,
                     "indexed": False,
@@ -324,7 +335,7 @@ def _publish_start(
 
 def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str) -> str:
     signing_key = context.target.outputs.get("StartSigningKeyArn")
-    if detail_type == "Schedule Start" and signing_key:
+    if detail_type == DetailType.START and signing_key:
         # The stack requires signed Starts: sign with its key (read like any AWS secret).
         secret = context.target.client("secretsmanager").get_secret_value(SecretId=signing_key)
         detail = sign_start(secret["SecretString"].encode(), detail, int(time.time()))

@@ -74,7 +74,7 @@ def start_detail(
 def _json_object(flag: str, text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except ValueError as error:
+    except json.JSONDecodeError as error:
         raise ValidationFailed.of(
             flag, f"is not JSON ({error.msg})", f"quote it: {flag} '{{\"k\": 1}}'"
         ) from error

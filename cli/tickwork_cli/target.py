@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import boto3
 
-from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
-from tickwork.adapters.eventbridge import EventBridgePublisher
-from tickwork.adapters.stepfunctions import StepFunctionsExecutions
-from tickwork.clock import SystemClock
+from tickwork import bootstrap
+from tickwork.adapters.clients import AwsClients
 from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
-from tickwork.fulfillment.defaults import default_registry
 
 __all__ = ["LOCAL_FILE", "Target", "TargetNotFound"]
 
@@ -75,11 +73,18 @@ class Target:
             )
         return boto3.Session(region_name=self.region)
 
+    @cached_property
+    def aws(self) -> AwsClients:
+        """This stack's clients: one per service, made at first use with this session."""
+        return AwsClients(self._session(), self.endpoint_url)
+
     def client(self, service: str) -> Any:
-        return self._session().client(service, endpoint_url=self.endpoint_url)
+        return self.aws.client(service)
 
     def dependencies(self) -> Dependencies:
-        """The same ports the functions use, pointed at this stack."""
+        """The same ports the functions use, built by the same bootstrap, pointed at this stack
+        with this session's credentials. A CLI command validates and reads; it never fires, so
+        notifications are set to the log-only delivery it never calls."""
         parameters = self.parameters or {}
         settings = Settings.from_environment(
             {
@@ -89,23 +94,11 @@ class Target:
                 "EVENT_SOURCE": parameters.get("EventSource", "tickwork"),
                 "LOCK_SECONDS": parameters.get("LockSeconds", ""),
                 "LEG_SECONDS": parameters.get("LegSeconds", ""),
+                "SLOTS_TABLE_NAME": self.outputs.get("SlotsTableName", ""),
+                "NOTIFICATION_DELIVERY": "log",
             }
         )
-        table = self._session().resource("dynamodb", endpoint_url=self.endpoint_url)
-        return Dependencies(
-            settings=settings,
-            repository=DynamoDBActionRepository(
-                settings.table_name, table.Table(settings.table_name)
-            ),
-            executions=StepFunctionsExecutions(
-                settings.state_machine_arn, self.client("stepfunctions")
-            ),
-            publisher=EventBridgePublisher(
-                settings.event_bus_name, settings.event_source, self.client("events")
-            ),
-            registry=default_registry(),
-            clock=SystemClock(),
-        )
+        return bootstrap.build(settings, self.aws)
 
     def describe(self) -> dict[str, str]:
         described = dict(self.outputs)

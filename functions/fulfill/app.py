@@ -8,26 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from tickwork import wiring
-from tickwork.tracing import LazyTracer
-from tickwork.usecases.fulfill import FireInput, fulfill_fire
+from tickwork import bootstrap
+from tickwork.domain.fire import FireAttempt
+from tickwork.entry import Entry
+from tickwork.usecases.fulfill import fulfill_fire
 
-logger = Logger()
-tracer = LazyTracer()  # the X-Ray SDK loads at the first traced event
-metrics = Metrics()
+entry = Entry(correlation_id_path="input.id")
 
 
-@logger.inject_lambda_context(correlation_id_path="input.id")
-@tracer.capture_lambda_handler
-@metrics.log_metrics(capture_cold_start_metric=True)
+@entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    tick = fulfill_fire(FireInput.from_payload(event), wiring.from_environment())
-    if (tick.get("result") or {}).get("tampered"):
-        metrics.add_metric(name="tampered", unit=MetricUnit.Count, value=1)
-    if tick["attempts"] > 1:
-        metrics.add_metric(name="retries", unit=MetricUnit.Count, value=tick["attempts"] - 1)
-    return tick
+    tick = fulfill_fire(FireAttempt.from_wire(event), bootstrap.from_environment())
+    if tick.result.get("tampered"):
+        entry.count("tampered")
+    if tick.attempts > 1:
+        entry.count("retries", tick.attempts - 1)
+    return tick.to_wire()

@@ -4,34 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.data_classes.event_bridge_event import EventBridgeEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from tickwork import wiring
-from tickwork.tracing import LazyTracer
+from tickwork import bootstrap
+from tickwork.entry import Entry
 from tickwork.usecases.intake import accept_start
 from tickwork.usecases.start import StartCommand
 
-logger = Logger()
-tracer = LazyTracer()  # the X-Ray SDK loads at the first traced event
-metrics = Metrics()
+entry = Entry(correlation_id_path="detail.id")
 
 
-@logger.inject_lambda_context(correlation_id_path="detail.id")
-@tracer.capture_lambda_handler
-@metrics.log_metrics(capture_cold_start_metric=True)
+@entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = EventBridgeEvent(event)  # Powertools' data class: no pydantic at cold start
     result = accept_start(
-        StartCommand(detail=envelope.detail, event_id=envelope.get_id), wiring.from_environment()
+        StartCommand(detail=envelope.detail, event_id=envelope.get_id), bootstrap.from_environment()
     )
     if "signature" in result:
-        metrics.add_metric(name="rejected_signature", unit=MetricUnit.Count, value=1)
+        entry.count("rejected_signature")
     scheduled = result["outcome"] in ("created", "replaced")
-    metrics.add_metric(
-        name="scheduled" if scheduled else result["outcome"], unit=MetricUnit.Count, value=1
-    )
-    logger.info("start handled", extra={"result": result})
+    entry.count("scheduled" if scheduled else result["outcome"])
+    entry.logger.info("start handled", extra={"result": result})
     return result

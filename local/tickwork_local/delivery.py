@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def as_delivered(body: str, account: str) -> dict[str, Any]:
     """The event as EventBridge delivers it: moto leaves "account" out of the envelope."""
-    event = json.loads(body)
+    event: dict[str, Any] = json.loads(body)
     event.setdefault("account", account)
     return event
 

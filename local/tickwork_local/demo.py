@@ -19,8 +19,9 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from tickwork import wiring
+from tickwork import bootstrap
 from tickwork.domain.action import FINISHED, Action, Status
+from tickwork.domain.events import DetailType
 from tickwork.domain.times import parse_iso
 from tickwork.ports import ActionRepository
 from tickwork_local.receiver import Receiver
@@ -66,7 +67,7 @@ def run_demo(step_seconds: float = 1.0) -> int:
     ):
         stack = service.stack
         console.print(f"[bold]tickwork demo[/] — local stack on {service.endpoint}")
-        ticks = stack.tap(["Schedule Tick"])
+        ticks = stack.tap([DetailType.TICK])
         for action_id, expected in EXPECTED.items():
             _send(stack, DEMO_EVENTS / expected.file, receiver.url)
             console.print(f"  scheduled [cyan]{action_id}[/] from events/demo/{expected.file}")
@@ -76,7 +77,7 @@ def run_demo(step_seconds: float = 1.0) -> int:
         console.print(
             "  sent Schedule Stop for [cyan]demo:cancelled[/] (events/demo/stop-cancel-me.json)"
         )
-        records = wiring.from_environment().repository
+        records = bootstrap.from_environment().repository
         finished = _watch(console, records, ticks)
         stack.wait_idle(timeout=10)
         ticks.drain()

@@ -245,14 +245,15 @@ def _sends_without_counting() -> Iterator[None]:
 
     def retained(backend: SQSBackend, queue_name: str, message: Any) -> bool:
         period = int(backend.get_queue(queue_name).message_retention_period)
-        return period + message.sent_timestamp / 1000 > time.time()
+        return bool(period + message.sent_timestamp / 1000 > time.time())
 
     def attributes(queue: Queue) -> dict[str, Any]:
         if getattr(sending, "depth", 0) and not queue.fifo_queue:
             # All a send reads of a standard queue's attributes is ContentBasedDeduplication,
             # which only FIFO queues have.
             return {}
-        return counted.fget(queue)  # type: ignore[no-any-return]
+        counts: dict[str, Any] = counted.fget(queue)
+        return counts
 
     @functools.wraps(original_send)
     def send_message(backend: SQSBackend, *args: Any, **kwargs: Any) -> Any:

@@ -269,7 +269,8 @@ def _read(table: Table, key: Key) -> Item | None:
 
 def _wire(item: Item) -> dict[str, Any]:
     """The item as DynamoDB's wire format gives it (binary values base64-encoded)."""
-    return json.loads(dynamo_json_dump(item.to_json()["Attributes"]))
+    wire: dict[str, Any] = json.loads(dynamo_json_dump(item.to_json()["Attributes"]))
+    return wire
 
 
 def _for_client(item: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+from unittest import mock
 
 from moto.awslambda.models import LambdaBackend
 
@@ -108,8 +109,8 @@ class InProcessRuntime:
             qualifier: str | None,
             body: Any,
             headers: Any,
-            response_headers: dict[str, str],
-        ) -> bytes | None:
+            response_headers: Any,
+        ) -> str | bytes | None:
             name = runtime.knows(function_name)
             if name is None:
                 return original(backend, function_name, qualifier, body, headers, response_headers)
@@ -121,11 +122,8 @@ class InProcessRuntime:
             response_headers["Content-Length"] = str(len(encoded))
             return encoded
 
-        LambdaBackend.invoke = invoke  # type: ignore[method-assign]
-        try:
+        with mock.patch.object(LambdaBackend, "invoke", invoke):
             yield self
-        finally:
-            LambdaBackend.invoke = original  # type: ignore[method-assign]
 
 
 def _load(path: Any, module_name: str) -> ModuleType:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from moto import mock_aws
+from moto.core.config import DefaultConfig
 from moto.server import ThreadedMotoServer
 
 __all__ = ["EMULATOR_CONFIG", "LOCAL_CREDENTIALS", "LOOPBACK", "free_port", "serving"]
@@ -29,7 +30,7 @@ LOCAL_CREDENTIALS = {
     "AWS_SESSION_TOKEN": "tickwork-local",
 }
 # moto's Step Functions interpreter runs executions only when switched on.
-EMULATOR_CONFIG = {"stepfunctions": {"execute_state_machine": True}}
+EMULATOR_CONFIG: DefaultConfig = {"stepfunctions": {"execute_state_machine": True}}
 
 
 def free_port() -> int:

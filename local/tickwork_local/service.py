@@ -24,10 +24,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from tickwork import wiring
+from tickwork import bootstrap
 from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
 from tickwork_local.keys import KeyFile, write_private
+from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.server import serving
 from tickwork_local.stack import LocalStack
 
@@ -52,6 +53,7 @@ def running_service(
     parameters: dict[str, str] | None = None,
     api_port: int | None = None,
 ) -> Iterator[LocalService]:
+    require_supported_moto()  # before a port is bound or the state dir touched
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,8 @@ def running_service(
         journal.compact()
         with journal.installed():
             # Every execution died with the last process: restart all that should run.
-            resumed = reconcile(wiring.from_environment(), horizon=None, stuck_after=timedelta(0))
+            deps = bootstrap.from_environment()
+            resumed = reconcile(deps, horizon=None, stuck_after=timedelta(0))
             state = {
                 "endpoint": endpoint,
                 "region": stack.region,
@@ -91,6 +94,7 @@ SHUTDOWN_GRACE_SECONDS = 10
 def run_local(
     port: int, state_dir: Path, fresh: bool, parameters: dict[str, str], api_port: int | None = None
 ) -> None:
+    require_supported_moto()  # before a signal handler is set
     stopping = threading.Event()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: where is it stuck?
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -25,9 +25,11 @@ from typing import Any
 import boto3
 from botocore.exceptions import ClientError
 
+from tickwork.adapters.clients import AwsClients
 from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
 from tickwork_local.emulator_tuning import tuned_emulator
+from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 
@@ -133,6 +135,7 @@ class LocalStack:
         self.schedules: list[ScheduleRunner] = []
         self.outputs: dict[str, str] = {}
         self.api_token: str | None = None
+        self._clients = AwsClients(boto3.Session(region_name=self.region))
         self._saved_env: dict[str, str | None] = {}
 
     @classmethod
@@ -164,24 +167,26 @@ class LocalStack:
             yield url
 
     def client(self, service: str) -> Any:
-        return boto3.client(service, region_name=self.region)
+        return self._clients.client(service)
 
     # --- lifecycle --------------------------------------------------------------------------
     @contextmanager
     def running(self) -> Iterator[LocalStack]:
+        require_supported_moto()  # the patches below are written for one moto release
         self._set_env()
         try:
             with self.runtime.installed(), atomic_items(), tuned_emulator():
                 self._create_resources()
-                for worker in (*self.pollers, *self.schedules):
+                workers: list[QueuePoller | ScheduleRunner] = [*self.pollers, *self.schedules]
+                for worker in workers:
                     worker.start()
                 try:
                     yield self
                 finally:
-                    for worker in (*self.schedules, *self.pollers):
+                    for worker in workers:
                         worker.stop()
                     self._abort_executions()
-                    for worker in (*self.schedules, *self.pollers):
+                    for worker in workers:
                         worker.join(timeout=5)
         finally:
             self._restore_env()
@@ -209,9 +214,9 @@ class LocalStack:
             self._saved_env[key] = os.environ.get(key)
             os.environ[key] = value
         time.tzset()
-        from tickwork import wiring  # a new stack is a cold start for every function
+        from tickwork import bootstrap  # a new stack is a cold start for every function
 
-        wiring.from_environment.cache_clear()
+        bootstrap.from_environment.cache_clear()
 
     def _restore_env(self) -> None:
         for key, value in self._saved_env.items():
@@ -283,9 +288,10 @@ class LocalStack:
         iam = self.client("iam")
         name = f"{self.template.stack_name}-local"
         try:
-            return iam.get_role(RoleName=name)["Role"]["Arn"]
+            return str(iam.get_role(RoleName=name)["Role"]["Arn"])
         except iam.exceptions.NoSuchEntityException:
-            return iam.create_role(RoleName=name, AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+            created = iam.create_role(RoleName=name, AssumeRolePolicyDocument="{}")
+            return str(created["Role"]["Arn"])
 
     def _queue(self, name: str, visibility: int = 1) -> tuple[str, str]:
         sqs = self.client("sqs")
@@ -333,7 +339,7 @@ class LocalStack:
         response = self.client("events").put_events(Entries=[entry])
         if response.get("FailedEntryCount"):
             raise RuntimeError(f"bus refused the event: {response['Entries']}")
-        return response["Entries"][0]["EventId"]
+        return str(response["Entries"][0]["EventId"])
 
     def tap(self, detail_types: list[str], source: str | None = None) -> EventTap:
         """Subscribe a fresh queue to the bus for these detail types (what a worker does)."""
@@ -360,7 +366,7 @@ class LocalStack:
             QueueUrl=poller.queue_url,
             AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
         )["Attributes"]
-        return (
+        return bool(
             attrs["ApproximateNumberOfMessages"] == "0"
             and attrs["ApproximateNumberOfMessagesNotVisible"] == "0"
         )

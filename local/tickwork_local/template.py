@@ -40,7 +40,8 @@ _Loader.add_multi_constructor("!", _construct)
 
 
 def load_yaml(path: Path) -> dict[str, Any]:
-    return yaml.load(path.read_text(), Loader=_Loader)
+    document: dict[str, Any] = yaml.load(path.read_text(), Loader=_Loader)
+    return document
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,7 @@ class Template:
     def state_machine_definition(self, logical: str) -> str:
         """The definition file with its DefinitionSubstitutions applied, as SAM does."""
         props = self.resources[logical]["Properties"]
-        text = (self.root / props["DefinitionUri"]).read_text()
+        text: str = (self.root / props["DefinitionUri"]).read_text()
         for key, value in self.resolve(props.get("DefinitionSubstitutions", {})).items():
             text = text.replace("${" + key + "}", str(value))
         json.loads(text)  # a definition that no longer parses is a template bug: fail here

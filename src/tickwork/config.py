@@ -7,9 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-__all__ = ["MAX_HISTORY", "Settings", "parse_limits"]
+__all__ = ["MAX_HISTORY", "NOTIFICATION_DELIVERIES", "Settings", "parse_limits"]
 
 MAX_HISTORY = 200
+# How SEND_NOTIFICATION delivers: "log" only logs (a development setting, chosen explicitly).
+NOTIFICATION_DELIVERIES = ("log",)
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Settings:
     http_secret_id: str | None = None  # signs outbound HTTP fulfillments
     start_secret_id: str | None = None  # when set, every Schedule Start must be signed
     allow_private_targets: bool = False  # HTTP fulfillments to private addresses (local stack)
+    notification_delivery: str | None = None  # required where notifications are sent
 
     def __post_init__(self) -> None:
         if not 1 <= self.history_limit <= MAX_HISTORY:
@@ -40,6 +43,12 @@ class Settings:
             )
         if self.concurrency_limits and not self.slots_table_name:
             raise ValueError("CONCURRENCY_LIMITS is set but SLOTS_TABLE_NAME is not: set both")
+        delivery = self.notification_delivery
+        if delivery is not None and delivery not in NOTIFICATION_DELIVERIES:
+            raise ValueError(
+                f"NOTIFICATION_DELIVERY={delivery!r} is not one of "
+                f"{', '.join(NOTIFICATION_DELIVERIES)}"
+            )
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -66,6 +75,7 @@ class Settings:
             http_secret_id=env.get("HTTP_SECRET_ARN") or None,
             start_secret_id=env.get("START_SECRET_ARN") or None,
             allow_private_targets=env.get("ALLOW_PRIVATE_TARGETS", "").lower() == "true",
+            notification_delivery=env.get("NOTIFICATION_DELIVERY") or None,
         )
 
 

@@ -1,4 +1,7 @@
-"""The bundle of ports a use case is called with; built once per cold start by ``wiring``."""
+"""The bundle of ports a use case is called with, built by ``tickwork.bootstrap`` only.
+
+Every port is a required field: a bundle with one missing cannot be made, wherever it is made.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from tickwork.ports import (
     ConcurrencySlots,
     EventPublisher,
     ExecutionStarter,
+    Notifier,
     SecretSource,
 )
 
@@ -25,17 +29,15 @@ class Dependencies:
     repository: ActionRepository
     executions: ExecutionStarter
     publisher: EventPublisher
-    registry: FulfillmentRegistry
     clock: Clock
-    slots: ConcurrencySlots | None = None  # set when any action type has a concurrency limit
-    secrets: SecretSource | None = None
+    slots: ConcurrencySlots
+    secrets: SecretSource
+    notifier: Notifier
+    registry: FulfillmentRegistry  # the action types, built over the ports above
 
     def secret(self, secret_id: str | None) -> bytes | None:
-        if secret_id is None:
-            return None
-        if self.secrets is None:
-            raise RuntimeError(f"a secret is configured ({secret_id}) but no secret source")
-        return self.secrets.get(secret_id)
+        """The value of a configured secret; None when the setting names none."""
+        return None if secret_id is None else self.secrets.get(secret_id)
 
     @property
     def limits(self) -> Limits:

@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from tickwork.domain.action import Action
+from tickwork.domain.action import Action, Status
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireOrder
+from tickwork.fulfillment.notifier import Notifier
 
 __all__ = [
     "ActionRepository",
@@ -19,6 +22,7 @@ __all__ = [
     "EventPublisher",
     "ExecutionStarter",
     "ExecutionState",
+    "Notifier",
     "SecretSource",
 ]
 
@@ -39,13 +43,13 @@ class ActionRepository(Protocol):
         """Replace the record if its version is still ``expected_version``,
         else raise ``ActionConflict``."""
 
-    def list(self, status: str | None = None, limit: int = 100) -> list[Action]:
+    def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
         """Actions ordered by next fire time, all or of one status."""
 
     def count_by_status(self) -> dict[str, int]: ...
 
     def page(
-        self, status: str | None, limit: int, cursor: str | None = None
+        self, status: Status | None, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]:
         """One page and an opaque cursor for the next (None at the end)."""
 
@@ -70,23 +74,19 @@ class ExecutionStarter(Protocol):
     def execution_arn(self, name: str) -> str:
         """The ARN an execution of this name has (names are deterministic)."""
 
-    def start(self, name: str, payload: dict[str, Any]) -> str:
-        """Start the named execution and return its ARN; starting one that exists is harmless."""
+    def start(self, name: str, order: FireOrder) -> str:
+        """Start the named execution with ``order`` as its input and return its ARN; starting
+        one that exists is harmless."""
 
     def stop(self, execution_arn: str, cause: str) -> None:
         """Stop a running execution; stopping one that has ended is harmless."""
-
-    def exists(self, name: str) -> bool:
-        """Whether an execution of this name was ever started (running or ended)."""
-
-    def is_running(self, name: str) -> bool: ...
 
     def describe(self, name: str) -> ExecutionState | None:
         """The execution's state, or None if no execution of this name was started."""
 
 
 class EventPublisher(Protocol):
-    def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
+    def publish(self, detail_type: DetailType, detail: dict[str, Any]) -> None: ...
 
 
 class ConcurrencySlots(Protocol):

@@ -49,4 +49,5 @@ def tracing_disabled() -> bool:
 def _powertools_tracer(handler: Handler) -> Handler:
     from aws_lambda_powertools import Tracer
 
-    return Tracer().capture_lambda_handler(handler)  # type: ignore[no-any-return]
+    traced: Handler = Tracer().capture_lambda_handler(handler)
+    return traced

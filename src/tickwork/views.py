@@ -37,22 +37,27 @@ def action_view(action: Action) -> dict[str, Any]:
         "version": action.version,
         "executionArn": action.execution_arn,
         "lastResult": action.last_result,
-        "createdAt": action.created_at,
-        "updatedAt": action.updated_at,
+        "createdAt": iso(action.created_at),
+        "updatedAt": iso(action.updated_at),
         "history": [
             {
                 "occurrence": h.occurrence,
-                "scheduledTime": h.scheduled_time,
-                "actualTime": h.actual_time,
+                "scheduledTime": iso(h.scheduled_time),
+                "actualTime": iso(h.actual_time),
                 "attempts": h.attempts,
-                "outcome": h.outcome,
+                "outcome": str(h.outcome),
                 "error": h.error,
                 "lateMs": h.late_ms,
             }
             for h in action.history
         ],
         "transitions": [
-            {"at": t.at, "from": t.from_status, "to": t.to_status, "reason": t.reason}
+            {
+                "at": iso(t.at),
+                "from": t.from_status and str(t.from_status),
+                "to": str(t.to_status),
+                "reason": t.reason,
+            }
             for t in action.transitions
         ],
     }

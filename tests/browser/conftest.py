@@ -17,9 +17,9 @@ import pytest
 from moto import mock_aws
 
 from tests.e2e.support import Stack
-from tickwork import wiring
+from tickwork import bootstrap
 from tickwork.domain.action import Occurrence, Status
-from tickwork.domain.times import iso
+from tickwork.domain.fire import Outcome
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork_local.stack import LocalStack
 
@@ -61,7 +61,7 @@ def stack() -> Iterator[Stack]:
 @pytest.fixture
 def seeded(stack: Stack) -> Seeded:
     """Three actions waiting an hour, one that failed, one that fired six times and ended."""
-    deps = wiring.from_environment()
+    deps = bootstrap.from_environment()
     pending = tuple(f"dash:pending:{n}" for n in (1, 2, 3))
     for action_id in pending:
         start_action(StartCommand({"id": action_id, "delay": "1h", "data": {"n": 1}}), deps)
@@ -73,7 +73,7 @@ def seeded(stack: Stack) -> Seeded:
     deps.executions.stop(action.execution_arn, "seeded as failed")
     now = deps.clock.now()
     fire = Occurrence(
-        1, iso(now - timedelta(minutes=3)), iso(now - timedelta(minutes=2)), 3, "FAILED", error
+        1, now - timedelta(minutes=3), now - timedelta(minutes=2), 3, Outcome.FAILED, error
     )
     failed_record = replace(
         action,
@@ -96,7 +96,7 @@ def seeded(stack: Stack) -> Seeded:
     for n in range(1, 7):
         scheduled = now - timedelta(minutes=130 - 20 * n)
         actual = scheduled + timedelta(seconds=lateness.get(n, 0.3))
-        record = Occurrence(n, iso(scheduled), iso(actual), 1, "FIRED")
+        record = Occurrence(n, scheduled, actual, 1, Outcome.FIRED)
         following = scheduled + timedelta(minutes=20) if n < 6 else None
         before = action
         action = action.fired(actual, record, following, {"delivered": "tick-event"}, deps.limits)

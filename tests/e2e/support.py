@@ -7,20 +7,17 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tickwork import wiring
+from tickwork import bootstrap
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
+from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.times import iso, parse_iso
+from tickwork_local.process import FAST_PARAMETERS
 from tickwork_local.stack import EventTap, LocalStack
 
 # Seconds, not minutes: a short lock, fast retries, and the real waits of the emulator.
-FAST = {
-    "LockSeconds": "1",
-    "RetryIntervalSeconds": "1",
-    "RetryMaxAttempts": "2",
-    "RetryMaxDelaySeconds": "2",
-}
+FAST = FAST_PARAMETERS
 
 
 class Stack:
@@ -28,30 +25,21 @@ class Stack:
 
     def __init__(self, local: LocalStack) -> None:
         self.local = local
-        self.ticks: EventTap = local.tap(["Schedule Tick"])
+        self.ticks: EventTap = local.tap([DetailType.TICK])
         self.lifecycle: EventTap = local.tap(
-            [
-                "Schedule Started",
-                "Schedule Completed",
-                "Schedule Failed",
-                "Schedule Stopped",
-                "Schedule Rejected",
-                "Schedule Skipped",
-                "Schedule Reconciled",
-                "Schedule Tampered",
-            ]
+            [t for t in DetailType if t not in INBOUND and t is not DetailType.TICK]
         )
         self.repository = DynamoDBActionRepository(local.outputs["ActionsTableName"])
 
     @property
     def deps(self) -> Dependencies:
-        return wiring.from_environment()
+        return bootstrap.from_environment()
 
     def start(self, detail: dict[str, Any]) -> str:
-        return self.local.publish("Schedule Start", detail)
+        return self.local.publish(DetailType.START, detail)
 
     def stop(self, action_id: str) -> str:
-        return self.local.publish("Schedule Stop", {"id": action_id})
+        return self.local.publish(DetailType.STOP, {"id": action_id})
 
     def record(self, action_id: str) -> Action:
         action = self.repository.get(action_id)

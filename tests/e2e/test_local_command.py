@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.local_process import LocalProcess
 from tickwork.domain.times import iso, parse_iso
+from tickwork_local.process import LocalProcess
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def local(tmp_path: Path) -> Iterator[LocalProcess]:
 
 def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess) -> None:
     # GIVEN a worker queue subscribed to Schedule Tick with a bus rule
-    queue = local.subscribe_ticks()
+    queue = local.subscribe(["Schedule Tick"])
 
     # WHEN an action is scheduled with the CLI
     scheduled = local.cli_json(
@@ -98,7 +98,7 @@ def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> N
         # WHEN the process is killed with SIGKILL and started again on the same state
         process.kill()
         process.start()
-        queue = process.subscribe_ticks()
+        queue = process.subscribe(["Schedule Tick"])
 
         # THEN every waiting action fires exactly the occurrences it still owed, once, never
         # early. (An occurrence that came due during the restart may fire before this queue
@@ -177,8 +177,9 @@ def test_a_stack_that_requires_signed_starts_takes_the_clis_and_refuses_raw_ones
     tmp_path: Path,
 ) -> None:
     # GIVEN tickwork local requiring signed Starts
-    process = LocalProcess(tmp_path / "state", parameters=("RequireSignedStarts=true",))
-    state = process.start()
+    process = LocalProcess(tmp_path / "state", parameters={"RequireSignedStarts": "true"})
+    process.start()
+    state = process.state
     try:
         assert "StartSigningKeyArn" in state["outputs"]
         assert (tmp_path / "state" / "local.json").stat().st_mode & 0o077 == 0

@@ -14,7 +14,7 @@ import requests
 
 from tests.e2e.support import Stack
 from tickwork.domain.action import Occurrence, Status
-from tickwork.domain.times import iso
+from tickwork.domain.fire import Outcome
 from tickwork_local.http_api import serving_api
 
 __all__ = ["Api", "Reply", "action_path", "ago", "serving", "with_history"]
@@ -89,10 +89,10 @@ def with_history(
     history = tuple(
         Occurrence(
             occurrence=n,
-            scheduled_time=iso(scheduled),
-            actual_time=iso(scheduled + timedelta(seconds=late)),
+            scheduled_time=scheduled,
+            actual_time=scheduled + timedelta(seconds=late),
             attempts=1,
-            outcome=outcome,
+            outcome=Outcome(outcome),
             error="TransientFulfillmentError: 503" if outcome == "FAILED" else None,
         )
         for n, (outcome, scheduled, late) in enumerate(fires, start=1)

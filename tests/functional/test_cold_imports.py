@@ -22,8 +22,8 @@ _PROBE = """
 import json, sys
 sys.path.insert(0, {code_dir!r})
 import app
-from tickwork import wiring
-wiring.from_environment()
+from tickwork import bootstrap
+bootstrap.from_environment()
 import boto3
 print(json.dumps({{
     "xray": "aws_xray_sdk" in sys.modules,

@@ -19,7 +19,7 @@ import boto3
 from samtranslator.yaml_helper import yaml_parse
 
 from tests.template.scanner import sam_expanded
-from tickwork import wiring
+from tickwork import bootstrap
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import ACCOUNT, Template
 
@@ -149,7 +149,7 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
     def attributed(name: str, event: dict[str, Any]) -> tuple[Any, str | None]:
         # In process the functions share one container's clients and caches (secrets read by
         # one would hide the others' reads): give each invocation a cold start, as in AWS.
-        wiring.from_environment.cache_clear()
+        bootstrap.from_environment.cache_clear()
         running.function = logical_of[name]
         try:
             return invoke(name, event)

@@ -261,7 +261,13 @@ def run_every_path(s: Scenario) -> None:
     assert s.tick("Schedule Tick", twice)["status"] == "PENDING"
     s.start({"id": "perm:fails", "duration": "10m"})
     fire = s.fire_input("perm:fails")
-    report = {**fire["input"], "executionName": fire["executionName"], "error": "FireFailed"}
+    order = fire["input"]
+    report = {
+        **{key: order[key] for key in ("id", "generation", "occurrence")},
+        "scheduledTime": order["fireAt"],
+        "executionName": fire["executionName"],
+        "error": "FireFailed",
+    }
     assert s.tick("Schedule Failed", report)["status"] == "FAILED"
 
     # Reconciler: an action due soon whose execution was stopped by hand is restarted.

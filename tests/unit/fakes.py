@@ -1,4 +1,8 @@
-"""In-memory fakes of the ports: they hold state, and tests assert on it."""
+"""In-memory fakes of the ports: they hold state, and tests assert on it.
+
+``fake_dependencies`` builds through ``tickwork.bootstrap.build`` like every other caller, and
+the type checker (``make typecheck``) holds each fake against the port it stands for.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,28 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from tickwork import bootstrap
+from tickwork.adapters.dynamodb_repository import decode_cursor, encode_cursor
 from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict
-from tickwork.fulfillment.defaults import default_registry
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireAttempt, FireOrder
+from tickwork.domain.naming import execution_name
+from tickwork.domain.times import parse_iso, to_epoch_ms
+from tickwork.fulfillment.notifier import LoggingNotifier, Notifier
 from tickwork.ports import ExecutionState
+
+__all__ = [
+    "FakeClock",
+    "FakeExecutions",
+    "FakePublisher",
+    "FakeRepository",
+    "FakeSecrets",
+    "attempt",
+    "fake_dependencies",
+]
 
 
 @dataclass
@@ -45,15 +65,6 @@ class FakeRepository:
         self.items[action.id] = action
         self.writes += 1
 
-    def list(self, status: str | None = None, limit: int = 100) -> list[Action]:
-        chosen = [a for a in self.items.values() if status is None or a.status == status]
-        return sorted(chosen, key=lambda a: (a.execution_time is None, a.execution_time, a.id))[
-            :limit
-        ]
-
-    def count_by_status(self) -> dict[str, int]:
-        return {s: sum(a.status == s for a in self.items.values()) for s in Status}
-
     def save(self, action: Action, expected_version: int) -> None:
         current = self.items.get(action.id)
         if current is None or current.version != expected_version:
@@ -61,18 +72,48 @@ class FakeRepository:
         self.items[action.id] = action
         self.writes += 1
 
+    def delete(self, action_id: str) -> None:
+        self.items.pop(action_id, None)
+        self.writes += 1
+
+    def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
+        return self._ordered(status)[:limit]
+
+    def page(
+        self, status: Status | None, limit: int, cursor: str | None = None
+    ) -> tuple[list[Action], str | None]:
+        ordered = self._ordered(status)
+        after = decode_cursor(cursor)
+        if after is not None:
+            ordered = [a for a in ordered if (_position(a), a.id) > (after["t"], after["id"])]
+        chosen = ordered[:limit]
+        if len(ordered) <= limit:
+            return chosen, None
+        return chosen, encode_cursor({"t": _position(chosen[-1]), "id": chosen[-1].id})
+
+    def count_by_status(self) -> dict[str, int]:
+        return {s: sum(a.status == s for a in self.items.values()) for s in Status}
+
+    def _ordered(self, status: Status | None) -> list[Action]:
+        chosen = [a for a in self.items.values() if status is None or a.status == status]
+        return sorted(chosen, key=lambda a: (_position(a), a.id))
+
+
+def _position(action: Action) -> int:
+    return to_epoch_ms(action.execution_time) if action.execution_time else 0
+
 
 class FakeExecutions:
     def __init__(self) -> None:
-        self.started: dict[str, dict[str, Any]] = {}
+        self.started: dict[str, FireOrder] = {}
         self.stopped: list[str] = []
         self.ended: dict[str, ExecutionState] = {}  # name → how it ended; else RUNNING
 
     def execution_arn(self, name: str) -> str:
         return f"arn:aws:states:us-east-1:123456789012:execution:fire:{name}"
 
-    def start(self, name: str, payload: dict[str, Any]) -> str:
-        self.started.setdefault(name, payload)
+    def start(self, name: str, order: FireOrder) -> str:
+        self.started.setdefault(name, order)
         return self.execution_arn(name)
 
     def stop(self, execution_arn: str, cause: str) -> None:
@@ -81,15 +122,10 @@ class FakeExecutions:
         if name in self.started:
             self.ended.setdefault(name, ExecutionState("ABORTED", error=None, cause=cause))
 
-    def end(self, name: str, status: str, output: dict[str, Any] | None = None, **error: str):
+    def end(
+        self, name: str, status: str, output: dict[str, Any] | None = None, **error: str
+    ) -> None:
         self.ended[name] = ExecutionState(status, output, error.get("error"), error.get("cause"))
-
-    def exists(self, name: str) -> bool:
-        return name in self.started
-
-    def is_running(self, name: str) -> bool:
-        state = self.describe(name)
-        return state is not None and state.running
 
     def describe(self, name: str) -> ExecutionState | None:
         if name not in self.started:
@@ -99,23 +135,50 @@ class FakeExecutions:
 
 class FakePublisher:
     def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.events: list[tuple[DetailType, dict[str, Any]]] = []
 
-    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+    def publish(self, detail_type: DetailType, detail: dict[str, Any]) -> None:
         self.events.append((detail_type, detail))
 
-    def of_type(self, detail_type: str) -> list[dict[str, Any]]:
+    def of_type(self, detail_type: DetailType) -> list[dict[str, Any]]:
         return [d for t, d in self.events if t == detail_type]
 
 
-def fake_dependencies(now: datetime, **settings: Any) -> Dependencies:
-    return Dependencies(
-        settings=Settings(
-            table_name="t", event_bus_name="b", state_machine_arn="arn:sm", **settings
-        ),
+class FakeSecrets:
+    def __init__(self, values: dict[str, bytes] | None = None) -> None:
+        self.values = dict(values or {})
+
+    def get(self, secret_id: str) -> bytes:
+        return self.values[secret_id]
+
+
+def fake_dependencies(
+    now: datetime, notifier: Notifier | None = None, **settings: Any
+) -> Dependencies:
+    return bootstrap.build(
+        Settings(table_name="t", event_bus_name="b", state_machine_arn="arn:sm", **settings),
         repository=FakeRepository(),
         executions=FakeExecutions(),
         publisher=FakePublisher(),
-        registry=default_registry(),
         clock=FakeClock(now),
+        secrets=FakeSecrets(),
+        notifier=notifier or LoggingNotifier(),
+    )
+
+
+def attempt(
+    action_id: str,
+    occurrence: int,
+    fire_at: str,
+    name: str | None = None,
+    retry: int = 0,
+    leg: int = 0,
+    generation: int = 1,
+    repair: int = 0,
+) -> FireAttempt:
+    """What the Fulfill task would invoke the fulfill step with for this fire."""
+    due = parse_iso(fire_at)
+    order = FireOrder(action_id, generation, occurrence, due, due, leg, repair)
+    return FireAttempt(
+        order, name or execution_name(action_id, generation, occurrence, leg, repair), retry
     )

@@ -4,7 +4,6 @@ time, SKIP records it SKIPPED without running it, ALL runs every one inside the 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,12 +13,11 @@ from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import OccurrenceSkipped
-from tickwork.domain.times import iso
-from tickwork.fulfillment.defaults import default_registry
-from tickwork.fulfillment.notification import RecordingNotifier
-from tickwork.usecases.fulfill import FireInput, fulfill_fire
+from tickwork.domain.fire import FireAttempt, Tick
+from tickwork.fulfillment.notifier import LoggingNotifier
+from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.launch import planned_execution
-from tickwork.usecases.record import FireReport, record_tick
+from tickwork.usecases.record import record_tick
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
@@ -35,21 +33,20 @@ def _start(deps: Dependencies, **detail: Any) -> None:
     )  # fmt: skip
 
 
-def _run_current(deps: Dependencies) -> dict[str, Any] | None:
+def _run_current(deps: Dependencies) -> Tick | None:
     """Run the action's current execution the way the machine would: fulfill, then the tick."""
     action = deps.repository.get("r")
     name, _ = planned_execution(action, deps)
-    payload = deps.executions.started[name]
-    fire = FireInput.from_payload({"input": payload, "executionName": name})
+    fire = FireAttempt(deps.executions.started[name], name)
     try:
         tick = fulfill_fire(fire, deps)
     except OccurrenceSkipped:
         return None
-    record_tick(FireReport.from_detail(tick), deps)
+    record_tick(tick, deps)
     return tick
 
 
-NOTIFIER = RecordingNotifier()
+NOTIFIER = LoggingNotifier()
 
 
 def _sent(deps: Dependencies) -> int:
@@ -59,8 +56,8 @@ def _sent(deps: Dependencies) -> int:
 @pytest.fixture
 def deps() -> Dependencies:
     global NOTIFIER
-    NOTIFIER = RecordingNotifier()
-    return replace(fake_dependencies(NOW), registry=default_registry(NOTIFIER))
+    NOTIFIER = LoggingNotifier()
+    return fake_dependencies(NOW, notifier=NOTIFIER)
 
 
 def test_once_fires_the_missed_occurrence_late_and_resumes_on_time(deps) -> None:
@@ -73,7 +70,7 @@ def test_once_fires_the_missed_occurrence_late_and_resumes_on_time(deps) -> None
 
     # THEN it fires once, 620 s late; 12:02 … 12:10 are coalesced into it, and the chain
     # resumes at 12:11, which is 20 s late: inside the 60 s threshold, so not missed
-    assert tick is not None and tick["lateMs"] == 620_000
+    assert tick is not None and tick.late_ms == 620_000
     action = deps.repository.get("r")
     assert action.history[-1].outcome == "FIRED" and action.history[-1].late_ms == 620_000
     assert action.execution_time == NOW + timedelta(minutes=11)
@@ -117,7 +114,7 @@ def test_all_runs_every_missed_occurrence_inside_the_window_in_order(deps) -> No
     action = deps.repository.get("r")
     assert outcomes == ["SKIPPED", "FIRED", "FIRED", "FIRED", "FIRED", "FIRED"]
     assert [h.scheduled_time for h in action.history] == [
-        iso(NOW + timedelta(minutes=m)) for m in (1, 7, 8, 9, 10, 11)
+        NOW + timedelta(minutes=m) for m in (1, 7, 8, 9, 10, 11)
     ]
     assert _sent(deps) == 5
     assert action.execution_time == NOW + timedelta(minutes=12)

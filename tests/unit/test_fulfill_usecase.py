@@ -7,11 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.unit.fakes import fake_dependencies
+from tests.unit.fakes import attempt, fake_dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionSuperseded, WaitContinued
+from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.domain.naming import execution_name
-from tickwork.usecases.fulfill import FireInput, fulfill_fire
+from tickwork.domain.times import iso
+from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 
@@ -20,8 +22,8 @@ FIRE = NOW + timedelta(minutes=10)
 NAME = execution_name("a:1", 1, 1)
 
 
-def _fire(retry: int = 0, leg: int = 0) -> FireInput:
-    return FireInput("a:1", 1, 1, leg, "2026-03-07T12:10:00.000Z", NAME, retry)
+def _fire(retry: int = 0, leg: int = 0) -> FireAttempt:
+    return attempt("a:1", 1, "2026-03-07T12:10:00.000Z", NAME, retry, leg)
 
 
 @pytest.fixture
@@ -36,7 +38,8 @@ def test_on_time_fire_claims_and_returns_the_tick(deps) -> None:
 
     tick = fulfill_fire(_fire(), deps)
 
-    assert tick["outcome"] == "FIRED" and tick["lateMs"] == 250 and tick["data"] == {"k": 1}
+    assert tick.outcome is Outcome.FIRED and tick.late_ms == 250 and tick.data == {"k": 1}
+    assert tick.to_wire()["lateMs"] == 250
     action = deps.repository.get("a:1")
     assert action.status == Status.IN_PROGRESS and action.claimed_by == NAME
 
@@ -47,7 +50,8 @@ def test_an_early_wake_sleeps_until_the_fire_time(deps) -> None:
     tick = fulfill_fire(_fire(), deps)
 
     assert deps.clock.slept == [1.5]
-    assert tick["actualTime"] >= tick["scheduledTime"]
+    assert tick.actual_time >= tick.scheduled_time
+    assert iso(tick.actual_time) == tick.to_wire()["actualTime"] >= tick.to_wire()["scheduledTime"]
 
 
 def test_a_wake_far_before_the_fire_continues_in_the_next_leg(deps) -> None:
@@ -66,13 +70,13 @@ def test_a_retry_of_the_claiming_execution_passes_the_claim(deps) -> None:
 
     tick = fulfill_fire(_fire(retry=1), deps)
 
-    assert tick["attempts"] == 2
+    assert tick.attempts == 2
 
 
 def test_another_execution_after_the_claim_is_superseded(deps) -> None:
     deps.clock.current = FIRE
     fulfill_fire(_fire(), deps)
-    other = FireInput("a:1", 1, 1, 0, "2026-03-07T12:10:00.000Z", "someone-else", 0)
+    other = attempt("a:1", 1, "2026-03-07T12:10:00.000Z", "someone-else")
 
     with pytest.raises(ActionSuperseded, match="IN_PROGRESS"):
         fulfill_fire(other, deps)
@@ -102,4 +106,4 @@ def test_after_an_outage_a_lost_claim_is_released_and_fired_again(deps) -> None:
     assert deps.repository.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]
     # AND a fresh execution of that name may claim and fire it
-    assert fulfill_fire(_fire(), deps)["outcome"] == "FIRED"
+    assert fulfill_fire(_fire(), deps).outcome is Outcome.FIRED

@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.unit.fakes import fake_dependencies
+from tests.unit.fakes import attempt, fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
+from tickwork.domain.fire import Outcome
 from tickwork.domain.naming import execution_name
-from tickwork.usecases.fulfill import FireInput, fulfill_fire
+from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.reconcile import reconcile
 from tickwork.usecases.start import StartCommand, start_action
 
@@ -25,11 +26,10 @@ def _start(deps, action_id: str, delay: str, **detail) -> None:
 
 
 def _claimed(deps: Dependencies, action_id: str) -> dict:
-    """Start a one-minute action and run its fire up to the tick it returns."""
+    """Start a one-minute action and run its fire up to the tick it returns, as on the wire."""
     _start(deps, action_id, "1m")
     deps.clock.current = NOW + timedelta(minutes=1)
-    name = execution_name(action_id, 1, 1)
-    return fulfill_fire(FireInput(action_id, 1, 1, 0, "2026-03-07T12:01:00.000Z", name), deps)
+    return fulfill_fire(attempt(action_id, 1, "2026-03-07T12:01:00.000Z"), deps).to_wire()
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_a_waiting_execution_that_ended_without_firing_gets_a_repair_execution(d
     # THEN a numbered repair execution is started (the name can't be reused), once
     repair = execution_name("stopped", 1, 1, repair=1)
     assert first["restarted"] == ["stopped"] and second == NOTHING
-    assert deps.executions.started[repair]["repair"] == 1
+    assert deps.executions.started[repair].to_wire()["repair"] == 1
     assert deps.repository.get("stopped").execution_arn.endswith(repair)
 
 
@@ -115,8 +115,8 @@ def test_a_claim_whose_execution_died_is_released_and_fired_again(deps) -> None:
     repair = execution_name("stuck", 1, 1, repair=1)
     assert repair in deps.executions.started
     # AND the repair execution may claim and fire it
-    fire = FireInput("stuck", 1, 1, 0, "2026-03-07T12:01:00.000Z", repair, repair=1)
-    assert fulfill_fire(fire, deps)["outcome"] == "FIRED"
+    fire = attempt("stuck", 1, "2026-03-07T12:01:00.000Z", repair, repair=1)
+    assert fulfill_fire(fire, deps).outcome is Outcome.FIRED
 
 
 def test_a_claim_still_running_is_left_alone_however_long(deps) -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from tickwork.adapters.dynamodb_repository import from_item, status_shard, to_item
 from tickwork.domain.action import Action, Occurrence, Status, Transition
+from tickwork.domain.fire import Outcome
 from tickwork.domain.schedule import Schedule
 
 
@@ -24,13 +25,21 @@ def _action() -> Action:
         occurrence=2,
         generation=1,
         version=7,
-        created_at="2026-01-01T00:00:00.000Z",
-        updated_at="2026-03-01T08:00:00.000Z",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        updated_at=datetime(2026, 3, 1, 8, tzinfo=UTC),
         spec_hash="h",
         history=(
-            Occurrence(1, "2026-02-28T08:00:00.000Z", "2026-02-28T08:00:00.210Z", 2, "FIRED"),
+            Occurrence(
+                1,
+                datetime(2026, 2, 28, 8, tzinfo=UTC),
+                datetime(2026, 2, 28, 8, 0, 0, 210_000, tzinfo=UTC),
+                2,
+                Outcome.FIRED,
+            ),
         ),
-        transitions=(Transition("2026-01-01T00:00:00.000Z", None, "PENDING", "created"),),
+        transitions=(
+            Transition(datetime(2026, 1, 1, tzinfo=UTC), None, Status.PENDING, "created"),
+        ),
     )
 
 

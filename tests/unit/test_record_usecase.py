@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from tests.unit.fakes import fake_dependencies
+from tests.unit.fakes import attempt, fake_dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.naming import execution_name
-from tickwork.usecases.fulfill import FireInput, fulfill_fire
-from tickwork.usecases.record import FireReport, record_tick
+from tickwork.domain.events import DetailType
+from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.record import record_tick
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
@@ -19,8 +19,7 @@ def test_a_redelivered_last_tick_publishes_completed_again_and_records_nothing()
     deps = fake_dependencies(NOW)
     start_action(StartCommand({"id": "one", "duration": "1m"}), deps)
     deps.clock.current = NOW + timedelta(minutes=1)
-    fire = FireInput("one", 1, 1, 0, "2026-03-07T12:01:00.000Z", execution_name("one", 1, 1))
-    report = FireReport.from_detail(fulfill_fire(fire, deps))
+    report = fulfill_fire(attempt("one", 1, "2026-03-07T12:01:00.000Z"), deps)
     record_tick(report, deps)
     deps.publisher.events.clear()  # as if the crash came between the write and the event
 
@@ -29,7 +28,7 @@ def test_a_redelivered_last_tick_publishes_completed_again_and_records_nothing()
     assert again["outcome"] == "ignored"
     action = deps.repository.get("one")
     assert action.status == Status.COMPLETED and len(action.history) == 1
-    assert deps.publisher.of_type("Schedule Completed") == [
+    assert deps.publisher.of_type(DetailType.COMPLETED) == [
         {"id": "one", "generation": 1, "occurrences": 1}
     ]
 
@@ -42,10 +41,7 @@ def test_a_stale_tick_of_an_earlier_occurrence_publishes_nothing() -> None:
     for occurrence in (1, 2):
         deps.clock.current = NOW + timedelta(minutes=occurrence)
         fire_at = f"2026-03-07T12:0{occurrence}:00.000Z"
-        name = execution_name("rec", 1, occurrence)
-        first = FireReport.from_detail(
-            fulfill_fire(FireInput("rec", 1, occurrence, 0, fire_at, name), deps)
-        )
+        first = fulfill_fire(attempt("rec", occurrence, fire_at), deps)
         record_tick(first, deps)
         if occurrence == 1:
             stale = first

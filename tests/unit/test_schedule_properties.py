@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.schedule.timestamps import format_utc
 from tickwork.domain.schedule.wallclock import local_to_utc, utc_to_local
 from tickwork.domain.start_request import parse_start_detail
+from tickwork.domain.times import iso_exact
 
 ZONES = ("UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kuala_Lumpur")
 MAX_FIRES = 20
@@ -107,16 +107,16 @@ def cases(draw: st.DrawFn, kinds: tuple[str, ...] = ("cron", "rate", *FREQUENCIE
         if how == "at-local":  # a naive wall time, read in the zone
             detail["at"] = utc_to_local(first, ZoneInfo(zone)).isoformat()
         elif how == "at-offset":
-            detail["at"] = format_utc(first)
+            detail["at"] = iso_exact(first)
         elif how == "executionTime":
             detail["executionTime"] = int(first.timestamp() * 1000)
     if draw(st.booleans()):
         start = now + draw(st.timedeltas(timedelta(days=-30), timedelta(days=30)))
-        detail["startTime"] = format_utc(start)
+        detail["startTime"] = iso_exact(start)
     if draw(st.booleans()):
         floor = max(now, _parsed(detail.get("startTime")) or now)
         end = floor + draw(st.timedeltas(timedelta(hours=1), timedelta(days=400)))
-        detail["endTime"] = format_utc(end)
+        detail["endTime"] = iso_exact(end)
     if draw(st.booleans()):
         detail["executionRemainder"] = draw(st.integers(1, 25))
     return Case(kind, detail, now)
@@ -153,7 +153,7 @@ def test_fires_strictly_increase_and_stay_in_bounds(case: Case) -> None:
     endTime, and no more than executionRemainder."""
     schedule = _schedule(case)
     fires = _fires(schedule, case.now)
-    note(f"fires: {[format_utc(f) for f in fires]}")
+    note(f"fires: {[iso_exact(f) for f in fires]}")
 
     assert fires, "a parsed schedule has a first fire"
     assert all(f.tzinfo is UTC for f in fires)
@@ -218,5 +218,5 @@ def test_wall_clock_fires_exist_and_fire_once_per_local_time(case: Case) -> None
         # A frequency's first time given as an instant may be the second occurrence of a
         # repeated local time: the user named that instant, so it alone may differ.
         if fire != schedule.anchor:
-            assert back == fire, f"{format_utc(fire)} is not the first {wall} in {zone.key}"
+            assert back == fire, f"{iso_exact(fire)} is not the first {wall} in {zone.key}"
     assert len(set(walls)) == len(walls)

@@ -25,7 +25,7 @@ def test_start_writes_pending_record_and_starts_named_execution() -> None:
     assert result.outcome == "created"
     action = deps.repository.get("a:1")
     assert action.status == Status.PENDING and action.execution_time == NOW + timedelta(minutes=10)
-    payload = deps.executions.started[execution_name("a:1", 1, 1)]
+    payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
     assert payload["fireAt"] == "2026-03-07T12:10:00.000Z"
     assert payload["waitUntil"] == "2026-03-07T12:10:00.000Z"
     assert [t for t, _ in deps.publisher.events] == ["Schedule Started"]
@@ -37,7 +37,7 @@ def test_wait_until_keeps_the_milliseconds_of_the_fire() -> None:
 
     start_action(StartCommand({"id": "a:1", "at": "2026-03-07T12:10:00.701Z"}, "ev-1"), deps)
 
-    payload = deps.executions.started[execution_name("a:1", 1, 1)]
+    payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
     assert payload["waitUntil"] == payload["fireAt"] == "2026-03-07T12:10:00.701Z"
 
 
@@ -120,7 +120,7 @@ def test_far_fire_waits_one_leg_first() -> None:
 
     start_action(StartCommand({"id": "a:1", "at": "2028-01-01T00:00:00Z"}, "ev-1"), deps)
 
-    payload = deps.executions.started[execution_name("a:1", 1, 1)]
+    payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
     assert payload["waitUntil"] == "2027-01-01T12:00:00.000Z"  # 300 days on
     assert payload["fireAt"] == "2028-01-01T00:00:00.000Z"
 

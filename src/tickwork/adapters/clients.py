@@ -1,45 +1,59 @@
 """One boto3 client per AWS service for a container, each made at its first use.
 
 A function's cold start then pays only for the clients its first invocation calls, and two
-adapters of one service (the actions table and the slots table) share one client.
+adapters of one service (the actions table and the slots table) share one client. The CLI
+passes its own session (a profile, or the local emulator's credentials) and endpoint.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from boto3 import Session
     from mypy_boto3_dynamodb.service_resource import Table
 
 __all__ = ["AwsClients", "OnTable"]
 
 
 class AwsClients:
-    def __init__(self) -> None:
+    def __init__(self, session: Session | None = None, endpoint_url: str | None = None) -> None:
+        self._session = session
+        self._endpoint_url = endpoint_url
         self._made: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def client(self, service: str) -> Any:
-        return self._once(service, lambda boto3: boto3.client(service))
+        return self._once(service, lambda session: session.client(service, **self._where()))
 
-    def table(self, name: str) -> Any:
+    def table(self, name: str) -> Table:
         """A DynamoDB Table resource (the resource, like a client, is made once)."""
-        resource = self._once("dynamodb-resource", lambda boto3: boto3.resource("dynamodb"))
-        return resource.Table(name)
+        resource = self._once(
+            "dynamodb-resource", lambda session: session.resource("dynamodb", **self._where())
+        )
+        table: Table = resource.Table(name)
+        return table
 
-    def _once(self, key: str, make: Any) -> Any:
+    def _where(self) -> dict[str, Any]:
+        return {"endpoint_url": self._endpoint_url} if self._endpoint_url else {}
+
+    def _once(self, key: str, make: Callable[[Any], Any]) -> Any:
         with self._lock:
             if key not in self._made:
-                import boto3
+                if self._session is None:
+                    import boto3  # at the first call: a cold start that makes no client skips it
 
-                self._made[key] = make(boto3)
+                    self._made[key] = make(boto3)
+                else:
+                    self._made[key] = make(self._session)
             return self._made[key]
 
 
 class OnTable:
-    """Base of an adapter over one DynamoDB table: the table given (tests, the CLI), or the
-    container's, made at the first call."""
+    """Base of an adapter over one DynamoDB table: the table given (tests), or one made by the
+    container's clients at the first call."""
 
     def __init__(
         self, table_name: str, table: Table | None = None, clients: AwsClients | None = None

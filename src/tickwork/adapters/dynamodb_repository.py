@@ -15,7 +15,7 @@ import hashlib
 import json
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -23,11 +23,9 @@ from tickwork.adapters.clients import OnTable
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.errors import ActionConflict, ValidationFailed
+from tickwork.domain.fire import Outcome
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.times import from_epoch_ms, to_epoch_ms
-
-if TYPE_CHECKING:
-    pass
+from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
 __all__ = [
     "STATUS_SHARDS",
@@ -70,7 +68,7 @@ class DynamoDBActionRepository(OnTable):
     def delete(self, action_id: str) -> None:
         self._table.delete_item(Key={"id": action_id})
 
-    def list(self, status: str | None = None, limit: int = 100) -> list[Action]:
+    def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
         """Actions by next fire time: one status through the ByStatus index (all its shards,
         merged), or every action by a scan."""
         if status is None:
@@ -83,7 +81,7 @@ class DynamoDBActionRepository(OnTable):
         return actions[:limit]
 
     def page(
-        self, status: str | None, limit: int, cursor: str | None = None
+        self, status: Status | None, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]:
         """One page and an opaque cursor for the next (None at the end).
 
@@ -99,15 +97,15 @@ class DynamoDBActionRepository(OnTable):
             actions = [from_item(item) for item in page.get("Items", [])]
             more = "LastEvaluatedKey" in page and bool(actions)
             return actions, encode_cursor({"id": actions[-1].id}) if more else None
-        items = []
+        items: list[dict[str, Any]] = []
         for shard in range(STATUS_SHARDS):
             items += self._query_after(f"{status}#{shard}", after, limit + 1)
-        items.sort(key=lambda i: (int(i.get("executionTime", 0)), i["id"]))
+        items.sort(key=_position)
         chosen = [from_item(item) for item in items[:limit]]
         if len(items) <= limit:
             return chosen, None
-        last = items[limit - 1]
-        return chosen, encode_cursor({"t": int(last.get("executionTime", 0)), "id": last["id"]})
+        time, last_id = _position(items[limit - 1])
+        return chosen, encode_cursor({"t": time, "id": last_id})
 
     def _query_after(
         self, shard: str, after: dict[str, Any] | None, want: int
@@ -125,8 +123,7 @@ class DynamoDBActionRepository(OnTable):
         while len(found) < want:
             page = self._table.query(**kwargs)
             for item in page.get("Items", []):
-                position = (int(item.get("executionTime", 0)), item["id"])
-                if not after or position > (after["t"], after["id"]):
+                if not after or _position(item) > (after["t"], after["id"]):
                     found.append(item)
             if "LastEvaluatedKey" not in page:
                 break
@@ -168,6 +165,11 @@ class DynamoDBActionRepository(OnTable):
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def _position(item: dict[str, Any]) -> tuple[int, str]:
+    """Where an index item stands in fire order: (next fire in epoch ms, id)."""
+    return int(str(item.get("executionTime", 0))), str(item["id"])
+
+
 def encode_cursor(position: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(position, separators=(",", ":")).encode()).decode()
 
@@ -195,9 +197,10 @@ def _epoch_ms(moment: datetime | None) -> int | None:
     return None if moment is None else to_epoch_ms(moment)
 
 
-def _to_dynamo(value: Any) -> Any:
+def _to_dynamo(value: dict[str, Any]) -> dict[str, Any]:
     """JSON values to DynamoDB-safe ones (floats become Decimals)."""
-    return json.loads(json.dumps(value), parse_float=Decimal)
+    converted: dict[str, Any] = json.loads(json.dumps(value), parse_float=Decimal)
+    return converted
 
 
 def _from_dynamo(value: Any) -> Any:
@@ -211,16 +214,49 @@ def _from_dynamo(value: Any) -> Any:
     return value
 
 
-def _camel(fields: dict[str, Any]) -> dict[str, Any]:
-    def name(snake: str) -> str:
-        head, *rest = snake.split("_")
-        return head + "".join(part.title() for part in rest)
+def _occurrence_item(occurrence: Occurrence) -> dict[str, Any]:
+    return _drop_none(
+        {
+            "occurrence": occurrence.occurrence,
+            "scheduledTime": iso(occurrence.scheduled_time),
+            "actualTime": iso(occurrence.actual_time),
+            "attempts": occurrence.attempts,
+            "outcome": str(occurrence.outcome),
+            "error": occurrence.error,
+            "lateMs": occurrence.late_ms,
+        }
+    )
 
-    return {name(k): v for k, v in fields.items()}
+
+def _occurrence(item: dict[str, Any]) -> Occurrence:
+    return Occurrence(
+        occurrence=item["occurrence"],
+        scheduled_time=parse_iso(item["scheduledTime"], "history.scheduledTime"),
+        actual_time=parse_iso(item["actualTime"], "history.actualTime"),
+        attempts=item["attempts"],
+        outcome=Outcome(item["outcome"]),
+        error=item.get("error"),
+        late_ms=item.get("lateMs"),
+    )
 
 
-def _snake(fields: dict[str, Any]) -> dict[str, Any]:
-    return {"".join(f"_{c.lower()}" if c.isupper() else c for c in k): v for k, v in fields.items()}
+def _transition_item(transition: Transition) -> dict[str, Any]:
+    return {
+        "at": iso(transition.at),
+        "fromStatus": transition.from_status and str(transition.from_status),
+        "toStatus": str(transition.to_status),
+        "reason": transition.reason,
+    }
+
+
+def _transition(item: dict[str, Any]) -> Transition:
+    before = item.get("fromStatus")
+    return Transition(
+        at=parse_iso(item["at"], "transitions.at"),
+        from_status=Status(before) if before else None,
+        to_status=Status(item["toStatus"]),
+        reason=item["reason"],
+    )
 
 
 def _drop_none(fields: dict[str, Any]) -> dict[str, Any]:
@@ -240,8 +276,8 @@ def to_item(action: Action) -> dict[str, Any]:
         "status": str(action.status),
         "statusShard": status_shard(str(action.status), action.id),
         "retryCount": action.retry_count,
-        "createdAt": action.created_at,
-        "updatedAt": action.updated_at,
+        "createdAt": iso(action.created_at),
+        "updatedAt": iso(action.updated_at),
         "schedule": action.schedule.to_dict(),
         "timezone": action.schedule.timezone,
         "version": action.version,
@@ -253,8 +289,8 @@ def to_item(action: Action) -> dict[str, Any]:
         "claimedBy": action.claimed_by,
         "lastResult": action.last_result,
         "lastError": action.last_error,
-        "history": [_drop_none(_camel(vars(h))) for h in action.history],
-        "transitions": [_camel(vars(t)) for t in action.transitions],
+        "history": [_occurrence_item(h) for h in action.history],
+        "transitions": [_transition_item(t) for t in action.transitions],
         "ttl": action.ttl,
         "request": action.request,
         "catchUp": action.catch_up.to_dict(),
@@ -277,8 +313,8 @@ def from_item(raw: dict[str, Any]) -> Action:
         occurrence=item["occurrence"],
         generation=item["generation"],
         version=item["version"],
-        created_at=item["createdAt"],
-        updated_at=item["updatedAt"],
+        created_at=parse_iso(item["createdAt"], "createdAt"),
+        updated_at=parse_iso(item["updatedAt"], "updatedAt"),
         spec_hash=item.get("specHash", ""),
         start_event_id=item.get("startEventId"),
         retry_count=item.get("retryCount", 0),
@@ -286,8 +322,8 @@ def from_item(raw: dict[str, Any]) -> Action:
         claimed_by=item.get("claimedBy"),
         last_result=item.get("lastResult"),
         last_error=item.get("lastError"),
-        history=tuple(Occurrence(**_snake(h)) for h in item.get("history", [])),
-        transitions=tuple(Transition(**_snake(t)) for t in item.get("transitions", [])),
+        history=tuple(_occurrence(h) for h in item.get("history", [])),
+        transitions=tuple(_transition(t) for t in item.get("transitions", [])),
         ttl=item.get("ttl"),
         request=item.get("request"),
         catch_up=CatchUp.from_dict(item.get("catchUp")),

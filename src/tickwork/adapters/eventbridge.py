@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.domain.events import DetailType
 
 if TYPE_CHECKING:
     from mypy_boto3_events import EventBridgeClient
@@ -32,15 +33,18 @@ class EventBridgePublisher:
 
     @property
     def _client(self) -> EventBridgeClient:
-        return self._given or self._clients.client("events")
+        if self._given is not None:
+            return self._given
+        client: EventBridgeClient = self._clients.client("events")
+        return client
 
-    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+    def publish(self, detail_type: DetailType, detail: dict[str, Any]) -> None:
         response = self._client.put_events(
             Entries=[
                 {
                     "EventBusName": self._bus,
                     "Source": self._source,
-                    "DetailType": detail_type,
+                    "DetailType": str(detail_type),
                     "Detail": json.dumps(detail, default=str),
                 }
             ]

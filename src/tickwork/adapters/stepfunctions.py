@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.domain.fire import FireOrder
 from tickwork.ports import ExecutionState
 
 if TYPE_CHECKING:
@@ -29,16 +30,19 @@ class StepFunctionsExecutions:
 
     @property
     def _client(self) -> SFNClient:
-        return self._given or self._clients.client("stepfunctions")
+        if self._given is not None:
+            return self._given
+        client: SFNClient = self._clients.client("stepfunctions")
+        return client
 
     def execution_arn(self, name: str) -> str:
         prefix, _, machine = self._arn.rpartition(":stateMachine:")
         return f"{prefix}:execution:{machine}:{name}"
 
-    def start(self, name: str, payload: dict[str, Any]) -> str:
+    def start(self, name: str, order: FireOrder) -> str:
         try:
             response = self._client.start_execution(
-                stateMachineArn=self._arn, name=name, input=json.dumps(payload)
+                stateMachineArn=self._arn, name=name, input=json.dumps(order.to_wire())
             )
         except ClientError as error:
             # Names are deterministic per (action, generation, occurrence, leg): an existing
@@ -47,13 +51,6 @@ class StepFunctionsExecutions:
                 return self.execution_arn(name)
             raise
         return response["executionArn"]
-
-    def exists(self, name: str) -> bool:
-        return self.describe(name) is not None
-
-    def is_running(self, name: str) -> bool:
-        state = self.describe(name)
-        return state is not None and state.running
 
     def describe(self, name: str) -> ExecutionState | None:
         try:

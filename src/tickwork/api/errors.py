@@ -34,6 +34,8 @@ from tickwork.domain.errors import (
 
 __all__ = ["ActionStillActive", "register"]
 
+Reply = Response[dict[str, Any]]  # every error answer: {"error", "message", "problems"}
+
 
 class ActionStillActive(TickworkError):
     """Purge of an action that may still fire."""
@@ -46,7 +48,7 @@ class ActionStillActive(TickworkError):
 
 def register(app: APIGatewayHttpResolver) -> None:
     """Install the handlers that turn errors into JSON responses on ``app``."""
-    handlers: dict[type[Exception], Callable[[Any], Response]] = {
+    handlers: dict[type[Exception], Callable[[Any], Reply]] = {
         ValidationFailed: lambda e: _reply(HTTPStatus.BAD_REQUEST, e, e.problems),
         RequestValidationError: _schema_refusal,
         RequestUnsupportedContentType: _schema_refusal,
@@ -110,7 +112,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     app.not_found(_no_route)
 
 
-def _no_route(_: Exception) -> Response:
+def _no_route(_: Exception) -> Reply:
     return _reply(
         HTTPStatus.NOT_FOUND,
         NotFoundError("no such route"),
@@ -118,7 +120,7 @@ def _no_route(_: Exception) -> Response:
     )
 
 
-def _reply(status: HTTPStatus, error: Exception, problems: list[FieldProblem]) -> Response:
+def _reply(status: HTTPStatus, error: Exception, problems: list[FieldProblem]) -> Reply:
     return Response(
         status_code=status,
         content_type=content_types.APPLICATION_JSON,
@@ -130,7 +132,7 @@ def _reply(status: HTTPStatus, error: Exception, problems: list[FieldProblem]) -
     )
 
 
-def _schema_refusal(error: RequestValidationError) -> Response:
+def _schema_refusal(error: RequestValidationError) -> Reply:
     problems = [_problem(item) for item in error.errors()]
     return _reply(HTTPStatus.BAD_REQUEST, ValidationFailed(problems), problems)
 

@@ -9,10 +9,11 @@ so decoding a segment that arrives already decoded changes nothing.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from http import HTTPStatus
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools import Metrics
@@ -21,7 +22,7 @@ from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.metrics import MetricUnit
 
-from tickwork import wiring
+from tickwork import bootstrap
 from tickwork.api import errors, stats
 from tickwork.api.errors import ActionStillActive
 from tickwork.api.models import (
@@ -47,6 +48,9 @@ from tickwork.usecases.retry import retry_action
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 from tickwork.views import action_summary, action_view
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 __all__ = ["app", "path_action_id"]
 
@@ -94,7 +98,9 @@ _ERRORS = {
 }
 
 
-def _responses(status: int, model: type, description: str, *codes: int) -> dict:
+def _responses(
+    status: int, model: type, description: str, *codes: int
+) -> dict[int, OpenAPIResponse]:
     """The documented answers of a route: its success model and the errors it can give."""
     return {
         status: {
@@ -121,7 +127,7 @@ def _responses(status: int, model: type, description: str, *codes: int) -> dict:
     tags=["actions"],
 )
 def create_action(body: CreateAction) -> ActionView:
-    deps = wiring.from_environment()
+    deps = bootstrap.from_environment()
     detail = body.model_dump(by_alias=True, exclude_unset=True)
     start_action(StartCommand(detail, create_only=True), deps)
     _count("scheduled")
@@ -141,8 +147,8 @@ def list_actions(
     limit: Annotated[int, Query(ge=1, le=200, description="Page size.")] = 50,
     cursor: Annotated[str | None, Query(description="nextCursor of the previous page.")] = None,
 ) -> ActionPage:
-    repository = wiring.from_environment().repository
-    actions, next_cursor = repository.page(status and str(status), limit, cursor)
+    repository = bootstrap.from_environment().repository
+    actions, next_cursor = repository.page(status, limit, cursor)
     return ActionPage.model_validate(
         {"items": [action_summary(a) for a in actions], "nextCursor": next_cursor}
     )
@@ -156,7 +162,7 @@ def list_actions(
     tags=["actions"],
 )
 def get_action(id: str) -> ActionView:
-    return ActionView.model_validate(action_view(_found(unquote(id), wiring.from_environment())))
+    return ActionView.model_validate(action_view(_found(unquote(id), bootstrap.from_environment())))
 
 
 @app.patch(
@@ -170,7 +176,7 @@ def get_action(id: str) -> ActionView:
     tags=["actions"],
 )
 def update_action(id: str, body: UpdateAction) -> ActionView:
-    action_id, deps = unquote(id), wiring.from_environment()
+    action_id, deps = unquote(id), bootstrap.from_environment()
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     if changes.pop("id", action_id) != action_id:
         raise ValidationFailed.of(
@@ -197,12 +203,14 @@ def delete_action(
     id: str,
     purge: Annotated[bool, Query(description="Delete a finished record.")] = False,
 ) -> Response[CancelResult | None]:
-    action_id, deps = unquote(id), wiring.from_environment()
+    action_id, deps = unquote(id), bootstrap.from_environment()
     if not purge:
         result = cancel_action(action_id, deps)
         if result["outcome"] == "cancelled":
             _count("cancelled")
-        return Response(HTTPStatus.OK, content_types.APPLICATION_JSON, result)
+        return Response(
+            HTTPStatus.OK, content_types.APPLICATION_JSON, CancelResult.model_validate(result)
+        )
     action = _found(action_id, deps)
     if action.status not in FINISHED:
         raise ActionStillActive(action_id, str(action.status))
@@ -219,7 +227,7 @@ def delete_action(
     tags=["actions"],
 )
 def retry(id: str) -> RetryResult:
-    result = retry_action(unquote(id), wiring.from_environment())
+    result = retry_action(unquote(id), bootstrap.from_environment())
     _count("retried")
     return RetryResult.model_validate(result)
 
@@ -233,7 +241,7 @@ def retry(id: str) -> RetryResult:
     tags=["stats"],
 )
 def get_stats() -> Stats:
-    deps = wiring.from_environment()
+    deps = bootstrap.from_environment()
     counts = stats.fire_counts(stats.all_actions(deps.repository), deps.clock.now())
     return Stats.model_validate({"byStatus": deps.repository.count_by_status(), **counts})
 
@@ -249,7 +257,7 @@ def get_fires(
     minutes: Annotated[int, Query(ge=1, le=10_080, description="How far back.")] = 120,
     bucket: Annotated[int, Query(ge=1, le=1_440, description="Bucket size in minutes.")] = 5,
 ) -> FireBuckets:
-    deps = wiring.from_environment()
+    deps = bootstrap.from_environment()
     buckets = stats.fire_buckets(
         stats.all_actions(deps.repository), deps.clock.now(), minutes, bucket
     )
@@ -264,7 +272,7 @@ def get_fires(
     tags=["schedules"],
 )
 def preview(body: PreviewRequest) -> Preview:
-    after = body.after or wiring.from_environment().clock.now()
+    after = body.after or bootstrap.from_environment().clock.now()
     try:
         times = next_fire_times(body.expression, after, body.count, body.timezone, body.first)
     except ValidationFailed as refused:  # the schedule knows a frequency's first time as "at"
@@ -281,11 +289,8 @@ def openapi_document() -> Response[str]:
 @app.get("/", include_in_schema=False)
 def dashboard() -> Response[str]:
     if DASHBOARD_HTML is None:
-        return Response(
-            HTTPStatus.NOT_FOUND,
-            content_types.APPLICATION_JSON,
-            {"error": "NotFound", "message": "the dashboard is not installed", "problems": []},
-        )
+        missing = {"error": "NotFound", "message": "the dashboard is not installed", "problems": []}
+        return Response(HTTPStatus.NOT_FOUND, content_types.APPLICATION_JSON, json.dumps(missing))
     return Response(HTTPStatus.OK, "text/html; charset=utf-8", DASHBOARD_HTML)
 
 

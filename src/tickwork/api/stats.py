@@ -17,9 +17,10 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from tickwork.domain.action import Action, Occurrence
+from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.errors import ValidationFailed
-from tickwork.domain.times import iso, parse_iso
+from tickwork.domain.fire import Outcome
+from tickwork.domain.times import iso
 
 __all__ = ["MAX_BUCKETS", "all_actions", "fire_buckets", "fire_counts"]
 
@@ -30,7 +31,7 @@ _SCAN_PAGE = 200
 
 class PagedActions(Protocol):
     def page(
-        self, status: str | None, limit: int, cursor: str | None = None
+        self, status: Status | None, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]: ...
 
 
@@ -74,14 +75,16 @@ def fire_buckets(
     epoch = datetime(1970, 1, 1, tzinfo=now.tzinfo)
     last = epoch + ((now - epoch) // size) * size
     first = last - (count - 1) * size
-    rows = [
-        {"start": iso(first + n * size), "onTime": 0, "late": 0, "failed": 0} for n in range(count)
-    ]
+    tallies = [{"onTime": 0, "late": 0, "failed": 0} for _ in range(count)]
     key = {"on_time": "onTime", "late": "late", "failed": "failed"}
     for happened, kind in _occurrences(actions):
         if first <= happened < last + size:
-            rows[(happened - first) // size][key[kind]] += 1
-    return {"buckets": rows}
+            tallies[(happened - first) // size][key[kind]] += 1
+    return {
+        "buckets": [
+            {"start": iso(first + n * size), **tally} for n, tally in enumerate(tallies)
+        ]
+    }
 
 
 def _occurrences(actions: Iterable[Action]) -> Iterator[tuple[datetime, str]]:
@@ -89,13 +92,13 @@ def _occurrences(actions: Iterable[Action]) -> Iterator[tuple[datetime, str]]:
         for occurrence in action.history:
             kind = _kind(occurrence)
             if kind is not None:
-                yield parse_iso(occurrence.actual_time), kind
+                yield occurrence.actual_time, kind
 
 
 def _kind(occurrence: Occurrence) -> str | None:
-    if occurrence.outcome == "FAILED":
+    if occurrence.outcome is Outcome.FAILED:
         return "failed"
-    if occurrence.outcome != "FIRED":
+    if occurrence.outcome is not Outcome.FIRED:
         return None
-    lateness = parse_iso(occurrence.actual_time) - parse_iso(occurrence.scheduled_time)
+    lateness = occurrence.actual_time - occurrence.scheduled_time
     return "late" if lateness > LATE_AFTER else "on_time"

@@ -9,11 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
+from tickwork.domain.fire import FireKey, Outcome
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.times import iso
+from tickwork.domain.times import ceil_ms
+
+if TYPE_CHECKING:
+    from tickwork.domain.start_request import StartRequest
 
 __all__ = ["ACTIVE", "FINISHED", "Action", "Limits", "Occurrence", "Status", "Transition"]
 
@@ -36,19 +40,19 @@ class Occurrence:
     """One fire as it happened: kept in a bounded history on the record."""
 
     occurrence: int
-    scheduled_time: str
-    actual_time: str
+    scheduled_time: datetime
+    actual_time: datetime
     attempts: int
-    outcome: str  # FIRED, FAILED, NO_ACTION or SKIPPED (missed, and the catch-up policy said so)
+    outcome: Outcome
     error: str | None = None
     late_ms: int | None = None  # how late it ran (or was found, when skipped)
 
 
 @dataclass(frozen=True)
 class Transition:
-    at: str
-    from_status: str | None
-    to_status: str
+    at: datetime
+    from_status: Status | None
+    to_status: Status
     reason: str
 
 
@@ -64,8 +68,8 @@ class Action:
     occurrence: int  # 1-based number of the next (or current) fire
     generation: int  # bumped when what runs changes: replace, cancel, manual retry
     version: int  # bumped on every write (optimistic concurrency)
-    created_at: str
-    updated_at: str
+    created_at: datetime
+    updated_at: datetime
     spec_hash: str
     start_event_id: str | None = None
     retry_count: int = 0
@@ -80,7 +84,56 @@ class Action:
     catch_up: CatchUp = DEFAULT_CATCH_UP
     seal: str | None = None  # HMAC over what runs (domain.seal), checked before each fire
 
+    # --- creation ---------------------------------------------------------------------------
+    @classmethod
+    def scheduled(
+        cls,
+        action_id: str,
+        request: StartRequest,
+        first_fire: datetime,
+        now: datetime,
+        spec_hash: str,
+        event_id: str | None,
+        limits: Limits,
+        replacing: Action | None = None,
+    ) -> Action:
+        """A new action for a Start request, or the next generation of ``replacing``: a new
+        schedule from occurrence 1, keeping the record's creation time and history."""
+        transition = Transition(
+            now,
+            replacing.status if replacing else None,
+            Status.PENDING,
+            "replaced" if replacing else "created",
+        )
+        return cls(
+            id=action_id,
+            action=request.action,
+            data=request.data,
+            metadata=request.metadata,
+            schedule=request.schedule,
+            catch_up=request.catch_up,
+            status=Status.PENDING,
+            execution_time=ceil_ms(first_fire),
+            occurrence=1,
+            generation=replacing.generation + 1 if replacing else 1,
+            version=replacing.version + 1 if replacing else 1,
+            created_at=replacing.created_at if replacing else now,
+            updated_at=now,
+            spec_hash=spec_hash,
+            start_event_id=event_id,
+            request=request.detail,
+            history=replacing.history if replacing else (),
+            transitions=(*(replacing.transitions if replacing else ()), transition)[
+                -limits.transitions :
+            ],
+        )
+
     # --- derived, seed-schema compatible views -------------------------------------------
+    @property
+    def fire_key(self) -> FireKey:
+        """The fire the record is at: (id, generation, occurrence)."""
+        return (self.id, self.generation, self.occurrence)
+
     @property
     def repeat(self) -> bool:
         return self.schedule.kind != "once"
@@ -114,15 +167,14 @@ class Action:
     def _moved(
         self, now: datetime, status: Status, reason: str, limit: int, **changes: Any
     ) -> Action:
-        stamp = iso(now)
         transitions = self.transitions
         if status != self.status or reason:
-            transitions = (*transitions, Transition(stamp, self.status, status, reason))[-limit:]
+            transitions = (*transitions, Transition(now, self.status, status, reason))[-limit:]
         return replace(
             self,
             status=status,
             version=self.version + 1,
-            updated_at=stamp,
+            updated_at=now,
             transitions=transitions,
             **changes,
         )
@@ -152,7 +204,7 @@ class Action:
             "claimed_by": None,
             "last_error": None,
         }
-        if record.outcome == Status.NO_ACTION:
+        if record.outcome is Outcome.NO_ACTION:
             return self._moved(
                 now,
                 Status.NO_ACTION,
@@ -161,7 +213,7 @@ class Action:
                 ttl=limits.expiry(now),
                 **common,
             )
-        done = "skipped" if record.outcome == "SKIPPED" else "fired"
+        done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
         if next_fire is None:
             return self._moved(
                 now,
@@ -220,10 +272,26 @@ class Action:
             execution_arn=None,
         )
 
-    def with_execution(self, now: datetime, execution_arn: str) -> Action:
+    def noted_failure(self, now: datetime, error: str, retry_count: int) -> Action:
+        """An attempt failed and will be retried (or reported): keep its error on the record."""
         return replace(
-            self, execution_arn=execution_arn, version=self.version + 1, updated_at=iso(now)
+            self,
+            last_error=error[:1000],
+            retry_count=retry_count,
+            version=self.version + 1,
+            updated_at=now,
         )
+
+    def with_execution(self, now: datetime, execution_arn: str) -> Action:
+        return replace(self, execution_arn=execution_arn, version=self.version + 1, updated_at=now)
+
+    # --- before the first write of a version ---------------------------------------------------
+    def planned(self, execution_arn: str) -> Action:
+        """The execution this version's fire will run in (named before it is started)."""
+        return replace(self, execution_arn=execution_arn)
+
+    def sealed(self, seal: str | None) -> Action:
+        return replace(self, seal=seal)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ __all__ = [
     "ConcurrencyLimited",
     "FieldProblem",
     "InvalidActionData",
+    "MalformedFire",
     "OccurrenceSkipped",
     "PermanentFulfillmentError",
     "SignatureRefused",
@@ -77,6 +78,11 @@ class UnknownActionType(ValidationFailed):
 
 class InvalidActionData(ValidationFailed):
     """The action's data does not match its action type's schema."""
+
+
+class MalformedFire(ValidationFailed):
+    """A fire's value on the wire (execution input, Fulfill payload, tick or failure report)
+    does not have its documented shape (tickwork.domain.fire, docs/contracts.md)."""
 
 
 class ActionNotFound(TickworkError):

@@ -17,9 +17,9 @@ from typing import Any
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Frequency
-from tickwork.domain.schedule.timestamps import format_utc
 from tickwork.domain.schedule.wallclock import load_zone
 from tickwork.domain.start_request import parse_start_detail
+from tickwork.domain.times import iso_exact
 
 __all__ = ["MAX_COUNT", "format_fire_times", "next_fire_times", "when_detail"]
 
@@ -103,7 +103,7 @@ def format_fire_times(times: list[datetime], timezone: str) -> list[dict[str, An
     return [
         {
             "n": number,
-            "utc": format_utc(fire),
+            "utc": iso_exact(fire),
             "local": fire.astimezone(zone).isoformat(),
             "zone": zone.key,
         }

@@ -30,8 +30,8 @@ from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
-from tickwork.domain.schedule.timestamps import format_utc, from_epoch_ms, parse_iso
-from tickwork.domain.schedule.wallclock import load_zone
+from tickwork.domain.schedule.wallclock import load_zone, parse_local
+from tickwork.domain.times import iso_exact, parse_epoch_ms
 
 __all__ = [
     "MAX_HORIZON",
@@ -143,8 +143,8 @@ def parse_start_detail(
     if first_fire > now + MAX_HORIZON:
         raise ValidationFailed.of(
             whens[0],
-            f"first fires at {format_utc(first_fire)}, more than 10 years ahead",
-            f"give a first fire before {format_utc(now + MAX_HORIZON)}",
+            f"first fires at {iso_exact(first_fire)}, more than 10 years ahead",
+            f"give a first fire before {iso_exact(now + MAX_HORIZON)}",
         )
     return StartRequest(
         model.id, model.action, model.data, model.metadata, schedule, detail, catch_up
@@ -292,17 +292,17 @@ def _schedule(
         field = whens[0]
         raise ValidationFailed.of(
             field,
-            f"{format_utc(first)} is more than {grace.total_seconds():g}s in the past",
-            f"give a future time, such as {format_utc(now + timedelta(hours=1))}",
+            f"{iso_exact(first)} is more than {grace.total_seconds():g}s in the past",
+            f"give a future time, such as {iso_exact(now + timedelta(hours=1))}",
         )
     return Schedule(ScheduleKind.ONCE, anchor=first, timezone=zone_name)
 
 
 def _first_time(model: StartDetail, zone: ZoneInfo) -> datetime | None:
     if model.at is not None:
-        return parse_iso(model.at, zone, "at")
+        return parse_local(model.at, zone, "at")
     if model.execution_time is not None:
-        return from_epoch_ms(model.execution_time, "executionTime")
+        return parse_epoch_ms(model.execution_time, "executionTime")
     return None
 
 
@@ -313,7 +313,7 @@ def _one_period_later(preset: Frequency, now: datetime, zone: ZoneInfo) -> datet
 
 
 def _optional_time(text: str | None, zone: ZoneInfo, field: str) -> datetime | None:
-    return None if text is None else parse_iso(text, zone, field)
+    return None if text is None else parse_local(text, zone, field)
 
 
 def _collect[T](problems: list[FieldProblem], parse: Callable[..., T], *args: Any) -> T | None:

@@ -1,21 +1,42 @@
-"""The few conversions between instants and the text/number forms tickwork writes.
+"""Instants as tickwork writes and reads them: aware UTC inside, text or numbers at the edges.
 
-Fire times are kept at millisecond precision (the seed schema's ``executionTime`` is epoch
-milliseconds); rounding is always *up*, so a stored fire time is never earlier than the
-computed one.
+Two text forms, each with one job:
+
+- ``iso``: ISO 8601 UTC with milliseconds and a ``Z`` ("2026-05-01T09:00:00.120Z"), rounded
+  *up* to the millisecond so a written fire time is never earlier than the computed one. The
+  form of every time on the wire (execution input, events, API answers) and in records.
+- ``iso_exact``: ISO 8601 UTC with a ``Z`` that keeps microseconds when there are any
+  ("2026-05-01T09:00:00Z"). The form of a schedule's stored instants (its anchor and bounds),
+  which must read back to the very instant they were computed from, and of previews.
+
+``parse_iso`` reads either (any ISO 8601 instant with an offset); ``parse_epoch_ms`` reads a
+user's epoch milliseconds, refusing what looks like epoch seconds. Naive local times are read
+in ``wallclock.parse_local``. Pure: nothing here reads a clock.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from tickwork.domain.errors import ValidationFailed
+
 __all__ = [
+    "ISO_EXAMPLE",
     "ceil_ms",
     "from_epoch_ms",
     "iso",
+    "iso_exact",
+    "parse_epoch_ms",
     "parse_iso",
+    "parse_iso_text",
+    "require_utc",
     "to_epoch_ms",
 ]
+
+ISO_EXAMPLE = '"2026-05-01T09:00:00Z" or "2026-05-01T17:00:00+08:00"'
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Epoch milliseconds below this (1973-03-03) are almost surely epoch seconds.
+_SMALLEST_MILLIS = 100_000_000_000
 
 
 def ceil_ms(moment: datetime) -> datetime:
@@ -24,22 +45,63 @@ def ceil_ms(moment: datetime) -> datetime:
 
 
 def to_epoch_ms(moment: datetime) -> int:
-    delta = ceil_ms(moment) - datetime(1970, 1, 1, tzinfo=UTC)
+    delta = ceil_ms(moment) - _EPOCH
     return delta.days * 86_400_000 + delta.seconds * 1000 + delta.microseconds // 1000
 
 
 def from_epoch_ms(value: int) -> datetime:
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=int(value))
+    """The instant of epoch milliseconds that tickwork itself wrote (records, the wire)."""
+    return _EPOCH + timedelta(milliseconds=int(value))
+
+
+def parse_epoch_ms(millis: int, field: str) -> datetime:
+    """A user's epoch milliseconds; refused naming ``field`` when it looks like seconds."""
+    if millis < _SMALLEST_MILLIS:
+        raise ValidationFailed.of(
+            field,
+            f"{millis} is before 1973 in epoch milliseconds (epoch seconds?)",
+            "give epoch milliseconds, e.g. seconds * 1000 such as 1767254400000",
+        )
+    try:
+        return from_epoch_ms(millis)
+    except OverflowError as error:
+        raise ValidationFailed.of(
+            field, f"{millis} is out of range", "give epoch milliseconds such as 1767254400000"
+        ) from error
 
 
 def iso(moment: datetime) -> str:
-    """UTC ISO 8601 with milliseconds and a Z: the one text form of a time tickwork writes."""
+    """UTC ISO 8601 with milliseconds and a Z: the wire form of a time."""
     utc = ceil_ms(moment).astimezone(UTC)
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
-def parse_iso(text: str) -> datetime:
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        raise ValueError(f"{text!r} has no zone offset")
-    return moment.astimezone(UTC)
+def iso_exact(moment: datetime) -> str:
+    """UTC ISO 8601 with a Z, microseconds kept when there are any: a stored instant."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def require_utc(value: datetime, field: str) -> datetime:
+    """``value`` as UTC; refused when it is naive (its instant would be a guess)."""
+    if not isinstance(value, datetime) or value.utcoffset() is None:
+        raise ValidationFailed.of(
+            field, "must be a timezone-aware datetime", f"give an instant such as {ISO_EXAMPLE}"
+        )
+    return value.astimezone(UTC)
+
+
+def parse_iso(text: str, field: str = "time") -> datetime:
+    """An ISO 8601 instant with an offset (or Z), as aware UTC; refused naming ``field``."""
+    return require_utc(parse_iso_text(text, field), field)
+
+
+def parse_iso_text(text: str, field: str) -> datetime:
+    """``datetime.fromisoformat`` of ``text``, naive or aware; refused naming ``field``."""
+    try:
+        return datetime.fromisoformat(text.strip())
+    except (AttributeError, ValueError) as error:
+        raise ValidationFailed.of(
+            field,
+            f"{text!r} is not an ISO 8601 time",
+            f"give an ISO 8601 time such as {ISO_EXAMPLE}",
+        ) from error

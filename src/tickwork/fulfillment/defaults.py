@@ -3,33 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from tickwork.fulfillment.notifier import Notifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
-
-if TYPE_CHECKING:
-    from tickwork.fulfillment.notification import Notifier
 
 __all__ = ["default_registry"]
 
 
 def default_registry(
-    notifier: Notifier | None = None,
-    http_secret: bytes | Callable[[], bytes | None] | None = None,
-    allow_private_targets: bool = True,
+    notifier: Notifier,
+    http_secret: Callable[[], bytes | None] | None,
+    allow_private_targets: bool,
 ) -> FulfillmentRegistry:
-    """``allow_private_targets`` is for tests and the local stack; wiring passes the
-    deployed stack's setting (private targets refused unless AllowPrivateTargets).
+    """Every built-in type, each given what it delivers through (the bootstrap passes them).
 
-    The fulfillment modules are imported when the registry is first used, not here."""
+    ``http_secret`` is asked at the first signed request; ``allow_private_targets`` lets
+    HTTP_REQUEST reach private addresses (the local stack's webhooks are on loopback). The
+    fulfillment modules are imported when the registry is first used, not here.
+    """
 
     def build(registry: FulfillmentRegistry) -> None:
         from tickwork.fulfillment.http_request import HttpRequestFulfillment
-        from tickwork.fulfillment.notification import NotificationFulfillment, RecordingNotifier
+        from tickwork.fulfillment.notification import NotificationFulfillment
         from tickwork.fulfillment.tick import TickFulfillment
 
         registry.register(TickFulfillment())
-        registry.register(NotificationFulfillment(notifier or RecordingNotifier()))
+        registry.register(NotificationFulfillment(notifier))
         registry.register(
             HttpRequestFulfillment(secret=http_secret, allow_private=allow_private_targets)
         )

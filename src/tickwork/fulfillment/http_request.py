@@ -17,10 +17,10 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, JsonValue, field_validator
+from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
@@ -90,8 +90,8 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 class HttpRequestFulfillment:
-    action_type = "HTTP_REQUEST"
-    data_model = HttpRequestData
+    action_type: ClassVar[str] = "HTTP_REQUEST"
+    data_model: ClassVar[type[BaseModel]] = HttpRequestData
 
     def __init__(
         self,
@@ -189,7 +189,7 @@ def refuse_unsafe_target(
 
 
 def _addresses(host: str) -> list[str]:
-    return sorted({info[4][0] for info in socket.getaddrinfo(host, None)})
+    return sorted({str(info[4][0]) for info in socket.getaddrinfo(host, None)})
 
 
 def _read_capped(response: Any, deadline: float, target: str) -> bytes:

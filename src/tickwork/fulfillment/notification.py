@@ -1,25 +1,18 @@
-"""SEND_NOTIFICATION: a templated SMS, e-mail or push message, sent through a ``Notifier``."""
+"""SEND_NOTIFICATION: a templated SMS, e-mail or push message, sent through a ``Notifier``
+(``tickwork.fulfillment.notifier``)."""
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.alias_generators import to_camel
 
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.notifier import Notification, Notifier
 
-__all__ = [
-    "Notification",
-    "NotificationData",
-    "NotificationFulfillment",
-    "Notifier",
-    "RecordingNotifier",
-]
+__all__ = ["NotificationData", "NotificationFulfillment"]
 
 _MOBILE = re.compile(r"\+?[0-9]{8,15}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -101,72 +94,9 @@ def _require_for(
         )
 
 
-@dataclass(frozen=True)
-class Notification:
-    """One message to send. ``idempotency_key`` is the same for every retry of one fire."""
-
-    notification_type: str
-    recipient: str
-    template_type: str
-    subject: str | None
-    name: str | None
-    action_id: str
-    idempotency_key: str
-
-
-class Notifier(Protocol):
-    """Sends a notification; returns the provider's message id.
-
-    The extension point for real providers. Raise ``TransientFulfillmentError`` for a
-    failure worth retrying and ``PermanentFulfillmentError`` for one that is not; both
-    reach the state machine as they are.
-    """
-
-    def send(self, notification: Notification) -> str: ...
-
-
-class RecordingNotifier:
-    """Keeps notifications in memory and logs them: for the local stack and tests.
-
-    Like a provider honouring idempotency keys, it records a retried fire once and answers
-    with the first message id.
-    """
-
-    def __init__(self, logger: logging.Logger | None = None) -> None:
-        self._logger = logger or logging.getLogger(__name__)
-        self._lock = threading.Lock()
-        self._sent: list[Notification] = []
-        self._ids: dict[str, str] = {}
-
-    @property
-    def sent(self) -> list[Notification]:
-        with self._lock:
-            return list(self._sent)
-
-    def send(self, notification: Notification) -> str:
-        with self._lock:
-            known = self._ids.get(notification.idempotency_key)
-            if known is not None:
-                return known
-            message_id = f"recorded-{len(self._sent) + 1}"
-            self._sent.append(notification)
-            self._ids[notification.idempotency_key] = message_id
-        self._logger.info(
-            "notification recorded",
-            extra={
-                "message_id": message_id,
-                "notification_type": notification.notification_type,
-                "template_type": notification.template_type,
-                "action_id": notification.action_id,
-                "idempotency_key": notification.idempotency_key,
-            },
-        )
-        return message_id
-
-
 class NotificationFulfillment:
-    action_type = "SEND_NOTIFICATION"
-    data_model = NotificationData
+    action_type: ClassVar[str] = "SEND_NOTIFICATION"
+    data_model: ClassVar[type[BaseModel]] = NotificationData
 
     def __init__(self, notifier: Notifier) -> None:
         self._notifier = notifier

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,8 +18,8 @@ class TickData(BaseModel):
 
 
 class TickFulfillment:
-    action_type = "TICK"
-    data_model = TickData
+    action_type: ClassVar[str] = "TICK"
+    data_model: ClassVar[type[BaseModel]] = TickData
 
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         return {"delivered": "tick-event"}

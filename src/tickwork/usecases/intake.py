@@ -1,9 +1,9 @@
-"""Events from outside: refusals are answered, not retried.
+"""Events that arrive on the bus: refusals are answered, not retried.
 
-A Start or Stop that is invalid, locked or names no action would fail the same way on every
-redelivery, so it is not raised back to EventBridge. It is logged, counted and published as
-"Schedule Rejected" (the sender's only way to learn about it on an asynchronous bus), and
-nothing is written.
+A Start or Stop that is invalid, locked or names no action, or a tick or failure report that
+does not have the fire contract's shape, would fail the same way on every redelivery, so it is
+not raised back to EventBridge. It is logged, counted and published as "Schedule Rejected"
+(the sender's only way to learn about it on an asynchronous bus), and nothing is written.
 """
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ from tickwork.domain.errors import (
     SignatureRefused,
     ValidationFailed,
 )
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.start_signature import check_start_signature
+from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.stop import cancel_action
 
 if TYPE_CHECKING:
     from tickwork.usecases.start import StartCommand
 
-__all__ = ["accept_start", "accept_stop"]
+__all__ = ["accept_report", "accept_start", "accept_stop"]
 
 REFUSALS = (ValidationFailed, ActionLocked, ActionNotFound, SignatureRefused)
 
@@ -41,9 +44,7 @@ def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
             command = replace(command, detail=unsigned)
         return start_action(command, deps).as_dict()
     except REFUSALS as refused:
-        return _rejected(
-            "Schedule Start", command.detail.get("id"), command.event_id, refused, deps
-        )
+        return _rejected(DetailType.START, command.detail, command.event_id, refused, deps)
 
 
 def accept_stop(detail: dict[str, Any], event_id: str | None, deps: Dependencies) -> dict[str, Any]:
@@ -57,23 +58,41 @@ def accept_stop(detail: dict[str, Any], event_id: str | None, deps: Dependencies
             )
         return cancel_action(action_id, deps)
     except REFUSALS as refused:
-        return _rejected("Schedule Stop", action_id, event_id, refused, deps)
+        return _rejected(DetailType.STOP, detail, event_id, refused, deps)
+
+
+def accept_report(
+    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
+) -> dict[str, Any]:
+    """A Schedule Tick or Schedule Failed of this stack's state machine: record the fire."""
+    try:
+        if detail_type == DetailType.FAILED:
+            return record_failure(FireFailure.from_wire(detail), deps)
+        return record_tick(Tick.from_wire(detail), deps)
+    except ValidationFailed as refused:
+        kind = DetailType.FAILED if detail_type == DetailType.FAILED else DetailType.TICK
+        return _rejected(kind, detail, event_id, refused, deps)
 
 
 def _rejected(
-    kind: str, action_id: Any, event_id: str | None, refused: Exception, deps: Dependencies
+    kind: DetailType,
+    detail: Any,
+    event_id: str | None,
+    refused: Exception,
+    deps: Dependencies,
 ) -> dict[str, Any]:
+    action_id = detail.get("id") if isinstance(detail, dict) else None
     problems = (
         [p.as_dict() for p in refused.problems] if isinstance(refused, ValidationFailed) else []
     )
-    detail = {
+    rejection = {
         "id": action_id if isinstance(action_id, str) else None,
-        "request": kind,
+        "request": str(kind),
         "eventId": event_id,
         "reason": type(refused).__name__,
         **({"signature": refused.reason} if isinstance(refused, SignatureRefused) else {}),
         "message": str(refused),
         "problems": problems,
     }
-    deps.publisher.publish("Schedule Rejected", detail)
-    return {"outcome": "rejected", **detail}
+    deps.publisher.publish(DetailType.REJECTED, rejection)
+    return {"outcome": "rejected", **rejection}

@@ -3,40 +3,34 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
+from tickwork.domain.fire import FireOrder
 from tickwork.domain.naming import execution_name
-from tickwork.domain.times import iso
 
-__all__ = ["fire_payload", "launch", "planned_execution"]
+__all__ = ["fire_order", "launch", "planned_execution"]
 
 
-def fire_payload(
+def fire_order(
     action: Action, now: datetime, deps: Dependencies, leg: int = 0, repair: int = 0
-) -> dict[str, Any]:
-    """The execution input: which fire it is for, and when its Wait ends.
+) -> FireOrder:
+    """The execution's input: which fire it is for, and when its Wait ends.
 
     A fire further away than one leg waits until the leg's end and then continues in a new
-    execution (Standard executions live at most a year). ``waitUntil`` keeps the milliseconds:
-    Step Functions truncates a Wait's timestamp to the second, so the Wait ends up to a second
-    before the fire and Fulfill's clock guard sleeps off the rest. The fire is then on time
-    rather than up to a second late, for at most a second of the fulfill function's time.
+    execution (Standard executions live at most a year).
     """
-    assert action.execution_time is not None
-    wait_until = min(action.execution_time, now + deps.settings.leg)
-    payload = {
-        "id": action.id,
-        "generation": action.generation,
-        "occurrence": action.occurrence,
-        "leg": leg,
-        "fireAt": iso(action.execution_time),
-        "waitUntil": iso(wait_until),
-    }
-    if repair:
-        payload["repair"] = repair
-    return payload
+    if action.execution_time is None:
+        raise ValueError(f"action {action.id!r} has no next fire to launch")
+    return FireOrder(
+        action_id=action.id,
+        generation=action.generation,
+        occurrence=action.occurrence,
+        fire_at=action.execution_time,
+        wait_until=min(action.execution_time, now + deps.settings.leg),
+        leg=leg,
+        repair=repair,
+    )
 
 
 def planned_execution(
@@ -53,4 +47,4 @@ def launch(action: Action, now: datetime, deps: Dependencies, leg: int = 0, repa
     as started.
     """
     name, _ = planned_execution(action, deps, leg, repair)
-    return deps.executions.start(name, fire_payload(action, now, deps, leg, repair))
+    return deps.executions.start(name, fire_order(action, now, deps, leg, repair))

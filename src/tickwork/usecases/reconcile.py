@@ -29,10 +29,12 @@ from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
-from tickwork.domain.errors import ActionConflict
-from tickwork.domain.times import iso, parse_iso
+from tickwork.domain.errors import ActionConflict, MalformedFire
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireFailure, Outcome, Tick
+from tickwork.ports import ExecutionState
 from tickwork.usecases.launch import launch, planned_execution
-from tickwork.usecases.record import FireReport, record_failure, record_tick
+from tickwork.usecases.record import record_failure, record_tick
 
 __all__ = ["Repairs", "reconcile"]
 
@@ -62,18 +64,18 @@ def reconcile(
 ) -> dict[str, Any]:
     now = deps.clock.now()
     repairs = Repairs()
-    for action in deps.repository.list(Status.PENDING, limit):
+    for action in deps.repository.in_fire_order(Status.PENDING, limit):
         if horizon is not None and (
             action.execution_time is None or action.execution_time > now + horizon
         ):
             break  # ordered by next fire: the rest are further away
         if _restart_if_lost(action, now, deps):
             repairs.restarted.append(action.id)
-    for action in deps.repository.list(Status.IN_PROGRESS, limit):
-        if now - parse_iso(action.updated_at) >= stuck_after:
+    for action in deps.repository.in_fire_order(Status.IN_PROGRESS, limit):
+        if now - action.updated_at >= stuck_after:
             _resolve_claim(action, now, deps, repairs)
     if repairs.total:
-        deps.publisher.publish("Schedule Reconciled", repairs.as_dict())
+        deps.publisher.publish(DetailType.RECONCILED, repairs.as_dict())
     return repairs.as_dict()
 
 
@@ -92,20 +94,22 @@ def _resolve_claim(action: Action, now: datetime, deps: Dependencies, repairs: R
     state = deps.executions.describe(action.claimed_by) if action.claimed_by else None
     if state is not None and state.running:
         return  # still retrying, or waiting for a concurrency slot
-    if state is not None and state.status == "SUCCEEDED" and _is_tick_of(state.output, action):
-        assert state.output is not None
-        if record_tick(FireReport.from_detail(state.output), deps)["outcome"] == "recorded":
+    tick = _tick_of(state, action)
+    if tick is not None:
+        if record_tick(tick, deps)["outcome"] == "recorded":
             repairs.recorded.append(action.id)
         return
     if state is not None and state.status == "FAILED" and state.error == "FireFailed":
-        report = FireReport(
-            action.id,
-            action.generation,
-            action.occurrence,
-            iso(action.execution_time) if action.execution_time else "",
-            {"error": "FireFailed", "cause": action.last_error or state.cause},
+        failure = FireFailure(
+            action_id=action.id,
+            generation=action.generation,
+            occurrence=action.occurrence,
+            scheduled_time=action.execution_time or now,
+            execution_name=action.claimed_by or "",
+            error="FireFailed",
+            cause=action.last_error or state.cause,
         )
-        if record_failure(report, deps)["outcome"] == "recorded":
+        if record_failure(failure, deps)["outcome"] == "recorded":
             repairs.failed.append(action.id)
         return
     with suppress(ActionConflict):
@@ -132,14 +136,17 @@ def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
     raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
 
 
-def _is_tick_of(output: dict[str, Any] | None, action: Action) -> bool:
-    return (
-        isinstance(output, dict)
-        and output.get("id") == action.id
-        and output.get("generation") == action.generation
-        and output.get("occurrence") == action.occurrence
-        and output.get("outcome") in ("FIRED", "NO_ACTION")
-    )
+def _tick_of(state: ExecutionState | None, action: Action) -> Tick | None:
+    """The tick a succeeded execution emitted, if it fired the record's current occurrence."""
+    if state is None or state.status != "SUCCEEDED":
+        return None
+    try:
+        tick = Tick.from_wire(state.output, "output")
+    except MalformedFire:
+        return None  # it ended quietly (superseded, a leg, a skip): its output is its input
+    if tick.key != action.fire_key or tick.outcome is Outcome.SKIPPED:
+        return None
+    return tick
 
 
 def _name_of(execution_arn: str | None) -> str | None:

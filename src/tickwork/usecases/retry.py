@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -22,7 +21,7 @@ def retry_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
         raise ActionNotRetryable(action_id, str(action.status))
     now = deps.clock.now()
     retried = action.retried(ceil_ms(now), deps.limits)
-    retried = replace(retried, execution_arn=planned_execution(retried, deps)[1])
+    retried = retried.planned(planned_execution(retried, deps)[1])
     deps.repository.save(retried, expected_version=action.version)
     launch(retried, now, deps)
     return {

@@ -10,15 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import ACTIVE, Action, Status, Transition
+from tickwork.domain.action import ACTIVE, Action, Status
 from tickwork.domain.errors import ActionConflict, ActionExists, ActionLocked, ValidationFailed
+from tickwork.domain.events import DetailType
 from tickwork.domain.start_request import StartRequest, parse_start_detail
-from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.times import iso
 from tickwork.usecases.launch import launch, planned_execution
 from tickwork.usecases.sealing import seal_of
 
@@ -126,37 +127,18 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
             action_id, iso(existing.execution_time or now), int(deps.settings.lock.total_seconds())
         )
 
-    stamp = iso(now)
-    action = Action(
-        id=action_id,
-        action=request.action,
-        data=request.data,
-        metadata=request.metadata,
-        schedule=request.schedule,
-        catch_up=request.catch_up,
-        status=Status.PENDING,
-        execution_time=ceil_ms(first),
-        occurrence=1,
-        generation=existing.generation + 1 if existing else 1,
-        version=existing.version + 1 if existing else 1,
-        created_at=existing.created_at if existing else stamp,
-        updated_at=stamp,
-        spec_hash=digest,
-        start_event_id=command.event_id,
-        request=command.detail,
-        history=existing.history if existing else (),
-        transitions=(
-            *(existing.transitions if existing else ()),
-            Transition(
-                stamp,
-                str(existing.status) if existing else None,
-                Status.PENDING,
-                "replaced" if existing else "created",
-            ),
-        )[-deps.limits.transitions :],
+    action = Action.scheduled(
+        action_id,
+        request,
+        first,
+        now,
+        digest,
+        command.event_id,
+        deps.limits,
+        replacing=existing,
     )
-    _, arn = planned_execution(action, deps)
-    action = replace(action, execution_arn=arn, seal=seal_of(action, deps))
+    action = action.planned(planned_execution(action, deps)[1])
+    action = action.sealed(seal_of(action, deps))
     if existing is None:
         deps.repository.create(action)
     else:
@@ -167,11 +149,11 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
             )
     launch(action, now, deps)
     deps.publisher.publish(
-        "Schedule Started",
+        DetailType.STARTED,
         {
             "id": action.id,
             "generation": action.generation,
-            "executionTime": iso(ceil_ms(first)),
+            "executionTime": iso(first),
             "schedule": action.schedule.describe(),
             "action": action.action,
         },

@@ -7,6 +7,7 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE
 from tickwork.domain.errors import ActionLocked, ActionNotFound
+from tickwork.domain.events import DetailType
 from tickwork.domain.times import iso
 
 __all__ = ["cancel_action"]
@@ -28,5 +29,5 @@ def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
     deps.repository.save(cancelled, expected_version=action.version)
     if action.execution_arn:
         deps.executions.stop(action.execution_arn, "cancelled")
-    deps.publisher.publish("Schedule Stopped", {"id": action_id, "generation": action.generation})
+    deps.publisher.publish(DetailType.STOPPED, {"id": action_id, "generation": action.generation})
     return {"id": action_id, "outcome": "cancelled", "status": str(cancelled.status)}

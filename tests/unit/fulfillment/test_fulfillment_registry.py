@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import pytest
 from pydantic import BaseModel
 
+from tests.unit.fulfillment.registry_support import builtin_registry
 from tickwork.domain.errors import InvalidActionData, UnknownActionType
 from tickwork.fulfillment import (
     FulfillmentData,
@@ -16,7 +17,6 @@ from tickwork.fulfillment import (
     HttpRequestData,
     NotificationData,
     TickData,
-    default_registry,
 )
 
 SEED_NOTIFICATION = {
@@ -50,7 +50,7 @@ class _ReminderFulfillment:
 )
 def test_get_returns_the_built_in_fulfillment(action_type: str, data_model: type) -> None:
     # GIVEN the default registry
-    registry = default_registry()
+    registry = builtin_registry()
     # WHEN a built-in type is looked up
     fulfillment = registry.get(action_type)
     # THEN it is the fulfillment for that type, with its data model
@@ -60,7 +60,7 @@ def test_get_returns_the_built_in_fulfillment(action_type: str, data_model: type
 
 def test_get_of_an_unknown_type_names_the_known_types() -> None:
     # GIVEN the default registry
-    registry = default_registry()
+    registry = builtin_registry()
     # WHEN an unregistered type is looked up
     with pytest.raises(UnknownActionType) as caught:
         registry.get("SEND_FAX")
@@ -74,12 +74,12 @@ def test_get_of_an_unknown_type_names_the_known_types() -> None:
 
 def test_types_are_sorted() -> None:
     # GIVEN the default registry WHEN its types are listed THEN they are sorted
-    assert default_registry().types() == ["HTTP_REQUEST", "SEND_NOTIFICATION", "TICK"]
+    assert builtin_registry().types() == ["HTTP_REQUEST", "SEND_NOTIFICATION", "TICK"]
 
 
 def test_a_new_type_is_one_register_call() -> None:
     # GIVEN the default registry and a fulfillment of a new type
-    registry = default_registry()
+    registry = builtin_registry()
     # WHEN it is registered
     registry.register(_ReminderFulfillment())
     # THEN it is found, validates its data and is listed
@@ -100,13 +100,13 @@ def test_registering_a_type_twice_is_refused() -> None:
 def test_validate_of_an_unknown_type_raises_unknown_action_type() -> None:
     # GIVEN the default registry WHEN data for an unknown type is validated THEN it is refused
     with pytest.raises(UnknownActionType):
-        default_registry().validate("SEND_FAX", {})
+        builtin_registry().validate("SEND_FAX", {})
 
 
 def test_validate_returns_the_data_model_instance() -> None:
     # GIVEN the default registry
     # WHEN the seed notification data is validated
-    data = default_registry().validate("SEND_NOTIFICATION", SEED_NOTIFICATION)
+    data = builtin_registry().validate("SEND_NOTIFICATION", SEED_NOTIFICATION)
     # THEN it is a parsed NotificationData
     assert isinstance(data, NotificationData)
     assert data.model_dump(by_alias=True, exclude_none=True) == SEED_NOTIFICATION
@@ -177,7 +177,7 @@ def test_validate_names_the_field_and_the_fix(
     action_type: str, data: Any, field: str, in_problem: str, in_fix: str
 ) -> None:
     # GIVEN the default registry
-    registry = default_registry()
+    registry = builtin_registry()
     # WHEN invalid data is validated
     with pytest.raises(InvalidActionData) as caught:
         registry.validate(action_type, data)
@@ -190,7 +190,7 @@ def test_validate_names_the_field_and_the_fix(
 
 def test_json_schemas_cover_every_type_and_forbid_unknown_fields() -> None:
     # GIVEN the default registry WHEN its schemas are read
-    schemas = default_registry().json_schemas()
+    schemas = builtin_registry().json_schemas()
     # THEN there is one per type; typed data refuses unknown fields, TICK passes anything
     assert sorted(schemas) == ["HTTP_REQUEST", "SEND_NOTIFICATION", "TICK"]
     assert schemas["SEND_NOTIFICATION"]["additionalProperties"] is False

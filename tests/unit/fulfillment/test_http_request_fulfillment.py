@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.unit.fulfillment.registry_support import builtin_registry
 from tickwork.domain.errors import (
     InvalidActionData,
     PermanentFulfillmentError,
@@ -24,7 +25,6 @@ from tickwork.fulfillment import (
     FulfillmentRequest,
     HttpRequestData,
     HttpRequestFulfillment,
-    default_registry,
     verify_signature,
 )
 from tickwork.fulfillment.http_request import refuse_unsafe_target
@@ -33,7 +33,7 @@ SECRET = b"webhook-secret"
 NOW = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)
 SLOW_SECONDS = 3.0
 ENDLESS_SECONDS = 30.0
-REGISTRY = default_registry()
+REGISTRY = builtin_registry()
 
 
 @dataclass(frozen=True)

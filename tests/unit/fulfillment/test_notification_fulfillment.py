@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.unit.fulfillment.registry_support import builtin_registry
 from tickwork.domain.errors import (
     InvalidActionData,
     PermanentFulfillmentError,
@@ -16,11 +17,10 @@ from tickwork.domain.errors import (
 )
 from tickwork.fulfillment import (
     FulfillmentRequest,
+    LoggingNotifier,
     Notification,
     NotificationData,
     NotificationFulfillment,
-    RecordingNotifier,
-    default_registry,
 )
 
 SEED = {
@@ -31,7 +31,7 @@ SEED = {
     "notificationType": "SMS",
 }
 FIRE = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)
-REGISTRY = default_registry()
+REGISTRY = builtin_registry()
 
 
 def _request(data: dict[str, Any], action_id: str = "late-payment:42", occurrence: int = 1):
@@ -64,7 +64,7 @@ class _RaisingNotifier:
 )
 def test_valid_notification_data_is_accepted(data: dict[str, Any]) -> None:
     # GIVEN the default registry WHEN notification data is validated
-    parsed = default_registry().validate("SEND_NOTIFICATION", data)
+    parsed = builtin_registry().validate("SEND_NOTIFICATION", data)
     # THEN it is accepted as given
     assert isinstance(parsed, NotificationData)
     assert parsed.model_dump(by_alias=True, exclude_none=True) == data
@@ -99,7 +99,7 @@ def test_invalid_notification_data_is_refused_naming_the_field(
     data = {k: v for k, v in data.items() if v is not None}
     # WHEN it is validated
     with pytest.raises(InvalidActionData) as caught:
-        default_registry().validate("SEND_NOTIFICATION", data)
+        builtin_registry().validate("SEND_NOTIFICATION", data)
     # THEN the refused field is named, with a fix
     problems = {p.field: p for p in caught.value.problems}
     assert field in problems, caught.value.problems
@@ -108,7 +108,7 @@ def test_invalid_notification_data_is_refused_naming_the_field(
 
 def test_fulfill_sends_through_the_notifier_and_returns_its_message_id() -> None:
     # GIVEN a recording notifier behind the fulfillment
-    notifier = RecordingNotifier()
+    notifier = LoggingNotifier()
     fulfillment = NotificationFulfillment(notifier)
     # WHEN the seed notification is fulfilled
     result = fulfillment.fulfill(_request(SEED, occurrence=2))
@@ -124,12 +124,12 @@ def test_fulfill_sends_through_the_notifier_and_returns_its_message_id() -> None
             idempotency_key="late-payment:42:2",
         )
     ]
-    assert result == {"notificationType": "SMS", "messageId": "recorded-1"}
+    assert result == {"notificationType": "SMS", "messageId": "logged-1"}
 
 
 def test_a_retried_fire_is_recorded_once() -> None:
     # GIVEN a fire already sent once
-    notifier = RecordingNotifier()
+    notifier = LoggingNotifier()
     fulfillment = NotificationFulfillment(notifier)
     first = fulfillment.fulfill(_request(SEED, occurrence=1))
     # WHEN the same fire is retried, and then the next occurrence fires
@@ -141,21 +141,21 @@ def test_a_retried_fire_is_recorded_once() -> None:
     assert [n.idempotency_key for n in notifier.sent] == ["late-payment:42:1", "late-payment:42:2"]
 
 
-def test_recording_notifier_logs_each_notification(caplog: pytest.LogCaptureFixture) -> None:
-    # GIVEN a recording notifier
-    notifier = RecordingNotifier()
+def test_logging_notifier_logs_each_notification(caplog: pytest.LogCaptureFixture) -> None:
+    # GIVEN the development notifier, which logs instead of sending
+    notifier = LoggingNotifier()
     # WHEN a notification is fulfilled
-    with caplog.at_level(logging.INFO, logger="tickwork.fulfillment.notification"):
+    with caplog.at_level(logging.INFO, logger="tickwork.fulfillment.notifier"):
         NotificationFulfillment(notifier).fulfill(_request(SEED))
-    # THEN one log record names the action and the template
-    (record,) = [r for r in caplog.records if r.getMessage() == "notification recorded"]
+    # THEN one log record names the action and the template, and says it was not sent
+    (record,) = [r for r in caplog.records if r.getMessage().startswith("notification logged")]
     assert record.action_id == "late-payment:42"
     assert record.template_type == "USER_LATE_PAYMENT_NOTIFICATION"
 
 
-def test_recording_notifier_is_thread_safe() -> None:
+def test_logging_notifier_is_thread_safe() -> None:
     # GIVEN one notifier shared by many threads
-    notifier = RecordingNotifier()
+    notifier = LoggingNotifier()
     fulfillment = NotificationFulfillment(notifier)
     start = threading.Barrier(16)
     ids: list[str] = []
@@ -198,8 +198,8 @@ def test_notifier_errors_propagate_as_they_are(error: Exception) -> None:
 
 def test_default_registry_uses_the_given_notifier() -> None:
     # GIVEN a notifier passed to the default registry
-    notifier = RecordingNotifier()
-    registry = default_registry(notifier=notifier)
+    notifier = LoggingNotifier()
+    registry = builtin_registry(notifier)
     # WHEN SEND_NOTIFICATION is fulfilled through it
     registry.get("SEND_NOTIFICATION").fulfill(_request(SEED))
     # THEN that notifier sent it

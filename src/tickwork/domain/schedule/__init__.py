@@ -5,6 +5,5 @@ from __future__ import annotations
 from tickwork.domain.schedule.frequency import Frequency
 from tickwork.domain.schedule.kinds import ScheduleKind
 from tickwork.domain.schedule.model import Schedule
-from tickwork.domain.schedule.timestamps import format_utc, parse_utc
 
-__all__ = ["Frequency", "Schedule", "ScheduleKind", "format_utc", "parse_utc"]
+__all__ = ["Frequency", "Schedule", "ScheduleKind"]

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from tickwork.domain.schedule.timestamps import format_utc
+from tickwork.domain.times import iso_exact
 
 if TYPE_CHECKING:
     from tickwork.domain.schedule.model import Schedule
@@ -32,11 +32,11 @@ def _when(schedule: Schedule) -> str:
     if anchor is None:
         return kind
     if kind == "once":
-        return f"once at {format_utc(anchor)}"
+        return f"once at {iso_exact(anchor)}"
     if kind == "rate":
-        return f"{expression} from {format_utc(anchor)}"
+        return f"{expression} from {iso_exact(anchor)}"
     if expression in _ELAPSED:
-        return f"{_ELAPSED[expression]} from {format_utc(anchor)}"
+        return f"{_ELAPSED[expression]} from {iso_exact(anchor)}"
     wall = anchor.astimezone(ZoneInfo(zone))
     at = f"at {_clock(wall)} {zone}"
     if expression == "DAILY":
@@ -51,9 +51,9 @@ def _bounds(schedule: Schedule) -> str:
     if schedule.max_occurrences is not None:
         parts.append(f"{schedule.max_occurrences} times")
     if schedule.start is not None:
-        parts.append(f"from {format_utc(schedule.start)}")
+        parts.append(f"from {iso_exact(schedule.start)}")
     if schedule.end is not None:
-        parts.append(f"until {format_utc(schedule.end)}")
+        parts.append(f"until {iso_exact(schedule.end)}")
     return "".join(f", {part}" for part in parts)
 
 

@@ -12,8 +12,8 @@ from tickwork.domain.schedule.cron import CronTrigger
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.interval import IntervalTrigger
 from tickwork.domain.schedule.rate import parse_rate
-from tickwork.domain.schedule.timestamps import format_utc
 from tickwork.domain.schedule.wallclock import load_zone
+from tickwork.domain.times import iso_exact
 
 if TYPE_CHECKING:
     from tickwork.domain.schedule.model import Schedule
@@ -66,7 +66,7 @@ def check_shape(schedule: Schedule) -> None:
     if schedule.start and schedule.end and schedule.end < schedule.start:
         raise ValidationFailed.of(
             "endTime",
-            f"{format_utc(schedule.end)} is before startTime {format_utc(schedule.start)}",
+            f"{iso_exact(schedule.end)} is before startTime {iso_exact(schedule.start)}",
             "give an endTime after startTime",
         )
 

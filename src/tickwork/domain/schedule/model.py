@@ -16,7 +16,7 @@ from tickwork.domain.schedule.kinds import (
     trigger_for,
 )
 from tickwork.domain.schedule.stored import fields_from_stored, to_stored
-from tickwork.domain.schedule.timestamps import require_utc
+from tickwork.domain.times import require_utc
 
 __all__ = ["Schedule"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
-from tickwork.domain.schedule.timestamps import format_utc, parse_utc
+from tickwork.domain.times import iso_exact, parse_iso
 
 if TYPE_CHECKING:
     from tickwork.domain.schedule.model import Schedule
@@ -24,7 +24,7 @@ def to_stored(schedule: Schedule) -> dict[str, Any]:
     for name in _INSTANTS:
         value = getattr(schedule, name)
         if value is not None:
-            stored[name] = format_utc(value)
+            stored[name] = iso_exact(value)
     if schedule.max_occurrences is not None:
         stored["maxOccurrences"] = schedule.max_occurrences
     return stored
@@ -39,7 +39,7 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
             "is not part of a stored schedule" if unknown else "is missing",
             "store the dict that Schedule.to_dict() returns",
         )
-    instants = {name: parse_utc(stored[name], name) for name in _INSTANTS if name in stored}
+    instants = {name: parse_iso(stored[name], name) for name in _INSTANTS if name in stored}
     return {
         "kind": stored["kind"],
         "expression": stored.get("expression"),

@@ -12,8 +12,9 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.times import parse_iso_text
 
-__all__ = ["ZONE_EXAMPLE", "load_zone", "local_to_utc", "utc_to_local"]
+__all__ = ["ZONE_EXAMPLE", "load_zone", "local_to_utc", "parse_local", "utc_to_local"]
 
 ZONE_EXAMPLE = '"Europe/London" or "Asia/Kuala_Lumpur"'
 
@@ -47,3 +48,18 @@ def local_to_utc(wall: datetime, zone: ZoneInfo) -> datetime | None:
 def utc_to_local(instant: datetime, zone: ZoneInfo) -> datetime:
     """The naive local wall time of an aware ``instant`` (``fold`` cleared)."""
     return instant.astimezone(zone).replace(tzinfo=None, fold=0)
+
+
+def parse_local(text: str, zone: ZoneInfo, field: str) -> datetime:
+    """An ISO 8601 time as UTC; a naive time is a wall time in ``zone``."""
+    value = parse_iso_text(text, field)
+    if value.utcoffset() is not None:
+        return value.astimezone(UTC)
+    instant = local_to_utc(value, zone)
+    if instant is None:
+        raise ValidationFailed.of(
+            field,
+            f"{text!r} does not exist in {zone.key}: the clocks skip it",
+            "give a time outside the daylight-saving gap, or one with an offset",
+        )
+    return instant

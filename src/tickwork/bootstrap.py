@@ -1,0 +1,150 @@
+"""The one place ``Dependencies`` are built: for the Lambda functions, the CLI, the local stack
+and the tests.
+
+``build(settings, aws)`` gives every port its AWS adapter (each client made at its first call,
+so building calls nothing); a caller replaces a port by naming it (``repository=FakeRepository()``).
+Without ``aws`` (unit tests), every AWS-backed port must be given: a port is never quietly
+missing or quietly a stand-in. ``from_environment()`` is the Lambda functions' build, once per
+container, from the environment template.yaml sets.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, TypedDict, Unpack
+
+from tickwork.adapters.clients import AwsClients
+from tickwork.clock import SystemClock
+from tickwork.config import Settings
+from tickwork.dependencies import Dependencies
+from tickwork.fulfillment.defaults import default_registry
+
+if TYPE_CHECKING:
+    from datetime import datetime, timedelta
+
+    from tickwork.fulfillment.registry import FulfillmentRegistry
+    from tickwork.ports import (
+        ActionRepository,
+        Clock,
+        ConcurrencySlots,
+        EventPublisher,
+        ExecutionStarter,
+        Notifier,
+        SecretSource,
+    )
+
+__all__ = ["MissingPort", "Ports", "build", "from_environment"]
+
+
+class Ports(TypedDict, total=False):
+    """What a caller of ``build`` may give in place of the adapter it would make."""
+
+    repository: ActionRepository
+    executions: ExecutionStarter
+    publisher: EventPublisher
+    clock: Clock
+    slots: ConcurrencySlots
+    secrets: SecretSource
+    notifier: Notifier
+    registry: FulfillmentRegistry
+
+
+class MissingPort(Exception):
+    """``build`` was asked for dependencies without an adapter for a port, nor one given."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(
+            f"no adapter for {', '.join(names)}: pass aws=AwsClients() or give "
+            + ", ".join(f"{name}=..." for name in names)
+        )
+
+
+def build(
+    settings: Settings, aws: AwsClients | None = None, **given: Unpack[Ports]
+) -> Dependencies:
+    ports: Ports = {**given}
+    if aws is not None:
+        _aws_adapters(settings, aws, ports)
+    ports.setdefault("clock", SystemClock())
+    if "slots" not in ports and not settings.slots_table_name:
+        ports["slots"] = NoConcurrencySlots()
+    if "notifier" not in ports:
+        ports["notifier"] = _notifier(settings)
+    missing = [
+        name
+        for name in ("repository", "executions", "publisher", "slots", "secrets")
+        if name not in ports
+    ]
+    if missing:
+        raise MissingPort(missing)
+    secrets = ports["secrets"]
+    http_secret_id = settings.http_secret_id
+    ports.setdefault(
+        "registry",
+        default_registry(
+            notifier=ports["notifier"],
+            http_secret=(lambda: secrets.get(http_secret_id)) if http_secret_id else None,
+            allow_private_targets=settings.allow_private_targets,
+        ),
+    )
+    return Dependencies(
+        settings=settings,
+        repository=ports["repository"],
+        executions=ports["executions"],
+        publisher=ports["publisher"],
+        clock=ports["clock"],
+        slots=ports["slots"],
+        secrets=secrets,
+        notifier=ports["notifier"],
+        registry=ports["registry"],
+    )
+
+
+@cache
+def from_environment() -> Dependencies:
+    """The dependencies of this container, built on first use (the cold start) and kept."""
+    return build(Settings.from_environment(), AwsClients())
+
+
+def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
+    # Imported here: a unit test's build never loads botocore.
+    from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+    from tickwork.adapters.dynamodb_slots import DynamoDBSlots
+    from tickwork.adapters.eventbridge import EventBridgePublisher
+    from tickwork.adapters.secrets import SecretsManagerSource
+    from tickwork.adapters.stepfunctions import StepFunctionsExecutions
+
+    ports.setdefault("repository", DynamoDBActionRepository(settings.table_name, clients=aws))
+    ports.setdefault(
+        "executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws)
+    )
+    ports.setdefault(
+        "publisher",
+        EventBridgePublisher(settings.event_bus_name, settings.event_source, clients=aws),
+    )
+    ports.setdefault("secrets", SecretsManagerSource(clients=aws))
+    if settings.slots_table_name:
+        ports.setdefault("slots", DynamoDBSlots(settings.slots_table_name, clients=aws))
+
+
+def _notifier(settings: Settings) -> Notifier:
+    from tickwork.fulfillment.notifier import LoggingNotifier
+
+    if settings.notification_delivery == "log":
+        return LoggingNotifier()
+    raise MissingPort(
+        ["notifier (set NOTIFICATION_DELIVERY: SEND_NOTIFICATION must be told how it delivers)"]
+    )
+
+
+class NoConcurrencySlots:
+    """The slots of a stack with no concurrency limits (no slots table): never asked for one,
+    since only an action type with a limit takes a slot."""
+
+    def acquire(
+        self, key: str, limit: int, holder: str, now: datetime, lease: timedelta
+    ) -> str | None:
+        raise RuntimeError(f"a concurrency limit is set for {key} but the stack has no slots table")
+
+    def release(self, slot: str, holder: str) -> None:
+        raise RuntimeError("the stack has no slots table")

@@ -1,0 +1,77 @@
+"""The notifier port of SEND_NOTIFICATION, and the log-only notifier for development.
+
+Kept apart from the notification fulfillment (and its pydantic model) so that the ports and
+the bootstrap name it without importing pydantic at a cold start.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["LoggingNotifier", "Notification", "Notifier"]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One message to send. ``idempotency_key`` is the same for every retry of one fire."""
+
+    notification_type: str
+    recipient: str
+    template_type: str
+    subject: str | None
+    name: str | None
+    action_id: str
+    idempotency_key: str
+
+
+class Notifier(Protocol):
+    """Sends a notification; returns the provider's message id.
+
+    Raise ``TransientFulfillmentError`` for a failure worth retrying and
+    ``PermanentFulfillmentError`` for one that is not; both reach the state machine as they are.
+    """
+
+    def send(self, notification: Notification) -> str: ...
+
+
+class LoggingNotifier:
+    """Logs each notification instead of sending it, and keeps it in memory: a development
+    setting (``NOTIFICATION_DELIVERY=log``), never a silent default.
+
+    Like a provider honouring idempotency keys, it records a retried fire once and answers
+    with the first message id.
+    """
+
+    def __init__(self, logger: logging.Logger | None = None) -> None:
+        self._logger = logger or logging.getLogger(__name__)
+        self._lock = threading.Lock()
+        self._sent: list[Notification] = []
+        self._ids: dict[str, str] = {}
+
+    @property
+    def sent(self) -> list[Notification]:
+        with self._lock:
+            return list(self._sent)
+
+    def send(self, notification: Notification) -> str:
+        with self._lock:
+            known = self._ids.get(notification.idempotency_key)
+            if known is not None:
+                return known
+            message_id = f"logged-{len(self._sent) + 1}"
+            self._sent.append(notification)
+            self._ids[notification.idempotency_key] = message_id
+        self._logger.info(
+            "notification logged, not sent (NOTIFICATION_DELIVERY=log)",
+            extra={
+                "message_id": message_id,
+                "notification_type": notification.notification_type,
+                "template_type": notification.template_type,
+                "action_id": notification.action_id,
+                "idempotency_key": notification.idempotency_key,
+            },
+        )
+        return message_id
