@@ -1,0 +1,66 @@
+"""GIVEN the names and shapes that template.yaml and the state machine write by hand WHEN held
+against tickwork's code THEN they are the same: the detail types of domain.events, and the
+fire contract's Fulfill payload and failure report (domain.fire)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tickwork.domain.events import INBOUND, DetailType
+from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder
+from tickwork_local.template import Template
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = Template(REPO / "template.yaml")
+DEFINITION: dict[str, Any] = json.loads(
+    TEMPLATE.state_machine_definition(next(iter(TEMPLATE.of_type("AWS::Serverless::StateMachine"))))
+)
+STATES: dict[str, Any] = DEFINITION["States"]
+DUE = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _rule_patterns() -> dict[str, dict[str, Any]]:
+    return {rule.name: rule.pattern for spec in TEMPLATE.functions() for rule in spec.rules}
+
+
+def test_every_detail_type_a_rule_matches_is_a_known_one() -> None:
+    matched = {name for pattern in _rule_patterns().values() for name in pattern["detail-type"]}
+    assert matched <= set(DetailType)
+    assert set(INBOUND) | {DetailType.TICK, DetailType.FAILED} == matched
+
+
+def test_the_state_machine_emits_the_tick_and_failure_by_their_names() -> None:
+    emitted = {
+        entry["DetailType"]
+        for state in STATES.values()
+        if state.get("Resource", "").endswith(":states:::events:putEvents")
+        for entry in state["Parameters"]["Entries"]
+    }
+    assert emitted == {DetailType.TICK, DetailType.FAILED}
+
+
+def test_the_fulfill_payload_has_the_fields_of_a_fire_attempt() -> None:
+    payload = STATES["Fulfill"]["Parameters"]["Payload"]
+    written = {key.removesuffix(".$") for key in payload}
+    assert written == set(FireAttempt(FireOrder("a", 1, 1, DUE, DUE), "n").to_wire())
+
+
+def test_the_failure_report_has_the_fields_of_a_fire_failure() -> None:
+    (failed,) = (s for s in STATES.values() if _emits(s, DetailType.FAILED))
+    (entry,) = failed["Parameters"]["Entries"]
+    written = {key.removesuffix(".$") for key in entry["Detail"]}
+    assert written == set(FireFailure("a", 1, 1, DUE, "n", "E", "c").to_wire())
+    # built from the execution input: each field read from the order's own names
+    order_fields = set(FireOrder("a", 1, 1, DUE, DUE).to_wire())
+    reads = {value.removeprefix("$.") for value in entry["Detail"].values()}
+    assert {"id", "generation", "occurrence", "fireAt"} <= reads & order_fields
+
+
+def _emits(state: dict[str, Any], detail_type: DetailType) -> bool:
+    return any(
+        entry.get("DetailType") == detail_type
+        for entry in state.get("Parameters", {}).get("Entries", [])
+    )
