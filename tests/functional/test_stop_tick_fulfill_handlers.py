@@ -80,6 +80,30 @@ def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> Non
     assert action.ttl is not None
 
 
+def test_a_report_of_another_shape_is_rejected_and_records_nothing(stack, invoke, event) -> None:
+    # GIVEN a claimed fire, and a failure report in the shape of an earlier state machine
+    invoke("StartFunction", event("start/duration-5m"))
+    invoke("FulfillFunction", event("fulfill/fire"))
+    before = stack.record("test:duration-5m")
+    earlier = event("tick/failed")
+    earlier["detail"]["fireAt"] = earlier["detail"].pop("scheduledTime")
+
+    # WHEN the tick function gets it
+    result, error = invoke("TickFunction", earlier)
+
+    # THEN it is refused by field, published as Schedule Rejected, not retried, nothing written
+    assert error is None and result["outcome"] == "rejected"
+    assert result["request"] == "Schedule Failed" and result["reason"] == "MalformedFire"
+    assert [p["field"] for p in result["problems"]] == ["detail.scheduledTime"]
+    assert stack.record("test:duration-5m").version == before.version
+    rejected = stack.lifecycle.wait_for(
+        lambda events: any(e["detail-type"] == "Schedule Rejected" for e in events), timeout=5
+    )
+    assert [e["detail"]["reason"] for e in rejected if e["detail-type"] == "Schedule Rejected"] == [
+        "MalformedFire"
+    ]
+
+
 def test_the_reconciler_runs_on_its_template_schedule() -> None:
     # GIVEN the stack with the reconciler's schedule set to every second
     parameters = {"ReconcileSchedule": "rate(1 second)"}

@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import OnTable
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["DynamoDBSlots"]
 
