@@ -16,46 +16,20 @@ from typing import Any
 import click
 
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ActionLocked, TickworkError, ValidationFailed
 from tickwork.domain.events import DetailType
 from tickwork.domain.preview import format_fire_times, next_fire_times
+from tickwork.domain.selection import Selection
 from tickwork.domain.start_signature import sign_start
-from tickwork.domain.times import iso, parse_iso
-from tickwork.usecases.retry import retry_action
+from tickwork.domain.times import parse_iso
+from tickwork.usecases.deferral import is_locked, refuse_if_locked_one_off
 from tickwork.usecases.start import StartCommand, check_start, spec_hash
-from tickwork.usecases.stop import cancel_action
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
+from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
 from tickwork_cli.start_flags import start_detail
-from tickwork_cli.target import Target, TargetNotFound
+from tickwork_cli.steering import COMMANDS
 
-DEFAULT_STATE_DIR = Path(".tickwork")
 CLI_SOURCE = "tickwork.cli"
-
-
-class Context:
-    def __init__(self, stack: str | None, region: str | None, state_dir: Path) -> None:
-        self.stack = stack
-        self.region = region
-        self.state_dir = state_dir
-        self._target: Target | None = None
-
-    @property
-    def target(self) -> Target:
-        if self._target is None:
-            try:
-                self._target = (
-                    Target.deployed(self.stack, self.region)
-                    if self.stack
-                    else Target.local(self.state_dir)
-                )
-            except TargetNotFound as missing:
-                raise click.ClickException(str(missing)) from missing
-        return self._target
-
-
-pass_context = click.make_pass_decorator(Context)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -80,6 +54,8 @@ def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Pa
     Local stack:     tickwork local            (or: make run)
     Schedule:        tickwork schedule --id reminder:1 --in 30s
     Watch:           tickwork list; tickwork show reminder:1
+    Steer:           tickwork pause reminder:1 --note "holiday"; tickwork resume reminder:1
+                     tickwork run-now reminder:1; tickwork cancel --group subscription-42
     Preview a cron:  tickwork next "cron(0 9 ? * MON-FRI *)" --timezone Asia/Kuala_Lumpur
     """
     ctx.obj = Context(stack, region, state_dir)
@@ -144,12 +120,20 @@ def outputs(context: Context) -> None:
 
 @cli.command()
 @click.option("--id", "action_id", help="Your key for the action (default: evt-<event id>).")
-@click.option("--at", help="One-off at an ISO 8601 time, e.g. 2026-12-01T09:00:00+08:00.")
+@click.option(
+    "--at",
+    help="One-off at an ISO 8601 time, e.g. 2026-12-01T09:00:00+08:00, or at(2026-12-01T09:00:00)"
+    " read in --timezone.",
+)
 @click.option(
     "--in", "in_", metavar="DURATION", help="One-off after a delay: 90s, 5m, 1h30m, 2d, PT5M."
 )
 @click.option("--cron", help='Cron: "30 * * * *" or "cron(0 9 ? * MON-FRI *)".')
 @click.option("--rate", help='Fixed interval: "rate(5 minutes)".')
+@click.option(
+    "--expression",
+    help='An EventBridge Scheduler expression as it is: "at(...)", "rate(...)" or "cron(...)".',
+)
 @click.option(
     "--every",
     type=click.Choice(["TEN_MINS", "HOURLY", "DAILY", "WEEKLY", "MONTHLY"], case_sensitive=False),
@@ -170,6 +154,14 @@ def outputs(context: Context) -> None:
     metavar="DURATION",
     help="How late a fire may run before it counts as missed (default 60s).",
 )
+@click.option(
+    "--group", help='A group to list, count, pause and cancel it with (default "default").'
+)
+@click.option(
+    "--on-failure",
+    type=click.Choice(["CONTINUE", "PAUSE", "STOP"], case_sensitive=False),
+    help="After a fire fails past its retries: CONTINUE (a recurrence's default), PAUSE, or STOP.",
+)
 @click.option("--action", help="Action type (default TICK).")
 @click.option("--data", help="The action's data as a JSON object.")
 @click.option("--metadata", help="Metadata as a JSON object (carried on every tick).")
@@ -179,8 +171,9 @@ def outputs(context: Context) -> None:
 @json_option
 @pass_context
 def schedule(context: Context, /, wait: float, as_json: bool, **flags: Any) -> None:
-    """Publish a Schedule Start built from flags; exactly one of --at/--in/--cron/--rate/--every."""
-    detail = _guard(lambda: start_detail(**flags))
+    """Publish a Schedule Start built from flags; exactly one of --at/--in/--cron/--rate/--every/
+    --expression."""
+    detail = guard(lambda: start_detail(**flags))
     _publish_start(context, detail, wait, as_json)
 
 
@@ -216,16 +209,28 @@ def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
         case_sensitive=False,
     ),
 )
+@click.option("--group", help="Only this group.")
+@click.option("--prefix", help="Only ids that start with this.")
 @click.option(
-    "--limit", default=50, show_default=True, help="At most this many, by next fire time."
+    "--attention", is_flag=True, help="Only actions with a failed fire waiting for a retry."
 )
+@click.option("--limit", default=50, show_default=True, help="At most this many.")
 @json_option
 @pass_context
-def list_(context: Context, status: str | None, limit: int, as_json: bool) -> None:
-    """Actions by next fire time, all or of one status."""
-    actions = context.target.dependencies().repository.in_fire_order(
-        Status(status.upper()) if status else None, limit
-    )
+def list_(
+    context: Context,
+    status: str | None,
+    group: str | None,
+    prefix: str | None,
+    attention: bool,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Actions: of one status by next fire time; of a group or id prefix, or needing
+    attention, by id."""
+    chosen = Status(status.upper()) if status else None
+    selection = guard(lambda: Selection(chosen, group, prefix, attention))
+    actions, _ = context.target.dependencies().repository.page(selection, limit)
     render.actions_table([action_summary(a) for a in actions], as_json)
 
 
@@ -242,33 +247,14 @@ def show(context: Context, action_id: str, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("action_id")
+@click.option("--group", help="Only this group.")
+@click.option("--prefix", help="Only ids that start with this.")
 @json_option
 @pass_context
-def cancel(context: Context, action_id: str, as_json: bool) -> None:
-    """Cancel an action before its lock (2 minutes before a fire) and stop its execution."""
-    render.echo_result(
-        _guard(lambda: cancel_action(action_id, context.target.dependencies())), as_json
-    )
-
-
-@cli.command()
-@click.argument("action_id")
-@json_option
-@pass_context
-def retry(context: Context, action_id: str, as_json: bool) -> None:
-    """Run a FAILED action's failed occurrence again, now, and resume its recurrence."""
-    render.echo_result(
-        _guard(lambda: retry_action(action_id, context.target.dependencies())), as_json
-    )
-
-
-@cli.command()
-@json_option
-@pass_context
-def stats(context: Context, as_json: bool) -> None:
-    """Counts of actions by status."""
-    render.counts(context.target.dependencies().repository.count_by_status(), as_json)
+def stats(context: Context, group: str | None, prefix: str | None, as_json: bool) -> None:
+    """Counts of actions by status (and how many need attention), all or of a group / prefix."""
+    selection = guard(lambda: Selection(group=group, prefix=prefix))
+    render.counts(context.target.dependencies().repository.count(selection), as_json)
 
 
 @cli.command(name="next")
@@ -277,7 +263,7 @@ def stats(context: Context, as_json: bool) -> None:
     "--timezone", default="UTC", show_default=True, help="IANA zone the expression is read in."
 )
 @click.option("--count", default=5, show_default=True, help="How many fire times (1-100).")
-@click.option("--after", help="Start from this ISO 8601 time instead of now.")
+@click.option("--after", help="List the fires strictly after this ISO 8601 time (default: now).")
 @click.option("--first", help="With a frequency preset: its first fire time.")
 @json_option
 def next_(
@@ -291,8 +277,8 @@ def next_(
     tickwork next "rate(90 minutes)" --after 2026-03-08T00:00:00Z
     tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
     """
-    start = _guard(lambda: parse_iso(after)) if after else datetime.now(UTC)
-    times = _guard(lambda: next_fire_times(expression, start, count, timezone, first))
+    start = guard(lambda: parse_iso(after)) if after else datetime.now(UTC)
+    times = guard(lambda: next_fire_times(expression, start, count, timezone, first))
     render.fire_times(format_fire_times(times, timezone), as_json)
 
 
@@ -302,21 +288,33 @@ def _publish_start(
 ) -> None:
     deps = context.target.dependencies()
     provisional = f"cli-{uuid.uuid4()}"
-    checked = _guard(lambda: check_start(StartCommand(detail, provisional), deps.clock.now(), deps))
+    checked = guard(lambda: check_start(StartCommand(detail, provisional), deps.clock.now(), deps))
     existing = deps.repository.get(checked.action_id) if "id" in detail else None
-    if existing is not None and existing.is_locked(deps.clock.now(), deps.settings.lock):
-        lock = int(deps.settings.lock.total_seconds())
-        raise click.ClickException(
-            str(ActionLocked(existing.id, iso(existing.execution_time or deps.clock.now()), lock))
-        )
+    if existing is not None:
+        guard(lambda: refuse_if_locked_one_off(existing, deps.clock.now(), deps))
+    deferring = existing is not None and is_locked(existing, deps.clock.now(), deps)
+    digest = spec_hash(detail)
     event_id = _put(context, DetailType.START, detail, source)
     action_id = detail.get("id") or f"evt-{event_id}"
     deadline = time.monotonic() + wait
     while True:
         action = deps.repository.get(action_id)
-        if action is not None and action.spec_hash == spec_hash(detail):
+        if action is not None and action.spec_hash == digest:
             render.echo_result(
                 {"scheduled": action_id, "eventId": event_id, **action_summary(action)}, as_json
+            )
+            return
+        waiting = action.deferred if action is not None else None
+        if action is not None and deferring and waiting and waiting.spec_hash == digest:
+            render.echo_result(
+                {
+                    "deferred": action_id,
+                    "eventId": event_id,
+                    "message": "inside the lock: the imminent fire happens as planned and this "
+                    "update applies from the next occurrence on",
+                    **action_summary(action),
+                },
+                as_json,
             )
             return
         if time.monotonic() > deadline:
@@ -354,19 +352,6 @@ def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str
     return str(response["Entries"][0]["EventId"])
 
 
-def _guard(call: Any) -> Any:
-    """Domain refusals become a clean error naming the field and the fix (exit 1)."""
-    try:
-        return call()
-    except ValidationFailed as refused:
-        raise click.ClickException(
-            "refused:\n"
-            + "\n".join(f"  {p.field}: {p.problem}. Fix: {p.fix}" for p in refused.problems)
-        ) from refused
-    except (TickworkError, ValueError) as error:
-        raise click.ClickException(str(error)) from error
-
-
 def _pairs(items: tuple[str, ...]) -> dict[str, str]:
     pairs = {}
     for item in items:
@@ -375,3 +360,7 @@ def _pairs(items: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--parameter")
         pairs[key] = value
     return pairs
+
+
+for _command in COMMANDS:
+    cli.add_command(_command)

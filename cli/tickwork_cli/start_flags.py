@@ -27,15 +27,25 @@ def start_detail(
     misfire_threshold: str | None = None,
     data: str | None,
     metadata: str | None,
+    expression: str | None = None,
+    group: str | None = None,
+    on_failure: str | None = None,
 ) -> dict[str, Any]:
-    whens = {"--at": at, "--in": in_, "--cron": cron, "--rate": rate, "--every": every}
+    whens = {
+        "--at": at,
+        "--in": in_,
+        "--cron": cron,
+        "--rate": rate,
+        "--every": every,
+        "--expression": expression,
+    }
     given = [flag for flag, value in whens.items() if value is not None]
     if len(given) != 1:
         raise ValidationFailed.of(
             "when",
             f"{'no' if not given else ' and '.join(given)} when given",
             "give exactly one of --at TIME, --in DURATION, --cron EXPR, --rate EXPR, "
-            "--every PRESET",
+            "--every PRESET, --expression EXPR",
         )
     detail: dict[str, Any] = {}
     if action_id:
@@ -48,6 +58,8 @@ def start_detail(
         detail["cron"] = cron
     if rate is not None:
         detail["rate"] = rate
+    if expression is not None:
+        detail["scheduleExpression"] = expression
     if every is not None:
         detail["frequency"] = every.upper()
         if first:
@@ -62,6 +74,8 @@ def start_detail(
         ("catchUp", catch_up and catch_up.upper()),
         ("catchUpWindow", catch_up_window),
         ("misfireThreshold", misfire_threshold),
+        ("group", group),
+        ("onFailure", on_failure and on_failure.upper()),
     ):
         if value is not None:
             detail[key] = value

@@ -24,9 +24,7 @@ class KeyFile:
 
     def value(self, name: str) -> str:
         with self._lock:
-            known: dict[str, str] = (
-                json.loads(self.path.read_text()) if self.path.exists() else {}
-            )
+            known: dict[str, str] = json.loads(self.path.read_text()) if self.path.exists() else {}
             if name not in known:
                 known[name] = secrets.token_urlsafe(48)
                 write_private(self.path, json.dumps(known))

@@ -115,9 +115,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     from tickwork.adapters.stepfunctions import StepFunctionsExecutions
 
     ports.setdefault("repository", DynamoDBActionRepository(settings.table_name, clients=aws))
-    ports.setdefault(
-        "executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws)
-    )
+    ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     ports.setdefault(
         "publisher",
         EventBridgePublisher(settings.event_bus_name, settings.event_source, clients=aws),

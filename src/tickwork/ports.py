@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from tickwork.domain.action import Action, Status
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireOrder
+from tickwork.domain.selection import Selection
 from tickwork.fulfillment.notifier import Notifier
 
 __all__ = [
@@ -46,10 +47,15 @@ class ActionRepository(Protocol):
     def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
         """Actions ordered by next fire time, all or of one status."""
 
-    def count_by_status(self) -> dict[str, int]: ...
+    def with_manual_fires(self, limit: int = 1000) -> list[Action]:
+        """Actions with fires asked for by hand still in flight (a sparse index)."""
+
+    def count(self, selection: Selection) -> dict[str, int]:
+        """How many of the selection are in each status (every status named), and how many
+        need attention (``NEEDS_ATTENTION``)."""
 
     def page(
-        self, status: Status | None, limit: int, cursor: str | None = None
+        self, selection: Selection, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]:
         """One page and an opaque cursor for the next (None at the end)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tickwork.domain.action import Action
+from tickwork.domain.action import Action, Status
 from tickwork.domain.times import iso
 
 __all__ = ["action_summary", "action_view"]
@@ -21,6 +21,10 @@ def action_summary(action: Action) -> dict[str, Any]:
         "schedule": action.schedule.describe(),
         "retryCount": action.retry_count,
         "lastError": action.last_error,
+        "group": action.group,
+        "needsAttention": action.needs_attention,
+        "pauseNote": action.pause_note if action.status == Status.PAUSED else None,
+        "deferred": str(action.deferred.kind) if action.deferred else None,
     }
 
 
@@ -33,12 +37,34 @@ def action_view(action: Action) -> dict[str, Any]:
         "repeat": action.repeat,
         "frequency": action.frequency,
         "catchUp": action.catch_up.to_dict(),
+        "onFailure": str(action.failure_policy),
+        "pausedAt": iso(action.paused_at) if action.paused_at else None,
+        "idempotencyKey": action.key_of(action.occurrence) if action.execution_time else None,
         "generation": action.generation,
         "version": action.version,
         "executionArn": action.execution_arn,
         "lastResult": action.last_result,
         "createdAt": iso(action.created_at),
         "updatedAt": iso(action.updated_at),
+        "manualFires": [
+            {
+                "manual": m.number,
+                "trigger": str(m.trigger),
+                "occurrence": m.occurrence,
+                "requestedAt": iso(m.requested_at),
+                "idempotencyKey": m.idempotency_key,
+            }
+            for m in action.manual
+        ],
+        "failedFires": [
+            {
+                "occurrence": f.occurrence,
+                "scheduledTime": iso(f.scheduled_time),
+                "idempotencyKey": f.idempotency_key,
+                "error": f.error,
+            }
+            for f in action.unresolved
+        ],
         "history": [
             {
                 "occurrence": h.occurrence,
@@ -48,6 +74,8 @@ def action_view(action: Action) -> dict[str, Any]:
                 "outcome": str(h.outcome),
                 "error": h.error,
                 "lateMs": h.late_ms,
+                "trigger": str(h.trigger),
+                "manual": h.manual,
             }
             for h in action.history
         ],

@@ -20,6 +20,7 @@ from tickwork.domain.errors import ActionConflict
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, FireOrder
 from tickwork.domain.naming import execution_name
+from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso, to_epoch_ms
 from tickwork.fulfillment.notifier import LoggingNotifier, Notifier
 from tickwork.ports import ExecutionState
@@ -77,26 +78,53 @@ class FakeRepository:
         self.writes += 1
 
     def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
-        return self._ordered(status)[:limit]
+        return self._ordered(Selection(status))[:limit]
+
+    def with_manual_fires(self, limit: int = 1000) -> list[Action]:
+        return [a for a in self._ordered(Selection()) if a.manual][:limit]
 
     def page(
-        self, status: Status | None, limit: int, cursor: str | None = None
+        self, selection: Selection, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]:
-        ordered = self._ordered(status)
+        """As the table's indexes order them: by id when named or by attention, else by
+        next fire."""
+        ordered = self._ordered(selection)
+        by_id = selection.named or selection.attention
         after = decode_cursor(cursor)
         if after is not None:
-            ordered = [a for a in ordered if (_position(a), a.id) > (after["t"], after["id"])]
+            ordered = [a for a in ordered if self._key(a, by_id) > self._key_of(after, by_id)]
         chosen = ordered[:limit]
         if len(ordered) <= limit:
             return chosen, None
-        return chosen, encode_cursor({"t": _position(chosen[-1]), "id": chosen[-1].id})
+        last = chosen[-1]
+        return chosen, encode_cursor({"id": last.id, **({} if by_id else {"t": _position(last)})})
 
-    def count_by_status(self) -> dict[str, int]:
-        return {s: sum(a.status == s for a in self.items.values()) for s in Status}
+    def count(self, selection: Selection) -> dict[str, int]:
+        chosen = self._ordered(selection)
+        return {
+            **{s: sum(a.status == s for a in chosen) for s in Status},
+            "NEEDS_ATTENTION": sum(a.needs_attention for a in chosen),
+        }
 
-    def _ordered(self, status: Status | None) -> list[Action]:
-        chosen = [a for a in self.items.values() if status is None or a.status == status]
-        return sorted(chosen, key=lambda a: (_position(a), a.id))
+    def _ordered(self, selection: Selection) -> list[Action]:
+        chosen = [
+            a
+            for a in self.items.values()
+            if (selection.status is None or a.status == selection.status)
+            and (selection.group is None or a.group == selection.group)
+            and selection.matches_id(a.id)
+            and (not selection.attention or a.needs_attention)
+        ]
+        by_id = selection.named or selection.attention
+        return sorted(chosen, key=lambda a: self._key(a, by_id))
+
+    @staticmethod
+    def _key(action: Action, by_id: bool) -> tuple[int, str]:
+        return (0, action.id) if by_id else (_position(action), action.id)
+
+    @staticmethod
+    def _key_of(after: dict[str, Any], by_id: bool) -> tuple[int, str]:
+        return (0 if by_id else int(after.get("t", 0)), str(after["id"]))
 
 
 def _position(action: Action) -> int:

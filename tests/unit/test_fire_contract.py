@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import load_event
 from tickwork.domain.errors import MalformedFire
-from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
+from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick, Trigger
 
 DUE = datetime(2026, 11, 22, 4, 5, tzinfo=UTC)
 ORDER = FireOrder("invoice:42", 1, 3, DUE, DUE, leg=2, repair=1)
@@ -24,6 +24,7 @@ TICK = Tick(
     action="TICK",
     outcome=Outcome.FIRED,
     execution_name="invoice_42-g1-o3",
+    idempotency_key="0d3f6f7e-2b9a-5c4e-8f1d-6a7b8c9d0e1f",
     result={"delivered": "tick-event"},
     data={"k": [1, 2]},
     metadata={"m": "x"},
@@ -55,6 +56,8 @@ def test_the_order_on_the_wire_keeps_milliseconds_and_names_its_leg_and_repair()
         "leg": 1,
         "fireAt": "2026-11-22T04:05:00.000Z",
         "waitUntil": "2026-11-22T04:04:59.001Z",  # rounded up: never earlier than computed
+        "manual": 0,
+        "trigger": "SCHEDULED",
     }
     assert "repair" not in wire and ORDER.to_wire()["repair"] == 1
 
@@ -62,11 +65,14 @@ def test_the_order_on_the_wire_keeps_milliseconds_and_names_its_leg_and_repair()
 def test_a_tick_is_kept_to_the_millisecond_and_reports_its_lateness() -> None:
     wire = TICK.to_wire()
     assert wire["actualTime"] == "2026-11-22T04:05:00.121Z" and wire["lateMs"] == 121
-    assert TICK.late_ms == 121 and TICK.key == ("invoice:42", 1, 3)
+    assert TICK.late_ms == 121 and TICK.key == ("invoice:42", 1, 3, 0)
     assert set(wire) == {
         "id",
         "generation",
         "occurrence",
+        "manual",
+        "trigger",
+        "idempotencyKey",
         "scheduledTime",
         "actualTime",
         "lateMs",
@@ -85,6 +91,7 @@ def test_the_events_files_are_values_of_the_contract() -> None:
         "test:duration-5m",
         1,
         1,
+        0,
     )
     tick = Tick.from_wire(load_event("tick/tick")["detail"])
     assert tick.outcome is Outcome.FIRED and tick.late_ms == 120
@@ -108,7 +115,7 @@ def test_every_bad_field_is_named_at_once() -> None:
     bad = {
         **TICK.to_wire(),
         "generation": "1",
-        "occurrence": 0,
+        "occurrence": -1,
         "scheduledTime": "yesterday",
         "actualTime": "2026-11-22T04:05:00",  # no offset: which instant is it?
         "attempts": True,
@@ -131,7 +138,16 @@ def test_every_bad_field_is_named_at_once() -> None:
         "detail.data",
         "detail.executionName",
     }
+    assert "detail.idempotencyKey" not in fields  # given, and well formed
     assert all(p.fix for p in refused.value.problems)
+
+
+def test_a_manual_fire_is_named_by_its_number_and_trigger() -> None:
+    manual = FireOrder("a", 2, 0, DUE, DUE, manual=3, trigger=Trigger.RUN_NOW)
+    assert FireOrder.from_wire(manual.to_wire()) == manual
+    assert manual.key == ("a", 2, 0, 3)
+    with pytest.raises(MalformedFire, match="is not a trigger"):
+        FireOrder.from_wire({**manual.to_wire(), "trigger": "BY_HAND"})
 
 
 @pytest.mark.parametrize("wire", [None, [], "tick", 42])

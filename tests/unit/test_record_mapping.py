@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tickwork.adapters.dynamodb_repository import from_item, status_shard, to_item
+from tickwork.adapters.dynamodb_record import from_item, status_shard, to_item
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.fire import Outcome
 from tickwork.domain.schedule import Schedule

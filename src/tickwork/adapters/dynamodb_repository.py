@@ -1,46 +1,32 @@
 """ActionRepository over one DynamoDB table, with version-fenced writes.
 
-Items keep the seed schema's attribute names (id, action, data, metadata, executionTime in
-epoch milliseconds, repeat, frequency, executionRemainder, status, retryCount, createdAt,
-updatedAt) beside tickwork's own (schedule, timezone, version, generation, occurrence, ...).
-``statusShard`` + ``executionTime`` feed the ByStatus index; the shard suffix spreads one
-status over several partitions so a million PENDING actions do not share one hot key.
+Reads go through the table's indexes (see dynamodb_record.py for the item and its keys), each
+split over ``SHARDS`` partitions so no key gets hot; a page merges the shards. By status: in
+order of next fire (ByStatus). By group or id prefix: in id order (ByGroup, ById). Needing
+attention: in id order (NeedsAttention). Only a listing of everything scans the table.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
-from datetime import datetime
-from decimal import Decimal
+from collections import Counter
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import OnTable
-from tickwork.domain.action import Action, Occurrence, Status, Transition
-from tickwork.domain.catch_up import CatchUp
+from tickwork.adapters.dynamodb_record import SHARDS, from_item, to_item
+from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, ValidationFailed
-from tickwork.domain.fire import Outcome
-from tickwork.domain.schedule import Schedule
-from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
+from tickwork.domain.selection import Selection
 
-__all__ = [
-    "STATUS_SHARDS",
-    "DynamoDBActionRepository",
-    "decode_cursor",
-    "encode_cursor",
-    "status_shard",
-]
+__all__ = ["DynamoDBActionRepository", "decode_cursor", "encode_cursor"]
 
-STATUS_SHARDS = 8
-
-
-def status_shard(status: str, action_id: str) -> str:
-    digest = hashlib.sha256(action_id.encode()).digest()
-    return f"{status}#{digest[0] % STATUS_SHARDS}"
+_ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
+_ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
+_BATCH_GET = 100
 
 
 class DynamoDBActionRepository(OnTable):
@@ -68,28 +54,32 @@ class DynamoDBActionRepository(OnTable):
     def delete(self, action_id: str) -> None:
         self._table.delete_item(Key={"id": action_id})
 
+    # --- in order of next fire ---------------------------------------------------------------
     def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
         """Actions by next fire time: one status through the ByStatus index (all its shards,
         merged), or every action by a scan."""
         if status is None:
             items = self._scan(limit)
         else:
-            shards = (f"{status}#{shard}" for shard in range(STATUS_SHARDS))
+            shards = (f"{status}#{shard}" for shard in range(SHARDS))
             items = [item for shard in shards for item in self._query_after(shard, None, limit)]
         actions = [from_item(item) for item in items]
         actions.sort(key=lambda a: (a.execution_time is None, a.execution_time or 0, a.id))
         return actions[:limit]
 
     def page(
-        self, status: Status | None, limit: int, cursor: str | None = None
+        self, selection: Selection, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]:
         """One page and an opaque cursor for the next (None at the end).
 
-        By status: ordered by next fire time, then id, merged over the status's shards; the
-        cursor is the last (time, id) returned. All: storage order; the cursor is the last id.
+        By status alone: by next fire time, then id. By group, prefix or attention: by id.
+        Nothing selected: storage order (a scan).
         """
         after = decode_cursor(cursor)
-        if status is None:
+        if selection.named or selection.attention:
+            ids, last = self._ids(selection, limit, after["id"] if after else None)
+            return self._load(ids), last and encode_cursor({"id": last})
+        if selection.status is None:
             kwargs: dict[str, Any] = {"Limit": limit}
             if after:
                 kwargs["ExclusiveStartKey"] = {"id": after["id"]}
@@ -98,8 +88,8 @@ class DynamoDBActionRepository(OnTable):
             more = "LastEvaluatedKey" in page and bool(actions)
             return actions, encode_cursor({"id": actions[-1].id}) if more else None
         items: list[dict[str, Any]] = []
-        for shard in range(STATUS_SHARDS):
-            items += self._query_after(f"{status}#{shard}", after, limit + 1)
+        for shard in range(SHARDS):
+            items += self._query_after(f"{selection.status}#{shard}", after, limit + 1)
         items.sort(key=_position)
         chosen = [from_item(item) for item in items[:limit]]
         if len(items) <= limit:
@@ -116,28 +106,143 @@ class DynamoDBActionRepository(OnTable):
             "ExpressionAttributeValues": {":shard": shard},
             "Limit": want,
         }
-        if after:
+        if after and "t" in after:
             kwargs["KeyConditionExpression"] += " AND executionTime >= :t"
             kwargs["ExpressionAttributeValues"][":t"] = after["t"]
         found: list[dict[str, Any]] = []
         while len(found) < want:
             page = self._table.query(**kwargs)
             for item in page.get("Items", []):
-                if not after or _position(item) > (after["t"], after["id"]):
+                if not after or _position(item) > (after.get("t", 0), after["id"]):
                     found.append(item)
             if "LastEvaluatedKey" not in page:
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return found[:want]
 
-    def count_by_status(self) -> dict[str, int]:
-        counts = {}
-        for status in Status:
-            counts[str(status)] = sum(
-                self._count(f"{status}#{shard}") for shard in range(STATUS_SHARDS)
-            )
-        return counts
+    # --- by name (group, id prefix) and needing attention: in id order --------------------------
+    def with_manual_fires(self, limit: int = 1000) -> list[Action]:
+        ids: list[str] = []
+        for shard in range(SHARDS):
+            ids += [
+                str(item["id"])
+                for item in self._index_items(
+                    "ManualFires", "manualShard", f"manual#{shard}", None, None, None, limit
+                )
+            ]
+        return self._load(sorted(ids)[:limit])
 
+    def count(self, selection: Selection) -> dict[str, int]:
+        """Actions by status (and how many need attention), every status named."""
+        counts: Counter[str] = Counter({str(status): 0 for status in Status})
+        attention = 0
+        if selection.named or selection.attention:
+            for index, key, value in self._shards(selection):
+                items = self._index_items(
+                    index, key, value, selection.prefix, None, selection.status
+                )
+                for item in items:
+                    counts[str(item["status"])] += 1
+                    attention += "attentionShard" in item or selection.attention
+        else:
+            for status in [selection.status] if selection.status else list(Status):
+                counts[str(status)] = sum(
+                    self._count_status(f"{status}#{shard}") for shard in range(SHARDS)
+                )
+            for shard in range(SHARDS):
+                attention += sum(
+                    1
+                    for _ in self._index_items(
+                        "NeedsAttention", "attentionShard", f"attention#{shard}", None, None, None
+                    )
+                )
+        return {**counts, "NEEDS_ATTENTION": attention}
+
+    def _ids(
+        self, selection: Selection, limit: int, after: str | None
+    ) -> tuple[list[str], str | None]:
+        found: list[str] = []
+        for index, key, value in self._shards(selection):
+            found += [
+                str(item["id"])
+                for item in self._index_items(
+                    index, key, value, selection.prefix, after, selection.status, limit + 1
+                )
+                if not selection.attention or "attentionShard" in item or index == "NeedsAttention"
+            ]
+        found.sort()
+        if len(found) <= limit:
+            return found, None
+        return found[:limit], found[limit - 1]
+
+    def _shards(self, selection: Selection) -> list[tuple[str, str, str]]:
+        if selection.group is not None:
+            return [("ByGroup", "groupShard", f"{selection.group}#{n}") for n in range(SHARDS)]
+        if selection.prefix is not None:
+            return [("ById", "idShard", f"ids#{n}") for n in range(SHARDS)]
+        return [("NeedsAttention", "attentionShard", f"attention#{n}") for n in range(SHARDS)]
+
+    def _index_items(
+        self,
+        index: str,
+        key: str,
+        value: str,
+        prefix: str | None,
+        after: str | None,
+        status: Status | None,
+        want: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """One shard of a name-ordered index: ids from ``prefix`` (after ``after``), of one
+        status if given; at most ``want`` (all when None)."""
+        condition = "#k = :k"
+        values: dict[str, Any] = {":k": value}
+        low = prefix or ""
+        if after is not None and after + _ID_AFTER > low:
+            low = after + _ID_AFTER
+        if prefix is not None:
+            condition += " AND id BETWEEN :low AND :high"
+            values.update({":low": low, ":high": prefix + _ID_END})
+        elif low:
+            condition += " AND id >= :low"
+            values[":low"] = low
+        kwargs: dict[str, Any] = {
+            "IndexName": index,
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeNames": {"#k": key},
+            "ExpressionAttributeValues": values,
+        }
+        if status is not None:
+            kwargs["FilterExpression"] = "#s = :s"
+            kwargs["ExpressionAttributeNames"]["#s"] = "status"
+            kwargs["ExpressionAttributeValues"][":s"] = str(status)
+        found: list[dict[str, Any]] = []
+        while want is None or len(found) < want:
+            page = self._table.query(**kwargs)
+            found += page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                break
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return found if want is None else found[:want]
+
+    def _load(self, ids: list[str]) -> list[Action]:
+        """The records of ``ids``, in that order (one that vanished meanwhile is left out)."""
+        items: dict[str, dict[str, Any]] = {}
+        client = self._table.meta.client
+        for start in range(0, len(ids), _BATCH_GET):
+            request: dict[str, Any] = {
+                self._table.name: {
+                    "Keys": [{"id": i} for i in ids[start : start + _BATCH_GET]],
+                    "ConsistentRead": True,
+                }
+            }
+            while request:
+                answer = client.batch_get_item(RequestItems=request)
+                for item in answer["Responses"].get(self._table.name, []):
+                    items[str(item["id"])] = item
+                request = answer.get("UnprocessedKeys") or {}
+        return [from_item(items[i]) for i in ids if i in items]
+
+    # --- counts and scans ----------------------------------------------------------------------
     def _scan(self, limit: int) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         kwargs: dict[str, Any] = {}
@@ -149,7 +254,7 @@ class DynamoDBActionRepository(OnTable):
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return items
 
-    def _count(self, shard: str) -> int:
+    def _count_status(self, shard: str) -> int:
         total = 0
         kwargs: dict[str, Any] = {
             "IndexName": "ByStatus",
@@ -191,141 +296,3 @@ def decode_cursor(cursor: str | None) -> dict[str, Any] | None:
             "is not a cursor this API returned",
             "pass nextCursor from the previous page as is",
         ) from error
-
-
-def _epoch_ms(moment: datetime | None) -> int | None:
-    return None if moment is None else to_epoch_ms(moment)
-
-
-def _to_dynamo(value: dict[str, Any]) -> dict[str, Any]:
-    """JSON values to DynamoDB-safe ones (floats become Decimals)."""
-    converted: dict[str, Any] = json.loads(json.dumps(value), parse_float=Decimal)
-    return converted
-
-
-def _from_dynamo(value: Any) -> Any:
-    """DynamoDB values back to plain JSON types."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: _from_dynamo(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_from_dynamo(v) for v in value]
-    return value
-
-
-def _occurrence_item(occurrence: Occurrence) -> dict[str, Any]:
-    return _drop_none(
-        {
-            "occurrence": occurrence.occurrence,
-            "scheduledTime": iso(occurrence.scheduled_time),
-            "actualTime": iso(occurrence.actual_time),
-            "attempts": occurrence.attempts,
-            "outcome": str(occurrence.outcome),
-            "error": occurrence.error,
-            "lateMs": occurrence.late_ms,
-        }
-    )
-
-
-def _occurrence(item: dict[str, Any]) -> Occurrence:
-    return Occurrence(
-        occurrence=item["occurrence"],
-        scheduled_time=parse_iso(item["scheduledTime"], "history.scheduledTime"),
-        actual_time=parse_iso(item["actualTime"], "history.actualTime"),
-        attempts=item["attempts"],
-        outcome=Outcome(item["outcome"]),
-        error=item.get("error"),
-        late_ms=item.get("lateMs"),
-    )
-
-
-def _transition_item(transition: Transition) -> dict[str, Any]:
-    return {
-        "at": iso(transition.at),
-        "fromStatus": transition.from_status and str(transition.from_status),
-        "toStatus": str(transition.to_status),
-        "reason": transition.reason,
-    }
-
-
-def _transition(item: dict[str, Any]) -> Transition:
-    before = item.get("fromStatus")
-    return Transition(
-        at=parse_iso(item["at"], "transitions.at"),
-        from_status=Status(before) if before else None,
-        to_status=Status(item["toStatus"]),
-        reason=item["reason"],
-    )
-
-
-def _drop_none(fields: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in fields.items() if v is not None}
-
-
-def to_item(action: Action) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "id": action.id,
-        "action": action.action,
-        "data": action.data,
-        "metadata": action.metadata,
-        "executionTime": _epoch_ms(action.execution_time),
-        "repeat": action.repeat,
-        "frequency": action.frequency,
-        "executionRemainder": action.execution_remainder,
-        "status": str(action.status),
-        "statusShard": status_shard(str(action.status), action.id),
-        "retryCount": action.retry_count,
-        "createdAt": iso(action.created_at),
-        "updatedAt": iso(action.updated_at),
-        "schedule": action.schedule.to_dict(),
-        "timezone": action.schedule.timezone,
-        "version": action.version,
-        "generation": action.generation,
-        "occurrence": action.occurrence,
-        "specHash": action.spec_hash,
-        "startEventId": action.start_event_id,
-        "executionArn": action.execution_arn,
-        "claimedBy": action.claimed_by,
-        "lastResult": action.last_result,
-        "lastError": action.last_error,
-        "history": [_occurrence_item(h) for h in action.history],
-        "transitions": [_transition_item(t) for t in action.transitions],
-        "ttl": action.ttl,
-        "request": action.request,
-        "catchUp": action.catch_up.to_dict(),
-        "seal": action.seal,
-    }
-    return _to_dynamo(_drop_none(item))
-
-
-def from_item(raw: dict[str, Any]) -> Action:
-    item = _from_dynamo(raw)
-    execution_ms = item.get("executionTime")
-    return Action(
-        id=item["id"],
-        action=item["action"],
-        data=item.get("data", {}),
-        metadata=item.get("metadata", {}),
-        schedule=Schedule.from_dict(item["schedule"]),
-        status=Status(item["status"]),
-        execution_time=None if execution_ms is None else from_epoch_ms(execution_ms),
-        occurrence=item["occurrence"],
-        generation=item["generation"],
-        version=item["version"],
-        created_at=parse_iso(item["createdAt"], "createdAt"),
-        updated_at=parse_iso(item["updatedAt"], "updatedAt"),
-        spec_hash=item.get("specHash", ""),
-        start_event_id=item.get("startEventId"),
-        retry_count=item.get("retryCount", 0),
-        execution_arn=item.get("executionArn"),
-        claimed_by=item.get("claimedBy"),
-        last_result=item.get("lastResult"),
-        last_error=item.get("lastError"),
-        history=tuple(_occurrence(h) for h in item.get("history", [])),
-        transitions=tuple(_transition(t) for t in item.get("transitions", [])),
-        ttl=item.get("ttl"),
-        request=item.get("request"),
-        catch_up=CatchUp.from_dict(item.get("catchUp")),
-        seal=item.get("seal"),
-    )

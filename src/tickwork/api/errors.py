@@ -24,10 +24,12 @@ from tickwork.api.models import request_field_names
 from tickwork.domain.errors import (
     ActionConflict,
     ActionExists,
+    ActionFinished,
     ActionLocked,
     ActionNotFound,
     ActionNotRetryable,
     FieldProblem,
+    ManualFiresInFlight,
     TickworkError,
     ValidationFailed,
 )
@@ -80,15 +82,43 @@ def register(app: APIGatewayHttpResolver) -> None:
             [
                 FieldProblem(
                     "id",
-                    "is locked: its next fire is too close to change or cancel",
-                    "change it after this fire, or stop the next one",
+                    "is a one-off inside its lock: its only fire is about to happen",
+                    "let it fire, then schedule it again if needed",
                 )
             ],
         ),
         ActionNotRetryable: lambda e: _reply(
             HTTPStatus.CONFLICT,
             e,
-            [FieldProblem("status", "is not FAILED", "retry only actions whose status is FAILED")],
+            [
+                FieldProblem(
+                    "status",
+                    "has no failed fire to retry",
+                    "retry a FAILED action, or one whose history shows a FAILED fire",
+                )
+            ],
+        ),
+        ActionFinished: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "status",
+                    f"is {e.status}: the action has finished",
+                    "schedule it again (PATCH or a new Start); retry a FAILED one",
+                )
+            ],
+        ),
+        ManualFiresInFlight: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "has too many fires asked for by hand still running",
+                    "wait for them to finish (GET /actions/{id} lists them), then ask again",
+                )
+            ],
         ),
         ActionStillActive: lambda e: _reply(
             HTTPStatus.CONFLICT,
@@ -151,7 +181,9 @@ def _problem(item: dict[str, Any]) -> FieldProblem:
 def _fix(kind: str, field: str, ctx: dict[str, Any] | None) -> str:
     limits = ctx or {}
     if kind == "extra_forbidden":
-        close = difflib.get_close_matches(field, request_field_names(), n=1)
+        # Never "rename it to" its own name: a field of another body is no fix here.
+        names = [name for name in request_field_names() if name != field]
+        close = difflib.get_close_matches(field, names, n=1)
         return f"rename it to {close[0]!r}" if close else "remove it (see /openapi.json)"
     if kind == "missing":
         return "send a JSON object" if field == "body" else f"add {field}"

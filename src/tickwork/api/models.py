@@ -23,7 +23,10 @@ __all__ = [
     "ActionPage",
     "ActionSummary",
     "ActionView",
-    "CancelResult",
+    "BulkItem",
+    "BulkRequest",
+    "BulkResult",
+    "ChangeResult",
     "CreateAction",
     "ErrorBody",
     "FireBucket",
@@ -31,10 +34,12 @@ __all__ = [
     "FireCounts",
     "FireTime",
     "HistoryEntry",
+    "NoteRequest",
     "Preview",
     "PreviewRequest",
     "Problem",
-    "RetryResult",
+    "RetryRequest",
+    "RunNowRequest",
     "Stats",
     "TransitionEntry",
     "UpdateAction",
@@ -59,6 +64,14 @@ _START_FIELDS = {
     "executionRemainder": "Total number of fires.",
     "startTime": "No fire before this ISO 8601 time.",
     "endTime": "No fire after this ISO 8601 time.",
+    "scheduleExpression": 'When, as EventBridge Scheduler takes it: "at(2030-11-20T13:00:00)" '
+    '(read in timezone), "rate(5 minutes)" or "cron(0 9 ? * MON-FRI *)".',
+    "group": "A group of actions to list, count, pause and cancel together (1-64 of letters, "
+    'digits, - _ and .); default "default".',
+    "onFailure": "After a fire fails past its retries: CONTINUE with the next occurrence "
+    "(default for a recurrence), PAUSE, or STOP (FAILED; default for a one-off). The failed "
+    "fire is retryable by hand in every case.",
+    "catchUp": "Missed fires after an outage: ONCE (default), SKIP or ALL.",
 }
 
 
@@ -91,28 +104,84 @@ class UpdateAction(StartDetail):
 
 
 class PreviewRequest(BaseModel):
-    """A schedule expression as `tickwork next` takes it."""
+    """A schedule to preview: the "when" fields of a Start detail as they are (``cron``,
+    ``rate``, ``at``, ``scheduleExpression``, ...), or one ``expression`` as `tickwork next`
+    takes it."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, frozen=True)
 
-    expression: str = Field(
+    expression: str | None = Field(
+        default=None,
         min_length=1,
-        description='"30 * * * *", "cron(0 9 ? * MON-FRI *)", "rate(5 minutes)", "DAILY", '
-        '"1h30m" or an ISO 8601 time.',
+        description='"30 * * * *", "cron(0 9 ? * MON-FRI *)", "rate(5 minutes)", '
+        '"at(2030-11-20T13:00:00)", "DAILY", "1h30m" or an ISO 8601 time.',
     )
+    at: str | None = Field(default=None, description=_START_FIELDS["at"])
+    execution_time: int | None = Field(default=None, description=_START_FIELDS["executionTime"])
+    duration: str | None = Field(default=None, description=_START_FIELDS["duration"])
+    delay: str | None = Field(default=None, description=_START_FIELDS["delay"])
+    cron: str | None = Field(default=None, description=_START_FIELDS["cron"])
+    rate: str | None = Field(default=None, description=_START_FIELDS["rate"])
+    frequency: str | None = Field(default=None, description=_START_FIELDS["frequency"])
+    schedule_expression: str | None = Field(
+        default=None, description=_START_FIELDS["scheduleExpression"]
+    )
+    start_time: str | None = Field(default=None, description=_START_FIELDS["startTime"])
+    end_time: str | None = Field(default=None, description=_START_FIELDS["endTime"])
+    execution_remainder: int | None = Field(default=None, description="Total number of fires.")
+    repeat: bool | None = Field(default=None, description=_START_FIELDS["repeat"])
     timezone: str = Field(default="UTC", description="IANA zone of cron and local times.")
     count: int = Field(default=5, ge=1, le=MAX_COUNT, description="How many fires to list.")
     after: AwareDatetime | None = Field(
-        default=None, description="List fires from this time on (default: now)."
+        default=None, description="List the fires strictly after this time (default: now)."
     )
     first: str | None = Field(default=None, description="A frequency's first time (ISO 8601).")
+
+
+class NoteRequest(BaseModel):
+    """Why (optional): kept on the record and shown with the action (Temporal's note)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    note: str | None = Field(default=None, max_length=500)
+
+
+class RunNowRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, frozen=True)
+
+    request_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Your id for this request: sending it again does not fire again.",
+    )
+
+
+class RetryRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    occurrence: int | None = Field(
+        default=None, ge=0, description="Which failed fire to run again (default: the latest)."
+    )
+
+
+class BulkRequest(BaseModel):
+    """Actions by group and/or id prefix; one page of them per call, in id order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    group: str | None = Field(default=None, description="Only this group.")
+    prefix: str | None = Field(default=None, description="Only ids that start with this.")
+    note: str | None = Field(default=None, max_length=500, description="Why (pause, resume).")
+    limit: int = Field(default=100, ge=1, le=200, description="At most this many per call.")
+    cursor: str | None = Field(default=None, description="nextCursor of the previous call.")
 
 
 def request_field_names() -> tuple[str, ...]:
     """Every field a request body may hold, as sent: for "did you mean" on unknown fields."""
     names = {
         str(info.alias or name)
-        for model in (CreateAction, PreviewRequest)
+        for model in (CreateAction, PreviewRequest, NoteRequest, RunNowRequest, BulkRequest)
         for name, info in model.model_fields.items()
     }
     return tuple(sorted(names))
@@ -132,6 +201,8 @@ class HistoryEntry(_Response):
     )
     error: str | None = None
     late_ms: int | None = Field(default=None, description="How late it ran, in milliseconds.")
+    trigger: str = Field(description="SCHEDULED, or RUN_NOW / RETRY: a fire an operator asked for.")
+    manual: int = Field(description="The number of the manual fire it was (0: scheduled).")
 
 
 class TransitionEntry(_Response):
@@ -151,6 +222,15 @@ class ActionSummary(_Response):
     schedule: str = Field(description="The schedule in words.")
     retry_count: int
     last_error: str | None
+    group: str
+    needs_attention: bool = Field(
+        description="A fire failed past its retries and has not been retried by hand yet."
+    )
+    pause_note: str | None = Field(description="Why it is paused.")
+    deferred: str | None = Field(
+        description="A change (UPDATE, CANCEL, PAUSE) asked for inside the lock: it applies "
+        "once the imminent fire is recorded."
+    )
 
 
 class ActionView(ActionSummary):
@@ -162,6 +242,17 @@ class ActionView(ActionSummary):
     catch_up: dict[str, Any] = Field(
         description="What happens to fires missed in an outage: policy ONCE, SKIP or ALL, the "
         "misfire threshold in seconds and, for ALL, the window."
+    )
+    on_failure: str = Field(description="CONTINUE, PAUSE or STOP after a failed fire.")
+    paused_at: str | None
+    idempotency_key: str | None = Field(
+        description="The next scheduled fire's idempotency key (the same on every attempt)."
+    )
+    manual_fires: list[dict[str, Any]] = Field(
+        description="Fires asked for by hand (run now, retry) still running."
+    )
+    failed_fires: list[dict[str, Any]] = Field(
+        description="Failed fires waiting for a retry by hand (POST /actions/{id}/retry)."
     )
     generation: int
     version: int
@@ -180,18 +271,38 @@ class ActionPage(_Response):
     )
 
 
-class CancelResult(_Response):
+class ChangeResult(_Response):
+    """What a cancel, pause, resume, run now or retry did."""
+
     id: str
-    outcome: str = Field(description="cancelled, or unchanged when it had already finished.")
+    outcome: str = Field(
+        description="cancelled, paused, resumed, completed (resumed past its end), triggered, "
+        "retried, unchanged, or deferred (inside the lock: it applies after the imminent fire)."
+    )
     status: Status
+    execution_time: str | None = None
+    occurrence: int | None = None
+    manual: int | None = None
+    trigger: str | None = None
+    idempotency_key: str | None = None
+    execution_arn: str | None = None
+    note: str | None = None
+    change: str | None = None
+    applies_after: dict[str, Any] | None = None
+    message: str | None = None
 
 
-class RetryResult(_Response):
+class BulkItem(_Response):
     id: str
     outcome: str
-    status: Status
-    occurrence: int
-    execution_time: str
+    status: str | None = None
+    error: str | None = Field(default=None, description="Why this one was refused.")
+
+
+class BulkResult(_Response):
+    matched: int = Field(description="Actions in this page.")
+    results: list[BulkItem]
+    next_cursor: str | None = Field(description="Pass as cursor to go on; null when done.")
 
 
 class FireCounts(_Response):
@@ -202,6 +313,7 @@ class FireCounts(_Response):
 
 class Stats(_Response):
     by_status: dict[str, int]
+    needs_attention: int = Field(description="Actions with a failed fire waiting for a retry.")
     last_hour: FireCounts
     last_day: FireCounts
 

@@ -17,9 +17,10 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from tickwork.domain.action import Action, Occurrence, Status
+from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.fire import Outcome
+from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 
 __all__ = ["MAX_BUCKETS", "all_actions", "fire_buckets", "fire_counts"]
@@ -31,14 +32,15 @@ _SCAN_PAGE = 200
 
 class PagedActions(Protocol):
     def page(
-        self, status: Status | None, limit: int, cursor: str | None = None
+        self, selection: Selection, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]: ...
 
 
-def all_actions(repository: PagedActions) -> Iterator[Action]:
+def all_actions(repository: PagedActions, selection: Selection | None = None) -> Iterator[Action]:
+    """Every action (a scan), or those of a group or id prefix (their index)."""
     cursor: str | None = None
     while True:
-        actions, cursor = repository.page(None, _SCAN_PAGE, cursor)
+        actions, cursor = repository.page(selection or Selection(), _SCAN_PAGE, cursor)
         yield from actions
         if cursor is None:
             return
@@ -81,9 +83,7 @@ def fire_buckets(
         if first <= happened < last + size:
             tallies[(happened - first) // size][key[kind]] += 1
     return {
-        "buckets": [
-            {"start": iso(first + n * size), **tally} for n, tally in enumerate(tallies)
-        ]
+        "buckets": [{"start": iso(first + n * size), **tally} for n, tally in enumerate(tallies)]
     }
 
 

@@ -6,32 +6,54 @@ or talks to AWS. The repository adapter persists it; the use cases decide which 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
-from tickwork.domain.fire import FireKey, Outcome
+from tickwork.domain.fire import FireKey, Outcome, Trigger
 from tickwork.domain.schedule import Schedule
+from tickwork.domain.steering import (
+    DEFAULT_GROUP,
+    MAX_MANUAL_IN_FLIGHT,
+    MAX_UNRESOLVED,
+    Deferred,
+    FailedFire,
+    FailurePolicy,
+    ManualFire,
+    idempotency_key,
+)
 from tickwork.domain.times import ceil_ms
 
 if TYPE_CHECKING:
     from tickwork.domain.start_request import StartRequest
 
-__all__ = ["ACTIVE", "FINISHED", "Action", "Limits", "Occurrence", "Status", "Transition"]
+__all__ = [
+    "ACTIVE",
+    "FINISHED",
+    "LIVE",
+    "Action",
+    "Limits",
+    "Occurrence",
+    "Status",
+    "Transition",
+]
 
 
 class Status(StrEnum):
     PENDING = "PENDING"
     IN_PROGRESS = "IN_PROGRESS"
+    PAUSED = "PAUSED"
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     NO_ACTION = "NO_ACTION"
     CANCELLED = "CANCELLED"
 
 
-ACTIVE = frozenset({Status.PENDING, Status.IN_PROGRESS})
+ACTIVE = frozenset({Status.PENDING, Status.IN_PROGRESS})  # a fire is waiting or running
+LIVE = ACTIVE | {Status.PAUSED}  # not finished: can still fire
 FINISHED = frozenset({Status.COMPLETED, Status.FAILED, Status.NO_ACTION, Status.CANCELLED})
 
 
@@ -46,6 +68,8 @@ class Occurrence:
     outcome: Outcome
     error: str | None = None
     late_ms: int | None = None  # how late it ran (or was found, when skipped)
+    trigger: Trigger = Trigger.SCHEDULED  # RUN_NOW and RETRY: an operator asked for it
+    manual: int = 0  # the number of the manual fire it was
 
 
 @dataclass(frozen=True)
@@ -66,7 +90,7 @@ class Action:
     status: Status
     execution_time: datetime | None  # the next (or current) fire
     occurrence: int  # 1-based number of the next (or current) fire
-    generation: int  # bumped when what runs changes: replace, cancel, manual retry
+    generation: int  # bumped when what runs changes: replace, cancel, pause, manual retry
     version: int  # bumped on every write (optimistic concurrency)
     created_at: datetime
     updated_at: datetime
@@ -83,6 +107,16 @@ class Action:
     request: dict[str, Any] | None = None  # the Start detail as received (PATCH merges into it)
     catch_up: CatchUp = DEFAULT_CATCH_UP
     seal: str | None = None  # HMAC over what runs (domain.seal), checked before each fire
+    group: str = DEFAULT_GROUP
+    on_failure: FailurePolicy | None = None  # None: CONTINUE for a recurrence, STOP for a one-off
+    chain: str = ""  # new with every schedule the id is given: part of each fire's key
+    pause_note: str | None = None
+    paused_at: datetime | None = None
+    deferred: Deferred | None = None  # waits for the imminent fire (inside the lock)
+    manual: tuple[ManualFire, ...] = ()  # fires an operator asked for, not yet recorded
+    manual_count: int = 0
+    asked: tuple[ManualFire, ...] = ()  # the latest recorded ones: a repeated request is known
+    unresolved: tuple[FailedFire, ...] = ()  # failed fires not retried yet
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -98,13 +132,18 @@ class Action:
         replacing: Action | None = None,
     ) -> Action:
         """A new action for a Start request, or the next generation of ``replacing``: a new
-        schedule from occurrence 1, keeping the record's creation time and history."""
+        schedule from occurrence 1, keeping the record's creation time and history. A paused
+        action stays paused (its next fire is computed when it is resumed)."""
+        paused = replacing is not None and replacing.status == Status.PAUSED
+        status = Status.PAUSED if paused else Status.PENDING
         transition = Transition(
             now,
             replacing.status if replacing else None,
-            Status.PENDING,
+            status,
             "replaced" if replacing else "created",
         )
+        generation = replacing.generation + 1 if replacing else 1
+        created_at = replacing.created_at if replacing else now
         return cls(
             id=action_id,
             action=request.action,
@@ -112,12 +151,12 @@ class Action:
             metadata=request.metadata,
             schedule=request.schedule,
             catch_up=request.catch_up,
-            status=Status.PENDING,
+            status=status,
             execution_time=ceil_ms(first_fire),
             occurrence=1,
-            generation=replacing.generation + 1 if replacing else 1,
+            generation=generation,
             version=replacing.version + 1 if replacing else 1,
-            created_at=replacing.created_at if replacing else now,
+            created_at=created_at,
             updated_at=now,
             spec_hash=spec_hash,
             start_event_id=event_id,
@@ -126,13 +165,36 @@ class Action:
             transitions=(*(replacing.transitions if replacing else ()), transition)[
                 -limits.transitions :
             ],
+            group=request.group,
+            on_failure=request.on_failure,
+            chain=_chain(action_id, created_at, generation),
+            pause_note=replacing.pause_note if paused and replacing else None,
+            paused_at=replacing.paused_at if paused and replacing else None,
         )
 
     # --- derived, seed-schema compatible views -------------------------------------------
     @property
     def fire_key(self) -> FireKey:
-        """The fire the record is at: (id, generation, occurrence)."""
-        return (self.id, self.generation, self.occurrence)
+        """The scheduled fire the record is at."""
+        return (self.id, self.generation, self.occurrence, 0)
+
+    @property
+    def failure_policy(self) -> FailurePolicy:
+        if self.on_failure is not None:
+            return self.on_failure
+        return FailurePolicy.CONTINUE if self.repeat else FailurePolicy.STOP
+
+    @property
+    def needs_attention(self) -> bool:
+        """A fire failed and nobody has retried it yet (or the action ended FAILED)."""
+        return self.status == Status.FAILED or bool(self.unresolved)
+
+    def key_of(self, occurrence: int, manual: int = 0) -> str:
+        """The idempotency key of this schedule's occurrence (or manual fire)."""
+        return idempotency_key(self.id, self.chain or f"g{self.generation}", occurrence, manual)
+
+    def manual_fire(self, number: int) -> ManualFire | None:
+        return next((m for m in self.manual if m.number == number), None)
 
     @property
     def repeat(self) -> bool:
@@ -145,7 +207,7 @@ class Action:
     @property
     def execution_remainder(self) -> int | None:
         """Fires left including the next one; None when unbounded by count."""
-        if self.status not in ACTIVE:
+        if self.status not in LIVE:
             return 0
         if self.schedule.kind == "once":
             return 1
@@ -154,7 +216,8 @@ class Action:
         return max(self.schedule.max_occurrences - self.occurrence + 1, 0)
 
     def is_locked(self, now: datetime, lock: timedelta) -> bool:
-        """Inside the lock window an occurrence can no longer be updated or cancelled."""
+        """Inside the lock window the imminent fire is fixed: it happens as planned. A one-off
+        can then no longer be changed; a recurrence's change waits for it (``deferring``)."""
         if self.status == Status.IN_PROGRESS:
             return True
         return (
@@ -234,28 +297,200 @@ class Action:
             **common,
         )
 
-    def failed(self, now: datetime, record: Occurrence, limits: Limits) -> Action:
+    def failed(
+        self, now: datetime, record: Occurrence, next_fire: datetime | None, limits: Limits
+    ) -> Action:
+        """The scheduled fire failed past its retries: recorded, retryable by hand, and then
+        what the failure policy says — CONTINUE with ``next_fire``, PAUSE, or STOP (FAILED)."""
         history = (*self.history, record)[-limits.history :]
+        failed_fire = FailedFire(
+            record.occurrence, record.scheduled_time, self.key_of(record.occurrence), record.error
+        )
+        common: dict[str, Any] = {
+            "history": history,
+            "last_error": record.error,
+            "retry_count": max(record.attempts - 1, self.retry_count),
+            "claimed_by": None,
+        }
+        what = f"occurrence {record.occurrence} failed"
+        policy = self.failure_policy
+        if policy is FailurePolicy.STOP:
+            return self._moved(
+                now, Status.FAILED, what, limits.transitions, ttl=limits.expiry(now), **common
+            )
+        unresolved = (*self.unresolved, failed_fire)[-MAX_UNRESOLVED:]
+        if policy is FailurePolicy.PAUSE:
+            return self._moved(
+                now,
+                Status.PAUSED,
+                f"{what}; paused (onFailure PAUSE)",
+                limits.transitions,
+                unresolved=unresolved,
+                generation=self.generation + 1,
+                execution_arn=None,
+                paused_at=now,
+                pause_note=f"{what}: {record.error or 'see history'}"[:500],
+                **common,
+            )
+        if next_fire is None:
+            return self._moved(
+                now,
+                Status.COMPLETED,
+                f"{what}; it was the last",
+                limits.transitions,
+                unresolved=unresolved,
+                ttl=limits.expiry(now),
+                **common,
+            )
         return self._moved(
             now,
-            Status.FAILED,
-            f"occurrence {record.occurrence} failed",
+            Status.PENDING,
+            f"{what}; continuing (onFailure CONTINUE)",
             limits.transitions,
-            history=history,
-            last_error=record.error,
-            retry_count=max(record.attempts - 1, self.retry_count),
+            unresolved=unresolved,
+            execution_time=next_fire,
+            occurrence=self.occurrence + 1,
+            execution_arn=None,
+            **common,
+        )
+
+    # --- steering ---------------------------------------------------------------------------
+    def paused(self, now: datetime, note: str | None, limits: Limits) -> Action:
+        """No fire until resumed: the waiting execution is superseded (a new generation)."""
+        return self._moved(
+            now,
+            Status.PAUSED,
+            f"paused: {note}" if note else "paused",
+            limits.transitions,
+            generation=self.generation + 1,
+            execution_arn=None,
             claimed_by=None,
+            paused_at=now,
+            pause_note=note,
+            deferred=None,
+        )
+
+    def resumed(
+        self, now: datetime, next_fire: datetime, note: str | None, limits: Limits
+    ) -> Action:
+        return self._moved(
+            now,
+            Status.PENDING,
+            f"resumed: {note}" if note else "resumed",
+            limits.transitions,
+            execution_time=next_fire,
+            execution_arn=None,
+            paused_at=None,
+            pause_note=None,
+        )
+
+    def missed_while_paused(self, now: datetime, limits: Limits) -> Action:
+        """A one-off resumed after its time: it is not caught up, and the action completes."""
+        assert self.execution_time is not None
+        record = Occurrence(
+            occurrence=self.occurrence,
+            scheduled_time=self.execution_time,
+            actual_time=now,
+            attempts=0,
+            outcome=Outcome.SKIPPED,
+            error="missed while paused",
+            late_ms=int((now - self.execution_time).total_seconds() * 1000),
+        )
+        return self._moved(
+            now,
+            Status.COMPLETED,
+            "resumed after its time: missed while paused, not caught up",
+            limits.transitions,
+            history=(*self.history, record)[-limits.history :],
+            paused_at=None,
+            pause_note=None,
             ttl=limits.expiry(now),
         )
 
-    def cancelled(self, now: datetime, limits: Limits) -> Action:
+    def fired_now(self, now: datetime, limits: Limits) -> Action:
+        """A one-off asked to run now: its one fire moves to now (a new generation)."""
+        return self._moved(
+            now,
+            Status.PENDING,
+            "run now by hand",
+            limits.transitions,
+            generation=self.generation + 1,
+            execution_time=now,
+            execution_arn=None,
+            paused_at=None,
+            pause_note=None,
+            deferred=None,
+        )
+
+    def deferring(self, now: datetime, change: Deferred) -> Action:
+        """A change that waits for the imminent fire (the latest one asked for wins)."""
+        return replace(self, deferred=change, version=self.version + 1, updated_at=now)
+
+    def without_deferred(self) -> Action:
+        return replace(self, deferred=None)
+
+    def manual_requested(
+        self,
+        now: datetime,
+        trigger: Trigger,
+        occurrence: int = 0,
+        key: str = "",
+        request_id: str | None = None,
+    ) -> tuple[Action, ManualFire]:
+        number = self.manual_count + 1
+        key = key or self.key_of(occurrence, number)
+        fire = ManualFire(
+            number, trigger, now, occurrence, key, request_id, generation=self.generation
+        )
+        moved = replace(
+            self,
+            manual=(*self.manual, fire),
+            manual_count=number,
+            version=self.version + 1,
+            updated_at=now,
+        )
+        return moved, fire
+
+    def manual_claimed(self, now: datetime, number: int, execution_name: str | None) -> Action:
+        """Claimed by an execution (None: released, its execution lost)."""
+        manual = tuple(
+            replace(m, claimed_by=execution_name) if m.number == number else m for m in self.manual
+        )
+        return replace(self, manual=manual, version=self.version + 1, updated_at=now)
+
+    def manual_recorded(
+        self, now: datetime, number: int, record: Occurrence, key: str, limits: Limits
+    ) -> Action:
+        """A manual fire's tick or failure: into the history, out of the fires in flight; a
+        fire that succeeded resolves the failure it retried, one that failed needs attention."""
+        unresolved = tuple(u for u in self.unresolved if u.idempotency_key != key)
+        if record.outcome is Outcome.FAILED:
+            unresolved = (
+                *unresolved,
+                FailedFire(record.occurrence, record.scheduled_time, key, record.error, number),
+            )[-MAX_UNRESOLVED:]
+        done = tuple(m for m in self.manual if m.number == number)
+        return replace(
+            self,
+            manual=tuple(m for m in self.manual if m.number != number),
+            asked=(*self.asked, *done)[-MAX_MANUAL_IN_FLIGHT * 2 :],
+            history=(*self.history, record)[-limits.history :],
+            unresolved=unresolved,
+            version=self.version + 1,
+            updated_at=now,
+        )
+
+    def cancelled(self, now: datetime, limits: Limits, reason: str = "cancelled") -> Action:
         return self._moved(
             now,
             Status.CANCELLED,
-            "cancelled",
+            reason,
             limits.transitions,
             generation=self.generation + 1,
             ttl=limits.expiry(now),
+            deferred=None,
+            manual=(),
+            paused_at=None,
         )
 
     def retried(self, now: datetime, limits: Limits) -> Action:
@@ -292,6 +527,12 @@ class Action:
 
     def sealed(self, seal: str | None) -> Action:
         return replace(self, seal=seal)
+
+
+def _chain(action_id: str, created_at: datetime, generation: int) -> str:
+    """New with each schedule an id is given (a replace, an update, a purge and re-create)."""
+    text = f"{action_id}|{created_at.isoformat()}|{generation}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

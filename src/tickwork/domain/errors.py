@@ -12,6 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "ActionConflict",
     "ActionExists",
+    "ActionFinished",
     "ActionLocked",
     "ActionNotFound",
     "ActionNotRetryable",
@@ -20,6 +21,7 @@ __all__ = [
     "FieldProblem",
     "InvalidActionData",
     "MalformedFire",
+    "ManualFiresInFlight",
     "OccurrenceSkipped",
     "PermanentFulfillmentError",
     "SignatureRefused",
@@ -108,14 +110,36 @@ class ActionExists(TickworkError):
 
 
 class ActionLocked(TickworkError):
-    """An update or cancel arrived inside the lock window before a fire."""
+    """A change to a one-off arrived inside its lock: its only fire is fixed. (A recurrence's
+    change there is accepted and applies after the imminent fire.)"""
 
     def __init__(self, action_id: str, fire_time: str, lock_seconds: int) -> None:
         self.action_id = action_id
         super().__init__(
-            f"action {action_id!r} fires at {fire_time} and is locked {lock_seconds}s before it; "
-            "it can no longer be updated or cancelled for this occurrence — "
-            "change it after this fire, or stop the next one"
+            f"one-off action {action_id!r} fires at {fire_time} and is locked {lock_seconds}s "
+            "before it: its only fire is fixed and can no longer be changed, paused or "
+            "cancelled — let it fire, then schedule it again if needed"
+        )
+
+
+class ActionFinished(TickworkError):
+    """A request that needs a live action (pause, resume, run now) named a finished one."""
+
+    def __init__(self, action_id: str, status: str, wanted: str) -> None:
+        self.action_id = action_id
+        self.status = status
+        super().__init__(
+            f"action {action_id!r} is {status}: it has finished and cannot be {wanted}"
+        )
+
+
+class ManualFiresInFlight(TickworkError):
+    """Too many fires asked for by hand are still running for one action."""
+
+    def __init__(self, action_id: str, limit: int) -> None:
+        self.action_id = action_id
+        super().__init__(
+            f"action {action_id!r} already has {limit} fires asked for by hand in flight"
         )
 
 
@@ -123,7 +147,8 @@ class ActionNotRetryable(TickworkError):
     def __init__(self, action_id: str, status: str) -> None:
         self.action_id = action_id
         super().__init__(
-            f"action {action_id!r} is {status}; only FAILED actions can be retried by hand"
+            f"action {action_id!r} is {status} and has no failed fire to retry; only a FAILED "
+            "action, or one whose fire failed (see its history), can be retried by hand"
         )
 
 

@@ -30,47 +30,77 @@ from typing import Any
 from tickwork.domain.errors import FieldProblem, MalformedFire, ValidationFailed
 from tickwork.domain.times import ceil_ms, iso, parse_iso
 
-__all__ = ["FireAttempt", "FireFailure", "FireKey", "FireOrder", "Outcome", "Tick"]
+__all__ = [
+    "TICK_OUTCOMES",
+    "FireAttempt",
+    "FireFailure",
+    "FireKey",
+    "FireOrder",
+    "Outcome",
+    "Tick",
+    "Trigger",
+]
 
-FireKey = tuple[str, int, int]  # (action id, generation, occurrence): one fire
+# (action id, generation, occurrence, manual): one fire. ``manual`` is 0 for the schedule's
+# own fires and n for the n-th fire an operator asked for (run now, or a retry by hand).
+FireKey = tuple[str, int, int, int]
 
 
 class Outcome(StrEnum):
-    """What became of one occurrence (a tick carries the first three)."""
+    """What became of one fire (a tick carries the first three)."""
 
     FIRED = "FIRED"
     NO_ACTION = "NO_ACTION"  # nothing to run: the type is gone, or the record was tampered with
-    SKIPPED = "SKIPPED"  # missed in an outage, and the catch-up policy said not to run it
+    SKIPPED = "SKIPPED"  # missed (an outage, or paused), and not run
     FAILED = "FAILED"  # failed past its retries
 
 
 TICK_OUTCOMES = frozenset({Outcome.FIRED, Outcome.NO_ACTION, Outcome.SKIPPED})
 
 
+class Trigger(StrEnum):
+    """Why a fire happened."""
+
+    SCHEDULED = "SCHEDULED"  # the schedule's own occurrence
+    RUN_NOW = "RUN_NOW"  # an operator's run now: one extra fire, the schedule unmoved
+    RETRY = "RETRY"  # an operator's retry of a failed fire
+
+
 @dataclass(frozen=True)
-class FireOrder:
+class _OneFire:
+    """The fields every value of one fire starts with."""
+
     action_id: str
     generation: int
     occurrence: int
+
+    def _key_wire(self) -> dict[str, Any]:
+        return {"id": self.action_id, "generation": self.generation, "occurrence": self.occurrence}
+
+
+@dataclass(frozen=True)
+class FireOrder(_OneFire):
     fire_at: datetime
     wait_until: datetime
     leg: int = 0
     repair: int = 0
+    manual: int = 0
+    trigger: Trigger = Trigger.SCHEDULED
 
     @property
     def key(self) -> FireKey:
-        return (self.action_id, self.generation, self.occurrence)
+        return (self.action_id, self.generation, self.occurrence, self.manual)
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "id": self.action_id,
-            "generation": self.generation,
-            "occurrence": self.occurrence,
+            **self._key_wire(),
             "leg": self.leg,
             "fireAt": iso(self.fire_at),
             # Milliseconds kept: Step Functions truncates a Wait's timestamp to the second, and
             # the fulfill step sleeps off the rest so the fire is on time, never early.
             "waitUntil": iso(self.wait_until),
+            "manual": self.manual,
+            "trigger": str(self.trigger),
         }
         if self.repair:
             wire["repair"] = self.repair
@@ -78,16 +108,16 @@ class FireOrder:
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "input") -> FireOrder:
-        read = _Reader(wire, where)
+        read = _Reader(wire, where, minimum_occurrence=0)
         return read.done(
             cls(
-                action_id=read.text("id"),
-                generation=read.count("generation"),
-                occurrence=read.count("occurrence"),
+                **read.key(),
                 fire_at=read.time("fireAt"),
                 wait_until=read.time("waitUntil"),
                 leg=read.count("leg", minimum=0, default=0),
                 repair=read.count("repair", minimum=0, default=0),
+                manual=read.count("manual", minimum=0, default=0),
+                trigger=read.trigger("trigger"),
             )
         )
 
@@ -123,19 +153,19 @@ class FireAttempt:
 
 
 @dataclass(frozen=True)
-class Tick:
-    action_id: str
-    generation: int
-    occurrence: int
+class Tick(_OneFire):
     scheduled_time: datetime
     actual_time: datetime
     attempts: int
     action: str
     outcome: Outcome
     execution_name: str
+    idempotency_key: str
     result: dict[str, Any] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    manual: int = 0
+    trigger: Trigger = Trigger.SCHEDULED
 
     def __post_init__(self) -> None:
         # Kept to the millisecond, as on the wire: what is read back equals what was written.
@@ -143,7 +173,7 @@ class Tick:
 
     @property
     def key(self) -> FireKey:
-        return (self.action_id, self.generation, self.occurrence)
+        return (self.action_id, self.generation, self.occurrence, self.manual)
 
     @property
     def late_ms(self) -> int:
@@ -151,9 +181,10 @@ class Tick:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "id": self.action_id,
-            "generation": self.generation,
-            "occurrence": self.occurrence,
+            **self._key_wire(),
+            "manual": self.manual,
+            "trigger": str(self.trigger),
+            "idempotencyKey": self.idempotency_key,
             "scheduledTime": iso(self.scheduled_time),
             "actualTime": iso(self.actual_time),
             "lateMs": self.late_ms,
@@ -168,45 +199,45 @@ class Tick:
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "detail") -> Tick:
-        read = _Reader(wire, where)
+        read = _Reader(wire, where, minimum_occurrence=0)
         read.whole("lateMs")  # derived from the two times; checked for shape only
         return read.done(
             cls(
-                action_id=read.text("id"),
-                generation=read.count("generation"),
-                occurrence=read.count("occurrence"),
+                **read.key(),
                 scheduled_time=read.time("scheduledTime"),
                 actual_time=read.time("actualTime"),
                 attempts=read.count("attempts"),
                 action=read.text("action"),
                 outcome=read.outcome("outcome"),
                 execution_name=read.text("executionName"),
+                idempotency_key=read.text("idempotencyKey"),
                 result=read.mapping("result"),
                 data=read.mapping("data"),
                 metadata=read.mapping("metadata"),
+                manual=read.count("manual", minimum=0, default=0),
+                trigger=read.trigger("trigger"),
             )
         )
 
 
 @dataclass(frozen=True)
-class FireFailure:
-    action_id: str
-    generation: int
-    occurrence: int
+class FireFailure(_OneFire):
     scheduled_time: datetime
     execution_name: str
     error: str
     cause: str | None = None
+    manual: int = 0
+    trigger: Trigger = Trigger.SCHEDULED
 
     @property
     def key(self) -> FireKey:
-        return (self.action_id, self.generation, self.occurrence)
+        return (self.action_id, self.generation, self.occurrence, self.manual)
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "id": self.action_id,
-            "generation": self.generation,
-            "occurrence": self.occurrence,
+            **self._key_wire(),
+            "manual": self.manual,
+            "trigger": str(self.trigger),
             "scheduledTime": iso(self.scheduled_time),
             "executionName": self.execution_name,
             "error": self.error,
@@ -215,16 +246,16 @@ class FireFailure:
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "detail") -> FireFailure:
-        read = _Reader(wire, where)
+        read = _Reader(wire, where, minimum_occurrence=0)
         return read.done(
             cls(
-                action_id=read.text("id"),
-                generation=read.count("generation"),
-                occurrence=read.count("occurrence"),
+                **read.key(),
                 scheduled_time=read.time("scheduledTime"),
                 execution_name=read.text("executionName"),
                 error=read.text("error"),
                 cause=read.optional_text("cause"),
+                manual=read.count("manual", minimum=0, default=0),
+                trigger=read.trigger("trigger"),
             )
         )
 
@@ -236,8 +267,9 @@ _NO_TIME = datetime.min  # stands in for a refused time; done() refuses the whol
 class _Reader:
     """Reads the fields of one wire object, collecting every problem before refusing it."""
 
-    def __init__(self, wire: Any, where: str) -> None:
+    def __init__(self, wire: Any, where: str, minimum_occurrence: int = 1) -> None:
         self._where = where
+        self._minimum_occurrence = minimum_occurrence
         self._wire: Mapping[str, Any] = wire if isinstance(wire, Mapping) else {}
         self._problems: list[FieldProblem] = []
         self._problems_at_root = not isinstance(wire, Mapping)
@@ -261,6 +293,27 @@ class _Reader:
         if required and not self._problems_at_root:
             self._refuse(self._path(name), "is missing", "add it (see docs/contracts.md)")
         return _MISSING
+
+    def key(self) -> dict[str, Any]:
+        """The fire's identity, as keyword arguments of the value being read."""
+        return {
+            "action_id": self.text("id"),
+            "generation": self.count("generation"),
+            "occurrence": self.count("occurrence", minimum=self._minimum_occurrence),
+        }
+
+    def trigger(self, name: str) -> Trigger:
+        value = self._get(name, required=False)
+        if value is _MISSING:
+            return Trigger.SCHEDULED
+        if value not in set(Trigger):
+            self._refuse(
+                self._path(name),
+                f"{value!r} is not a trigger",
+                f"use one of {', '.join(Trigger)}",
+            )
+            return Trigger.SCHEDULED
+        return Trigger(value)
 
     def text(self, name: str) -> str:
         value = self._get(name)

@@ -18,13 +18,20 @@ _REFUSED = re.compile(r"[\s<>{}\[\]?*\"#%\\^|~`$&,;:/\x00-\x1f\x7f-\x9f]")
 
 
 def execution_name(
-    action_id: str, generation: int, occurrence: int, leg: int = 0, repair: int = 0
+    action_id: str,
+    generation: int,
+    occurrence: int,
+    leg: int = 0,
+    repair: int = 0,
+    manual: int = 0,
 ) -> str:
     """``repair`` numbers the executions the reconciler starts for a fire whose own execution
-    ended without firing (a name can be used once per 90 days)."""
+    ended without firing (a name can be used once per 90 days); ``manual`` is the number of a
+    fire asked for by hand (run now, retry)."""
     digest = hashlib.sha256(action_id.encode()).hexdigest()[:8]
     suffix = (
         f"-{digest}-g{generation}-o{occurrence}"
+        + (f"-m{manual}" if manual else "")
         + (f"-l{leg}" if leg else "")
         + (f"-r{repair}" if repair else "")
     )

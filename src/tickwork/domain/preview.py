@@ -11,7 +11,7 @@ Pure: "after" is passed in, no clock is read.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.domain.durations import parse_duration
@@ -21,16 +21,23 @@ from tickwork.domain.schedule.wallclock import load_zone
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.domain.times import iso_exact
 
-__all__ = ["MAX_COUNT", "format_fire_times", "next_fire_times", "when_detail"]
+__all__ = [
+    "MAX_COUNT",
+    "detail_fire_times",
+    "format_fire_times",
+    "next_fire_times",
+    "when_detail",
+]
 
 MAX_COUNT = 100
+_STRICTLY_AFTER = timedelta(microseconds=1)
 # Epoch milliseconds have 12 digits from 1973 on; fewer digits are not taken as a time.
 _EPOCH_MS_DIGITS = 12
 _NAMES = "JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT"
 _CRON_FIELD = re.compile(rf"(?:[0-9*?/,#\-]|L|W|{_NAMES})+", re.IGNORECASE)
 _FORMS = (
     'cron "30 * * * *" or "cron(0 9 ? * MON-FRI *)"; '
-    'rate "rate(5 minutes)"; '
+    'rate "rate(5 minutes)"; one-time "at(2030-11-20T13:00:00)"; '
     f'frequency "DAILY" (one of {", ".join(Frequency)}); '
     'duration "1h30m" or "PT5M"; '
     'ISO 8601 time "2026-05-01T09:00:00Z"; '
@@ -50,6 +57,8 @@ def when_detail(expression: str) -> dict[str, Any]:
         return {"cron": text}
     if lowered.startswith("rate("):
         return {"rate": text}
+    if lowered.startswith("at("):
+        return {"at": text}
     if text.upper() in Frequency.__members__:
         return {"frequency": text.upper()}
     if text.isdigit() and len(text) >= _EPOCH_MS_DIGITS:
@@ -73,19 +82,13 @@ def next_fire_times(
     timezone: str = "UTC",
     first: str | None = None,
 ) -> list[datetime]:
-    """Up to ``count`` fires (aware UTC) of the schedule ``expression`` names.
-
-    The list starts at the schedule's first fire at or after ``after`` (as a new
-    action created at ``after`` would first fire) and stops early when the schedule
+    """Up to ``count`` fires (aware UTC) of the schedule ``expression`` names, strictly after
+    ``after`` (as for a new action created at ``after``), stopping early when the schedule
     ends. ``first`` (ISO 8601) is a frequency's first time. Whatever the Start detail
     refuses (a one-off in the past, a bad cron or zone) is refused here the same way.
     """
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise ValidationFailed.of(
-            "count", f"{count!r} is not from 1 to {MAX_COUNT}", f"give 1 to {MAX_COUNT}"
-        )
     when = when_detail(expression)
-    detail: dict[str, Any] = {"id": "preview", **when, "timezone": timezone}
+    detail: dict[str, Any] = {**when, "timezone": timezone}
     if first is not None:
         if "frequency" not in when:
             raise ValidationFailed.of(
@@ -94,7 +97,18 @@ def next_fire_times(
                 'remove it, or give a frequency such as "DAILY"',
             )
         detail["at"] = first
-    return parse_start_detail(detail, now=after).schedule.upcoming(after, count)
+    return detail_fire_times(detail, after, count)
+
+
+def detail_fire_times(when: dict[str, Any], after: datetime, count: int = 5) -> list[datetime]:
+    """Up to ``count`` fires, strictly after ``after``, of a Start detail's "when" fields
+    (with its timezone and bounds), as the detail itself would schedule them."""
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise ValidationFailed.of(
+            "count", f"{count!r} is not from 1 to {MAX_COUNT}", f"give 1 to {MAX_COUNT}"
+        )
+    schedule = parse_start_detail({"id": "preview", **when}, now=after).schedule
+    return schedule.upcoming(after + _STRICTLY_AFTER, count)
 
 
 def format_fire_times(times: list[datetime], timezone: str) -> list[dict[str, Any]]:

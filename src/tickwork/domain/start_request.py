@@ -10,8 +10,9 @@ from ``at`` or ``executionTime``; without either it first fires one period from 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -31,9 +32,11 @@ from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.wallclock import load_zone, parse_local
+from tickwork.domain.steering import DEFAULT_GROUP, FailurePolicy, check_group
 from tickwork.domain.times import iso_exact, parse_epoch_ms
 
 __all__ = [
+    "EXPRESSION_FIELD",
     "MAX_HORIZON",
     "MAX_OCCURRENCES",
     "ONE_OFF_FIELDS",
@@ -47,7 +50,11 @@ __all__ = [
 
 ONE_OFF_FIELDS = ("at", "executionTime", "duration", "delay")
 RECURRING_FIELDS = ("cron", "rate", "frequency")
-WHEN_FIELDS = ONE_OFF_FIELDS + RECURRING_FIELDS
+# EventBridge Scheduler's ScheduleExpression: at(...), rate(...) or cron(...), as it is.
+EXPRESSION_FIELD = "scheduleExpression"
+WHEN_FIELDS = (*ONE_OFF_FIELDS, *RECURRING_FIELDS, EXPRESSION_FIELD)
+_EXPRESSION_KINDS = {"at(": "at", "rate(": "rate", "cron(": "cron"}
+_AT_FORM = re.compile(r"at\((.*)\)", re.IGNORECASE | re.DOTALL)
 MAX_OCCURRENCES = 1_000_000
 MAX_HORIZON = timedelta(days=3_653)  # ten years: a first fire further away is refused
 _FIXES = {
@@ -58,6 +65,9 @@ _FIXES = {
     "data": "give a JSON object",
     "metadata": "give a JSON object",
     "catchUp": "give ONCE (default), SKIP or ALL",
+    "onFailure": "give CONTINUE (default for a recurrence), PAUSE or STOP (default for a one-off)",
+    EXPRESSION_FIELD: 'give "at(2030-11-20T13:00:00)", "rate(5 minutes)" or '
+    '"cron(0 9 ? * MON-FRI *)", as EventBridge Scheduler takes them',
 }
 
 
@@ -85,6 +95,9 @@ class StartDetail(BaseModel):
     catch_up: str | None = None
     catch_up_window: str | None = None
     misfire_threshold: str | None = None
+    schedule_expression: str | None = None
+    group: str | None = None
+    on_failure: str | None = None
 
 
 def allowed_fields() -> tuple[str, ...]:
@@ -101,12 +114,58 @@ class StartRequest:
     schedule: Schedule
     detail: dict[str, Any]
     catch_up: CatchUp = DEFAULT_CATCH_UP
+    group: str = DEFAULT_GROUP
+    on_failure: FailurePolicy | None = None
 
 
 def parse_start_detail(
     detail: dict[str, Any], now: datetime, grace: timedelta = timedelta(seconds=60)
 ) -> StartRequest:
-    """The request ``detail`` asks for at ``now``; a one-off up to ``grace`` late fires now."""
+    """The request ``detail`` asks for at ``now``; a one-off up to ``grace`` late fires now.
+
+    A ``scheduleExpression`` is read as the at, rate or cron field its form names, and a
+    refusal of it names it.
+    """
+    if not isinstance(detail, dict) or EXPRESSION_FIELD not in detail:
+        return _parse(detail, now, grace)
+    try:
+        return replace(_parse(_expression_as_field(detail), now, grace), detail=detail)
+    except ValidationFailed as refused:
+        if not any(p.field in _EXPRESSION_KINDS.values() for p in refused.problems):
+            raise
+        raise ValidationFailed(
+            [
+                replace(p, field=EXPRESSION_FIELD) if p.field in _EXPRESSION_KINDS.values() else p
+                for p in refused.problems
+            ]
+        ) from refused
+
+
+def _expression_as_field(detail: dict[str, Any]) -> dict[str, Any]:
+    expression = detail[EXPRESSION_FIELD]
+    others = [name for name in WHEN_FIELDS if name in detail and name != EXPRESSION_FIELD]
+    if others:
+        raise ValidationFailed.of(
+            ", ".join([*others, EXPRESSION_FIELD]),
+            "more than one 'when' is given",
+            f"keep exactly one of them: {EXPRESSION_FIELD} alone says when",
+        )
+    text = expression.strip() if isinstance(expression, str) else ""
+    field = next(
+        (f for head, f in _EXPRESSION_KINDS.items() if text.lower().startswith(head)), None
+    )
+    if field is None:
+        raise ValidationFailed.of(
+            EXPRESSION_FIELD,
+            f"{str(expression)[:80]!r} is not an at(), rate() or cron() expression",
+            _FIXES[EXPRESSION_FIELD],
+        )
+    translated = {k: v for k, v in detail.items() if k != EXPRESSION_FIELD}
+    translated[field] = text
+    return translated
+
+
+def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequest:
     if now.utcoffset() is None:
         raise ValueError("now must be timezone-aware")
     now = now.astimezone(UTC)
@@ -115,6 +174,8 @@ def parse_start_detail(
     whens = [name for name in WHEN_FIELDS if name in given]
     problems = _when_problems(whens) + _recurrence_problems(model, whens)
     catch_up = _collect(problems, _catch_up, model)
+    group = _collect(problems, check_group, model.group or DEFAULT_GROUP)
+    on_failure = _collect(problems, _failure_policy, model.on_failure)
     zone = _collect(problems, load_zone, model.timezone)
     first = start = end = None
     if zone is not None:
@@ -123,7 +184,7 @@ def parse_start_detail(
         end = _collect(problems, _optional_time, model.end_time, zone, "endTime")
     if end is not None and end < now:
         problems.append(FieldProblem("endTime", "is in the past", "give a future endTime"))
-    if problems or zone is None or catch_up is None:
+    if problems or zone is None or catch_up is None or group is None:
         raise ValidationFailed(problems)
     bounds = {"start": start, "end": end, "max_occurrences": model.execution_remainder}
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)
@@ -147,8 +208,27 @@ def parse_start_detail(
             f"give a first fire before {iso_exact(now + MAX_HORIZON)}",
         )
     return StartRequest(
-        model.id, model.action, model.data, model.metadata, schedule, detail, catch_up
+        model.id,
+        model.action,
+        model.data,
+        model.metadata,
+        schedule,
+        detail,
+        catch_up,
+        group,
+        on_failure,
     )
+
+
+def _failure_policy(text: str | None) -> FailurePolicy | None:
+    if text is None:
+        return None
+    try:
+        return FailurePolicy(text.strip().upper())
+    except ValueError:
+        raise ValidationFailed.of(
+            "onFailure", f"{text!r} is not a failure policy", _FIXES["onFailure"]
+        ) from None
 
 
 def _catch_up(model: StartDetail) -> CatchUp:
@@ -300,7 +380,8 @@ def _schedule(
 
 def _first_time(model: StartDetail, zone: ZoneInfo) -> datetime | None:
     if model.at is not None:
-        return parse_local(model.at, zone, "at")
+        wrapped = _AT_FORM.fullmatch(model.at.strip())  # EventBridge Scheduler's one-time form
+        return parse_local(wrapped[1] if wrapped else model.at, zone, "at")
     if model.execution_time is not None:
         return parse_epoch_ms(model.execution_time, "executionTime")
     return None

@@ -35,8 +35,9 @@ def data_problem(problem: str, fix: str) -> PydanticCustomError:
 class FulfillmentRequest:
     """One fire of one action, handed to its fulfillment.
 
-    ``(action_id, occurrence)`` is the idempotency key: a retried attempt of the same fire
-    carries the same pair and a higher ``attempt``.
+    ``idempotency_key`` names the fire: the same on every attempt of it (a retried attempt
+    carries it with a higher ``attempt``), and never the same for two fires, across replaces,
+    updates and purges. Every target passes it on, for its receiver to dedupe on.
     """
 
     action_id: str
@@ -44,6 +45,7 @@ class FulfillmentRequest:
     occurrence: int
     scheduled_time: datetime
     data: BaseModel
+    idempotency_key: str
     metadata: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1
 
@@ -51,10 +53,6 @@ class FulfillmentRequest:
         if self.scheduled_time.utcoffset() is None:
             raise ValueError("scheduled_time must be timezone-aware")
         object.__setattr__(self, "scheduled_time", self.scheduled_time.astimezone(UTC))
-
-    @property
-    def idempotency_key(self) -> str:
-        return f"{self.action_id}:{self.occurrence}"
 
 
 class Fulfillment(Protocol):

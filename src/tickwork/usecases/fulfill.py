@@ -41,12 +41,20 @@ _TAMPERED = "the record's seal does not match: it was altered outside tickwork; 
 
 
 def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
+    if fire.order.manual:
+        action, key = _claim_manual(fire, deps)
+        return _run(fire, action, key, deps.clock.now(), deps)
     action = _current(fire, deps)
     _wait_until_due(fire, action, deps)
     now = deps.clock.now()
     if not action.catch_up.runs(fire.order.fire_at, now):
         _skip(fire, action, now, deps)
     action = _claim(fire, action, deps)
+    return _run(fire, action, action.key_of(fire.order.occurrence), now, deps)
+
+
+def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Dependencies) -> Tick:
+    """The claimed fire: check the seal, validate, fulfill in a slot, and make the tick."""
     if not seal_holds(action, deps):
         # Altered outside tickwork: what it would run is not what was scheduled.
         deps.publisher.publish(
@@ -55,20 +63,21 @@ def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
         )
         # Never pass altered data on to workers: the tick carries none.
         tampered = {"reason": _TAMPERED, "tampered": True}
-        return _tick(fire, action, now, Outcome.NO_ACTION, tampered, withhold_payload=True)
+        return _tick(fire, action, key, now, Outcome.NO_ACTION, tampered, withhold_payload=True)
     try:
         fulfillment = deps.registry.get(action.action)
         data = deps.registry.validate(action.action, action.data)
     except ValidationFailed as refused:
         # A type or payload that passed at creation but not now: the record was altered
         # outside tickwork. Nothing runs, and nothing is retried.
-        return _tick(fire, action, now, Outcome.NO_ACTION, {"reason": str(refused)})
+        return _tick(fire, action, key, now, Outcome.NO_ACTION, {"reason": str(refused)})
     request = FulfillmentRequest(
         action_id=action.id,
         action=action.action,
         occurrence=fire.order.occurrence,
         scheduled_time=fire.order.fire_at,
         data=data,
+        idempotency_key=key,
         metadata=action.metadata,
         attempt=fire.attempt,
     )
@@ -78,7 +87,7 @@ def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
     except (TransientFulfillmentError, PermanentFulfillmentError) as error:
         _note_failure(fire, error, deps)
         raise
-    return _tick(fire, action, deps.clock.now(), Outcome.FIRED, result)
+    return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result)
 
 
 def _current(fire: FireAttempt, deps: Dependencies) -> Action:
@@ -96,6 +105,30 @@ def _current(fire: FireAttempt, deps: Dependencies) -> Action:
     if action.status != Status.PENDING and not mine:
         raise ActionSuperseded(order.action_id, f"record is {action.status}")
     return action
+
+
+def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
+    """A fire asked for by hand: claimed on its own entry of the record, fenced on the version,
+    so it runs once however often it is delivered; the schedule's own fire is untouched."""
+    order = fire.order
+    for _ in range(_CLAIM_ATTEMPTS):
+        action = deps.repository.get(order.action_id)
+        manual = action.manual_fire(order.manual) if action is not None else None
+        if action is None or manual is None:
+            raise ActionSuperseded(order.action_id, f"manual fire {order.manual} is not asked for")
+        if manual.claimed_by == fire.execution_name:
+            return action, manual.idempotency_key
+        if manual.claimed_by is not None:
+            raise ActionSuperseded(
+                order.action_id, f"manual fire {order.manual} is run by {manual.claimed_by}"
+            )
+        claimed = action.manual_claimed(deps.clock.now(), order.manual, fire.execution_name)
+        try:
+            deps.repository.save(claimed, expected_version=action.version)
+        except ActionConflict:
+            continue
+        return claimed, manual.idempotency_key
+    raise ActionConflict(order.action_id, f"could not claim after {_CLAIM_ATTEMPTS} attempts")
 
 
 def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> None:
@@ -131,7 +164,8 @@ def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
 def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> NoReturn:
     """Record a missed occurrence as SKIPPED, schedule the next, end this execution."""
     policy = str(action.catch_up.policy)
-    skipped = _tick(fire, action, now, Outcome.SKIPPED, {"reason": f"missed; catch-up {policy}"})
+    reason = {"reason": f"missed; catch-up {policy}"}
+    skipped = _tick(fire, action, action.key_of(action.occurrence), now, Outcome.SKIPPED, reason)
     record_tick(skipped, deps)
     deps.publisher.publish(
         DetailType.SKIPPED,
@@ -185,6 +219,7 @@ def _note_failure(fire: FireAttempt, error: Exception, deps: Dependencies) -> No
 def _tick(
     fire: FireAttempt,
     action: Action,
+    key: str,
     now: datetime,
     outcome: Outcome,
     result: dict[str, Any],
@@ -200,6 +235,9 @@ def _tick(
         action=action.action,
         outcome=outcome,
         execution_name=fire.execution_name,
+        idempotency_key=key,
+        manual=fire.order.manual,
+        trigger=fire.order.trigger,
         result=result,
         data={} if withhold_payload else action.data,
         metadata={} if withhold_payload else action.metadata,

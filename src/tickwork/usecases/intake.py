@@ -13,23 +13,41 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import (
+    ActionFinished,
     ActionLocked,
     ActionNotFound,
+    ManualFiresInFlight,
     SignatureRefused,
     ValidationFailed,
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.start_signature import check_start_signature
+from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.record import record_failure, record_tick
+from tickwork.usecases.run_now import run_now
 from tickwork.usecases.stop import cancel_action
 
 if TYPE_CHECKING:
     from tickwork.usecases.start import StartCommand
 
-__all__ = ["accept_report", "accept_start", "accept_stop"]
+__all__ = ["accept_control", "accept_report", "accept_start"]
 
-REFUSALS = (ValidationFailed, ActionLocked, ActionNotFound, SignatureRefused)
+REFUSALS = (
+    ValidationFailed,
+    ActionLocked,
+    ActionNotFound,
+    ActionFinished,
+    ManualFiresInFlight,
+    SignatureRefused,
+)
+# The fields each control event's detail may hold beside "id".
+_CONTROL_FIELDS = {
+    DetailType.STOP: frozenset(),
+    DetailType.PAUSE: frozenset({"note"}),
+    DetailType.RESUME: frozenset({"note"}),
+    DetailType.RUN_NOW: frozenset({"requestId"}),
+}
 
 
 def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
@@ -47,18 +65,39 @@ def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
         return _rejected(DetailType.START, command.detail, command.event_id, refused, deps)
 
 
-def accept_stop(detail: dict[str, Any], event_id: str | None, deps: Dependencies) -> dict[str, Any]:
-    action_id = detail.get("id")
+def accept_control(
+    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
+) -> dict[str, Any]:
+    """Schedule Stop, Pause, Resume or Run Now: ``{"id": ...}`` and the event's own fields."""
+    kind = DetailType(detail_type) if detail_type in _CONTROL_FIELDS else DetailType.STOP
     try:
-        if not isinstance(action_id, str) or set(detail) != {"id"}:
-            raise ValidationFailed.of(
-                "id",
-                'a Stop detail is exactly {"id": "<action id>"}',
-                "send the id of the action to cancel",
-            )
+        action_id = _control_id(kind, detail)
+        if kind is DetailType.PAUSE:
+            return pause_action(action_id, detail.get("note"), deps)
+        if kind is DetailType.RESUME:
+            return resume_action(action_id, detail.get("note"), deps)
+        if kind is DetailType.RUN_NOW:
+            return run_now(action_id, deps, detail.get("requestId") or event_id)
         return cancel_action(action_id, deps)
     except REFUSALS as refused:
-        return _rejected(DetailType.STOP, detail, event_id, refused, deps)
+        return _rejected(kind, detail, event_id, refused, deps)
+
+
+def _control_id(kind: DetailType, detail: Any) -> str:
+    allowed = _CONTROL_FIELDS[kind]
+    shape = ", ".join(f'"{name}"' for name in ("id", *sorted(allowed)))
+    if not isinstance(detail, dict) or not isinstance(detail.get("id"), str):
+        raise ValidationFailed.of(
+            "id", f"a {kind} detail holds {shape}", "send the id of the action as a string"
+        )
+    unknown = sorted(set(detail) - allowed - {"id"})
+    if unknown:
+        raise ValidationFailed.of(
+            ", ".join(unknown),
+            f"is not a field of {kind}",
+            f"remove it; a {kind} detail holds {shape}",
+        )
+    return str(detail["id"])
 
 
 def accept_report(

@@ -32,8 +32,9 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, MalformedFire
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Outcome, Tick
+from tickwork.domain.steering import ManualFire
 from tickwork.ports import ExecutionState
-from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.usecases.record import record_failure, record_tick
 
 __all__ = ["Repairs", "reconcile"]
@@ -74,6 +75,10 @@ def reconcile(
     for action in deps.repository.in_fire_order(Status.IN_PROGRESS, limit):
         if now - action.updated_at >= stuck_after:
             _resolve_claim(action, now, deps, repairs)
+    for action in deps.repository.with_manual_fires(limit):
+        for fire in action.manual:
+            if now - fire.requested_at >= stuck_after:
+                _resolve_manual(action, fire, now, deps, repairs)
     if repairs.total:
         deps.publisher.publish(DetailType.RECONCILED, repairs.as_dict())
     return repairs.as_dict()
@@ -117,6 +122,59 @@ def _resolve_claim(action: Action, now: datetime, deps: Dependencies, repairs: R
         deps.repository.save(released, action.version)
         _relaunch(released, now, deps)
         repairs.released.append(action.id)
+
+
+def _resolve_manual(
+    action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repairs: Repairs
+) -> None:
+    """A fire asked for by hand whose execution ended unrecorded, or was lost."""
+    repair = 0
+    for repair in range(_MAX_REPAIRS + 1):
+        name = manual_execution(action, fire, repair)
+        state = deps.executions.describe(name)
+        if state is None:
+            break
+        if state.running:
+            return
+        tick = _manual_tick_of(state, fire)
+        if tick is not None:
+            if record_tick(tick, deps)["outcome"] == "recorded":
+                repairs.recorded.append(action.id)
+            return
+        if state.status == "FAILED" and state.error == "FireFailed":
+            failure = FireFailure(
+                action_id=action.id,
+                generation=fire.generation,
+                occurrence=fire.occurrence,
+                scheduled_time=fire.requested_at,
+                execution_name=name,
+                error="FireFailed",
+                cause=state.cause,
+                manual=fire.number,
+                trigger=fire.trigger,
+            )
+            if record_failure(failure, deps)["outcome"] == "recorded":
+                repairs.failed.append(action.id)
+            return
+    else:
+        raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
+    with suppress(ActionConflict):
+        if fire.claimed_by is not None:  # its execution is gone: the claim goes with it
+            deps.repository.save(
+                action.manual_claimed(now, fire.number, None), expected_version=action.version
+            )
+        launch_manual(action, fire, now, deps, repair=repair)
+        repairs.restarted.append(action.id)
+
+
+def _manual_tick_of(state: ExecutionState, fire: ManualFire) -> Tick | None:
+    if state.status != "SUCCEEDED":
+        return None
+    try:
+        tick = Tick.from_wire(state.output, "output")
+    except MalformedFire:
+        return None
+    return tick if tick.manual == fire.number else None
 
 
 def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:

@@ -1,15 +1,21 @@
-"""After a fire: record the occurrence, then start the next recurrence or finish.
+"""After a fire: record it, then start the next recurrence, finish, or apply what waited.
 
 Driven by tickwork's own "Schedule Tick" and "Schedule Failed" events (``Tick`` and
-``FireFailure`` of the fire contract). Each is keyed on (action, generation, occurrence): a
-repeated or stale delivery changes nothing, except that a record already moved on to its next
-occurrence makes sure that occurrence's execution runs (repairing a crash between the write
-and the start).
+``FireFailure`` of the fire contract). Each is keyed on its fire: a repeated or stale delivery
+changes nothing, except that a record already moved on to its next occurrence makes sure that
+occurrence's execution runs (repairing a crash between the write and the start).
+
+A scheduled fire that failed past its retries is recorded, stays retryable by hand, and the
+action's failure policy decides the rest (CONTINUE, PAUSE, STOP). A change asked for inside
+the lock applies here, once the fire it waited for is recorded. A fire asked for by hand (run
+now, retry) is recorded beside the schedule, which it never moves.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -18,6 +24,7 @@ from tickwork.domain.errors import ActionConflict
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
+from tickwork.usecases.deferral import settle
 from tickwork.usecases.launch import launch, planned_execution
 
 __all__ = ["record_failure", "record_tick"]
@@ -27,74 +34,140 @@ _IGNORED = "stale or repeated delivery"
 
 
 def record_tick(tick: Tick, deps: Dependencies) -> dict[str, Any]:
+    if tick.manual:
+        record = _occurrence_of(tick)
+        return _record_manual(tick.action_id, tick.manual, record, tick.idempotency_key, deps)
     for _ in range(_WRITE_ATTEMPTS):
         action = deps.repository.get(tick.action_id)
         if action is None or not _is_current(action, tick.key):
             return _repeat(action, tick, deps)
         now = deps.clock.now()
-        record = Occurrence(
-            occurrence=tick.occurrence,
-            scheduled_time=tick.scheduled_time,
-            actual_time=tick.actual_time,
-            attempts=tick.attempts,
-            outcome=tick.outcome,
-            late_ms=tick.late_ms,
-        )
         following = None
         if tick.outcome is not Outcome.NO_ACTION:
-            # Occurrences missed in an outage that the catch-up policy does not run are
-            # passed over here: the chain resumes at the first one still worth a fire.
-            following = action.schedule.next_fire_time(
-                tick.scheduled_time,
-                tick.occurrence,
-                not_before=action.catch_up.resume_from(now),
-            )
-        updated = action.fired(
-            now, record, following and ceil_ms(following), tick.result, deps.limits
-        )
-        if updated.status == Status.PENDING:
-            updated = updated.planned(planned_execution(updated, deps)[1])
+            following = _following(action, tick.scheduled_time, tick.occurrence, now)
+        fired = action.fired(now, _occurrence_of(tick), following, tick.result, deps.limits)
         try:
-            deps.repository.save(updated, expected_version=action.version)
+            return _write(action, fired, now, deps)
         except ActionConflict:
             continue
-        if updated.status == Status.PENDING:
-            launch(updated, now, deps)
-        elif updated.status == Status.COMPLETED:
-            _publish_completed(updated, tick.occurrence, deps)
-        return {
-            "id": updated.id,
-            "outcome": "recorded",
-            "status": str(updated.status),
-            "executionTime": iso(following) if following else None,
-        }
     raise ActionConflict(tick.action_id, f"could not record occurrence {tick.occurrence}")
 
 
 def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
+    if failure.manual:
+        for _ in range(_WRITE_ATTEMPTS):
+            action = deps.repository.get(failure.action_id)
+            fire = action.manual_fire(failure.manual) if action else None
+            if action is None or fire is None:
+                break
+            record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
+            try:
+                return _record_manual(
+                    failure.action_id, failure.manual, record, fire.idempotency_key, deps
+                )
+            except ActionConflict:
+                continue
+        return {"id": failure.action_id, "outcome": "ignored", "reason": _IGNORED}
     for _ in range(_WRITE_ATTEMPTS):
         action = deps.repository.get(failure.action_id)
         if action is None or not _is_current(action, failure.key):
             return {"id": failure.action_id, "outcome": "ignored", "reason": _IGNORED}
         now = deps.clock.now()
-        cause = _cause_message(failure.cause)
-        record = Occurrence(
-            occurrence=failure.occurrence,
-            scheduled_time=failure.scheduled_time,
-            actual_time=now,
-            attempts=action.retry_count + 1,
-            outcome=Outcome.FAILED,
-            error=f"{failure.error}: {cause}"[:1000] if cause else failure.error,
-        )
+        record = _failed_occurrence(failure, action.retry_count, now)
+        following = _following(action, failure.scheduled_time, failure.occurrence, now)
+        failed = action.failed(now, record, following, deps.limits)
         try:
-            deps.repository.save(
-                action.failed(now, record, deps.limits), expected_version=action.version
-            )
+            answer = _write(action, failed, now, deps)
         except ActionConflict:
             continue
-        return {"id": action.id, "outcome": "recorded", "status": "FAILED", "error": record.error}
+        return {**answer, "error": record.error, "failurePolicy": str(action.failure_policy)}
     raise ActionConflict(
         failure.action_id, f"could not record the failure of occurrence {failure.occurrence}"
+    )
+
+
+def _following(
+    action: Action, scheduled: datetime, occurrence: int, now: datetime
+) -> datetime | None:
+    """The next occurrence after this one. Occurrences missed in an outage that the catch-up
+    policy does not run are passed over: the chain resumes at the first one still worth a fire."""
+    following = action.schedule.next_fire_time(
+        scheduled, occurrence, not_before=action.catch_up.resume_from(now)
+    )
+    return following and ceil_ms(following)
+
+
+def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) -> dict[str, Any]:
+    """Write what the fire left (and any change that waited for it), then start the next fire
+    or announce the end."""
+    after, announcements = settle(recorded, now, deps)
+    if after.status == Status.PENDING:
+        after = after.planned(planned_execution(after, deps)[1])
+    deps.repository.save(after, expected_version=before.version)
+    if after.status == Status.PENDING:
+        launch(after, now, deps)
+    elif after.status == Status.COMPLETED:
+        _publish_completed(after, recorded.history[-1].occurrence, deps)
+    _announce(announcements)
+    return {
+        "id": after.id,
+        "outcome": "recorded",
+        "status": str(after.status),
+        "executionTime": (
+            iso(after.execution_time)
+            if after.status == Status.PENDING and after.execution_time
+            else None
+        ),
+    }
+
+
+def _record_manual(
+    action_id: str, number: int, record: Occurrence, key: str, deps: Dependencies
+) -> dict[str, Any]:
+    for _ in range(_WRITE_ATTEMPTS):
+        action = deps.repository.get(action_id)
+        if action is None or action.manual_fire(number) is None:
+            return {"id": action_id, "outcome": "ignored", "reason": _IGNORED}
+        now = deps.clock.now()
+        updated = action.manual_recorded(now, number, record, key, deps.limits)
+        try:
+            deps.repository.save(updated, expected_version=action.version)
+        except ActionConflict:
+            continue
+        return {
+            "id": action_id,
+            "outcome": "recorded",
+            "status": str(updated.status),
+            "manual": number,
+            "trigger": str(record.trigger),
+        }
+    raise ActionConflict(action_id, f"could not record manual fire {number}")
+
+
+def _occurrence_of(tick: Tick) -> Occurrence:
+    return Occurrence(
+        occurrence=tick.occurrence,
+        scheduled_time=tick.scheduled_time,
+        actual_time=tick.actual_time,
+        attempts=tick.attempts,
+        outcome=tick.outcome,
+        late_ms=tick.late_ms,
+        trigger=tick.trigger,
+        manual=tick.manual,
+    )
+
+
+def _failed_occurrence(failure: FireFailure, retry_count: int, now: datetime) -> Occurrence:
+    cause = _cause_message(failure.cause)
+    return Occurrence(
+        occurrence=failure.occurrence,
+        scheduled_time=failure.scheduled_time,
+        actual_time=now,
+        attempts=retry_count + 1,
+        outcome=Outcome.FAILED,
+        error=f"{failure.error}: {cause}"[:1000] if cause else failure.error,
+        trigger=failure.trigger,
+        manual=failure.manual,
     )
 
 
@@ -106,7 +179,7 @@ def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> dict[str, 
     moved_on = (
         action is not None
         and action.status == Status.PENDING
-        and action.fire_key == (tick.action_id, tick.generation, tick.occurrence + 1)
+        and action.fire_key == (tick.action_id, tick.generation, tick.occurrence + 1, 0)
     )
     if action is not None and moved_on:
         launch(action, deps.clock.now(), deps)
@@ -130,6 +203,11 @@ def _publish_completed(action: Action, occurrences: int, deps: Dependencies) -> 
         DetailType.COMPLETED,
         {"id": action.id, "generation": action.generation, "occurrences": occurrences},
     )
+
+
+def _announce(announcements: list[Callable[[], None]]) -> None:
+    for announce in announcements:
+        announce()
 
 
 def _cause_message(cause: str | None) -> str:

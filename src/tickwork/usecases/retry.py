@@ -1,4 +1,11 @@
-"""Retry by hand: a FAILED action runs its failed occurrence again, now, and resumes its chain."""
+"""Retry by hand a fire that failed past its retries.
+
+- A FAILED action (failure policy STOP) runs its failed occurrence again, now, and resumes
+  its chain.
+- An action that went on (CONTINUE) or paused (PAUSE) after a failure runs the failed fire
+  again as a fire of its own (trigger RETRY), with the same idempotency key as the failed one,
+  beside its schedule; once it succeeds, the action no longer needs attention.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +13,57 @@ from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ActionNotFound, ActionNotRetryable
+from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
+from tickwork.domain.fire import Trigger
 from tickwork.domain.times import ceil_ms, iso
-from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.launch import launch, launch_manual, planned_execution
+from tickwork.usecases.run_now import ask_manual_fire
 
 __all__ = ["retry_action"]
 
 
-def retry_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
+def retry_action(
+    action_id: str, deps: Dependencies, occurrence: int | None = None
+) -> dict[str, Any]:
+    """``occurrence`` picks which failed fire (default: the latest)."""
     action = deps.repository.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
-    if action.status != Status.FAILED:
-        raise ActionNotRetryable(action_id, str(action.status))
     now = deps.clock.now()
-    retried = action.retried(ceil_ms(now), deps.limits)
-    retried = retried.planned(planned_execution(retried, deps)[1])
-    deps.repository.save(retried, expected_version=action.version)
-    launch(retried, now, deps)
+    if action.status == Status.FAILED:
+        retried = action.retried(ceil_ms(now), deps.limits)
+        retried = retried.planned(planned_execution(retried, deps)[1])
+        deps.repository.save(retried, expected_version=action.version)
+        launch(retried, now, deps)
+        return {
+            "id": action_id,
+            "outcome": "retried",
+            "status": str(retried.status),
+            "occurrence": retried.occurrence,
+            "executionTime": iso(retried.execution_time or now),
+        }
+    if not action.unresolved or action.status == Status.CANCELLED:
+        raise ActionNotRetryable(action_id, str(action.status))
+    failed = [f for f in action.unresolved if occurrence is None or f.occurrence == occurrence]
+    if not failed:
+        raise ValidationFailed.of(
+            "occurrence",
+            f"occurrence {occurrence} has no failed fire waiting for a retry",
+            "give one of "
+            + ", ".join(str(f.occurrence) for f in action.unresolved)
+            + ", or leave it out for the latest",
+        )
+    target = failed[-1]
+    updated, fire = ask_manual_fire(
+        action, Trigger.RETRY, deps, occurrence=target.occurrence, key=target.idempotency_key
+    )
+    launch_manual(updated, fire, now, deps)
     return {
         "id": action_id,
         "outcome": "retried",
-        "status": str(retried.status),
-        "occurrence": retried.occurrence,
-        "executionTime": iso(retried.execution_time or now),
+        "status": str(updated.status),
+        "occurrence": target.occurrence,
+        "manual": fire.number,
+        "idempotencyKey": fire.idempotency_key,
+        "executionTime": iso(now),
     }

@@ -10,16 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import ACTIVE, Action, Status
-from tickwork.domain.errors import ActionConflict, ActionExists, ActionLocked, ValidationFailed
+from tickwork.domain.action import ACTIVE, LIVE, Action, Status
+from tickwork.domain.errors import ActionConflict, ActionExists, ValidationFailed
 from tickwork.domain.events import DetailType
 from tickwork.domain.start_request import StartRequest, parse_start_detail
+from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
+from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.launch import launch, planned_execution
 from tickwork.usecases.sealing import seal_of
 
@@ -30,7 +32,9 @@ __all__ = [
     "CheckedStart",
     "StartCommand",
     "StartResult",
+    "announce_started",
     "check_start",
+    "scheduled_action",
     "spec_hash",
     "start_action",
 ]
@@ -54,19 +58,24 @@ class StartCommand:
 @dataclass(frozen=True)
 class StartResult:
     action_id: str
-    outcome: str  # created | replaced | unchanged
+    outcome: str  # created | replaced | unchanged | deferred
     status: str
     fire_at: str | None
     execution_arn: str | None
+    deferred: dict[str, Any] | None = None  # the answer of a change inside the lock
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        answer = {
             "id": self.action_id,
             "outcome": self.outcome,
             "status": self.status,
             "executionTime": self.fire_at,
             "executionArn": self.execution_arn,
         }
+        if self.deferred is not None:
+            answer["appliesAfter"] = self.deferred["appliesAfter"]
+            answer["message"] = self.deferred["message"]
+        return answer
 
 
 _WRITE_ATTEMPTS = 3
@@ -107,38 +116,23 @@ def check_start(command: StartCommand, now: datetime, deps: Dependencies) -> Che
 def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     now = deps.clock.now()
     checked = check_start(command, now, deps)
-    request, action_id, first = checked.request, checked.action_id, checked.first_fire
     digest = spec_hash(command.detail)
-    existing = deps.repository.get(action_id)
+    existing = deps.repository.get(checked.action_id)
     if existing is not None and command.create_only:
-        raise ActionExists(action_id)
+        raise ActionExists(checked.action_id)
 
     if existing is not None and _is_repeat_delivery(existing, digest, command.event_id):
         if existing.status == Status.PENDING:
             launch(existing, now, deps)
         return _result(existing, "unchanged")
 
-    if (
-        existing is not None
-        and existing.status in ACTIVE
-        and existing.is_locked(now, deps.settings.lock)
-    ):
-        raise ActionLocked(
-            action_id, iso(existing.execution_time or now), int(deps.settings.lock.total_seconds())
-        )
+    if existing is not None and is_locked(existing, now, deps):
+        refuse_if_locked_one_off(existing, now, deps)
+        change = Deferred(ChangeKind.UPDATE, now, command.detail, digest, command.event_id)
+        deferred = defer(existing, change, now, deps)
+        return replace(_result(existing, "deferred"), deferred=deferred)
 
-    action = Action.scheduled(
-        action_id,
-        request,
-        first,
-        now,
-        digest,
-        command.event_id,
-        deps.limits,
-        replacing=existing,
-    )
-    action = action.planned(planned_execution(action, deps)[1])
-    action = action.sealed(seal_of(action, deps))
+    action = scheduled_action(checked, existing, now, digest, command.event_id, deps)
     if existing is None:
         deps.repository.create(action)
     else:
@@ -147,18 +141,49 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
             deps.executions.stop(
                 existing.execution_arn, f"replaced by generation {action.generation}"
             )
-    launch(action, now, deps)
+    if action.status == Status.PENDING:
+        launch(action, now, deps)
+    announce_started(action, deps)
+    return _result(action, "replaced" if existing else "created")
+
+
+def scheduled_action(
+    checked: CheckedStart,
+    existing: Action | None,
+    now: datetime,
+    digest: str,
+    event_id: str | None,
+    deps: Dependencies,
+) -> Action:
+    """The record a checked Start makes: new, or the next generation of ``existing``; named
+    for its first execution and sealed, ready to write."""
+    action = Action.scheduled(
+        checked.action_id,
+        checked.request,
+        checked.first_fire,
+        now,
+        digest,
+        event_id,
+        deps.limits,
+        replacing=existing,
+    )
+    action = action.planned(planned_execution(action, deps)[1])
+    return action.sealed(seal_of(action, deps))
+
+
+def announce_started(action: Action, deps: Dependencies) -> None:
     deps.publisher.publish(
         DetailType.STARTED,
         {
             "id": action.id,
             "generation": action.generation,
-            "executionTime": iso(first),
+            "status": str(action.status),
+            "executionTime": iso(action.execution_time) if action.execution_time else None,
             "schedule": action.schedule.describe(),
             "action": action.action,
+            "group": action.group,
         },
     )
-    return _result(action, "replaced" if existing else "created")
 
 
 def _action_id(request: StartRequest, event_id: str | None) -> str:
@@ -195,9 +220,13 @@ def spec_hash(detail: dict[str, Any]) -> str:
 
 
 def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> bool:
-    if event_id is not None and existing.start_event_id == event_id:
+    """The same Start again: by its event id, or the same detail while nothing else waits."""
+    waiting = existing.deferred
+    if event_id is not None and event_id in (existing.start_event_id, waiting and waiting.event_id):
         return True
-    return existing.spec_hash == digest and existing.status in ACTIVE
+    if waiting is not None:
+        return waiting.kind is ChangeKind.UPDATE and waiting.spec_hash == digest
+    return existing.spec_hash == digest and existing.status in LIVE
 
 
 def _result(action: Action, outcome: str) -> StartResult:

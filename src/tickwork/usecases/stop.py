@@ -1,33 +1,41 @@
-"""Schedule Stop: cancel an action before its lock, and stop the execution waiting for it."""
+"""Cancel an action: at once, or — a recurrence inside its lock — after the imminent fire."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import ACTIVE
-from tickwork.domain.errors import ActionLocked, ActionNotFound
+from tickwork.domain.action import ACTIVE, LIVE
+from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.events import DetailType
-from tickwork.domain.times import iso
+from tickwork.domain.steering import ChangeKind, Deferred
+from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["cancel_action"]
 
 
 def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
-    """Idempotent: cancelling a finished (or already cancelled) action reports its status."""
+    """Idempotent: cancelling a finished (or already cancelled) action reports its status.
+
+    Inside the lock the imminent fire is fixed: a one-off is refused (``ActionLocked``), a
+    recurrence is cancelled as soon as that fire is recorded (outcome ``deferred``).
+    """
     action = deps.repository.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
-    if action.status not in ACTIVE:
+    if action.status not in LIVE:
         return {"id": action_id, "outcome": "unchanged", "status": str(action.status)}
     now = deps.clock.now()
-    if action.is_locked(now, deps.settings.lock):
-        raise ActionLocked(
-            action_id, iso(action.execution_time or now), int(deps.settings.lock.total_seconds())
-        )
+    if is_locked(action, now, deps):
+        refuse_if_locked_one_off(action, now, deps)
+        return defer(action, Deferred(ChangeKind.CANCEL, now), now, deps)
     cancelled = action.cancelled(now, deps.limits)
     deps.repository.save(cancelled, expected_version=action.version)
-    if action.execution_arn:
+    if action.status in ACTIVE and action.execution_arn:
         deps.executions.stop(action.execution_arn, "cancelled")
-    deps.publisher.publish(DetailType.STOPPED, {"id": action_id, "generation": action.generation})
+    announce_stopped(action.id, action.generation, deps)
     return {"id": action_id, "outcome": "cancelled", "status": str(cancelled.status)}
+
+
+def announce_stopped(action_id: str, generation: int, deps: Dependencies) -> None:
+    deps.publisher.publish(DetailType.STOPPED, {"id": action_id, "generation": generation})

@@ -202,15 +202,14 @@ def test_json_schemas_cover_every_type_and_forbid_unknown_fields() -> None:
 def test_request_refuses_a_naive_scheduled_time() -> None:
     # GIVEN a naive datetime WHEN a request is built with it THEN it is refused
     with pytest.raises(ValueError, match="timezone-aware"):
-        FulfillmentRequest("a", "TICK", 1, datetime(2025, 1, 15, 8, 0), TickData())
+        FulfillmentRequest("a", "TICK", 1, datetime(2025, 1, 15, 8, 0), TickData(), "key-1")
 
 
 def test_request_keeps_scheduled_time_in_utc() -> None:
     # GIVEN a time in UTC+8
     local = datetime(2025, 1, 15, 16, 0, tzinfo=timezone(timedelta(hours=8)))
     # WHEN a request is built with it
-    request = FulfillmentRequest("a", "TICK", 3, local, TickData())
-    # THEN it holds the same instant in UTC, and the idempotency key is (id, occurrence)
+    request = FulfillmentRequest("a", "TICK", 3, local, TickData(), "key-3")
+    # THEN it holds the same instant in UTC
     assert request.scheduled_time == datetime(2025, 1, 15, 8, 0, tzinfo=UTC)
     assert request.scheduled_time.tzinfo is UTC
-    assert request.idempotency_key == "a:3"

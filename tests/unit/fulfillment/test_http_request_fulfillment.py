@@ -126,6 +126,7 @@ def _request(occurrence: int = 3, **data: Any) -> FulfillmentRequest:
         occurrence=occurrence,
         scheduled_time=NOW,
         data=HttpRequestData.model_validate(data),
+        idempotency_key=f"key-of-{occurrence}",
         attempt=1,
     )
 
@@ -148,7 +149,7 @@ def test_success_returns_status_and_body_with_a_verifiable_signature(receiver: _
     assert got.headers["Content-Type"] == "application/json"
     assert got.headers["X-Tickwork-Action-Id"] == "invoice:inv-1"
     assert got.headers["X-Tickwork-Occurrence"] == "3"
-    assert got.headers["Idempotency-Key"] == "invoice:inv-1:3"
+    assert got.headers["Idempotency-Key"] == "key-of-3"
     signature = got.headers[SIGNATURE_HEADER]
     assert signature.startswith(f"t={int(NOW.timestamp())},v1=")
     assert verify_signature(SECRET, signature, got.body, NOW) is True
@@ -178,7 +179,7 @@ def test_without_a_secret_no_signature_is_sent(receiver: _Server) -> None:
     # THEN there is no signature, but the idempotency key is still there
     (got,) = receiver.received
     assert SIGNATURE_HEADER not in got.headers
-    assert got.headers["Idempotency-Key"] == "invoice:inv-1:3"
+    assert got.headers["Idempotency-Key"] == "key-of-3"
 
 
 @pytest.mark.parametrize(

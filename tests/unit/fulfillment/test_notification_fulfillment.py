@@ -36,7 +36,8 @@ REGISTRY = builtin_registry()
 
 def _request(data: dict[str, Any], action_id: str = "late-payment:42", occurrence: int = 1):
     parsed = REGISTRY.validate("SEND_NOTIFICATION", data)
-    return FulfillmentRequest(action_id, "SEND_NOTIFICATION", occurrence, FIRE, parsed)
+    key = f"{action_id}:{occurrence}"  # as unique per fire as tickwork's own keys
+    return FulfillmentRequest(action_id, "SEND_NOTIFICATION", occurrence, FIRE, parsed, key)
 
 
 class _RaisingNotifier:

@@ -28,7 +28,7 @@ def test_tick_accepts_any_json_object_and_keeps_it(data: dict) -> None:
 def test_tick_fulfill_reports_delivery_by_the_tick_event() -> None:
     # GIVEN a TICK request
     request = FulfillmentRequest(
-        "test:schedule", "TICK", 1, datetime(2025, 1, 15, tzinfo=UTC), TickData()
+        "test:schedule", "TICK", 1, datetime(2025, 1, 15, tzinfo=UTC), TickData(), "key-1"
     )
     # WHEN it is fulfilled THEN the result says the tick event delivers it
     assert TickFulfillment().fulfill(request) == {"delivered": "tick-event"}

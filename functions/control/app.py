@@ -1,4 +1,5 @@
-"""Schedule Stop (EventBridge) → cancel the action before its lock and stop its execution."""
+"""Schedule Stop / Pause / Resume / Run Now (EventBridge) → steer a live action: cancel it,
+pause it, resume it, or fire it once now."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.entry import Entry
-from tickwork.usecases.intake import accept_stop
+from tickwork.usecases.intake import accept_control
 
 entry = Entry(correlation_id_path="detail.id")
 
@@ -17,7 +18,9 @@ entry = Entry(correlation_id_path="detail.id")
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = EventBridgeEvent(event)  # Powertools' data class: no pydantic at cold start
-    result = accept_stop(envelope.detail, envelope.get_id, bootstrap.from_environment())
+    result = accept_control(
+        envelope.detail_type, envelope.detail, envelope.get_id, bootstrap.from_environment()
+    )
     entry.count(result["outcome"])
-    entry.logger.info("stop handled", extra={"result": result})
+    entry.logger.info("control event handled", extra={"result": result})
     return result

@@ -1,0 +1,53 @@
+"""What every command shares: the stack it talks to, --json, and refusals as clean errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from tickwork.domain.errors import TickworkError, ValidationFailed
+from tickwork_cli.target import Target, TargetNotFound
+
+__all__ = ["DEFAULT_STATE_DIR", "Context", "guard", "json_option", "pass_context"]
+
+DEFAULT_STATE_DIR = Path(".tickwork")
+
+
+class Context:
+    def __init__(self, stack: str | None, region: str | None, state_dir: Path) -> None:
+        self.stack = stack
+        self.region = region
+        self.state_dir = state_dir
+        self._target: Target | None = None
+
+    @property
+    def target(self) -> Target:
+        if self._target is None:
+            try:
+                self._target = (
+                    Target.deployed(self.stack, self.region)
+                    if self.stack
+                    else Target.local(self.state_dir)
+                )
+            except TargetNotFound as missing:
+                raise click.ClickException(str(missing)) from missing
+        return self._target
+
+
+pass_context = click.make_pass_decorator(Context)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+def guard[T](call: Callable[[], T]) -> T:
+    """Domain refusals become a clean error naming the field and the fix (exit 1)."""
+    try:
+        return call()
+    except ValidationFailed as refused:
+        raise click.ClickException(
+            "refused:\n"
+            + "\n".join(f"  {p.field}: {p.problem}. Fix: {p.fix}" for p in refused.problems)
+        ) from refused
+    except (TickworkError, ValueError) as error:
+        raise click.ClickException(str(error)) from error

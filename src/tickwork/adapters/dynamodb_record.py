@@ -1,0 +1,293 @@
+"""The action record as a DynamoDB item, and back.
+
+Items keep the seed schema's attribute names (id, action, data, metadata, executionTime in
+epoch milliseconds, repeat, frequency, executionRemainder, status, retryCount, createdAt,
+updatedAt) beside tickwork's own (schedule, timezone, version, generation, occurrence, ...),
+and the keys of the table's indexes:
+
+- ``statusShard`` + ``executionTime`` (ByStatus): one status by next fire; the shard suffix
+  spreads a status over partitions, so a million PENDING actions share no hot key;
+- ``groupShard`` + ``id`` (ByGroup) and ``idShard`` + ``id`` (ById): by group and by id
+  prefix, in id order;
+- ``attentionShard`` + ``id`` (NeedsAttention): present only while a failed fire waits for a
+  retry (a sparse index);
+- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from tickwork.domain.action import Action, Occurrence, Status, Transition
+from tickwork.domain.catch_up import CatchUp
+from tickwork.domain.fire import Outcome, Trigger
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.steering import (
+    DEFAULT_GROUP,
+    ChangeKind,
+    Deferred,
+    FailedFire,
+    FailurePolicy,
+    ManualFire,
+)
+from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
+
+__all__ = ["SHARDS", "from_item", "shard_of", "status_shard", "to_item"]
+
+SHARDS = 8
+
+
+def shard_of(action_id: str) -> int:
+    return hashlib.sha256(action_id.encode()).digest()[0] % SHARDS
+
+
+def status_shard(status: str, action_id: str) -> str:
+    return f"{status}#{shard_of(action_id)}"
+
+
+def _epoch_ms(moment: datetime | None) -> int | None:
+    return None if moment is None else to_epoch_ms(moment)
+
+
+def _to_dynamo(value: dict[str, Any]) -> dict[str, Any]:
+    """JSON values to DynamoDB-safe ones (floats become Decimals)."""
+    converted: dict[str, Any] = json.loads(json.dumps(value), parse_float=Decimal)
+    return converted
+
+
+def _from_dynamo(value: Any) -> Any:
+    """DynamoDB values back to plain JSON types."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_dynamo(v) for v in value]
+    return value
+
+
+def _occurrence_item(occurrence: Occurrence) -> dict[str, Any]:
+    return _drop_none(
+        {
+            "occurrence": occurrence.occurrence,
+            "scheduledTime": iso(occurrence.scheduled_time),
+            "actualTime": iso(occurrence.actual_time),
+            "attempts": occurrence.attempts,
+            "outcome": str(occurrence.outcome),
+            "error": occurrence.error,
+            "lateMs": occurrence.late_ms,
+            "trigger": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
+            "manual": occurrence.manual or None,
+        }
+    )
+
+
+def _occurrence(item: dict[str, Any]) -> Occurrence:
+    return Occurrence(
+        occurrence=item["occurrence"],
+        scheduled_time=parse_iso(item["scheduledTime"], "history.scheduledTime"),
+        actual_time=parse_iso(item["actualTime"], "history.actualTime"),
+        attempts=item["attempts"],
+        outcome=Outcome(item["outcome"]),
+        error=item.get("error"),
+        late_ms=item.get("lateMs"),
+        trigger=Trigger(item.get("trigger", Trigger.SCHEDULED)),
+        manual=item.get("manual", 0),
+    )
+
+
+def _deferred_item(change: Deferred | None) -> dict[str, Any] | None:
+    if change is None:
+        return None
+    return _drop_none(
+        {
+            "kind": str(change.kind),
+            "requestedAt": iso(change.requested_at),
+            "request": change.request,
+            "specHash": change.spec_hash,
+            "eventId": change.event_id,
+            "note": change.note,
+        }
+    )
+
+
+def _deferred(item: dict[str, Any] | None) -> Deferred | None:
+    if not item:
+        return None
+    return Deferred(
+        kind=ChangeKind(item["kind"]),
+        requested_at=parse_iso(item["requestedAt"], "deferred.requestedAt"),
+        request=item.get("request"),
+        spec_hash=item.get("specHash"),
+        event_id=item.get("eventId"),
+        note=item.get("note"),
+    )
+
+
+def _manual_item(fire: ManualFire) -> dict[str, Any]:
+    return _drop_none(
+        {
+            "number": fire.number,
+            "trigger": str(fire.trigger),
+            "requestedAt": iso(fire.requested_at),
+            "occurrence": fire.occurrence,
+            "idempotencyKey": fire.idempotency_key,
+            "requestId": fire.request_id,
+            "claimedBy": fire.claimed_by,
+            "generation": fire.generation,
+        }
+    )
+
+
+def _manual(item: dict[str, Any]) -> ManualFire:
+    return ManualFire(
+        number=item["number"],
+        trigger=Trigger(item["trigger"]),
+        requested_at=parse_iso(item["requestedAt"], "manual.requestedAt"),
+        occurrence=item.get("occurrence", 0),
+        idempotency_key=item.get("idempotencyKey", ""),
+        request_id=item.get("requestId"),
+        claimed_by=item.get("claimedBy"),
+        generation=item.get("generation", 0),
+    )
+
+
+def _failed_item(failed: FailedFire) -> dict[str, Any]:
+    return _drop_none(
+        {
+            "occurrence": failed.occurrence,
+            "scheduledTime": iso(failed.scheduled_time),
+            "idempotencyKey": failed.idempotency_key,
+            "error": failed.error,
+            "manual": failed.manual or None,
+        }
+    )
+
+
+def _failed(item: dict[str, Any]) -> FailedFire:
+    return FailedFire(
+        occurrence=item["occurrence"],
+        scheduled_time=parse_iso(item["scheduledTime"], "unresolved.scheduledTime"),
+        idempotency_key=item["idempotencyKey"],
+        error=item.get("error"),
+        manual=item.get("manual", 0),
+    )
+
+
+def _transition_item(transition: Transition) -> dict[str, Any]:
+    return {
+        "at": iso(transition.at),
+        "fromStatus": transition.from_status and str(transition.from_status),
+        "toStatus": str(transition.to_status),
+        "reason": transition.reason,
+    }
+
+
+def _transition(item: dict[str, Any]) -> Transition:
+    before = item.get("fromStatus")
+    return Transition(
+        at=parse_iso(item["at"], "transitions.at"),
+        from_status=Status(before) if before else None,
+        to_status=Status(item["toStatus"]),
+        reason=item["reason"],
+    )
+
+
+def _drop_none(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def to_item(action: Action) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": action.id,
+        "action": action.action,
+        "data": action.data,
+        "metadata": action.metadata,
+        "executionTime": _epoch_ms(action.execution_time),
+        "repeat": action.repeat,
+        "frequency": action.frequency,
+        "executionRemainder": action.execution_remainder,
+        "status": str(action.status),
+        "statusShard": status_shard(str(action.status), action.id),
+        "retryCount": action.retry_count,
+        "createdAt": iso(action.created_at),
+        "updatedAt": iso(action.updated_at),
+        "schedule": action.schedule.to_dict(),
+        "timezone": action.schedule.timezone,
+        "version": action.version,
+        "generation": action.generation,
+        "occurrence": action.occurrence,
+        "specHash": action.spec_hash,
+        "startEventId": action.start_event_id,
+        "executionArn": action.execution_arn,
+        "claimedBy": action.claimed_by,
+        "lastResult": action.last_result,
+        "lastError": action.last_error,
+        "history": [_occurrence_item(h) for h in action.history],
+        "transitions": [_transition_item(t) for t in action.transitions],
+        "ttl": action.ttl,
+        "request": action.request,
+        "catchUp": action.catch_up.to_dict(),
+        "seal": action.seal,
+        "group": action.group,
+        "groupShard": f"{action.group}#{shard_of(action.id)}",
+        "idShard": f"ids#{shard_of(action.id)}",
+        "attentionShard": f"attention#{shard_of(action.id)}" if action.needs_attention else None,
+        "manualShard": f"manual#{shard_of(action.id)}" if action.manual else None,
+        "onFailure": action.on_failure and str(action.on_failure),
+        "chain": action.chain or None,
+        "pauseNote": action.pause_note,
+        "pausedAt": action.paused_at and iso(action.paused_at),
+        "deferred": _deferred_item(action.deferred),
+        "manual": [_manual_item(m) for m in action.manual] or None,
+        "manualCount": action.manual_count or None,
+        "asked": [_manual_item(m) for m in action.asked] or None,
+        "unresolved": [_failed_item(u) for u in action.unresolved] or None,
+    }
+    return _to_dynamo(_drop_none(item))
+
+
+def from_item(raw: dict[str, Any]) -> Action:
+    item = _from_dynamo(raw)
+    execution_ms = item.get("executionTime")
+    return Action(
+        id=item["id"],
+        action=item["action"],
+        data=item.get("data", {}),
+        metadata=item.get("metadata", {}),
+        schedule=Schedule.from_dict(item["schedule"]),
+        status=Status(item["status"]),
+        execution_time=None if execution_ms is None else from_epoch_ms(execution_ms),
+        occurrence=item["occurrence"],
+        generation=item["generation"],
+        version=item["version"],
+        created_at=parse_iso(item["createdAt"], "createdAt"),
+        updated_at=parse_iso(item["updatedAt"], "updatedAt"),
+        spec_hash=item.get("specHash", ""),
+        start_event_id=item.get("startEventId"),
+        retry_count=item.get("retryCount", 0),
+        execution_arn=item.get("executionArn"),
+        claimed_by=item.get("claimedBy"),
+        last_result=item.get("lastResult"),
+        last_error=item.get("lastError"),
+        history=tuple(_occurrence(h) for h in item.get("history", [])),
+        transitions=tuple(_transition(t) for t in item.get("transitions", [])),
+        ttl=item.get("ttl"),
+        request=item.get("request"),
+        catch_up=CatchUp.from_dict(item.get("catchUp")),
+        seal=item.get("seal"),
+        group=item.get("group", DEFAULT_GROUP),
+        on_failure=FailurePolicy(item["onFailure"]) if item.get("onFailure") else None,
+        chain=item.get("chain", ""),
+        pause_note=item.get("pauseNote"),
+        paused_at=parse_iso(item["pausedAt"], "pausedAt") if item.get("pausedAt") else None,
+        deferred=_deferred(item.get("deferred")),
+        manual=tuple(_manual(m) for m in item.get("manual", [])),
+        manual_count=item.get("manualCount", 0),
+        asked=tuple(_manual(m) for m in item.get("asked", [])),
+        unresolved=tuple(_failed(u) for u in item.get("unresolved", [])),
+    )

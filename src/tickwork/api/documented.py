@@ -1,0 +1,63 @@
+"""What every route module shares: the documented answers of a route, the action a path
+names, and the API's metrics."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aws_lambda_powertools import Metrics
+from aws_lambda_powertools.event_handler import content_types
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+from aws_lambda_powertools.metrics import MetricUnit
+
+from tickwork.api.models import ErrorBody
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action
+from tickwork.domain.errors import ActionNotFound
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+
+__all__ = ["count", "found", "new_router", "responses"]
+
+_ERRORS = {
+    400: "Invalid input: each problem names the field and the fix.",
+    404: "No action has this id.",
+    409: "The action's state refuses the request (see the message and fix).",
+}
+metrics = Metrics()
+
+
+def responses(
+    status: int, model: type, description: str, *codes: int
+) -> dict[int, OpenAPIResponse]:
+    """The documented answers of a route: its success model and the errors it can give."""
+    return {
+        status: {
+            "description": description,
+            "content": {content_types.APPLICATION_JSON: {"model": model}},
+        },
+        **{
+            code: {
+                "description": _ERRORS[code],
+                "content": {content_types.APPLICATION_JSON: {"model": ErrorBody}},
+            }
+            for code in codes
+        },
+    }
+
+
+def new_router() -> APIGatewayHttpRouter:
+    """A router of routes for the API's resolver (Powertools leaves its __init__ untyped)."""
+    return APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
+
+
+def found(action_id: str, deps: Dependencies) -> Action:
+    action = deps.repository.get(action_id)
+    if action is None:
+        raise ActionNotFound(action_id)
+    return action
+
+
+def count(name: str) -> None:
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)

@@ -1,0 +1,105 @@
+"""Counts, recent fires and previews: /stats, /stats/fires and /preview."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from tickwork import bootstrap
+from tickwork.api import stats
+from tickwork.api.documented import new_router, responses
+from tickwork.api.models import FireBuckets, Preview, PreviewRequest, Stats
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.preview import (
+    detail_fire_times,
+    format_fire_times,
+    next_fire_times,
+)
+from tickwork.domain.selection import Selection
+
+__all__ = ["router"]
+
+router = new_router()
+_NOT_WHEN = frozenset({"expression", "count", "after", "first", "timezone"})
+
+
+@router.get(
+    "/stats",
+    summary="Counts by status, and fires over the last hour and day",
+    description="Counts come from the indexes (by status; with group or prefix, from theirs); "
+    "needsAttention counts actions with a failed fire waiting for a retry. Fires are counted "
+    "from the records' occurrence history (all actions: a table scan; a group or prefix: its "
+    "index): late = fired more than 1 s after its time (a part of fired).",
+    responses=responses(200, Stats, "Counts", 400),
+    tags=["stats"],
+)
+def get_stats(
+    group: Annotated[str | None, Query(description="Only actions of this group.")] = None,
+    prefix: Annotated[str | None, Query(description="Only ids that start with this.")] = None,
+) -> Stats:
+    deps = bootstrap.from_environment()
+    selection = Selection(group=group, prefix=prefix or None)
+    counts = deps.repository.count(selection)
+    attention = counts.pop("NEEDS_ATTENTION", 0)
+    fires = stats.fire_counts(stats.all_actions(deps.repository, selection), deps.clock.now())
+    return Stats.model_validate({"byStatus": counts, "needsAttention": attention, **fires})
+
+
+@router.get(
+    "/stats/fires",
+    summary="Recent fires in time buckets (on time, late, failed)",
+    description="From the records' occurrence history (a table scan), by when each happened.",
+    responses=responses(200, FireBuckets, "Buckets, oldest first", 400),
+    tags=["stats"],
+)
+def get_fires(
+    minutes: Annotated[int, Query(ge=1, le=10_080, description="How far back.")] = 120,
+    bucket: Annotated[int, Query(ge=1, le=1_440, description="Bucket size in minutes.")] = 5,
+) -> FireBuckets:
+    deps = bootstrap.from_environment()
+    buckets = stats.fire_buckets(
+        stats.all_actions(deps.repository), deps.clock.now(), minutes, bucket
+    )
+    return FireBuckets.model_validate(buckets)
+
+
+@router.post(
+    "/preview",
+    summary="The next fire times of a schedule",
+    description='The body is the "when" of a Start detail as it is (cron, rate, at, '
+    "executionTime, duration, frequency, scheduleExpression, with timezone and bounds), or an "
+    "expression as `tickwork next` takes it. Lists the fires strictly after `after` (default "
+    "now), each in UTC and in the zone's local time.",
+    responses=responses(200, Preview, "Fire times", 400),
+    tags=["schedules"],
+)
+def preview(body: PreviewRequest) -> Preview:
+    after = body.after or bootstrap.from_environment().clock.now()
+    given = body.model_dump(by_alias=True, exclude_none=True)
+    when = {name: value for name, value in given.items() if name not in _NOT_WHEN}
+    if body.expression is not None and when:
+        raise ValidationFailed.of(
+            ", ".join(["expression", *when]),
+            "an expression and the fields of a Start detail are both given",
+            "give either the expression, or the Start detail's fields",
+        )
+    if body.expression is None and not when:
+        raise ValidationFailed.of(
+            "when",
+            "no schedule is given",
+            'give the "when" of a Start detail (e.g. "cron": "30 * * * *") or an "expression"',
+        )
+    try:
+        if body.expression is not None:
+            times = next_fire_times(body.expression, after, body.count, body.timezone, body.first)
+        else:
+            times = detail_fire_times({**when, "timezone": body.timezone}, after, body.count)
+    except ValidationFailed as refused:
+        if body.first is None:
+            raise
+        # the schedule knows a frequency's first time as "at"
+        problems = [replace(p, field="first") if p.field == "at" else p for p in refused.problems]
+        raise ValidationFailed(problems) from refused
+    return Preview.model_validate({"times": format_fire_times(times, body.timezone)})

@@ -1,0 +1,127 @@
+"""What an operator has asked of a live action, kept on its record until it is done.
+
+- ``FailurePolicy`` — what a failed occurrence does to the rest of a recurrence.
+- ``Deferred`` — an update, cancel or pause that arrived inside the lock of a recurrence: the
+  imminent fire is fixed, so the change waits on the record and applies once that fire is
+  recorded.
+- ``ManualFire`` — a fire an operator asked for (run now, or a retry by hand of a failed one),
+  from its request until its tick or failure is recorded.
+- ``FailedFire`` — a failed fire nobody has retried yet: what makes an action need attention.
+
+Pure values; ``Action`` (domain/action.py) owns the transitions that use them.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.fire import Trigger
+
+__all__ = [
+    "DEFAULT_GROUP",
+    "GROUP_PATTERN",
+    "MAX_MANUAL_IN_FLIGHT",
+    "MAX_NOTE_LENGTH",
+    "MAX_UNRESOLVED",
+    "ChangeKind",
+    "Deferred",
+    "FailedFire",
+    "FailurePolicy",
+    "ManualFire",
+    "check_group",
+    "check_note",
+    "idempotency_key",
+]
+
+DEFAULT_GROUP = "default"
+# EventBridge Scheduler's schedule group names: 1-64 of letters, digits, - _ and .
+GROUP_PATTERN = re.compile(r"^[0-9A-Za-z_.-]{1,64}$")
+MAX_NOTE_LENGTH = 500
+MAX_MANUAL_IN_FLIGHT = 10
+MAX_UNRESOLVED = 20
+# Every fire's idempotency key is a UUID (version 5) of its identity in this namespace.
+_KEYS = uuid.UUID("8f5d1b3c-6a2e-5f4b-9c1d-7e0a2b4c6d8e")
+
+
+class FailurePolicy(StrEnum):
+    """After a fire fails past its retries (the failed fire is recorded and retryable in every
+    case): CONTINUE with the next occurrence, PAUSE the action, or STOP it (FAILED)."""
+
+    CONTINUE = "CONTINUE"
+    PAUSE = "PAUSE"
+    STOP = "STOP"
+
+
+class ChangeKind(StrEnum):
+    UPDATE = "UPDATE"
+    CANCEL = "CANCEL"
+    PAUSE = "PAUSE"
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A change that waits for the imminent fire; the latest request wins."""
+
+    kind: ChangeKind
+    requested_at: datetime
+    request: dict[str, Any] | None = None  # UPDATE: the Start detail to apply
+    spec_hash: str | None = None
+    event_id: str | None = None
+    note: str | None = None  # PAUSE: why
+
+
+@dataclass(frozen=True)
+class ManualFire:
+    number: int  # the action's n-th manual fire
+    trigger: Trigger  # RUN_NOW or RETRY
+    requested_at: datetime
+    occurrence: int = 0  # RETRY: the occurrence it runs again
+    idempotency_key: str = ""  # RETRY: the failed fire's own key, so receivers can dedupe
+    request_id: str | None = None  # the caller's id for the request: a repeat adds nothing
+    claimed_by: str | None = None  # the execution running it
+    generation: int = 0  # the action's generation when it was asked for: names its execution
+
+
+@dataclass(frozen=True)
+class FailedFire:
+    occurrence: int  # 0 for a failed run now
+    scheduled_time: datetime
+    idempotency_key: str
+    error: str | None
+    manual: int = 0
+
+
+def idempotency_key(action_id: str, chain: str, occurrence: int, manual: int = 0) -> str:
+    """The key of one fire, the same on every attempt of it and unique across replaces, updates
+    and purges (``chain`` is new with each schedule an id is given): a UUID."""
+    name = f"{action_id}\x1f{chain}\x1f{occurrence}" + (f"\x1fm{manual}" if manual else "")
+    return str(uuid.uuid5(_KEYS, name))
+
+
+def check_group(group: Any, field: str = "group") -> str:
+    if not isinstance(group, str) or not GROUP_PATTERN.match(group):
+        raise ValidationFailed.of(
+            field,
+            f"{str(group)[:80]!r} is not a group name",
+            "use 1-64 of letters, digits, - _ and . (as EventBridge Scheduler's schedule "
+            f'groups), e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
+        )
+    return group
+
+
+def check_note(note: Any, field: str = "note") -> str | None:
+    if note is None:
+        return None
+    if not isinstance(note, str) or len(note) > MAX_NOTE_LENGTH:
+        raise ValidationFailed.of(
+            field,
+            "is not a text of at most 500 characters",
+            "give a short note saying why, or leave it out",
+        )
+    return note

@@ -1,0 +1,70 @@
+"""Pause, resume or cancel every action of a group or id prefix, one page per call.
+
+A page is read from the group or id index (in id order, never a table scan); each action in it
+is changed on its own, fenced on its version, exactly as a single pause, resume or cancel would
+be (a recurrence inside its lock defers, a one-off there is refused), and retried when a fire
+or an update races it. The caller passes ``nextCursor`` back until it is null; actions created
+meanwhile with ids before the cursor are not in this sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.errors import ActionConflict, TickworkError, ValidationFailed
+from tickwork.domain.selection import Selection
+from tickwork.usecases.pause import pause_action, resume_action
+from tickwork.usecases.stop import cancel_action
+
+__all__ = ["OPERATIONS", "bulk_change"]
+
+_ATTEMPTS = 3
+OPERATIONS: dict[str, Callable[[str, str | None, Dependencies], dict[str, Any]]] = {
+    "pause": pause_action,
+    "resume": resume_action,
+    "cancel": lambda action_id, _note, deps: cancel_action(action_id, deps),
+}
+
+
+def bulk_change(
+    operation: str,
+    selection: Selection,
+    deps: Dependencies,
+    note: str | None = None,
+    limit: int = 100,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    if operation not in OPERATIONS:
+        raise ValidationFailed.of(
+            "operation", f"{operation!r} is not a bulk change", f"use {', '.join(OPERATIONS)}"
+        )
+    if not selection.named:
+        raise ValidationFailed.of(
+            "group",
+            "neither group nor prefix is given",
+            "name the actions to change: a group, an id prefix, or both",
+        )
+    change = OPERATIONS[operation]
+    actions, next_cursor = deps.repository.page(selection, limit, cursor)
+    results = [_one(change, action.id, note, deps) for action in actions]
+    return {"matched": len(actions), "results": results, "nextCursor": next_cursor}
+
+
+def _one(
+    change: Callable[[str, str | None, Dependencies], dict[str, Any]],
+    action_id: str,
+    note: str | None,
+    deps: Dependencies,
+) -> dict[str, Any]:
+    for attempt in range(_ATTEMPTS):
+        try:
+            answer = change(action_id, note, deps)
+            return {"id": action_id, "outcome": answer["outcome"], "status": answer["status"]}
+        except ActionConflict as raced:
+            if attempt == _ATTEMPTS - 1:
+                return {"id": action_id, "outcome": "refused", "error": str(raced)}
+        except TickworkError as refused:
+            return {"id": action_id, "outcome": "refused", "error": str(refused)}
+    raise AssertionError("unreachable")

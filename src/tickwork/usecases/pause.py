@@ -1,0 +1,96 @@
+"""Pause and resume, as Temporal's schedules do: a paused action does not fire; resuming
+computes its next fire from now, and fires missed while it was paused are not caught up.
+
+Pausing supersedes the waiting execution (a new generation) and stops it, so a paused action
+costs nothing while it waits. Inside the lock the imminent fire is fixed: a recurrence pauses
+once that fire is recorded, a one-off's pause is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import LIVE, Action, Status
+from tickwork.domain.errors import ActionFinished, ActionNotFound
+from tickwork.domain.events import DetailType
+from tickwork.domain.steering import ChangeKind, Deferred, check_note
+from tickwork.domain.times import ceil_ms, iso
+from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
+from tickwork.usecases.launch import launch, planned_execution
+
+__all__ = ["pause_action", "resume_action"]
+
+
+def pause_action(action_id: str, note: str | None, deps: Dependencies) -> dict[str, Any]:
+    note = check_note(note)
+    action = _live(action_id, "paused", deps)
+    if action.status == Status.PAUSED:
+        return _answer(action, "unchanged")
+    now = deps.clock.now()
+    if is_locked(action, now, deps):
+        refuse_if_locked_one_off(action, now, deps)
+        return defer(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
+    paused = action.paused(now, note, deps.limits)
+    deps.repository.save(paused, expected_version=action.version)
+    if action.execution_arn:
+        deps.executions.stop(action.execution_arn, f"paused: {note}" if note else "paused")
+    announce_paused(paused, deps)
+    return _answer(paused, "paused")
+
+
+def resume_action(action_id: str, note: str | None, deps: Dependencies) -> dict[str, Any]:
+    note = check_note(note)
+    action = _live(action_id, "resumed", deps)
+    if action.status != Status.PAUSED:
+        return _answer(action, "unchanged")
+    now = deps.clock.now()
+    due = action.execution_time
+    if due is None or due <= now:
+        # Its fire passed while it was paused: not caught up; the next one after now, if any.
+        due = action.schedule.next_fire_time(now, action.occurrence - 1) if action.repeat else None
+    if due is None:
+        finished = action.missed_while_paused(now, deps.limits)
+        deps.repository.save(finished, expected_version=action.version)
+        deps.publisher.publish(
+            DetailType.COMPLETED,
+            {"id": action.id, "generation": action.generation, "occurrences": action.occurrence},
+        )
+        return _answer(finished, "completed")
+    resumed = action.resumed(now, ceil_ms(due), note, deps.limits)
+    resumed = resumed.planned(planned_execution(resumed, deps)[1])
+    deps.repository.save(resumed, expected_version=action.version)
+    launch(resumed, now, deps)
+    deps.publisher.publish(
+        DetailType.RESUMED,
+        {"id": action.id, "generation": resumed.generation, "executionTime": iso(due)},
+    )
+    return _answer(resumed, "resumed")
+
+
+def announce_paused(action: Action, deps: Dependencies) -> None:
+    deps.publisher.publish(
+        DetailType.PAUSED,
+        {"id": action.id, "generation": action.generation, "note": action.pause_note},
+    )
+
+
+def _live(action_id: str, wanted: str, deps: Dependencies) -> Action:
+    action = deps.repository.get(action_id)
+    if action is None:
+        raise ActionNotFound(action_id)
+    if action.status not in LIVE:
+        raise ActionFinished(action_id, str(action.status), wanted)
+    return action
+
+
+def _answer(action: Action, outcome: str) -> dict[str, Any]:
+    return {
+        "id": action.id,
+        "outcome": outcome,
+        "status": str(action.status),
+        "executionTime": iso(action.execution_time)
+        if action.execution_time and action.status != Status.PAUSED
+        else None,
+        "note": action.pause_note,
+    }

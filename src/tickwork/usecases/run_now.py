@@ -1,0 +1,100 @@
+"""Run now (Temporal's TriggerImmediately): one extra fire at once, through the same state
+machine, exactly once per request, recorded in the history as RUN_NOW, the schedule unmoved.
+
+A recurrence gets a fire of its own beside its schedule (even while paused, or while its next
+fire is inside the lock). A one-off fires now instead of at its time, and is then done.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import ACTIVE, LIVE, Action
+from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresInFlight
+from tickwork.domain.fire import Trigger
+from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
+from tickwork.domain.times import ceil_ms, iso
+from tickwork.usecases.deferral import refuse_if_locked_one_off
+from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
+
+__all__ = ["ask_manual_fire", "run_now"]
+
+
+def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -> dict[str, Any]:
+    """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op."""
+    check_note(request_id, "requestId")
+    action = deps.repository.get(action_id)
+    if action is None:
+        raise ActionNotFound(action_id)
+    if action.status not in LIVE:
+        raise ActionFinished(action_id, str(action.status), "run now (retry a FAILED one)")
+    now = deps.clock.now()
+    if not action.repeat:
+        return _one_off_now(action, deps)
+    asked = _asked_before(action, request_id)
+    if asked is not None:
+        return _answer(action, asked, "unchanged", deps)
+    updated, fire = ask_manual_fire(action, Trigger.RUN_NOW, deps, request_id=request_id)
+    launch_manual(updated, fire, now, deps)
+    return _answer(updated, fire, "triggered", deps)
+
+
+def ask_manual_fire(
+    action: Action,
+    trigger: Trigger,
+    deps: Dependencies,
+    occurrence: int = 0,
+    key: str = "",
+    request_id: str | None = None,
+) -> tuple[Action, ManualFire]:
+    """Write a fire asked for by hand to the record (fenced on its version), bounded."""
+    if len(action.manual) >= MAX_MANUAL_IN_FLIGHT:
+        raise ManualFiresInFlight(action.id, MAX_MANUAL_IN_FLIGHT)
+    updated, fire = action.manual_requested(deps.clock.now(), trigger, occurrence, key, request_id)
+    deps.repository.save(updated, expected_version=action.version)
+    return updated, fire
+
+
+def _one_off_now(action: Action, deps: Dependencies) -> dict[str, Any]:
+    now = deps.clock.now()
+    refuse_if_locked_one_off(action, now, deps)  # it fires within the lock anyway
+    moved = action.fired_now(ceil_ms(now), deps.limits)
+    moved = moved.planned(planned_execution(moved, deps)[1])
+    deps.repository.save(moved, expected_version=action.version)
+    if action.status in ACTIVE and action.execution_arn:
+        deps.executions.stop(action.execution_arn, "run now by hand")
+    launch(moved, now, deps, trigger=Trigger.RUN_NOW)
+    return {
+        "id": action.id,
+        "outcome": "triggered",
+        "status": str(moved.status),
+        "trigger": str(Trigger.RUN_NOW),
+        "occurrence": moved.occurrence,
+        "manual": 0,
+        "executionArn": moved.execution_arn,
+        "idempotencyKey": moved.key_of(moved.occurrence),
+        "executionTime": iso(moved.execution_time or now),
+    }
+
+
+def _asked_before(action: Action, request_id: str | None) -> ManualFire | None:
+    if request_id is None:
+        return None
+    return next((m for m in action.manual if m.request_id == request_id), None) or next(
+        (m for m in action.asked if m.request_id == request_id), None
+    )
+
+
+def _answer(action: Action, fire: ManualFire, outcome: str, deps: Dependencies) -> dict[str, Any]:
+    return {
+        "id": action.id,
+        "outcome": outcome,
+        "status": str(action.status),
+        "trigger": str(fire.trigger),
+        "occurrence": fire.occurrence,
+        "manual": fire.number,
+        "executionArn": deps.executions.execution_arn(manual_execution(action, fire)),
+        "idempotencyKey": fire.idempotency_key,
+        "executionTime": iso(fire.requested_at),
+    }
