@@ -17,7 +17,7 @@ from tickwork_local.template import Template
 
 REPO = Path(__file__).resolve().parents[2]
 FUNCTIONS = {f.logical_id: f for f in Template(REPO / "template.yaml", stack_name="t").functions()}
-WITHOUT_PYDANTIC = {"TickFunction", "StopFunction", "ReconcilerFunction"}
+WITHOUT_PYDANTIC = {"TickFunction", "ControlFunction", "ReconcilerFunction"}
 _PROBE = """
 import json, sys
 sys.path.insert(0, {code_dir!r})

@@ -70,7 +70,7 @@ def test_restore_gives_back_what_the_adapter_and_raw_writes_left(tmp_path: Path,
         repository = DynamoDBActionRepository(TABLE)
         invoke(local, "StartFunction", event("start/duration-5m"))
         invoke(local, "StartFunction", event("start/cron"))
-        invoke(local, "StopFunction", event("stop/cancel"))
+        invoke(local, "ControlFunction", event("control/cancel"))
         repository.delete("test:schedule")
         blob = {"B": b"\x00\xffbytes"}
         put(local, "raw:kept", blob=blob, nested={"M": {"list": {"L": [blob, {"N": "1.50"}]}}})

@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tickwork.domain.action import Status
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.selection import Selection
 from tickwork.usecases.start import StartCommand, start_action
 
 
@@ -23,7 +25,7 @@ def many(stack):
 def test_pages_by_status_cover_everything_once_in_fire_order(stack, many) -> None:
     seen, cursor, pages = [], None, 0
     while True:
-        actions, cursor = stack.repository.page("PENDING", 5, cursor)
+        actions, cursor = stack.repository.page(Selection(Status.PENDING), 5, cursor)
         seen += actions
         pages += 1
         if cursor is None:
@@ -43,7 +45,7 @@ def test_equal_fire_times_are_not_skipped_or_repeated(stack, many) -> None:
         )
     seen, cursor = [], None
     while True:
-        actions, cursor = stack.repository.page("PENDING", 4, cursor)
+        actions, cursor = stack.repository.page(Selection(Status.PENDING), 4, cursor)
         seen += [a.id for a in actions]
         if cursor is None:
             break
@@ -53,7 +55,7 @@ def test_equal_fire_times_are_not_skipped_or_repeated(stack, many) -> None:
 def test_all_pages_cover_everything_once(stack, many) -> None:
     seen, cursor = [], None
     while True:
-        actions, cursor = stack.repository.page(None, 7, cursor)
+        actions, cursor = stack.repository.page(Selection(), 7, cursor)
         seen += [a.id for a in actions]
         if cursor is None:
             break
@@ -65,5 +67,5 @@ def test_all_pages_cover_everything_once(stack, many) -> None:
 )
 def test_a_forged_cursor_is_refused_by_name(stack, cursor) -> None:
     with pytest.raises(ValidationFailed) as refused:
-        stack.repository.page("PENDING", 5, cursor)
+        stack.repository.page(Selection(Status.PENDING), 5, cursor)
     assert refused.value.problems[0].field == "cursor"

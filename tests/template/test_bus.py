@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from tickwork.domain.events import CONTROL, INBOUND, DetailType
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import Template
 
@@ -36,14 +37,18 @@ def _rule(template: Template, function: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("function", "detail_type"),
-    [("StartFunction", "Schedule Start"), ("StopFunction", "Schedule Stop")],
+    ("function", "detail_types"),
+    [
+        ("StartFunction", [DetailType.START]),
+        ("ControlFunction", sorted(CONTROL)),
+    ],
 )
-def test_start_and_stop_rules_ignore_tickworks_own_source(
-    template: Template, function: str, detail_type: str
+def test_start_and_control_rules_ignore_tickworks_own_source(
+    template: Template, function: str, detail_types: list[str]
 ) -> None:
     pattern = _rule(template, function)["Pattern"]
-    assert pattern == {"detail-type": [detail_type], "source": [{"anything-but": [SOURCE]}]}
+    assert sorted(pattern["detail-type"]) == sorted(detail_types)
+    assert pattern["source"] == [{"anything-but": [SOURCE]}]
 
 
 def test_tick_rule_takes_only_tickworks_own_source(template: Template) -> None:
@@ -69,11 +74,10 @@ def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principal
     assert statement["Principal"] == {"AWS": {"Ref": "AllowedPublisherPrincipals"}}
     assert (statement["Effect"], statement["Action"]) == ("Allow", "events:PutEvents")
     assert statement["Resource"] == BUS_ARN
-    # Another account may schedule and cancel, never speak as tickwork.
-    assert statement["Condition"] == {
-        "ForAllValues:StringEquals": {"events:detail-type": ["Schedule Start", "Schedule Stop"]},
-        "ForAllValues:StringNotEquals": {"events:source": [SOURCE]},
-    }
+    # Another account may schedule and steer, never speak as tickwork.
+    assert statement["Condition"]["ForAllValues:StringNotEquals"] == {"events:source": [SOURCE]}
+    allowed = statement["Condition"]["ForAllValues:StringEquals"]["events:detail-type"]
+    assert sorted(allowed) == sorted(INBOUND)
 
 
 def test_listed_principals_default_to_none(template: Template) -> None:

@@ -209,6 +209,18 @@ class Scenario:
         fire = {**json.loads(execution["input"]), **changes}
         return {"input": fire, "executionName": execution["name"], "retryCount": 0}
 
+    def manual_input(self, action_id: str) -> dict[str, Any]:
+        """The Fulfill payload of the action's first manual fire (run now)."""
+        item = self.record(action_id)
+        number = item["manual"]["L"][0]["M"]["number"]["N"]
+        prefix = self.record(action_id)["executionArn"]["S"].rsplit(":", 1)[0]
+        executions = self.sfn.list_executions(
+            stateMachineArn=self.stack.outputs["StateMachineArn"]
+        )["executions"]
+        (execution,) = [e for e in executions if e["name"].endswith(f"-m{number}")]
+        found = self.sfn.describe_execution(executionArn=f"{prefix}:{execution['name']}")
+        return {"input": json.loads(found["input"]), "executionName": execution["name"]}
+
     def fulfill(self, action_id: str, **changes: Any) -> tuple[Any, str | None]:
         return self.invoke("FulfillFunction", self.fire_input(action_id, **changes))
 
@@ -225,9 +237,18 @@ def run_every_path(s: Scenario) -> None:
     assert s.start({"id": "perm:later", "duration": "10m"})["outcome"] == "created"
     assert s.start({"id": "perm:later", "duration": "20m"})["outcome"] == "replaced"
     assert s.start({"id": "perm:bad", "cron": "not a cron"})["outcome"] == "rejected"
-    # Stop: cancel (stops the execution).
-    result, _ = s.invoke("StopFunction", _envelope("Schedule Stop", {"id": "perm:later"}))
+    # Control: cancel (stops the execution); pause (stops it), resume (starts the next fire),
+    # run now (a fire of its own).
+    result, _ = s.invoke("ControlFunction", _envelope("Schedule Stop", {"id": "perm:later"}))
     assert result["outcome"] == "cancelled", result
+    s.start({"id": "perm:steered", "rate": "rate(10 minutes)"})
+    for detail_type, outcome in (
+        ("Schedule Pause", "paused"),
+        ("Schedule Resume", "resumed"),
+        ("Schedule Run Now", "triggered"),
+    ):
+        result, _ = s.invoke("ControlFunction", _envelope(detail_type, {"id": "perm:steered"}))
+        assert result["outcome"] == outcome, result
 
     # Fulfill: two due fires (claim, concurrency slot), a far fire woken early (its next leg),
     # a missed fire under catchUp SKIP (Schedule Skipped).
@@ -269,11 +290,24 @@ def run_every_path(s: Scenario) -> None:
         "error": "FireFailed",
     }
     assert s.tick("Schedule Failed", report)["status"] == "FAILED"
+    # A run now's tick is recorded beside the schedule; an update asked for inside the lock
+    # applies once the fire it waited for is recorded (a new, sealed generation).
+    manual, error = s.invoke("FulfillFunction", s.manual_input("perm:steered"))
+    assert error is None and manual["trigger"] == "RUN_NOW", manual
+    assert s.tick("Schedule Tick", manual)["outcome"] == "recorded"
+    s.start({"id": "perm:deferred", "at": soon(1), "frequency": "DAILY"})
+    time.sleep(1.2)
+    assert s.start({"id": "perm:deferred", "rate": "rate(2 days)"})["outcome"] == "deferred"
+    deferred, error = s.fulfill("perm:deferred")
+    assert error is None, deferred
+    assert s.tick("Schedule Tick", deferred)["status"] == "PENDING"
 
     # Reconciler: an action due soon whose execution was stopped by hand is restarted.
     s.start({"id": "perm:lost", "duration": "5m"})
     lost = s.record("perm:lost")["executionArn"]["S"]
     assert stop_execution(s.sfn, lost, "lost by hand")
+    result, _ = s.invoke("ControlFunction", _envelope("Schedule Run Now", {"id": "perm:twice"}))
+    assert result["outcome"] == "triggered", result  # a manual fire, run by nobody yet
     repaired, error = s.invoke("ReconcilerFunction", SCHEDULED_EVENT)
     assert error is None and "perm:lost" in repaired["restarted"], repaired
 
@@ -283,7 +317,17 @@ def run_every_path(s: Scenario) -> None:
     assert s.api("POST", "/actions", {"id": "perm:api", "duration": "10m"}) == 201
     assert s.api("GET", "/actions") == 200
     assert s.api("GET", "/actions?status=PENDING") == 200
+    assert s.api("GET", "/actions?group=default") == 200
+    assert s.api("GET", "/actions?prefix=perm") == 200
+    assert s.api("GET", "/actions?attention=true") == 200
     assert s.api("GET", "/stats") == 200
+    assert s.api("GET", "/stats?group=default") == 200
+    steered = f"/actions/{quote('perm:steered', safe='')}"
+    assert s.api("POST", f"{steered}/pause", {"note": "by the API"}) == 200
+    assert s.api("POST", f"{steered}/resume") == 200
+    assert s.api("POST", f"{steered}/run-now") == 202
+    assert s.api("POST", "/bulk/pause", {"prefix": "perm:steer"}) == 200
+    assert s.api("POST", "/bulk/cancel", {"prefix": "perm:steer"}) == 200
     assert s.api("GET", path) == 200
     assert s.api("PATCH", path, {"duration": "20m"}) == 200
     assert s.api("DELETE", path) == 200

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
@@ -271,7 +278,16 @@ class ActionPage(_Response):
     )
 
 
-class ChangeResult(_Response):
+class _Sparse(_Response):
+    """A response whose fields that do not apply are left out rather than null."""
+
+    # No return annotation: pydantic then documents the model's own fields, not a dict.
+    @model_serializer(mode="wrap")
+    def _without_nulls(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        return {key: value for key, value in handler(self).items() if value is not None}
+
+
+class ChangeResult(_Sparse):
     """What a cancel, pause, resume, run now or retry did."""
 
     id: str
@@ -292,7 +308,7 @@ class ChangeResult(_Response):
     message: str | None = None
 
 
-class BulkItem(_Response):
+class BulkItem(_Sparse):
     id: str
     outcome: str
     status: str | None = None

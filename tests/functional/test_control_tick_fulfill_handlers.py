@@ -14,18 +14,18 @@ from tickwork_local.stack import LocalStack
 def test_stop_cancels_and_aborts_the_execution(stack, invoke, event) -> None:
     invoke("StartFunction", event("start/duration-5m"))
 
-    result, error = invoke("StopFunction", event("stop/cancel"))
+    result, error = invoke("ControlFunction", event("control/cancel"))
 
     assert error is None and result["outcome"] == "cancelled"
     action = stack.record("test:duration-5m")
     assert action.status == Status.CANCELLED and action.generation == 2
     assert [e["status"] for e in stack.executions()] == ["ABORTED"]
-    again, _ = invoke("StopFunction", event("stop/cancel"))
+    again, _ = invoke("ControlFunction", event("control/cancel"))
     assert again["outcome"] == "unchanged"
 
 
 def test_stop_of_an_unknown_id_is_rejected(stack, invoke, event) -> None:
-    result, error = invoke("StopFunction", event("stop/unknown-id"))
+    result, error = invoke("ControlFunction", event("control/unknown-id"))
 
     assert error is None and result["outcome"] == "rejected"
     assert result["reason"] == "ActionNotFound"
@@ -57,7 +57,7 @@ def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
 
 def test_fulfill_of_a_superseded_execution_raises_by_name(stack, invoke, event) -> None:
     invoke("StartFunction", event("start/duration-5m"))
-    invoke("StopFunction", event("stop/cancel"))
+    invoke("ControlFunction", event("control/cancel"))
 
     payload, error = invoke("FulfillFunction", event("fulfill/fire"))
 
