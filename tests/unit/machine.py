@@ -1,0 +1,59 @@
+"""The state machine's steps, played on the fakes: what one execution does with its fire.
+
+``run`` is Fulfill then Emit tick (then the tick function records it); an execution that ends
+quietly (superseded, a leg, a skip) returns None. ``fail`` is the Catch path: the failure
+report the machine emits when the fulfillment failed past its retries.
+"""
+
+from __future__ import annotations
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.errors import ActionSuperseded, OccurrenceSkipped, WaitContinued
+from tickwork.domain.fire import FireAttempt, FireFailure, Tick
+from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.launch import manual_execution, planned_execution
+from tickwork.usecases.record import record_failure, record_tick
+
+__all__ = ["current", "fail", "manual", "run"]
+
+
+def current(deps: Dependencies, action_id: str) -> str:
+    """The name of the execution the record's next scheduled fire runs in."""
+    action = deps.repository.get(action_id)
+    assert action is not None
+    return planned_execution(action, deps)[0]
+
+
+def manual(deps: Dependencies, action_id: str, number: int) -> str:
+    action = deps.repository.get(action_id)
+    assert action is not None
+    fire = action.manual_fire(number)
+    assert fire is not None, f"no manual fire {number} in flight"
+    return manual_execution(action, fire)
+
+
+def run(deps: Dependencies, name: str, retry_count: int = 0) -> Tick | None:
+    order = deps.executions.started[name]  # type: ignore[attr-defined]
+    try:
+        tick = fulfill_fire(FireAttempt(order, name, retry_count), deps)
+    except (ActionSuperseded, WaitContinued, OccurrenceSkipped):
+        return None
+    record_tick(tick, deps)
+    return tick
+
+
+def fail(deps: Dependencies, name: str, error: str = "PermanentFulfillmentError") -> dict:
+    """The fulfillment failed past its retries: the machine's Catch reports it."""
+    order = deps.executions.started[name]  # type: ignore[attr-defined]
+    failure = FireFailure(
+        action_id=order.action_id,
+        generation=order.generation,
+        occurrence=order.occurrence,
+        scheduled_time=order.fire_at,
+        execution_name=name,
+        error=error,
+        cause='{"errorMessage": "the receiver answered 503"}',
+        manual=order.manual,
+        trigger=order.trigger,
+    )
+    return record_failure(failure, deps)

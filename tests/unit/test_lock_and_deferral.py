@@ -1,0 +1,112 @@
+"""GIVEN an action whose next fire is inside the lock WHEN it is updated, cancelled or paused
+THEN the imminent fire happens as planned; a recurrence's change applies from the next
+occurrence on (and the answer says so), a one-off's is refused and nothing is written."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.unit import machine
+from tests.unit.fakes import fake_dependencies
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Status
+from tickwork.domain.errors import ActionLocked
+from tickwork.domain.events import DetailType
+from tickwork.usecases.pause import pause_action
+from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+EVERY_MINUTE = {"id": "r", "rate": "rate(1 minute)", "data": {"v": 1}}
+
+
+@pytest.fixture
+def deps() -> Dependencies:
+    deps = fake_dependencies(NOW)  # the default lock: 2 minutes, longer than the period
+    start_action(StartCommand(EVERY_MINUTE), deps)
+    return deps
+
+
+def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_can_be_cancelled(deps) -> None:
+    # WHEN a rate(1 minute) recurrence is cancelled (every moment is inside its lock)
+    answer = cancel_action("r", deps)
+
+    # THEN it is accepted, applies after the imminent fire, and says so
+    assert answer["outcome"] == "deferred" and answer["change"] == "CANCEL"
+    assert answer["appliesAfter"] == {"occurrence": 1, "fireTime": "2026-03-07T12:01:00.000Z"}
+    assert "applies from the next occurrence on" in answer["message"]
+    assert deps.repository.get("r").status == Status.PENDING
+    # AND the imminent fire happens as planned, then the action is cancelled: nothing more
+    deps.clock.current = NOW + timedelta(minutes=1)
+    tick = machine.run(deps, machine.current(deps, "r"))
+    assert tick is not None and tick.occurrence == 1
+    action = deps.repository.get("r")
+    assert action.status == Status.CANCELLED and action.deferred is None
+    assert len(deps.executions.started) == 1  # no execution for occurrence 2
+    assert deps.publisher.of_type(DetailType.STOPPED) == [{"id": "r", "generation": 1}]
+
+
+def test_an_update_inside_the_lock_applies_from_the_next_occurrence(deps) -> None:
+    # WHEN its data and schedule change inside the lock
+    result = start_action(StartCommand({**EVERY_MINUTE, "rate": "rate(5 minutes)",
+                                        "data": {"v": 2}}), deps)  # fmt: skip
+
+    # THEN the change waits; the imminent fire runs with what it was scheduled with
+    assert result.outcome == "deferred" and result.as_dict()["appliesAfter"]["occurrence"] == 1
+    deps.clock.current = NOW + timedelta(minutes=1)
+    tick = machine.run(deps, machine.current(deps, "r"))
+    assert tick is not None and tick.data == {"v": 1}
+    # AND after it the new schedule runs, as a new generation from its first fire
+    action = deps.repository.get("r")
+    assert (action.generation, action.occurrence, action.data) == (2, 1, {"v": 2})
+    assert action.execution_time == NOW + timedelta(minutes=6)
+    assert action.schedule.expression == "rate(5 minutes)"
+    assert machine.current(deps, "r") in deps.executions.started
+
+
+def test_a_pause_inside_the_lock_pauses_after_the_imminent_fire(deps) -> None:
+    answer = pause_action("r", "maintenance", deps)
+
+    assert answer["outcome"] == "deferred" and answer["change"] == "PAUSE"
+    deps.clock.current = NOW + timedelta(minutes=1)
+    assert machine.run(deps, machine.current(deps, "r")) is not None
+    action = deps.repository.get("r")
+    assert action.status == Status.PAUSED and action.pause_note == "maintenance"
+
+
+def test_the_latest_change_asked_for_wins(deps) -> None:
+    cancel_action("r", deps)
+    start_action(StartCommand({**EVERY_MINUTE, "data": {"v": 3}}), deps)
+
+    deps.clock.current = NOW + timedelta(minutes=1)
+    machine.run(deps, machine.current(deps, "r"))
+
+    action = deps.repository.get("r")
+    assert action.status == Status.PENDING and action.data == {"v": 3}
+
+
+@pytest.mark.parametrize("change", ["cancel", "update", "pause"])
+def test_a_one_off_inside_its_lock_is_refused_and_nothing_is_written(change: str) -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "once", "duration": "90s"}), deps)
+    before = deps.repository.get("once")
+
+    with pytest.raises(ActionLocked, match="its only fire is fixed"):
+        if change == "cancel":
+            cancel_action("once", deps)
+        elif change == "pause":
+            pause_action("once", None, deps)
+        else:
+            start_action(StartCommand({"id": "once", "duration": "10m"}), deps)
+
+    assert deps.repository.get("once") == before
+
+
+def test_outside_the_lock_a_change_applies_at_once() -> None:
+    deps = fake_dependencies(NOW, lock=timedelta(seconds=10))
+    start_action(StartCommand(EVERY_MINUTE), deps)
+
+    assert cancel_action("r", deps)["outcome"] == "cancelled"
+    assert deps.repository.get("r").status == Status.CANCELLED

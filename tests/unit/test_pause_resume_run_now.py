@@ -1,0 +1,173 @@
+"""GIVEN live actions WHEN an operator pauses, resumes or runs one now THEN a paused action
+does not fire and costs no execution, resuming goes on from now without catching up, and a
+run now fires once, beside the schedule, recorded as RUN_NOW — and finished actions refuse."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.unit import machine
+from tests.unit.fakes import fake_dependencies
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Status
+from tickwork.domain.errors import ActionFinished, ManualFiresInFlight, ValidationFailed
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import Outcome, Trigger
+from tickwork.domain.selection import Selection
+from tickwork.usecases.pause import pause_action, resume_action
+from tickwork.usecases.run_now import run_now
+from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+HOURLY = {"id": "h", "rate": "rate(1 hour)"}
+
+
+@pytest.fixture
+def deps() -> Dependencies:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand(HOURLY), deps)
+    return deps
+
+
+def test_a_paused_action_does_not_fire_and_its_execution_is_stopped(deps) -> None:
+    waiting = machine.current(deps, "h")
+
+    answer = pause_action("h", "waiting for the new price list", deps)
+
+    assert answer["outcome"] == "paused" and answer["note"] == "waiting for the new price list"
+    action = deps.repository.get("h")
+    assert action.status == Status.PAUSED and action.generation == 2
+    assert deps.executions.stopped == [deps.executions.execution_arn(waiting)]
+    # its old execution, woken anyway, finds it superseded and fires nothing
+    deps.clock.current = NOW + timedelta(hours=1)
+    assert machine.run(deps, waiting) is None
+    assert deps.repository.count(Selection())["PAUSED"] == 1
+    assert deps.publisher.of_type(DetailType.PAUSED)[0]["note"] == answer["note"]
+
+
+def test_resume_goes_on_from_now_and_does_not_catch_up(deps) -> None:
+    pause_action("h", None, deps)
+    deps.clock.current = NOW + timedelta(hours=3, minutes=20)  # three fires passed meanwhile
+
+    answer = resume_action("h", None, deps)
+
+    action = deps.repository.get("h")
+    assert answer["outcome"] == "resumed" and action.status == Status.PENDING
+    assert action.execution_time == NOW + timedelta(hours=4)  # the next one after now
+    assert action.occurrence == 1  # nothing fired while paused
+    deps.clock.current = NOW + timedelta(hours=4)
+    assert machine.run(deps, machine.current(deps, "h")) is not None
+    assert [h.outcome for h in deps.repository.get("h").history] == [Outcome.FIRED]
+
+
+def test_resume_before_the_paused_fire_keeps_it() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "later", "duration": "1h"}), deps)
+    pause_action("later", None, deps)
+    deps.clock.advance(minutes=10)
+
+    resume_action("later", None, deps)
+
+    assert deps.repository.get("later").execution_time == NOW + timedelta(hours=1)
+
+
+def test_a_one_off_resumed_after_its_time_is_not_caught_up() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "once", "duration": "1h"}), deps)
+    pause_action("once", None, deps)
+    deps.clock.advance(hours=2)
+
+    answer = resume_action("once", None, deps)
+
+    action = deps.repository.get("once")
+    assert answer["outcome"] == "completed" and action.status == Status.COMPLETED
+    assert action.history[-1].outcome == Outcome.SKIPPED
+    assert action.history[-1].error == "missed while paused"
+
+
+def test_pause_and_resume_are_idempotent(deps) -> None:
+    assert resume_action("h", None, deps)["outcome"] == "unchanged"
+    pause_action("h", None, deps)
+    assert pause_action("h", None, deps)["outcome"] == "unchanged"
+
+
+@pytest.mark.parametrize("change", [pause_action, resume_action])
+def test_a_finished_action_cannot_be_paused_or_resumed(deps, change) -> None:
+    cancel_action("h", deps)
+    before = deps.repository.get("h")
+
+    with pytest.raises(ActionFinished, match="is CANCELLED"):
+        change("h", None, deps)
+
+    assert deps.repository.get("h") == before
+
+
+def test_a_note_longer_than_allowed_is_refused_naming_the_field(deps) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        pause_action("h", "x" * 501, deps)
+    assert refused.value.problems[0].field == "note"
+    assert deps.repository.get("h").status == Status.PENDING
+
+
+def test_run_now_fires_once_beside_the_schedule(deps) -> None:
+    scheduled = deps.repository.get("h")
+
+    answer = run_now("h", deps, request_id="req-1")
+    again = run_now("h", deps, request_id="req-1")  # the same request, delivered twice
+
+    assert answer["outcome"] == "triggered" and again["outcome"] == "unchanged"
+    assert answer["manual"] == 1 and answer["trigger"] == "RUN_NOW"
+    tick = machine.run(deps, machine.manual(deps, "h", 1))
+    assert tick is not None and tick.trigger is Trigger.RUN_NOW and tick.manual == 1
+    assert tick.idempotency_key == answer["idempotencyKey"]
+    action = deps.repository.get("h")
+    # the schedule is unmoved: same next fire, same occurrence, same execution
+    assert (action.execution_time, action.occurrence) == (
+        scheduled.execution_time,
+        scheduled.occurrence,
+    )
+    assert [(h.trigger, h.outcome) for h in action.history] == [(Trigger.RUN_NOW, Outcome.FIRED)]
+    assert action.manual == ()
+    # a later delivery of the same request still fires nothing
+    assert run_now("h", deps, request_id="req-1")["outcome"] == "unchanged"
+    assert len(deps.repository.get("h").history) == 1
+
+
+def test_run_now_works_while_paused(deps) -> None:
+    pause_action("h", None, deps)
+
+    run_now("h", deps)
+    machine.run(deps, machine.manual(deps, "h", 1))
+
+    action = deps.repository.get("h")
+    assert action.status == Status.PAUSED and action.history[-1].trigger is Trigger.RUN_NOW
+
+
+def test_run_now_of_a_one_off_fires_it_now_instead_of_later() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "once", "duration": "1h"}), deps)
+
+    answer = run_now("once", deps)
+
+    assert answer["outcome"] == "triggered"
+    action = deps.repository.get("once")
+    assert action.execution_time == NOW and action.generation == 2
+    tick = machine.run(deps, machine.current(deps, "once"))
+    assert tick is not None and tick.trigger is Trigger.RUN_NOW
+    assert deps.repository.get("once").status == Status.COMPLETED
+
+
+def test_run_now_of_a_cancelled_action_is_refused(deps) -> None:
+    cancel_action("h", deps)
+    with pytest.raises(ActionFinished, match="cannot be run now"):
+        run_now("h", deps)
+
+
+def test_manual_fires_in_flight_are_bounded(deps) -> None:
+    for _ in range(10):
+        run_now("h", deps)
+    with pytest.raises(ManualFiresInFlight):
+        run_now("h", deps)
