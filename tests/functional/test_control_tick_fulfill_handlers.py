@@ -1,4 +1,4 @@
-"""GIVEN an indexed action WHEN the stop, fulfill and tick functions get their events/ files
+"""GIVEN an indexed action WHEN the control, fulfill and tick functions get their events/ files
 THEN the record moves as the contract says, and repeats change nothing."""
 
 from __future__ import annotations
@@ -119,3 +119,44 @@ def test_the_reconciler_runs_on_its_template_schedule() -> None:
         runs = [i for i in local.runtime.invocations if i.function.endswith("ReconcilerFunction")]
         assert runner.interval == 1.0
         assert len(runs) >= 2 and all(i.error_type is None for i in runs)
+
+
+def test_pause_then_resume_from_the_events_files(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/duration-5m"))
+
+    paused, error = invoke("ControlFunction", event("control/pause"))
+
+    assert error is None and paused["outcome"] == "paused", paused
+    action = stack.record("test:duration-5m")
+    assert action.status == Status.PAUSED and action.pause_note == "billing migration"
+    assert [e["status"] for e in stack.executions()] == ["ABORTED"]
+    resumed, error = invoke("ControlFunction", event("control/resume"))
+    assert error is None and resumed["outcome"] == "resumed", resumed
+    assert stack.record("test:duration-5m").status == Status.PENDING
+    assert sorted(e["status"] for e in stack.executions()) == ["ABORTED", "RUNNING"]
+
+
+def test_run_now_from_its_events_file_fires_once_per_request(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/cron"))
+
+    first, error = invoke("ControlFunction", event("control/run-now"))
+    again, _ = invoke("ControlFunction", event("control/run-now"))  # the same event again
+
+    assert error is None and first["outcome"] == "triggered", first
+    assert again["outcome"] == "unchanged" and again["manual"] == first["manual"]
+    manual = [e for e in stack.executions() if e["name"].endswith(f"-m{first['manual']}")]
+    assert len(manual) == 1
+
+
+def test_a_control_event_with_an_unknown_field_is_rejected_naming_it(
+    stack, invoke, event
+) -> None:
+    invoke("StartFunction", event("start/duration-5m"))
+    bad = event("control/pause")
+    bad["detail"]["until"] = "tomorrow"
+
+    result, error = invoke("ControlFunction", bad)
+
+    assert error is None and result["outcome"] == "rejected"
+    assert [p["field"] for p in result["problems"]] == ["until"]
+    assert stack.record("test:duration-5m").status == Status.PENDING

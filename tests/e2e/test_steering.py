@@ -1,0 +1,168 @@
+"""GIVEN live schedules on the emulated stack, each fire run by the real state machine WHEN an
+operator steers them — cancel or change inside the lock, pause and resume, run now, groups —
+THEN every fire happens once, never early, as the steering says, and no schedule is ever
+unmanageable."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from tests.e2e.support import Stack, assert_never_early
+from tickwork.domain.action import Status
+from tickwork.domain.selection import Selection
+from tickwork.usecases.bulk import bulk_change
+
+
+def test_a_rate_of_one_minute_is_cancelled_right_after_its_imminent_fire(make_stack) -> None:
+    # GIVEN the default 2-minute lock and a rate(1 minute) recurrence: always inside its lock
+    stack = make_stack(LockSeconds="120")
+    stack.start({"id": "every:minute", "rate": "rate(1 minute)"})
+    first = stack.wait_record("every:minute", lambda a: a.status == Status.PENDING)
+
+    # WHEN it is stopped on the bus
+    stack.stop("every:minute")
+
+    # THEN the Stop is accepted to apply after the imminent fire (nothing rejected) ...
+    waiting = stack.wait_record("every:minute", lambda a: a.deferred is not None)
+    assert waiting.status == Status.PENDING
+    # ... which happens as planned, once, and then the action is cancelled: no fire after it
+    done = stack.wait_record(
+        "every:minute", lambda a: a.status == Status.CANCELLED, timeout=first_wait(first)
+    )
+    stack.local.wait_idle()
+    time.sleep(1)
+    ticks = stack.ticks_for("every:minute")
+    assert [t["occurrence"] for t in ticks] == [1] and done.deferred is None
+    assert_never_early(ticks)
+    assert not any(e["detail-type"] == "Schedule Rejected" for e in stack.lifecycle.drain())
+
+
+def first_wait(action: object) -> float:
+    fire = getattr(action, "execution_time", None)
+    return max((fire - datetime.now(UTC)).total_seconds(), 0) + 15 if fire else 75
+
+
+def test_pause_stops_the_fires_and_resume_goes_on_from_now(stack: Stack) -> None:
+    # GIVEN a recurrence every 2 seconds that has fired
+    stack.start({"id": "pulse", "rate": "rate(2 seconds)"})
+    stack.ticks_for("pulse", count=1, timeout=8)
+
+    # WHEN it is paused on the bus (after the imminent fire, if one is inside the lock)
+    stack.local.publish("Schedule Pause", {"id": "pulse", "note": "deploy"})
+    paused = stack.wait_record("pulse", lambda a: a.status == Status.PAUSED, timeout=8)
+    stack.local.wait_idle()
+    fired_before = len(stack.ticks_for("pulse"))
+
+    # THEN nothing fires while it is paused, and it shows as paused
+    time.sleep(5)
+    assert len(stack.ticks_for("pulse")) == fired_before
+    assert paused.pause_note == "deploy"
+    assert stack.repository.count(Selection())["PAUSED"] == 1
+
+    # WHEN it is resumed: the fires missed while paused are not caught up
+    resumed_at = datetime.now(UTC)
+    stack.local.publish("Schedule Resume", {"id": "pulse"})
+    stack.ticks_for("pulse", count=fired_before + 1, timeout=8)
+    ticks = stack.ticks_for("pulse")
+    late = [t for t in ticks[fired_before:] if t["lateMs"] > 1500]
+    assert late == [] and all(
+        datetime.fromisoformat(t["scheduledTime"]) >= resumed_at for t in ticks[fired_before:]
+    )
+    assert_never_early(ticks)
+
+
+def test_run_now_fires_once_at_once_and_leaves_the_schedule(stack: Stack) -> None:
+    # GIVEN a daily recurrence, far from its next fire
+    stack.start({"id": "report", "rate": "rate(1 day)"})
+    before = stack.wait_record("report", lambda a: a.status == Status.PENDING)
+
+    # WHEN it is run now on the bus, and the same event is delivered twice
+    event = {"id": "report", "requestId": "ops-7"}
+    stack.local.publish("Schedule Run Now", event)
+    stack.local.publish("Schedule Run Now", event)
+
+    # THEN it fires once, now, recorded as RUN_NOW; the schedule's next fire is unmoved
+    stack.ticks_for("report", count=1, timeout=10)
+    stack.wait_record("report", lambda a: a.history and not a.manual)
+    time.sleep(1)  # a second fire, were there one, would have ticked by now
+    ticks = stack.ticks_for("report")
+    assert [(t["trigger"], t["manual"]) for t in ticks] == [("RUN_NOW", 1)]
+    after = stack.record("report")
+    assert after.execution_time == before.execution_time and after.occurrence == 1
+    assert [h.trigger for h in after.history] == ["RUN_NOW"] and after.manual == ()
+
+
+def test_a_failed_occurrence_does_not_end_a_recurrence_and_is_retried_by_hand(
+    stack: Stack, receiver
+) -> None:
+    # GIVEN a webhook every 3 seconds, twice, whose first fire fails past its retries
+    receiver.failures = 3
+    stack.start({"id": "hook:daily", "rate": "rate(3 seconds)", "executionRemainder": 2,
+                 "action": "HTTP_REQUEST", "data": {"url": receiver.url}})  # fmt: skip
+
+    # WHEN it runs: CONTINUE (the default) goes on to the next occurrence
+    done = stack.wait_record("hook:daily", lambda a: a.status == Status.COMPLETED, timeout=25)
+    assert [(h.occurrence, h.outcome) for h in done.history] == [(1, "FAILED"), (2, "FIRED")]
+    assert done.needs_attention
+    failed_keys = {r["headers"]["Idempotency-Key"] for r in receiver.requests[:3]}
+    assert len(failed_keys) == 1  # every attempt of that fire carried the same key
+
+    # WHEN the failed fire is retried by hand
+    from tickwork.usecases.retry import retry_action
+
+    answer = retry_action("hook:daily", stack.deps)
+
+    # THEN it runs once more with the key it failed with, and the action needs no attention
+    healed = stack.wait_record("hook:daily", lambda a: not a.needs_attention, timeout=10)
+    assert answer["idempotencyKey"] in failed_keys
+    assert receiver.requests[-1]["headers"]["Idempotency-Key"] == answer["idempotencyKey"]
+    assert healed.history[-1].trigger == "RETRY" and healed.history[-1].outcome == "FIRED"
+    keys = [r["headers"]["Idempotency-Key"] for r in receiver.requests]
+    assert len(set(keys)) == 2  # occurrence 1 (four attempts in all) and occurrence 2
+
+
+def test_on_failure_pause_pauses_the_recurrence(stack: Stack, receiver) -> None:
+    receiver.failures = 3
+    stack.start({"id": "hook:careful", "rate": "rate(3 seconds)", "onFailure": "PAUSE",
+                 "action": "HTTP_REQUEST", "data": {"url": receiver.url}})  # fmt: skip
+
+    paused = stack.wait_record("hook:careful", lambda a: a.status == Status.PAUSED, timeout=20)
+
+    assert paused.needs_attention and "occurrence 1 failed" in (paused.pause_note or "")
+    stack.local.wait_idle()
+    time.sleep(4)
+    assert len(receiver.requests) == 3  # no fire while paused
+
+
+def test_a_group_is_paused_and_cancelled_in_one_sweep(stack: Stack) -> None:
+    for n in range(3):
+        stack.start({"id": f"sub:42:{n}", "rate": "rate(1 hour)", "group": "sub-42"})
+    stack.start({"id": "sub:43:0", "rate": "rate(1 hour)", "group": "sub-43"})
+    for n in range(3):
+        stack.wait_record(f"sub:42:{n}", lambda a: a.status == Status.PENDING)
+
+    paused = bulk_change("pause", Selection(group="sub-42"), stack.deps)
+    cancelled = bulk_change("cancel", Selection(group="sub-42"), stack.deps)
+
+    assert [r["outcome"] for r in paused["results"]] == ["paused"] * 3
+    assert [r["outcome"] for r in cancelled["results"]] == ["cancelled"] * 3
+    assert stack.record("sub:43:0").status == Status.PENDING
+    aborted = [e for e in stack.executions() if e["status"] == "ABORTED"]
+    assert len(aborted) == 3  # the paused ones' executions, stopped once
+
+
+def test_at_in_eventbridge_schedulers_form_fires_at_that_local_time(stack: Stack) -> None:
+    kl = ZoneInfo("Asia/Kuala_Lumpur")
+    soon = datetime.now(UTC) + timedelta(seconds=3)
+    local = soon.astimezone(kl).replace(tzinfo=None, microsecond=0)
+    expression = f"at({local.isoformat(timespec='seconds')})"
+
+    stack.start({"id": "launch", "scheduleExpression": expression, "timezone": str(kl)})
+
+    ticks = stack.ticks_for("launch", count=1, timeout=10)
+    assert len(ticks) == 1
+    due = local.replace(tzinfo=kl).astimezone(UTC)
+    assert datetime.fromisoformat(ticks[0]["scheduledTime"]) == due
+    assert_never_early(ticks)
