@@ -12,6 +12,10 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import CHROMIUM, REPO, ROUTES, Seeded
 from tests.e2e.support import Stack
+from tickwork import bootstrap
+from tickwork.domain.fire import FireFailure
+from tickwork.usecases.record import record_failure
+from tickwork.usecases.start import StartCommand, start_action
 
 pytestmark = [
     pytest.mark.skipif(
@@ -146,3 +150,62 @@ def test_without_the_token_the_dashboard_says_how_to_get_in(
     expect(message).to_contain_text("Authorization")
     expect(message).to_contain_text("Bearer")
     expect(page.get_by_test_id("action-row")).to_have_count(0)
+
+
+def test_dashboard_steers_an_action_and_filters_by_group_and_attention(
+    stack: Stack, page: Page, token_link: Callable[[str], str]
+) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    deps = bootstrap.from_environment()
+    start_action(
+        StartCommand({"id": "sub:42:renew", "rate": "rate(1 hour)", "group": "sub-42"}), deps
+    )
+    start_action(StartCommand({"id": "other", "rate": "rate(1 hour)"}), deps)
+    start_action(StartCommand({"id": "flaky", "rate": "rate(1 hour)"}), deps)
+    flaky = stack.record("flaky")
+    failure = FireFailure("flaky", flaky.generation, 1, flaky.execution_time, "x", "FireFailed")
+    record_failure(failure, deps)  # CONTINUE: it goes on, needing attention
+
+    # GIVEN the page, filtered to one group
+    page.goto(token_link("/"))
+    rows = page.get_by_test_id("action-row")
+    expect(rows).to_have_count(3)
+    page.get_by_test_id("group-filter").fill("sub-42")
+    page.get_by_test_id("group-filter").press("Enter")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-id", "sub:42:renew")
+    expect(rows.first.get_by_test_id("row-group")).to_have_text("sub-42")
+
+    # WHEN it is paused with a note THEN it reads Paused, with the note, and counts as paused
+    rows.first.click()
+    detail = page.get_by_test_id("detail")
+    page.once("dialog", lambda dialog: dialog.accept("card expired"))
+    detail.get_by_test_id("pause-button").click()
+    expect(rows.first.get_by_test_id("row-status")).to_have_text("Paused")
+    expect(detail.get_by_test_id("pause-note")).to_contain_text("card expired")
+    expect(page.get_by_test_id("count-PAUSED-value")).to_have_text("1")
+
+    # WHEN it is resumed THEN it is pending again
+    detail.get_by_test_id("resume-button").click()
+    expect(rows.first.get_by_test_id("row-status")).to_have_text("Pending")
+
+    # WHEN Run now is clicked THEN the API accepts one fire now
+    with page.expect_response(lambda r: r.url.endswith("/run-now")) as answer:
+        detail.get_by_test_id("run-now-button").click()
+    assert answer.value.status == 202, answer.value.text()
+    assert stack.record("sub:42:renew").manual != ()
+
+    # WHEN the attention card is clicked (all groups) THEN only the failed recurrence shows
+    page.get_by_test_id("group-filter").fill("")
+    page.get_by_test_id("group-filter").press("Enter")
+    expect(page.get_by_test_id("count-ATTENTION-value")).to_have_text("1")
+    page.get_by_test_id("count-ATTENTION").click()
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-id", "flaky")
+    expect(rows.first.get_by_test_id("attention-badge")).to_be_visible()
+    rows.first.click()
+    expect(detail.get_by_test_id("failed-fires")).to_contain_text("occurrence 1")
+    expect(detail.get_by_test_id("retry-button")).to_be_visible()
+
+    assert errors == [], errors

@@ -148,9 +148,7 @@ def test_run_now_from_its_events_file_fires_once_per_request(stack, invoke, even
     assert len(manual) == 1
 
 
-def test_a_control_event_with_an_unknown_field_is_rejected_naming_it(
-    stack, invoke, event
-) -> None:
+def test_a_control_event_with_an_unknown_field_is_rejected_naming_it(stack, invoke, event) -> None:
     invoke("StartFunction", event("start/duration-5m"))
     bad = event("control/pause")
     bad["detail"]["until"] = "tomorrow"
