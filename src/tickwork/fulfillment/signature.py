@@ -14,8 +14,8 @@ A receiver checks it against the shared secret and the raw request body, before 
 
 Several ``v1=`` entries may appear (a secret being rotated); one match is enough. The
 timestamp bounds replays to ``tolerance_seconds`` either side of ``now``; within that
-window, dedupe on the ``Idempotency-Key`` header (``<action id>:<occurrence>``), which is
-the same on every retry of one fire.
+window, dedupe on the ``Idempotency-Key`` header: a UUID of the fire, the same on every
+attempt of it and never the same for two fires.
 """
 
 from __future__ import annotations
