@@ -9,10 +9,14 @@ has its scheduled time, so a delivery before it is early.
 - accepted cancel: the fires recorded before it (the record's history), none after;
 - accepted update: the version-1 fires before it (history in the PATCH answer), then every
   fire of the new version from the ``executionTime`` in that answer;
-- refused (409) cancel or update: the plan unchanged.
+- deferred (202, a recurrence inside its lock) cancel or update: the version-1 fires up to the
+  imminent one it waited for; then none (cancel), or every fire of the new version from the
+  schedule the record has at the end (its rate's anchor);
+- refused (409, a one-off inside its lock) cancel or update: the plan unchanged.
 
-An accepted request whose raced fire was already inside the lock, or a refusal with no fire
-inside the lock, is a broken lock: counted as "wrong", as is any unexpected answer.
+An accepted request whose raced fire was already inside the lock, a deferred one whose fire
+was not, or a refusal with no fire inside the lock, is a broken lock: counted as "wrong", as
+is any unexpected answer.
 """
 
 from __future__ import annotations
@@ -58,9 +62,10 @@ def expected_fires(
     action: PlannedAction,
     first: float,
     race: RaceOutcome | None,
-    history: list[dict[str, Any]] | None,
+    record: dict[str, Any] | None,
     lock: float,
 ) -> Expected:
+    """``record``: the action's view at the end of the run (for an accepted or deferred race)."""
     count = 1 if action.kind is Kind.PERMANENT else action.count
     planned = _chain(1, first, action.interval, count)
     final = "FAILED" if action.kind is Kind.PERMANENT else "COMPLETED"
@@ -71,16 +76,18 @@ def expected_fires(
         )
     if race is None or race.status == 0:
         return expected
-    if race.status not in (200, 409):
+    if race.status not in (200, 202, 409):
         expected.problems.append(f"{race.operation} answered {race.status}: {race.body}")
         return expected
+    if race.deferred:
+        return _deferred(expected, race, record or {}, planned, count, lock)
     if not race.accepted:
         _check_refusal(expected, race, lock)
         if race.status == 200:  # cancel found the action already finished
             expected.problems.append(f"cancel found it {race.body.get('status')} already")
         return expected
     if race.operation == "cancel":
-        fired_before = len(history or [])
+        fired_before = len((record or {}).get("history") or [])
         expected.final_status = "CANCELLED"
         expected.fires = {key: at for key, at in planned.items() if key[1] <= fired_before}
     else:
@@ -93,6 +100,34 @@ def expected_fires(
         if not action.recurring and abs(again - first) > _EPSILON:
             expected.problems.append(f"the update moved the fire from {first:.3f} to {again:.3f}")
     _check_acceptance(expected, race, planned.get((1, fired_before + 1)), lock)
+    return expected
+
+
+def _deferred(
+    expected: Expected,
+    race: RaceOutcome,
+    record: dict[str, Any],
+    planned: dict[Key, float],
+    count: int,
+    lock: float,
+) -> Expected:
+    imminent = race.applies_after
+    expected.fires = {key: at for key, at in planned.items() if key[1] <= imminent}
+    due = planned.get((1, imminent))
+    if due is None or due - lock > race.answered + _EPSILON:
+        expected.problems.append(
+            f"{race.operation} deferred at {race.answered:.3f}, but occurrence {imminent} "
+            f"was not inside its lock"
+        )
+    if race.operation == "cancel":
+        expected.final_status = "CANCELLED"
+        return expected
+    spec = record.get("scheduleSpec") or {}
+    if spec.get("kind") != "rate" or not spec.get("anchor"):
+        expected.problems.append(f"the deferred update left the schedule {spec}")
+        return expected
+    first = epoch(spec["anchor"]) + expected.action.interval  # a rate fires one interval on
+    expected.fires.update(_chain(2, first, expected.action.interval, count))
     return expected
 
 

@@ -1,8 +1,9 @@
 """Cancels and updates sent at a fire's lock boundary (fire time - LockSeconds, +- jitter).
 
 Each ``cancel-race`` action gets ``DELETE /actions/{id}``, each ``update-race`` action
-``PATCH /actions/{id}`` with the data's body version bumped to 2. Whether tickwork accepted
-(200) or refused (409 inside the lock) decides what the run then expects to fire.
+``PATCH /actions/{id}`` with the data's body version bumped to 2. Whether tickwork applied it
+at once (200), deferred it to after the imminent fire (202: a recurrence inside its lock) or
+refused it (409: a one-off inside its lock) decides what the run then expects to fire.
 """
 
 from __future__ import annotations
@@ -34,9 +35,22 @@ class RaceOutcome:
 
     @property
     def accepted(self) -> bool:
+        """Applied at once (200)."""
         if self.operation == "cancel":
             return self.status == 200 and self.body.get("outcome") == "cancelled"
         return self.status == 200
+
+    @property
+    def deferred(self) -> bool:
+        """Accepted inside a recurrence's lock (202): it applies after the imminent fire."""
+        return self.status == 202
+
+    @property
+    def applies_after(self) -> int:
+        """The occurrence a deferred change waits for."""
+        if self.operation == "cancel":
+            return int(self.body["appliesAfter"]["occurrence"])
+        return int(self.body["occurrence"])
 
 
 class Races:
@@ -104,17 +118,19 @@ class Races:
         return rows
 
     def answered(self, operation: str) -> int:
-        """How many requests of this operation tickwork answered with 200 or 409."""
+        """How many requests of this operation tickwork answered with 200, 202 or 409."""
         return sum(
             1
             for outcome in self.outcomes.values()
-            if outcome.operation == operation and outcome.status in (200, 409)
+            if outcome.operation == operation and outcome.status in (200, 202, 409)
         )
 
     def counts(self) -> dict[str, int]:
         tally: dict[str, int] = {}
         for outcome in self.outcomes.values():
             verdict = "accepted" if outcome.accepted else f"answered {outcome.status}"
+            if outcome.deferred:
+                verdict = "deferred to after the imminent fire"
             if outcome.status == 200 and not outcome.accepted:
                 verdict = f"answered 200 ({outcome.body.get('outcome')})"
             if outcome.status == 0:

@@ -248,17 +248,17 @@ class ChaosRun:
         )
 
     def _expectations(self) -> list[Expected]:
-        cancelled_histories = {
-            action_id: self._record(action_id).get("history", [])
+        records = {
+            action_id: self._record(action_id)
             for action_id, race in self.races.outcomes.items()
-            if race.operation == "cancel" and race.accepted
+            if race.accepted or race.deferred
         }
         return [
             expected_fires(
                 action,
                 self.first_fires[action.id],
                 self.races.outcomes.get(action.id),
-                cancelled_histories.get(action.id),
+                records.get(action.id),
                 LOCK_SECONDS,
             )
             for action in self.plan.actions

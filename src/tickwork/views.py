@@ -34,6 +34,7 @@ def action_view(action: Action) -> dict[str, Any]:
         "data": action.data,
         "metadata": action.metadata,
         "timezone": action.schedule.timezone,
+        "scheduleSpec": action.schedule.to_dict(),
         "repeat": action.repeat,
         "frequency": action.frequency,
         "catchUp": action.catch_up.to_dict(),

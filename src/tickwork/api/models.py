@@ -244,6 +244,11 @@ class ActionView(ActionSummary):
     data: dict[str, Any]
     metadata: dict[str, Any]
     timezone: str
+    schedule_spec: dict[str, Any] = Field(
+        description="The schedule as stored: kind (once, cron, rate, frequency), expression, "
+        "anchor (a one-off's time, a rate's start, a frequency's first fire), timezone, start, "
+        "end and maxOccurrences; instants in ISO 8601 UTC."
+    )
     repeat: bool
     frequency: str | None
     catch_up: dict[str, Any] = Field(
