@@ -5,7 +5,8 @@ accepted update (which replaces the action, so its occurrences count from 1 agai
 has its scheduled time, so a delivery before it is early.
 
 - one-off: ``(1, 1)`` at its ``at``; recurrence: ``(1, k)`` for k = 1..count, interval apart,
-  from the first fire time read back after creation; ``permanent``: only ``(1, 1)``;
+  from the first fire time read back after creation (``permanent`` too: each of its fires
+  fails, and the recurrence goes on, as onFailure CONTINUE says);
 - accepted cancel: the fires recorded before it (the record's history), none after;
 - accepted update: the version-1 fires before it (history in the PATCH answer), then every
   fire of the new version from the ``executionTime`` in that answer;
@@ -66,9 +67,12 @@ def expected_fires(
     lock: float,
 ) -> Expected:
     """``record``: the action's view at the end of the run (for an accepted or deferred race)."""
-    count = 1 if action.kind is Kind.PERMANENT else action.count
+    count = action.count
     planned = _chain(1, first, action.interval, count)
-    final = "FAILED" if action.kind is Kind.PERMANENT else "COMPLETED"
+    # A failed fire ends a one-off FAILED; a recurrence goes on (onFailure CONTINUE, its
+    # default): every occurrence of a permanent-* action is tried, and fails, once.
+    failed_one_off = action.kind is Kind.PERMANENT and not action.recurring
+    final = "FAILED" if failed_one_off else "COMPLETED"
     expected = Expected(action, planned, final)
     if action.not_before and first + _EPSILON < action.not_before:
         expected.problems.append(

@@ -185,4 +185,4 @@ def _shapes(size: int, rng: random.Random) -> list[tuple[Kind, int, int, int]]:
 
 
 def _fires(kind: Kind, count: int) -> int:
-    return 1 if kind is Kind.PERMANENT else count
+    return count  # a permanent failure no longer ends a recurrence: every occurrence is tried

@@ -213,7 +213,7 @@ class ChaosRun:
     def _progress(self, phase: str) -> None:
         deliveries = self.receiver.snapshot()
         fired = len({(d.action_id, d.version, d.occurrence) for d in deliveries if d.terminal})
-        planned = sum(1 if a.kind is Kind.PERMANENT else a.count for a in self.plan.actions)
+        planned = sum(a.count for a in self.plan.actions)
         self._say(
             f"{phase}: {fired}/~{planned} fires delivered ({len(deliveries)} requests), "
             f"{self.ticks.ticks_seen} ticks seen"
