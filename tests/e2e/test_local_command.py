@@ -3,6 +3,7 @@ the AWS CLI, boto3) THEN actions fire once, and a kill -9 mid-wait loses and dou
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -196,3 +197,36 @@ def test_a_stack_that_requires_signed_starts_takes_the_clis_and_refuses_raw_ones
         assert process.cli("show", "raw:unsigned", check=False).returncode != 0
     finally:
         process.stop()
+
+
+def test_cli_steers_one_action_and_a_whole_group(local: LocalProcess) -> None:
+    # GIVEN three recurrences of one group and one of another, scheduled with the CLI
+    for n in range(3):
+        local.cli_json("schedule", "--id", f"sub:42:{n}", "--rate", "rate(1 hour)",
+                       "--group", "sub-42", "--on-failure", "pause")  # fmt: skip
+    local.cli_json(
+        "schedule", "--id", "sub:43", "--expression", "rate(1 hour)", "--group", "sub-43"
+    )
+    listed = local.cli_json("list", "--group", "sub-42")
+    assert [a["id"] for a in listed] == ["sub:42:0", "sub:42:1", "sub:42:2"]
+
+    # WHEN one is paused with a note, run now, and resumed
+    paused = local.cli_json("pause", "sub:42:0", "--note", "card expired")
+    assert paused["outcome"] == "paused" and paused["note"] == "card expired"
+    assert local.cli_json("run-now", "sub:42:0")["outcome"] == "triggered"
+    assert local.cli_json("resume", "sub:42:0")["outcome"] == "resumed"
+
+    # WHEN the whole group is paused: its progress shown, each one counted
+    run = local.cli("pause", "--group", "sub-42", "--json")
+    assert "pause: 3 action(s) done" in run.stderr
+    swept = json.loads(run.stdout)
+    assert swept["matched"] == 3 and swept["paused"] == 3
+    assert local.cli_json("stats", "--group", "sub-42")["PAUSED"] == 3
+    assert local.cli_json("stats", "--group", "sub-43")["PENDING"] == 1
+
+    # AND refusals name the field and the fix, and change nothing
+    refused = local.cli("pause", "--group", "sub 42", check=False)
+    assert refused.returncode != 0 and "group" in refused.stderr
+    both = local.cli("cancel", "sub:43", "--group", "sub-42", check=False)
+    assert both.returncode == 2 and "give an ID, or --group" in both.stderr
+    assert local.cli_json("show", "sub:43")["status"] == "PENDING"
