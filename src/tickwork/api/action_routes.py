@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from tickwork import bootstrap
-from tickwork.api.documented import count, found, new_router, responses
+from tickwork.api.documented import count, deferred, found, new_router, responses
 from tickwork.api.errors import ActionStillActive
 from tickwork.api.models import (
     ActionPage,
@@ -99,10 +99,7 @@ def get_action(id: str) -> ActionView:
     "one-off's is refused (409). A finished action is scheduled again.",
     responses={
         **responses(200, ActionView, "The updated action", 400, 404, 409),
-        202: {
-            "description": "Inside the lock: it applies once the imminent fire is recorded",
-            "content": {content_types.APPLICATION_JSON: {"model": ActionView}},
-        },
+        **deferred(ActionView, "it applies"),
     },
     tags=["actions"],
 )
@@ -130,10 +127,7 @@ def update_action(id: str, body: UpdateAction) -> Response[ActionView]:
     "good (204); a live one is refused.",
     responses={
         **responses(200, ChangeResult, "Cancelled (or already finished)", 400, 404, 409),
-        202: {
-            "description": "Inside the lock: cancelled once the imminent fire is recorded",
-            "content": {content_types.APPLICATION_JSON: {"model": ChangeResult}},
-        },
+        **deferred(ChangeResult, "cancelled"),
         204: {"description": "Purged"},
     },
     tags=["actions"],

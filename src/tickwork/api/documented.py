@@ -18,7 +18,7 @@ from tickwork.domain.errors import ActionNotFound
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
-__all__ = ["count", "found", "new_router", "responses"]
+__all__ = ["count", "deferred", "found", "new_router", "responses"]
 
 _ERRORS = {
     400: "Invalid input: each problem names the field and the fix.",
@@ -44,6 +44,16 @@ def responses(
             }
             for code in codes
         },
+    }
+
+
+def deferred(model: type, what: str) -> dict[int, OpenAPIResponse]:
+    """The 202 of a change to a recurrence inside its lock: it applies after the imminent fire."""
+    return {
+        202: {
+            "description": f"Inside the lock: {what} once the imminent fire is recorded",
+            "content": {content_types.APPLICATION_JSON: {"model": model}},
+        }
     }
 
 

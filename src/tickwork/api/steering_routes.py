@@ -8,10 +8,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from tickwork import bootstrap
-from tickwork.api.documented import count, new_router, responses
+from tickwork.api.documented import count, deferred, new_router, responses
 from tickwork.api.models import (
     BulkRequest,
     BulkResult,
@@ -29,12 +28,6 @@ from tickwork.usecases.run_now import run_now
 __all__ = ["router"]
 
 router = new_router()
-_DEFERRED: dict[int, OpenAPIResponse] = {
-    202: {
-        "description": "Inside the lock: it applies once the imminent fire is recorded",
-        "content": {content_types.APPLICATION_JSON: {"model": ChangeResult}},
-    }
-}
 
 
 @router.post(
@@ -43,7 +36,10 @@ _DEFERRED: dict[int, OpenAPIResponse] = {
     description="A paused action does not fire, and shows as PAUSED with the note. Inside the "
     "lock before a fire, a recurrence pauses once that fire is recorded (202); a one-off is "
     "refused (409). A finished action is refused (409).",
-    responses={**responses(200, ChangeResult, "Paused", 400, 404, 409), **_DEFERRED},
+    responses={
+        **responses(200, ChangeResult, "Paused", 400, 404, 409),
+        **deferred(ChangeResult, "paused"),
+    },
     tags=["steering"],
 )
 def pause(id: str, body: NoteRequest | None = None) -> Response[ChangeResult]:
