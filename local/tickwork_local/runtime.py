@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 from unittest import mock
@@ -62,6 +63,13 @@ class InProcessRuntime:
         self._handlers: dict[str, Handler] = {}
         self._lock = threading.Lock()
         self.invocations: list[Invocation] = []
+
+    def add(self, name: str, handler: Handler, timeout: int = 30) -> None:
+        """Run ``handler`` when the emulator invokes ``name``: a target function of the user's
+        (tests and the demo give one), beside the stack's own."""
+        with self._lock:
+            self._specs[name] = FunctionSpec(name, name, Path("."), "inline", timeout, {})
+            self._handlers[name] = handler
 
     def handler(self, name: str) -> Handler:
         with self._lock:

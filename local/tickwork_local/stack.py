@@ -99,7 +99,18 @@ class EventTap:
 
 log = logging.getLogger(__name__)
 
-LOCAL_PARAMETERS = {"AllowPrivateTargets": "true"}
+# Local webhooks live on loopback; e-mail goes from an address the emulator takes as verified;
+# every queue, topic, bus, function and state machine of the emulated account may be a target.
+_EVERYTHING = "arn:aws:{}:us-east-1:123456789012:*"
+LOCAL_PARAMETERS = {
+    "AllowPrivateTargets": "true",
+    "EmailFromAddress": "tickwork@example.com",
+    "SqsTargetArns": _EVERYTHING.format("sqs"),
+    "SnsTargetArns": _EVERYTHING.format("sns"),
+    "EventBusTargetArns": _EVERYTHING.format("events"),
+    "LambdaTargetArns": _EVERYTHING.format("lambda"),
+    "StateMachineTargetArns": _EVERYTHING.format("states"),
+}
 
 
 def stop_execution(sfn: Any, arn: str, cause: str, attempts: int = 50) -> bool:
@@ -145,8 +156,6 @@ class LocalStack:
         stack_name: str = "tickwork-local",
         secret_value: Callable[[str], str] | None = None,
     ) -> LocalStack:
-        # Local webhooks live on loopback: let HTTP fulfillments reach private addresses
-        # (link-local and instance metadata stay refused).
         chosen = {**LOCAL_PARAMETERS, **(parameters or {})}
         return cls(
             Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=chosen),
@@ -168,6 +177,22 @@ class LocalStack:
 
     def client(self, service: str) -> Any:
         return self._clients.client(service)
+
+    def add_function(
+        self, name: str, handler: Callable[[dict[str, Any], Any], Any], timeout: int = 30
+    ) -> str:
+        """A Lambda function of the user's, run in this process when invoked (the emulator has
+        no Docker): a target for LAMBDA_INVOKE actions. Returns its ARN."""
+        self.runtime.add(name, handler, timeout)
+        created = self.client("lambda").create_function(
+            FunctionName=name,
+            Runtime="python3.12",
+            Role=self._role(),
+            Handler="inline",
+            Code={"ZipFile": _placeholder_zip()},
+            Timeout=timeout,
+        )
+        return str(created["FunctionArn"])
 
     # --- lifecycle --------------------------------------------------------------------------
     @contextmanager
@@ -238,6 +263,11 @@ class LocalStack:
             self.client("secretsmanager").create_secret(
                 Name=name, SecretString=self._secret_value(name)
             )
+        for logical in t.of_type("AWS::SNS::Topic"):
+            self.client("sns").create_topic(Name=t.resolve({"Fn::GetAtt": [logical, "TopicName"]}))
+        for resource in t.of_type("AWS::SES::EmailIdentity").values():
+            address = t.resolve(resource["Properties"]["EmailIdentity"])
+            self.client("ses").verify_email_identity(EmailAddress=address)
         sqs = self.client("sqs")
         for logical in t.of_type("AWS::SQS::Queue"):
             name = t.resolve({"Fn::GetAtt": [logical, "QueueName"]})

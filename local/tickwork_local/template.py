@@ -82,6 +82,11 @@ class Template:
             name: str(spec.get("Default", ""))
             for name, spec in self.doc.get("Parameters", {}).items()
         }
+        self._lists = {
+            name
+            for name, spec in self.doc.get("Parameters", {}).items()
+            if spec.get("Type") == "CommaDelimitedList"
+        }
         unknown = set(parameters or {}) - set(self.parameters)
         if unknown:
             raise KeyError(f"template has no parameters {sorted(unknown)}")
@@ -135,6 +140,11 @@ class Template:
                 name = self.resolve(props.get("Name", default_name), refs_only=True)
                 refs[logical] = self.arn("secretsmanager", f"secret:{name}")
                 attrs[(logical, "Name")] = name
+            elif kind == "AWS::SNS::Topic":
+                name = self.resolve(props.get("TopicName", default_name), refs_only=True)
+                refs[logical] = self.arn("sns", name)
+                attrs[(logical, "TopicName")] = name
+                attrs[(logical, "TopicArn")] = refs[logical]
             elif kind == "AWS::Logs::LogGroup":
                 name = self.resolve(props.get("LogGroupName", default_name), refs_only=True)
                 refs[logical] = name
@@ -156,10 +166,12 @@ class Template:
             "AWS::URLSuffix": "amazonaws.com",
         }
 
-    def _ref(self, name: str, refs_only: bool) -> str:
+    def _ref(self, name: str, refs_only: bool) -> Any:
         pseudo = self._pseudo()
         if name in pseudo:
             return pseudo[name]
+        if name in self._lists:  # as CloudFormation: a list, [""] when empty
+            return [item.strip() for item in self.parameters[name].split(",")]
         if name in self.parameters:
             return self.parameters[name]
         if refs_only:
@@ -201,6 +213,12 @@ class Template:
         if set(value) == {"Fn::Join"}:
             sep, parts = value["Fn::Join"]
             return sep.join(str(p) for p in self.resolve(parts, refs_only))
+        if set(value) == {"Fn::Split"}:
+            sep, text = value["Fn::Split"]
+            return str(self.resolve(text, refs_only)).split(sep)
+        if set(value) == {"Fn::Select"}:
+            index, items = value["Fn::Select"]
+            return self.resolve(items, refs_only)[int(index)]
         return {k: self.resolve(v, refs_only) for k, v in value.items()}
 
     def _sub(self, spec: Any, refs_only: bool) -> str:

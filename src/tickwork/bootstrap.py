@@ -22,6 +22,7 @@ from tickwork.fulfillment.defaults import default_registry
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
 
+    from tickwork.fulfillment.base import TargetClients
     from tickwork.fulfillment.registry import FulfillmentRegistry
     from tickwork.ports import (
         ActionRepository,
@@ -46,6 +47,7 @@ class Ports(TypedDict, total=False):
     slots: ConcurrencySlots
     secrets: SecretSource
     notifier: Notifier
+    targets: TargetClients
     registry: FulfillmentRegistry
 
 
@@ -69,10 +71,10 @@ def build(
     if "slots" not in ports and not settings.slots_table_name:
         ports["slots"] = NoConcurrencySlots()
     if "notifier" not in ports:
-        ports["notifier"] = _notifier(settings)
+        ports["notifier"] = _notifier(settings, aws)
     missing = [
         name
-        for name in ("repository", "executions", "publisher", "slots", "secrets")
+        for name in ("repository", "executions", "publisher", "slots", "secrets", "targets")
         if name not in ports
     ]
     if missing:
@@ -85,6 +87,7 @@ def build(
             notifier=ports["notifier"],
             http_secret=(lambda: secrets.get(http_secret_id)) if http_secret_id else None,
             allow_private_targets=settings.allow_private_targets,
+            targets=ports["targets"],
         ),
     )
     return Dependencies(
@@ -96,6 +99,7 @@ def build(
         slots=ports["slots"],
         secrets=secrets,
         notifier=ports["notifier"],
+        targets=ports["targets"],
         registry=ports["registry"],
     )
 
@@ -113,6 +117,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     from tickwork.adapters.eventbridge import EventBridgePublisher
     from tickwork.adapters.secrets import SecretsManagerSource
     from tickwork.adapters.stepfunctions import StepFunctionsExecutions
+    from tickwork.adapters.target_clients import TargetClients
 
     ports.setdefault("repository", DynamoDBActionRepository(settings.table_name, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
@@ -121,17 +126,31 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
         EventBridgePublisher(settings.event_bus_name, settings.event_source, clients=aws),
     )
     ports.setdefault("secrets", SecretsManagerSource(clients=aws))
+    ports.setdefault("targets", TargetClients(aws))
     if settings.slots_table_name:
         ports.setdefault("slots", DynamoDBSlots(settings.slots_table_name, clients=aws))
 
 
-def _notifier(settings: Settings) -> Notifier:
-    from tickwork.fulfillment.notifier import LoggingNotifier
-
+def _notifier(settings: Settings, aws: AwsClients | None) -> Notifier:
     if settings.notification_delivery == "log":
+        from tickwork.fulfillment.notifier import LoggingNotifier
+
         return LoggingNotifier()
+    if settings.notification_delivery == "aws" and aws is not None:
+        from tickwork.adapters.aws_notifier import AwsNotifier
+
+        return AwsNotifier(
+            aws,
+            email_from=settings.email_from,
+            email_template_prefix=settings.email_template_prefix,
+            text_parameter_path=settings.text_parameter_path,
+            push_topic_arn=settings.push_topic_arn,
+        )
     raise MissingPort(
-        ["notifier (set NOTIFICATION_DELIVERY: SEND_NOTIFICATION must be told how it delivers)"]
+        [
+            "notifier (set NOTIFICATION_DELIVERY to aws, or log for development: "
+            "SEND_NOTIFICATION must be told how it delivers)"
+        ]
     )
 
 

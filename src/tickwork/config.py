@@ -7,11 +7,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-__all__ = ["MAX_HISTORY", "NOTIFICATION_DELIVERIES", "Settings", "parse_limits"]
+__all__ = ["MAX_HISTORY", "NOTIFICATION_DELIVERIES", "TARGET_LISTS", "Settings", "parse_limits"]
 
 MAX_HISTORY = 200
-# How SEND_NOTIFICATION delivers: "log" only logs (a development setting, chosen explicitly).
-NOTIFICATION_DELIVERIES = ("log",)
+# How SEND_NOTIFICATION delivers: "aws" sends (SES, SNS); "log" only logs (a development
+# setting, chosen explicitly, never a default).
+NOTIFICATION_DELIVERIES = ("aws", "log")
+# The stack's allow-lists of target ARNs, by IAM service prefix, and their environment names.
+TARGET_LISTS = {
+    "sqs": "TARGET_ARNS_SQS",
+    "sns": "TARGET_ARNS_SNS",
+    "events": "TARGET_ARNS_EVENTS",
+    "lambda": "TARGET_ARNS_LAMBDA",
+    "states": "TARGET_ARNS_STATES",
+}
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,14 @@ class Settings:
     start_secret_id: str | None = None  # when set, every Schedule Start must be signed
     allow_private_targets: bool = False  # HTTP fulfillments to private addresses (local stack)
     notification_delivery: str | None = None  # required where notifications are sent
+    email_from: str | None = None  # SES identity e-mails are sent from
+    email_template_prefix: str = ""  # SES template = prefix + templateType
+    text_parameter_path: str = "/tickwork/templates/"  # SSM parameter = path + templateType
+    push_topic_arn: str | None = None
+    # Targets the fulfill function's own role may reach (fnmatch patterns), by service; an
+    # action with a roleArn under target_role_path runs under that role instead.
+    target_arns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    target_role_path: str = "/tickwork-targets/"
 
     def __post_init__(self) -> None:
         if not 1 <= self.history_limit <= MAX_HISTORY:
@@ -76,6 +93,15 @@ class Settings:
             start_secret_id=env.get("START_SECRET_ARN") or None,
             allow_private_targets=env.get("ALLOW_PRIVATE_TARGETS", "").lower() == "true",
             notification_delivery=env.get("NOTIFICATION_DELIVERY") or None,
+            email_from=env.get("EMAIL_FROM_ADDRESS") or None,
+            email_template_prefix=env.get("EMAIL_TEMPLATE_PREFIX", ""),
+            text_parameter_path=env.get("TEXT_PARAMETER_PATH") or cls.text_parameter_path,
+            push_topic_arn=env.get("PUSH_TOPIC_ARN") or None,
+            target_arns={
+                service: tuple(p.strip() for p in env.get(name, "").split(",") if p.strip())
+                for service, name in TARGET_LISTS.items()
+            },
+            target_role_path=env.get("TARGET_ROLE_PATH") or cls.target_role_path,
         )
 
 

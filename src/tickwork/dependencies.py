@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from tickwork.config import Settings
 from tickwork.domain.action import Limits
+from tickwork.fulfillment.base import TargetClients
 from tickwork.fulfillment.registry import FulfillmentRegistry
 from tickwork.ports import (
     ActionRepository,
@@ -33,6 +34,7 @@ class Dependencies:
     slots: ConcurrencySlots
     secrets: SecretSource
     notifier: Notifier
+    targets: TargetClients  # clients for the AWS action types' targets
     registry: FulfillmentRegistry  # the action types, built over the ports above
 
     def secret(self, secret_id: str | None) -> bytes | None:

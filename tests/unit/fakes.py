@@ -172,6 +172,13 @@ class FakePublisher:
         return [d for t, d in self.events if t == detail_type]
 
 
+class NoTargets:
+    """Unit tests fulfill no AWS action type: asking for a target's client is a test bug."""
+
+    def client(self, service: str, role_arn: str | None = None) -> Any:
+        raise AssertionError(f"a unit test asked for a {service} client: use the emulated stack")
+
+
 class FakeSecrets:
     def __init__(self, values: dict[str, bytes] | None = None) -> None:
         self.values = dict(values or {})
@@ -191,6 +198,7 @@ def fake_dependencies(
         clock=FakeClock(now),
         secrets=FakeSecrets(),
         notifier=notifier or LoggingNotifier(),
+        targets=NoTargets(),
     )
 
 

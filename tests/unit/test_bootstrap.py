@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.fakes import FakeExecutions, FakePublisher, FakeRepository, FakeSecrets
+from tests.unit.fakes import (
+    FakeExecutions,
+    FakePublisher,
+    FakeRepository,
+    FakeSecrets,
+    NoTargets,
+)
 from tickwork import bootstrap
+from tickwork.adapters.aws_notifier import AwsNotifier
 from tickwork.adapters.clients import AwsClients
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.adapters.dynamodb_slots import DynamoDBSlots
@@ -45,7 +52,7 @@ def test_with_aws_every_port_gets_its_adapter_and_nothing_is_called() -> None:
     assert isinstance(deps.slots, DynamoDBSlots)
     assert isinstance(deps.clock, SystemClock)
     assert isinstance(deps.notifier, LoggingNotifier)  # NOTIFICATION_DELIVERY=log, explicitly
-    assert deps.registry.types() == ["HTTP_REQUEST", "SEND_NOTIFICATION", "TICK"]
+    assert len(deps.registry.types()) == 8 and "SQS_MESSAGE" in deps.registry.types()
 
 
 def test_without_aws_a_missing_port_is_refused_by_name() -> None:
@@ -87,6 +94,7 @@ def test_a_bundle_cannot_be_made_without_a_port() -> None:
             clock=SystemClock(),
             slots=bootstrap.NoConcurrencySlots(),
             secrets=FakeSecrets(),
+            targets=NoTargets(),
             registry=bootstrap.build(_settings(), AwsClients()).registry,
         )
 
@@ -101,5 +109,6 @@ def test_every_deployed_function_builds_from_the_environment_the_template_gives_
 
     deps = bootstrap.build(Settings.from_environment(spec.environment), AwsClients())
 
-    assert deps.settings.notification_delivery == "log"
+    assert deps.settings.notification_delivery == "aws"  # the template's default: it sends
+    assert isinstance(deps.notifier, AwsNotifier)
     assert deps.settings.table_name.endswith("ActionsTable")

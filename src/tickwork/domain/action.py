@@ -117,6 +117,7 @@ class Action:
     manual_count: int = 0
     asked: tuple[ManualFire, ...] = ()  # the latest recorded ones: a repeated request is known
     unresolved: tuple[FailedFire, ...] = ()  # failed fires not retried yet
+    role_arn: str | None = None  # the execution role its target is reached with
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -167,6 +168,7 @@ class Action:
             ],
             group=request.group,
             on_failure=request.on_failure,
+            role_arn=request.role_arn,
             chain=_chain(action_id, created_at, generation),
             pause_note=replacing.pause_note if paused and replacing else None,
             paused_at=replacing.paused_at if paused and replacing else None,

@@ -98,6 +98,7 @@ class StartDetail(BaseModel):
     schedule_expression: str | None = None
     group: str | None = None
     on_failure: str | None = None
+    role_arn: str | None = Field(default=None, min_length=1, max_length=2048)
 
 
 def allowed_fields() -> tuple[str, ...]:
@@ -116,6 +117,7 @@ class StartRequest:
     catch_up: CatchUp = DEFAULT_CATCH_UP
     group: str = DEFAULT_GROUP
     on_failure: FailurePolicy | None = None
+    role_arn: str | None = None  # the execution role the target is reached with
 
 
 def parse_start_detail(
@@ -217,6 +219,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
         catch_up,
         group,
         on_failure,
+        model.role_arn,
     )
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "Fulfillment",
     "FulfillmentData",
     "FulfillmentRequest",
+    "TargetClients",
     "data_problem",
 ]
 
@@ -48,11 +49,18 @@ class FulfillmentRequest:
     idempotency_key: str
     metadata: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1
+    role_arn: str | None = None  # the action's execution role for its target, if it has one
 
     def __post_init__(self) -> None:
         if self.scheduled_time.utcoffset() is None:
             raise ValueError("scheduled_time must be timezone-aware")
         object.__setattr__(self, "scheduled_time", self.scheduled_time.astimezone(UTC))
+
+
+class TargetClients(Protocol):
+    """boto3 clients for a target: the function's own credentials, or an assumed role's."""
+
+    def client(self, service: str, role_arn: str | None = None) -> Any: ...
 
 
 class Fulfillment(Protocol):

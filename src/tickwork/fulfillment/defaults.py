@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tickwork.fulfillment.base import TargetClients
 from tickwork.fulfillment.notifier import Notifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
 
@@ -14,17 +15,24 @@ def default_registry(
     notifier: Notifier,
     http_secret: Callable[[], bytes | None] | None,
     allow_private_targets: bool,
+    targets: TargetClients,
 ) -> FulfillmentRegistry:
     """Every built-in type, each given what it delivers through (the bootstrap passes them).
 
     ``http_secret`` is asked at the first signed request; ``allow_private_targets`` lets
-    HTTP_REQUEST reach private addresses (the local stack's webhooks are on loopback). The
-    fulfillment modules are imported when the registry is first used, not here.
+    HTTP_REQUEST reach private addresses (the local stack's webhooks are on loopback);
+    ``targets`` gives the AWS types their clients. The fulfillment modules are imported when
+    the registry is first used, not here.
     """
 
     def build(registry: FulfillmentRegistry) -> None:
+        from tickwork.fulfillment.event_bus import EventBusFulfillment
         from tickwork.fulfillment.http_request import HttpRequestFulfillment
+        from tickwork.fulfillment.lambda_invoke import LambdaInvokeFulfillment
         from tickwork.fulfillment.notification import NotificationFulfillment
+        from tickwork.fulfillment.sns_message import SnsMessageFulfillment
+        from tickwork.fulfillment.sqs_message import SqsMessageFulfillment
+        from tickwork.fulfillment.step_functions import StepFunctionsFulfillment
         from tickwork.fulfillment.tick import TickFulfillment
 
         registry.register(TickFulfillment())
@@ -32,5 +40,10 @@ def default_registry(
         registry.register(
             HttpRequestFulfillment(secret=http_secret, allow_private=allow_private_targets)
         )
+        registry.register(EventBusFulfillment(targets))
+        registry.register(SqsMessageFulfillment(targets))
+        registry.register(SnsMessageFulfillment(targets))
+        registry.register(LambdaInvokeFulfillment(targets))
+        registry.register(StepFunctionsFulfillment(targets))
 
     return FulfillmentRegistry(build)

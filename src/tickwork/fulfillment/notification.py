@@ -112,6 +112,11 @@ class NotificationFulfillment:
                 name=data.name,
                 action_id=request.action_id,
                 idempotency_key=request.idempotency_key,
+                template_data={
+                    name: value
+                    for name, value in data.model_dump(by_alias=True).items()
+                    if isinstance(value, str)
+                },
             )
         )
         return {"notificationType": data.notification_type, "messageId": message_id}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 __all__ = ["LoggingNotifier", "Notification", "Notifier"]
@@ -25,6 +25,7 @@ class Notification:
     name: str | None
     action_id: str
     idempotency_key: str
+    template_data: dict[str, str] = field(default_factory=dict)  # fills the template
 
 
 class Notifier(Protocol):

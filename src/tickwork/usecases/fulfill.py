@@ -80,6 +80,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
         idempotency_key=key,
         metadata=action.metadata,
         attempt=fire.attempt,
+        role_arn=action.role_arn,
     )
     try:
         with _slot(action.action, fire.execution_name, deps):

@@ -21,6 +21,7 @@ from tickwork.domain.events import DetailType
 from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
+from tickwork.fulfillment.access import check_access
 from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.launch import launch, planned_execution
 from tickwork.usecases.sealing import seal_of
@@ -104,7 +105,8 @@ def check_start(command: StartCommand, now: datetime, deps: Dependencies) -> Che
     request = parse_start_detail(command.detail, now, deps.settings.past_grace)
     action_id = _action_id(request, command.event_id)
     _check_payload_size(request)
-    deps.registry.validate(request.action, request.data)
+    data = deps.registry.validate(request.action, request.data)
+    check_access(data, request.role_arn, deps.settings)
     first = request.schedule.first_fire_time(now)
     if first is None:
         raise ValidationFailed.of(

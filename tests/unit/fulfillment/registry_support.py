@@ -3,6 +3,7 @@ key, private addresses allowed (the tests' receivers are on loopback)."""
 
 from __future__ import annotations
 
+from tests.unit.fakes import NoTargets
 from tickwork.fulfillment.defaults import default_registry
 from tickwork.fulfillment.notifier import LoggingNotifier, Notifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
@@ -11,4 +12,6 @@ __all__ = ["builtin_registry"]
 
 
 def builtin_registry(notifier: Notifier | None = None) -> FulfillmentRegistry:
-    return default_registry(notifier or LoggingNotifier(), None, allow_private_targets=True)
+    return default_registry(
+        notifier or LoggingNotifier(), None, allow_private_targets=True, targets=NoTargets()
+    )

@@ -58,6 +58,18 @@ def test_get_returns_the_built_in_fulfillment(action_type: str, data_model: type
     assert fulfillment.data_model is data_model
 
 
+BUILT_IN = [
+    "EVENTBRIDGE_EVENT",
+    "HTTP_REQUEST",
+    "LAMBDA_INVOKE",
+    "SEND_NOTIFICATION",
+    "SNS_MESSAGE",
+    "SQS_MESSAGE",
+    "STEP_FUNCTIONS_EXECUTION",
+    "TICK",
+]
+
+
 def test_get_of_an_unknown_type_names_the_known_types() -> None:
     # GIVEN the default registry
     registry = builtin_registry()
@@ -68,13 +80,13 @@ def test_get_of_an_unknown_type_names_the_known_types() -> None:
     (problem,) = caught.value.problems
     assert problem.field == "action"
     assert "'SEND_FAX'" in problem.problem
-    assert "HTTP_REQUEST, SEND_NOTIFICATION, TICK" in problem.fix
+    assert "HTTP_REQUEST, LAMBDA_INVOKE, SEND_NOTIFICATION" in problem.fix
     assert caught.value.action_type == "SEND_FAX"
 
 
 def test_types_are_sorted() -> None:
     # GIVEN the default registry WHEN its types are listed THEN they are sorted
-    assert builtin_registry().types() == ["HTTP_REQUEST", "SEND_NOTIFICATION", "TICK"]
+    assert builtin_registry().types() == BUILT_IN
 
 
 def test_a_new_type_is_one_register_call() -> None:
@@ -192,7 +204,7 @@ def test_json_schemas_cover_every_type_and_forbid_unknown_fields() -> None:
     # GIVEN the default registry WHEN its schemas are read
     schemas = builtin_registry().json_schemas()
     # THEN there is one per type; typed data refuses unknown fields, TICK passes anything
-    assert sorted(schemas) == ["HTTP_REQUEST", "SEND_NOTIFICATION", "TICK"]
+    assert sorted(schemas) == BUILT_IN
     assert schemas["SEND_NOTIFICATION"]["additionalProperties"] is False
     assert schemas["HTTP_REQUEST"]["additionalProperties"] is False
     assert schemas["TICK"].get("additionalProperties", True) is not False

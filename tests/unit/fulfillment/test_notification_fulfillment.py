@@ -123,6 +123,13 @@ def test_fulfill_sends_through_the_notifier_and_returns_its_message_id() -> None
             name="Joojo",
             action_id="late-payment:42",
             idempotency_key="late-payment:42:2",
+            template_data={
+                "notificationType": "SMS",
+                "templateType": "USER_LATE_PAYMENT_NOTIFICATION",
+                "mobile": "60123456789",
+                "subject": "Test",
+                "name": "Joojo",
+            },
         )
     ]
     assert result == {"notificationType": "SMS", "messageId": "logged-1"}

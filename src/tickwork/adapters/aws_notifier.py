@@ -1,0 +1,137 @@
+"""SEND_NOTIFICATION through AWS messaging, by ``notificationType``:
+
+- ``EMAIL``: Amazon SES, the templated email named ``<EmailTemplatePrefix><templateType>``,
+  from ``EmailFromAddress`` (a verified identity), with the action's data as template data;
+- ``SMS``: Amazon SNS to the phone number (``mobile``, E.164), the text rendered from the SSM
+  parameter ``<TemplateParameterPath><templateType>``;
+- ``PUSH``: Amazon SNS to the stack's push topic, the same text, with message attributes
+  ``userId`` and ``templateType`` for subscribers (a mobile backend) to filter on.
+
+Texts are templates with ``{{field}}`` placeholders filled from the data (``name``, ``subject``,
+``mobile``, ``email``, ``userId``, ``templateType``). AWS refusals are classified as every
+target's are: throttling and 5xx retried; a missing template, identity or topic is final.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tickwork.adapters.clients import AwsClients
+from tickwork.domain.errors import PermanentFulfillmentError
+from tickwork.fulfillment.aws_errors import classified
+from tickwork.fulfillment.notifier import Notification
+
+__all__ = ["AwsNotifier", "render"]
+
+_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+_TEXT_SECONDS = 300
+
+
+def render(template: str, data: dict[str, str]) -> str:
+    return _PLACEHOLDER.sub(lambda match: data.get(match[1], ""), template)
+
+
+class AwsNotifier:
+    def __init__(
+        self,
+        clients: AwsClients,
+        email_from: str | None,
+        email_template_prefix: str,
+        text_parameter_path: str,
+        push_topic_arn: str | None,
+    ) -> None:
+        self._clients = clients
+        self._email_from = email_from
+        self._prefix = email_template_prefix
+        self._texts = text_parameter_path
+        self._push_topic = push_topic_arn
+        self._ssm: Any = None
+
+    def send(self, notification: Notification) -> str:
+        if notification.notification_type == "EMAIL":
+            return self._email(notification)
+        text = self._text(notification)
+        if notification.notification_type == "SMS":
+            return self._publish(
+                {
+                    "PhoneNumber": _e164(notification.recipient),
+                    "Message": text,
+                    "MessageAttributes": _string_attributes(
+                        {"AWS.SNS.SMS.SMSType": "Transactional"}
+                    ),
+                },
+                f"SMS to {notification.recipient}",
+            )
+        if not self._push_topic:
+            raise PermanentFulfillmentError("no push topic: deploy the stack's PushTopic")
+        return self._publish(
+            {
+                "TopicArn": self._push_topic,
+                "Message": text,
+                "Subject": (notification.subject or notification.template_type)[:100],
+                "MessageAttributes": _string_attributes(
+                    {
+                        "userId": notification.recipient,
+                        "templateType": notification.template_type,
+                        "tickwork-idempotency-key": notification.idempotency_key,
+                    }
+                ),
+            },
+            f"push to {notification.recipient}",
+        )
+
+    def _email(self, notification: Notification) -> str:
+        if not self._email_from:
+            raise PermanentFulfillmentError(
+                "no sender for e-mail: set the stack's EmailFromAddress to a verified identity"
+            )
+        template = f"{self._prefix}{notification.template_type}"
+        try:
+            answer = self._clients.client("ses").send_templated_email(
+                Source=self._email_from,
+                Destination={"ToAddresses": [notification.recipient]},
+                Template=template,
+                TemplateData=json.dumps(notification.template_data),
+                Tags=[{"Name": "idempotency-key", "Value": notification.idempotency_key}],
+            )
+        except Exception as error:
+            raise classified(error, f"SES templated e-mail {template!r}") from error
+        return str(answer["MessageId"])
+
+    def _text(self, notification: Notification) -> str:
+        name = f"{self._texts}{notification.template_type}"
+        try:
+            template = self._provider().get(name, max_age=_TEXT_SECONDS)
+        except Exception as error:
+            if "ParameterNotFound" in str(error) or "not found" in str(error).lower():
+                raise PermanentFulfillmentError(
+                    f"no text for template {notification.template_type!r}: create the SSM "
+                    f"parameter {name} (placeholders such as {{{{name}}}})"
+                ) from error
+            cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
+            raise classified(cause, f"the text of {notification.template_type}") from error
+        return render(str(template), notification.template_data)
+
+    def _publish(self, message: dict[str, Any], target: str) -> str:
+        try:
+            answer = self._clients.client("sns").publish(**message)
+        except Exception as error:
+            raise classified(error, target) from error
+        return str(answer["MessageId"])
+
+    def _provider(self) -> Any:
+        if self._ssm is None:
+            from aws_lambda_powertools.utilities.parameters import SSMProvider
+
+            self._ssm = SSMProvider(boto3_client=self._clients.client("ssm"))
+        return self._ssm
+
+
+def _e164(mobile: str) -> str:
+    return mobile if mobile.startswith("+") else f"+{mobile}"
+
+
+def _string_attributes(values: dict[str, str]) -> dict[str, dict[str, str]]:
+    return {name: {"DataType": "String", "StringValue": value} for name, value in values.items()}

@@ -1,0 +1,79 @@
+"""Whether the stack may reach an action's target, decided when the action is created.
+
+As EventBridge Scheduler runs each schedule under an execution role of its own, an action may
+name a ``roleArn`` that the fulfill step assumes for its target; the stack may assume only
+roles under its ``TargetRolePath`` (default ``/tickwork-targets/``), which the template's
+policy says too. Without one, the target must be in the stack's own allow-list for its
+service (the ``*TargetArns`` parameters), which is all the fulfill function's role may reach.
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from tickwork.domain.errors import ValidationFailed
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from tickwork.config import Settings
+
+__all__ = ["ROLE_ARN", "check_access"]
+
+ROLE_ARN = re.compile(
+    r"arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):role(/[\w+=,.@/-]*/|/)([\w+=,.@-]{1,64})"
+)
+_PARAMETERS = {
+    "sqs": "SqsTargetArns",
+    "sns": "SnsTargetArns",
+    "events": "EventBusTargetArns",
+    "lambda": "LambdaTargetArns",
+    "states": "StateMachineTargetArns",
+}
+
+
+def check_access(data: BaseModel, role_arn: str | None, settings: Settings) -> None:
+    from tickwork.fulfillment.targets import TargetData
+
+    target = data if isinstance(data, TargetData) else None
+    if role_arn is not None:
+        _check_role(role_arn, settings)
+        if target is None:
+            raise ValidationFailed.of(
+                "roleArn",
+                "applies to the AWS action types (SQS_MESSAGE, SNS_MESSAGE, EVENTBRIDGE_EVENT, "
+                "LAMBDA_INVOKE, STEP_FUNCTIONS_EXECUTION), not this one",
+                "remove roleArn",
+            )
+        return
+    if target is None:
+        return
+    arn = target.target.text
+    allowed = settings.target_arns.get(target.service, ())
+    if not any(fnmatchcase(arn, pattern) for pattern in allowed):
+        raise ValidationFailed.of(
+            f"data.{target.arn_field}",
+            f"{arn} is not a target this stack may reach",
+            f"add it (or a pattern) to the stack's {_PARAMETERS[target.service]} parameter, or "
+            f"give a roleArn under {settings.target_role_path} that may reach it",
+        )
+
+
+def _check_role(role_arn: str, settings: Settings) -> None:
+    match = ROLE_ARN.fullmatch(role_arn) if isinstance(role_arn, str) else None
+    if match is None:
+        raise ValidationFailed.of(
+            "roleArn",
+            f"{str(role_arn)[:100]!r} is not an IAM role ARN",
+            f"give arn:aws:iam::<account>:role{settings.target_role_path}<name>",
+        )
+    if not match[3].startswith(settings.target_role_path):
+        raise ValidationFailed.of(
+            "roleArn",
+            f"the role's path {match[3]} is not under {settings.target_role_path}, the only "
+            "roles this stack may assume",
+            f"create the role under {settings.target_role_path} (aws iam create-role "
+            f"--path {settings.target_role_path} ...), trusting the stack's fulfill function",
+        )

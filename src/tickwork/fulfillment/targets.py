@@ -1,0 +1,98 @@
+"""What the AWS action types share: a data model naming its target by ARN, the fire's identity
+handed to every target, and AWS errors turned into retried or final failures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict
+from pydantic.alias_generators import to_camel
+
+from tickwork.domain.times import iso
+from tickwork.fulfillment.arns import Arn
+from tickwork.fulfillment.aws_errors import classified
+from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+
+__all__ = [
+    "IDENTITY_MEMBER",
+    "TargetData",
+    "calling",
+    "fifo_group",
+    "identity_attributes",
+    "with_identity",
+]
+
+IDENTITY_MEMBER = "tickwork"  # the member of a JSON object target input that names the fire
+_MAX_GROUP_ID = 128
+
+
+class TargetData(FulfillmentData):
+    """The ``data`` of an action type that sends to an AWS resource named by ARN."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel)
+    service: ClassVar[str]  # the IAM service prefix, as in the stack's allow-lists
+    arn_field: ClassVar[str]  # the field naming the target, as the event spells it
+
+    @property
+    def target(self) -> Arn:
+        raise NotImplementedError
+
+
+def identity(request: FulfillmentRequest) -> dict[str, Any]:
+    return {
+        "id": request.action_id,
+        "occurrence": request.occurrence,
+        "scheduledTime": iso(request.scheduled_time),
+        "idempotencyKey": request.idempotency_key,
+        "attempt": request.attempt,
+    }
+
+
+def with_identity(value: dict[str, Any], request: FulfillmentRequest) -> dict[str, Any]:
+    """A JSON object target input with the fire's identity as one more member."""
+    return {**value, IDENTITY_MEMBER: identity(request)}
+
+
+def refuse_identity_member(value: Any, what: str) -> Any:
+    """Validator: the object must be one, and must leave the identity member to tickwork."""
+    if not isinstance(value, dict):
+        raise data_problem(f"the {what} must be a JSON object", f"send the {what} as an object")
+    if IDENTITY_MEMBER in value:
+        raise data_problem(
+            f"the {what} member {IDENTITY_MEMBER!r} is set by tickwork (the fire's identity)",
+            f"rename it; tickwork adds {IDENTITY_MEMBER!r} with the fire's idempotency key",
+        )
+    return value
+
+
+def identity_attributes(request: FulfillmentRequest) -> dict[str, str]:
+    """The fire's identity as message attributes (SQS, SNS): the body is left as it is."""
+    return {
+        "tickwork-idempotency-key": request.idempotency_key,
+        "tickwork-action-id": request.action_id,
+        "tickwork-occurrence": str(request.occurrence),
+    }
+
+
+def fifo_group(given: str | None, action_id: str) -> str:
+    """A FIFO message group: the one given, else the action's id (ids can be longer)."""
+    group = given or action_id
+    if len(group) <= _MAX_GROUP_ID:
+        return group
+    import hashlib
+
+    return hashlib.sha256(group.encode()).hexdigest()
+
+
+@contextmanager
+def calling(target: str) -> Iterator[None]:
+    """Turn what the AWS call raises into a transient or permanent fulfillment error."""
+    try:
+        yield
+    except Exception as error:
+        converted = classified(error, target)
+        if converted is error:
+            raise
+        raise converted from error
