@@ -13,9 +13,10 @@ from typing import Any
 
 import yaml
 
-__all__ = ["FunctionSpec", "RuleSpec", "Template", "load_yaml"]
+__all__ = ["NO_VALUE", "FunctionSpec", "RuleSpec", "Template", "load_yaml"]
 
 ACCOUNT = "123456789012"
+NO_VALUE: Any = object()  # what Ref AWS::NoValue resolves to: dropped from lists and maps
 
 
 class _Loader(yaml.SafeLoader):
@@ -167,6 +168,8 @@ class Template:
         }
 
     def _ref(self, name: str, refs_only: bool) -> Any:
+        if name == "AWS::NoValue":
+            return NO_VALUE
         pseudo = self._pseudo()
         if name in pseudo:
             return pseudo[name]
@@ -195,8 +198,10 @@ class Template:
         raise ValueError(f"unsupported condition function {function}")
 
     def resolve(self, value: Any, refs_only: bool = False) -> Any:
+        """A value with its intrinsic functions applied; AWS::NoValue leaves lists and maps."""
         if isinstance(value, list):
-            return [self.resolve(v, refs_only) for v in value]
+            items = [self.resolve(v, refs_only) for v in value]
+            return [v for v in items if v is not NO_VALUE]
         if not isinstance(value, dict):
             return value
         if set(value) == {"Fn::If"}:
@@ -219,7 +224,8 @@ class Template:
         if set(value) == {"Fn::Select"}:
             index, items = value["Fn::Select"]
             return self.resolve(items, refs_only)[int(index)]
-        return {k: self.resolve(v, refs_only) for k, v in value.items()}
+        resolved = {k: self.resolve(v, refs_only) for k, v in value.items()}
+        return {k: v for k, v in resolved.items() if v is not NO_VALUE}
 
     def _sub(self, spec: Any, refs_only: bool) -> str:
         text, variables = (spec, {}) if isinstance(spec, str) else (spec[0], spec[1])

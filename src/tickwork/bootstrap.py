@@ -22,7 +22,6 @@ from tickwork.fulfillment.defaults import default_registry
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
 
-    from tickwork.fulfillment.base import TargetClients
     from tickwork.fulfillment.registry import FulfillmentRegistry
     from tickwork.ports import (
         ActionRepository,
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
         ExecutionStarter,
         Notifier,
         SecretSource,
+        TargetClients,
     )
 
 __all__ = ["MissingPort", "Ports", "build", "from_environment"]

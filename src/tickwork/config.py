@@ -52,6 +52,12 @@ class Settings:
     target_arns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     target_role_path: str = "/tickwork-targets/"
 
+    @property
+    def home(self) -> tuple[str, str, str]:
+        """(partition, region, account) the stack runs in, read from its state machine's ARN."""
+        parts = self.state_machine_arn.split(":")
+        return (parts[1], parts[3], parts[4]) if len(parts) > 4 else ("aws", "", "")
+
     def __post_init__(self) -> None:
         if not 1 <= self.history_limit <= MAX_HISTORY:
             raise ValueError(

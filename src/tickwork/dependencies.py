@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from tickwork.config import Settings
 from tickwork.domain.action import Limits
-from tickwork.fulfillment.base import TargetClients
 from tickwork.fulfillment.registry import FulfillmentRegistry
 from tickwork.ports import (
     ActionRepository,
@@ -19,6 +18,7 @@ from tickwork.ports import (
     ExecutionStarter,
     Notifier,
     SecretSource,
+    TargetClients,
 )
 
 __all__ = ["Dependencies"]

@@ -108,6 +108,13 @@ class ConcurrencySlots(Protocol):
         """Give the slot back; harmless if the lease already ended."""
 
 
+class TargetClients(Protocol):
+    """boto3 clients for an action's target: the function's own credentials, or those of the
+    action's ``roleArn``, assumed."""
+
+    def client(self, service: str, role_arn: str | None = None) -> Any: ...
+
+
 class SecretSource(Protocol):
     def get(self, secret_id: str) -> bytes:
         """The secret's current value (cached by the adapter; never logged)."""

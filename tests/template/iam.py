@@ -28,14 +28,18 @@ __all__ = ["Call", "Grant", "RoleGrants", "recording_calls", "role_grants"]
 
 @dataclass(frozen=True)
 class Grant:
-    """One Allow statement: its actions and its resources (ARN patterns, "*" wildcards)."""
+    """One Allow statement: its actions and its resources (ARN patterns, "*" wildcards); a
+    NotResource statement is resources ("*",) less its ``excluded`` patterns."""
 
     actions: tuple[str, ...]
     resources: tuple[str, ...]
+    excluded: tuple[str, ...] = ()
 
     def allows(self, action: str, resource: str) -> bool:
-        return any(fnmatch.fnmatchcase(action.lower(), a.lower()) for a in self.actions) and any(
-            fnmatch.fnmatchcase(resource, r) for r in self.resources
+        return (
+            any(fnmatch.fnmatchcase(action.lower(), a.lower()) for a in self.actions)
+            and any(fnmatch.fnmatchcase(resource, r) for r in self.resources)
+            and not any(fnmatch.fnmatchcase(resource, r) for r in self.excluded)
         )
 
 
@@ -52,6 +56,11 @@ def _listed(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def _flat(value: Any) -> list[Any]:
+    """A statement's resources: a list parameter (CommaDelimitedList) spreads into the list."""
+    return [item for entry in _listed(value) for item in _listed(entry)]
+
+
 def role_grants(template: Template) -> dict[str, RoleGrants]:
     """Logical id of each function and state machine → the grants of the role SAM makes for it."""
     expanded = sam_expanded(yaml_parse(template.path.read_text()), template.region)
@@ -66,11 +75,16 @@ def role_grants(template: Template) -> dict[str, RoleGrants]:
             continue
         properties = resource["Properties"]
         grants = []
-        for policy in properties.get("Policies", []):
+        for policy in template.resolve(properties.get("Policies", [])):  # conditions applied
             for statement in _listed(policy["PolicyDocument"]["Statement"]):
                 assert statement["Effect"] == "Allow", f"{logical}: only Allow statements expected"
-                resources = tuple(str(template.resolve(r)) for r in _listed(statement["Resource"]))
-                grants.append(Grant(tuple(_listed(statement["Action"])), resources))
+                actions = tuple(_listed(statement["Action"]))
+                if "NotResource" in statement:
+                    excluded = tuple(str(r) for r in _flat(statement["NotResource"]))
+                    grants.append(Grant(actions, ("*",), excluded))
+                else:
+                    resources = tuple(str(r) for r in _flat(statement["Resource"]))
+                    grants.append(Grant(actions, resources))
         roles[owners[logical]] = RoleGrants(
             tuple(grants), tuple(str(template.resolve(m)) for m in properties["ManagedPolicyArns"])
         )
@@ -104,7 +118,8 @@ def _resources(service: str, params: dict[str, Any], region: str) -> tuple[str, 
         return tuple(_arn("dynamodb", region, f"table/{t}") + index for t in tables)
     if service == "events" and "Entries" in params:
         buses = {e.get("EventBusName", "default") for e in params["Entries"]}
-        return tuple(sorted(_arn("events", region, f"event-bus/{b}") for b in buses))
+        named = (b if b.startswith("arn:") else f"event-bus/{b}" for b in buses)
+        return tuple(sorted(_arn("events", region, bus) for bus in named))
     if service == "states":
         return (params.get("executionArn") or params["stateMachineArn"],)
     if service == "secretsmanager":
@@ -117,7 +132,19 @@ def _resources(service: str, params: dict[str, Any], region: str) -> tuple[str, 
     if service == "sqs":
         return (_arn("sqs", region, params["QueueUrl"].rstrip("/").rsplit("/", 1)[-1]),)
     if service == "lambda":
-        return (_arn("lambda", region, f"function:{params['FunctionName']}"),)
+        name = params["FunctionName"]
+        return (_arn("lambda", region, name if name.startswith("arn:") else f"function:{name}"),)
+    if service == "sns":  # a publish to a phone number (SMS) names no resource: IAM takes "*"
+        return (params.get("TopicArn") or params.get("TargetArn") or "*",)
+    if service == "ses":  # a templated e-mail: the sending identity and the template
+        return (
+            _arn("ses", region, f"identity/{params['Source']}"),
+            _arn("ses", region, f"template/{params['Template']}"),
+        )
+    if service == "ssm":
+        return (_arn("ssm", region, f"parameter{params['Name']}"),)
+    if service == "sts":
+        return (params["RoleArn"],)
     raise AssertionError(f"teach tests/template/iam.py the resource of a {service} call: {params}")
 
 
@@ -149,12 +176,16 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
     def attributed(name: str, event: dict[str, Any]) -> tuple[Any, str | None]:
         # In process the functions share one container's clients and caches (secrets read by
         # one would hide the others' reads): give each invocation a cold start, as in AWS.
-        bootstrap.from_environment.cache_clear()
-        running.function = logical_of[name]
+        # A user's target function (LAMBDA_INVOKE) runs inside its caller's invocation, under
+        # a role of its own: its calls are no function's of this stack.
+        caller = getattr(running, "function", None)
+        if name in logical_of:
+            bootstrap.from_environment.cache_clear()
+        running.function = logical_of.get(name)
         try:
             return invoke(name, event)
         finally:
-            running.function = None
+            running.function = caller
 
     events = boto3._get_default_session().events
     events.register("before-parameter-build", record, unique_id="tickwork-iam-recorder")

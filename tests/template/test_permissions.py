@@ -48,9 +48,33 @@ BASIC_EXECUTION = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionR
 XRAY_WRITE = "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
 
 
+# The operator's own choices, as a deployment would name them: one target of each AWS type
+# (the allow-lists), the e-mail sender, and the roles an action may run its target under.
+TARGETS = {
+    "SqsTargetArns": f"arn:aws:sqs:us-east-1:{ACCOUNT}:perm-orders",
+    "SnsTargetArns": f"arn:aws:sns:us-east-1:{ACCOUNT}:perm-news",
+    "EventBusTargetArns": f"arn:aws:events:us-east-1:{ACCOUNT}:event-bus/perm-partners",
+    "LambdaTargetArns": f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:perm-handler",
+    "StateMachineTargetArns": f"arn:aws:states:us-east-1:{ACCOUNT}:stateMachine:perm-flow",
+}
+PARAMETERS = {
+    **TARGETS,
+    "EmailFromAddress": "tickwork@example.com",
+    "ConcurrencyLimits": "TICK=2",  # so fires take and give back a slot
+}
+# Resources the operator names by parameter rather than the stack creating them.
+OPERATORS_OWN = {
+    *TARGETS.values(),
+    f"arn:aws:ses:us-east-1:{ACCOUNT}:identity/tickwork@example.com",
+    f"arn:aws:ses:us-east-1:{ACCOUNT}:template/*",  # EmailTemplatePrefix "" (any template)
+    f"arn:aws:ssm:us-east-1:{ACCOUNT}:parameter/tickwork/templates/*",  # TextParameterPath
+    "arn:aws:iam::*:role/tickwork-targets/*",  # TargetRolePath, in any account that trusts us
+}
+
+
 @pytest.fixture(scope="module")
 def stack_template() -> Template:
-    return LocalStack.from_repo().template
+    return LocalStack.from_repo(parameters=PARAMETERS).template
 
 
 @pytest.fixture(scope="module")
@@ -89,13 +113,25 @@ def test_a_star_resource_only_where_aws_offers_nothing_narrower(
         (owner, action)
         for owner, role in grants.items()
         for grant in role.inline
-        if "*" in grant.resources
+        if "*" in grant.resources and not grant.excluded
         for action in grant.actions
     }
     assert starred == {("FireStateMachine", action) for action in LOGS_DELIVERY}
 
 
-def test_every_other_resource_is_this_stacks_own(
+def test_sms_may_publish_to_phone_numbers_and_no_topic(grants: dict[str, RoleGrants]) -> None:
+    """An SNS publish to a phone number names no resource: the one NotResource statement allows
+    exactly that, and excludes every topic of every account."""
+    negated = [(owner, g) for owner, role in grants.items() for g in role.inline if g.excluded]
+    assert [(owner, g.actions, g.excluded) for owner, g in negated] == [
+        ("FulfillFunction", ("sns:Publish",), ("arn:aws:sns:*:*:*",))
+    ]
+    (_, sms), fulfill = negated[0], grants["FulfillFunction"]
+    assert sms.allows("sns:Publish", "*")
+    assert not fulfill.allows("sns:Publish", f"arn:aws:sns:eu-west-1:{'9' * 12}:anyones-topic")
+
+
+def test_every_other_resource_is_this_stacks_own_or_one_the_operator_named(
     stack_template: Template, grants: dict[str, RoleGrants]
 ) -> None:
     prefix = f":{stack_template.region}:{ACCOUNT}:"
@@ -104,9 +140,31 @@ def test_every_other_resource_is_this_stacks_own(
         for owner, role in grants.items()
         for grant in role.inline
         for resource in grant.resources
-        if resource != "*" and (prefix not in resource or stack_template.stack_name not in resource)
+        if resource not in ("*", *OPERATORS_OWN)
+        and (prefix not in resource or stack_template.stack_name not in resource)
     ]
     assert foreign == []
+    named = {r for role in grants.values() for grant in role.inline for r in grant.resources}
+    assert named >= OPERATORS_OWN
+
+
+def test_no_target_is_reachable_when_the_operator_names_none() -> None:
+    """Empty allow-lists (the defaults): the fulfill role reaches no queue, topic, bus, function
+    or state machine of the user's; only roleArn actions, through their own roles."""
+    template = LocalStack.from_repo(parameters=dict.fromkeys(TARGETS, "")).template
+    grants = role_grants(template)["FulfillFunction"]
+    user = f"arn:aws:{{}}:us-east-1:{ACCOUNT}:{{}}"
+    for action, resource in (
+        ("sqs:SendMessage", user.format("sqs", "orders")),
+        ("sns:Publish", user.format("sns", "news")),
+        ("events:PutEvents", user.format("events", "event-bus/partners")),
+        ("lambda:InvokeFunction", user.format("lambda", "function:handler")),
+        ("states:StartExecution", user.format("states", "stateMachine:flow")),
+    ):
+        assert not grants.allows(action, resource), (action, resource)
+    assert grants.allows("sns:Publish", "*")  # SMS: a phone number
+    own_bus = template.arn("events", f"event-bus/{template.resolve({'Ref': 'EventBus'})}")
+    assert grants.allows("events:PutEvents", own_bus)
 
 
 def test_managed_policies_are_only_logs_and_xray_delivery(grants: dict[str, RoleGrants]) -> None:
@@ -271,6 +329,7 @@ def run_every_path(s: Scenario) -> None:
         assert SIGNATURE_HEADER in receiver.requests[0]["headers"]
     finally:
         receiver.close()
+    fire_every_target(s, soon)
     s.start({"id": "perm:far", "duration": "1h"})
     assert s.fulfill("perm:far")[1] == "WaitContinued"
     s.start({"id": "perm:missed", "duration": "10m", "catchUp": "SKIP"})
@@ -335,11 +394,61 @@ def run_every_path(s: Scenario) -> None:
     assert s.api("POST", f"/actions/{quote('perm:fails', safe='')}/retry") == 200
 
 
+def fire_every_target(s: Scenario, soon: Any) -> None:
+    """One fire of each AWS action type to the operator's targets, one through an action's own
+    role (roleArn: sts:AssumeRole), and a notification on each channel (SES, SNS, SSM)."""
+    s.stack.client("sqs").create_queue(QueueName="perm-orders")
+    s.stack.client("sns").create_topic(Name="perm-news")
+    s.stack.client("events").create_event_bus(Name="perm-partners")
+    s.stack.add_function("perm-handler", lambda event, context: {"ok": True})
+    s.stack.client("stepfunctions").create_state_machine(
+        name="perm-flow",
+        definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
+        roleArn=f"arn:aws:iam::{ACCOUNT}:role/perm-flow",
+    )
+    s.stack.client("ses").create_template(
+        Template={"TemplateName": "WELCOME", "SubjectPart": "Hi", "TextPart": "Hi {{name}}"}
+    )
+    s.stack.client("ssm").put_parameter(
+        Name="/tickwork/templates/WELCOME", Value="Hi {{name}}", Type="String"
+    )
+    targets = {
+        "SQS_MESSAGE": {"queueArn": TARGETS["SqsTargetArns"], "messageBody": {"n": 1}},
+        "SNS_MESSAGE": {"topicArn": TARGETS["SnsTargetArns"], "message": "hello"},
+        "EVENTBRIDGE_EVENT": {
+            "eventBusArn": TARGETS["EventBusTargetArns"],
+            "detailType": "Order Due",
+            "detail": {"n": 1},
+        },
+        "LAMBDA_INVOKE": {"functionArn": TARGETS["LambdaTargetArns"], "payload": {"n": 1}},
+        "STEP_FUNCTIONS_EXECUTION": {"stateMachineArn": TARGETS["StateMachineTargetArns"]},
+    }
+    notifications = {
+        "email": {"notificationType": "EMAIL", "email": "ada@example.com"},
+        "sms": {"notificationType": "SMS", "mobile": "+15555550100"},
+        "push": {"notificationType": "PUSH", "userId": "ada"},
+    }
+    actions = {f"perm:{kind.lower()}": (kind, data) for kind, data in targets.items()}
+    for channel, data in notifications.items():
+        data = {**data, "templateType": "WELCOME", "name": "Ada"}
+        actions[f"perm:{channel}"] = ("SEND_NOTIFICATION", data)
+    # An SQS message through an action's own role (any queue: the role, not the stack, decides).
+    actions["perm:role"] = ("SQS_MESSAGE", {**targets["SQS_MESSAGE"]})
+    for action_id, (kind, data) in actions.items():
+        role = {"roleArn": f"arn:aws:iam::{ACCOUNT}:role/tickwork-targets/perm"}
+        detail = {"id": action_id, "at": soon(1), "action": kind, "data": data}
+        outcome = s.start({**detail, **(role if action_id == "perm:role" else {})})["outcome"]
+        assert outcome == "created", (action_id, outcome)
+    time.sleep(1.2)
+    for action_id in actions:
+        fired, error = s.fulfill(action_id)
+        assert error is None and fired["outcome"] == "FIRED", (action_id, fired)
+
+
 @pytest.fixture(scope="module")
 def calls() -> Iterator[list[Call]]:
-    # A concurrency limit on TICK, so fires take and give back a slot.
     with mock_aws():
-        stack = LocalStack.from_repo(parameters={"ConcurrencyLimits": "TICK=2"})
+        stack = LocalStack.from_repo(parameters=PARAMETERS)
         with recording_calls(stack) as recorded, stack.running():
             run_every_path(Scenario(stack))
             yield list(recorded)

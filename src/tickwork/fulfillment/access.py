@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from tickwork.config import Settings
+    from tickwork.fulfillment.targets import TargetData
 
 __all__ = ["ROLE_ARN", "check_access"]
 
@@ -38,6 +39,8 @@ def check_access(data: BaseModel, role_arn: str | None, settings: Settings) -> N
     from tickwork.fulfillment.targets import TargetData
 
     target = data if isinstance(data, TargetData) else None
+    if target is not None:
+        _check_home(target, settings)
     if role_arn is not None:
         _check_role(role_arn, settings)
         if target is None:
@@ -58,6 +61,20 @@ def check_access(data: BaseModel, role_arn: str | None, settings: Settings) -> N
             f"{arn} is not a target this stack may reach",
             f"add it (or a pattern) to the stack's {_PARAMETERS[target.service]} parameter, or "
             f"give a roleArn under {settings.target_role_path} that may reach it",
+        )
+
+
+def _check_home(target: TargetData, settings: Settings) -> None:
+    """A target in the stack's own partition and region, as EventBridge Scheduler's templated
+    targets are: its clients are made there (the account may differ: the target's resource
+    policy, or the roleArn's, decides)."""
+    arn, (partition, region, _) = target.target, settings.home
+    if region and (arn.partition, arn.region) != (partition, region):
+        raise ValidationFailed.of(
+            f"data.{target.arn_field}",
+            f"{arn.text} is in {arn.partition}/{arn.region}; this stack runs in "
+            f"{partition}/{region} and reaches targets in its own region only",
+            f"give a target in {region}, or deploy a tickwork stack in {arn.region}",
         )
 
 

@@ -13,7 +13,6 @@ __all__ = [
     "Fulfillment",
     "FulfillmentData",
     "FulfillmentRequest",
-    "TargetClients",
     "data_problem",
 ]
 
@@ -55,12 +54,6 @@ class FulfillmentRequest:
         if self.scheduled_time.utcoffset() is None:
             raise ValueError("scheduled_time must be timezone-aware")
         object.__setattr__(self, "scheduled_time", self.scheduled_time.astimezone(UTC))
-
-
-class TargetClients(Protocol):
-    """boto3 clients for a target: the function's own credentials, or an assumed role's."""
-
-    def client(self, service: str, role_arn: str | None = None) -> Any: ...
 
 
 class Fulfillment(Protocol):

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from tickwork.fulfillment.base import TargetClients
 from tickwork.fulfillment.notifier import Notifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
+
+if TYPE_CHECKING:
+    from tickwork.ports import TargetClients
 
 __all__ = ["default_registry"]
 

@@ -11,13 +11,14 @@ from pydantic import BaseModel, Field, field_validator
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
 from tickwork.fulfillment.aws_errors import code_is_transient
-from tickwork.fulfillment.base import FulfillmentRequest, TargetClients, data_problem
+from tickwork.fulfillment.base import FulfillmentRequest, data_problem
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,
     refuse_identity_member,
     with_identity,
 )
+from tickwork.ports import TargetClients
 
 __all__ = ["EventBusData", "EventBusFulfillment"]
 

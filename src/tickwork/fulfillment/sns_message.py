@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest, TargetClients, data_problem
+from tickwork.fulfillment.base import FulfillmentRequest, data_problem
 from tickwork.fulfillment.targets import TargetData, calling, fifo_group, identity_attributes
+from tickwork.ports import TargetClients
 
 __all__ = ["SnsMessageData", "SnsMessageFulfillment"]
 

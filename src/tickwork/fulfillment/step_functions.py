@@ -12,13 +12,14 @@ from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field, field_validator
 
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest, TargetClients
+from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,
     refuse_identity_member,
     with_identity,
 )
+from tickwork.ports import TargetClients
 
 __all__ = ["StepFunctionsData", "StepFunctionsFulfillment"]
 
