@@ -140,7 +140,7 @@ def _notifier(settings: Settings, aws: AwsClients | None) -> Notifier:
         from tickwork.adapters.aws_notifier import AwsNotifier
 
         return AwsNotifier(
-            aws,
+            aws,  # configured as a target's clients (one attempt each) at the first send
             email_from=settings.email_from,
             email_template_prefix=settings.email_template_prefix,
             text_parameter_path=settings.text_parameter_path,

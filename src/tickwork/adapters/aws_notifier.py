@@ -42,7 +42,8 @@ class AwsNotifier:
         text_parameter_path: str,
         push_topic_arn: str | None,
     ) -> None:
-        self._clients = clients
+        self._base = clients
+        self._configured: AwsClients | None = None
         self._email_from = email_from
         self._prefix = email_template_prefix
         self._texts = text_parameter_path
@@ -120,6 +121,15 @@ class AwsNotifier:
         except Exception as error:
             raise classified(error, target) from error
         return str(answer["MessageId"])
+
+    @property
+    def _clients(self) -> AwsClients:
+        """One attempt per call, as a target's: the state machine's Retry is the retry policy."""
+        if self._configured is None:
+            from tickwork.adapters.target_clients import target_config
+
+            self._configured = self._base.configured(target_config())
+        return self._configured
 
     def _provider(self) -> Any:
         if self._ssm is None:

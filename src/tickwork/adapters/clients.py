@@ -13,17 +13,32 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from boto3 import Session
+    from botocore.config import Config
     from mypy_boto3_dynamodb.service_resource import Table
 
 __all__ = ["AwsClients", "OnTable"]
 
 
 class AwsClients:
-    def __init__(self, session: Session | None = None, endpoint_url: str | None = None) -> None:
+    def __init__(
+        self,
+        session: Session | None = None,
+        endpoint_url: str | None = None,
+        config: Config | None = None,
+    ) -> None:
         self._session = session
         self._endpoint_url = endpoint_url
+        self._config = config
         self._made: dict[str, Any] = {}
         self._lock = threading.Lock()
+
+    def configured(self, config: Config) -> AwsClients:
+        """Clients of the same session and endpoint, made with ``config`` (retries, timeouts)."""
+        return AwsClients(self._session, self._endpoint_url, config)
+
+    def for_session(self, session: Session) -> AwsClients:
+        """Clients of another session (an assumed role's), at the same endpoint and config."""
+        return AwsClients(session, self._endpoint_url, self._config)
 
     def client(self, service: str) -> Any:
         return self._once(service, lambda session: session.client(service, **self._where()))
@@ -37,7 +52,10 @@ class AwsClients:
         return table
 
     def _where(self) -> dict[str, Any]:
-        return {"endpoint_url": self._endpoint_url} if self._endpoint_url else {}
+        where: dict[str, Any] = {"endpoint_url": self._endpoint_url} if self._endpoint_url else {}
+        if self._config is not None:
+            where["config"] = self._config
+        return where
 
     def _once(self, key: str, make: Callable[[Any], Any]) -> Any:
         with self._lock:

@@ -36,6 +36,9 @@ TRANSIENT_CODES = frozenset(
         "EC2ThrottledException",
         "ResourceConflictException",  # Lambda: the function is being updated
         "ResourceNotReadyException",
+        "OverLimit",  # SQS: too many messages in flight
+        "ExecutionLimitExceeded",  # Step Functions: the machine's open executions at the quota
+        "LimitExceededException",  # EventBridge: PutEvents over the account's rate
     }
 )
 
