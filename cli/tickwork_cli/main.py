@@ -162,8 +162,17 @@ def outputs(context: Context) -> None:
     type=click.Choice(["CONTINUE", "PAUSE", "STOP"], case_sensitive=False),
     help="After a fire fails past its retries: CONTINUE (a recurrence's default), PAUSE, or STOP.",
 )
-@click.option("--action", help="Action type (default TICK).")
+@click.option(
+    "--action",
+    help="Action type (default TICK): SEND_NOTIFICATION, HTTP_REQUEST, SQS_MESSAGE, SNS_MESSAGE, "
+    "EVENTBRIDGE_EVENT, LAMBDA_INVOKE, STEP_FUNCTIONS_EXECUTION (data fields: README).",
+)
 @click.option("--data", help="The action's data as a JSON object.")
+@click.option(
+    "--role-arn",
+    help="AWS action types: the IAM role (under the stack's TargetRolePath) the fire assumes to "
+    "reach its target; without one the target must be on the stack's allow-list.",
+)
 @click.option("--metadata", help="Metadata as a JSON object (carried on every tick).")
 @click.option(
     "--wait", default=10.0, show_default=True, help="Seconds to wait for the action to be indexed."

@@ -30,6 +30,7 @@ def start_detail(
     expression: str | None = None,
     group: str | None = None,
     on_failure: str | None = None,
+    role_arn: str | None = None,
 ) -> dict[str, Any]:
     whens = {
         "--at": at,
@@ -76,6 +77,7 @@ def start_detail(
         ("misfireThreshold", misfire_threshold),
         ("group", group),
         ("onFailure", on_failure and on_failure.upper()),
+        ("roleArn", role_arn),
     ):
         if value is not None:
             detail[key] = value

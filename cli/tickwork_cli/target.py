@@ -16,7 +16,7 @@ import boto3
 
 from tickwork import bootstrap
 from tickwork.adapters.clients import AwsClients
-from tickwork.config import Settings
+from tickwork.config import TARGET_LISTS, TARGET_PARAMETERS, Settings
 from tickwork.dependencies import Dependencies
 
 __all__ = ["LOCAL_FILE", "Target", "TargetNotFound"]
@@ -96,6 +96,12 @@ class Target:
                 "LEG_SECONDS": parameters.get("LegSeconds", ""),
                 "SLOTS_TABLE_NAME": self.outputs.get("SlotsTableName", ""),
                 "NOTIFICATION_DELIVERY": "log",
+                # The same targets the stack may reach, so the CLI refuses what it would.
+                "TARGET_ROLE_PATH": parameters.get("TargetRolePath", ""),
+                **{
+                    variable: parameters.get(TARGET_PARAMETERS[service], "")
+                    for service, variable in TARGET_LISTS.items()
+                },
             }
         )
         return bootstrap.build(settings, self.aws)

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-__all__ = ["MAX_HISTORY", "NOTIFICATION_DELIVERIES", "TARGET_LISTS", "Settings", "parse_limits"]
+__all__ = [
+    "MAX_HISTORY",
+    "NOTIFICATION_DELIVERIES",
+    "TARGET_LISTS",
+    "TARGET_PARAMETERS",
+    "Settings",
+    "parse_limits",
+]
 
 MAX_HISTORY = 200
 # How SEND_NOTIFICATION delivers: "aws" sends (SES, SNS); "log" only logs (a development
@@ -20,6 +27,14 @@ TARGET_LISTS = {
     "events": "TARGET_ARNS_EVENTS",
     "lambda": "TARGET_ARNS_LAMBDA",
     "states": "TARGET_ARNS_STATES",
+}
+# The template parameters that set them.
+TARGET_PARAMETERS = {
+    "sqs": "SqsTargetArns",
+    "sns": "SnsTargetArns",
+    "events": "EventBusTargetArns",
+    "lambda": "LambdaTargetArns",
+    "states": "StateMachineTargetArns",
 }
 
 

@@ -230,3 +230,36 @@ def test_cli_steers_one_action_and_a_whole_group(local: LocalProcess) -> None:
     both = local.cli("cancel", "sub:43", "--group", "sub-42", check=False)
     assert both.returncode == 2 and "give an ID, or --group" in both.stderr
     assert local.cli_json("show", "sub:43")["status"] == "PENDING"
+
+
+def test_cli_schedules_an_sqs_message_and_refuses_a_target_the_stack_cannot_reach(
+    local: LocalProcess,
+) -> None:
+    # GIVEN a queue of the user's in the emulated account
+    url = local.aws("sqs", "create-queue", "--queue-name", "orders-due")["QueueUrl"]
+    arn = "arn:aws:sqs:us-east-1:123456789012:orders-due"
+
+    # WHEN the CLI schedules a message to it, and one to a queue in another region
+    local.cli_json(
+        "schedule", "--id", "cli:sqs", "--in", "2s", "--action", "SQS_MESSAGE",
+        "--data", json.dumps({"queueArn": arn, "messageBody": {"order": 7}}),
+    )  # fmt: skip
+    elsewhere = arn.replace("us-east-1", "eu-west-1")
+    refused = local.cli(
+        "schedule", "--id", "cli:far", "--in", "2s", "--action", "SQS_MESSAGE",
+        "--data", json.dumps({"queueArn": elsewhere, "messageBody": "x"}), check=False,
+    )  # fmt: skip
+
+    # THEN the queue receives the message once, read back with the AWS CLI
+    deadline, messages = time.monotonic() + 15, []
+    while not messages and time.monotonic() < deadline:
+        received = local.aws(
+            "sqs", "receive-message", "--queue-url", url, "--message-attribute-names", "All"
+        )
+        messages = (received or {}).get("Messages", [])
+    assert [json.loads(m["Body"]) for m in messages] == [{"order": 7}]
+    assert messages[0]["MessageAttributes"]["tickwork-action-id"]["StringValue"] == "cli:sqs"
+    # AND the other was refused, naming the field and the fix, and never written
+    assert refused.returncode == 1
+    assert "data.queueArn" in refused.stderr and "Fix:" in refused.stderr
+    assert [a["id"] for a in local.cli_json("list")] == ["cli:sqs"]

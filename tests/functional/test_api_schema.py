@@ -62,3 +62,34 @@ def test_the_local_api_refuses_a_call_without_its_token(stack: Stack) -> None:
         assert requests.get(f"{url}/", timeout=5).status_code == 200
         good = {"Authorization": f"Bearer {stack.local.api_token}"}
         assert requests.get(f"{url}/actions", headers=good, timeout=5).status_code == 200
+
+
+def test_the_document_shows_each_action_types_data_schema() -> None:
+    """GIVEN the OpenAPI document THEN every built-in action type's data schema is a component,
+    with its fields, and a create's or an update's data is any one of them."""
+    import json
+
+    from tickwork.api.routes import app
+    from tickwork.fulfillment.defaults import builtin_data_models
+
+    document = json.loads(app.get_openapi_json_schema())
+    schemas = document["components"]["schemas"]
+    models = builtin_data_models()
+    assert set(models) >= {
+        "TICK", "SEND_NOTIFICATION", "HTTP_REQUEST", "EVENTBRIDGE_EVENT", "SQS_MESSAGE",
+        "SNS_MESSAGE", "LAMBDA_INVOKE", "STEP_FUNCTIONS_EXECUTION",
+    }  # fmt: skip
+    for action_type, model in models.items():
+        shown = schemas[model.__name__]
+        assert shown["description"].startswith(f"The data of a {action_type} action")
+        assert set(shown.get("properties", {})) == {
+            str(f.alias or name) for name, f in model.model_fields.items()
+        }
+    assert schemas["SqsMessageData"]["required"] == ["queueArn", "messageBody"]
+    for request in ("CreateAction", "UpdateAction"):
+        data = schemas[request]["properties"]["data"]
+        assert [r["$ref"].rsplit("/", 1)[-1] for r in data["anyOf"]] == [
+            m.__name__ for m in models.values()
+        ]
+        assert "SQS_MESSAGE → SqsMessageData" in data["description"]
+    assert "TargetRolePath" in schemas["CreateAction"]["properties"]["roleArn"]["description"]

@@ -50,13 +50,65 @@ def test_seed_notification_event_without_id_gets_one_from_the_event(stack, invok
 
 
 @pytest.mark.parametrize(
-    "name", ["start/eventbridge-cron-kuala-lumpur", "start/http-request-in-90s"]
+    "name",
+    [
+        "start/eventbridge-cron-kuala-lumpur",
+        "start/http-request-in-90s",
+        "start/sqs-message",
+        "start/sqs-message-fifo",
+        "start/sqs-message-with-role",
+        "start/sns-message",
+        "start/eventbridge-event",
+        "start/lambda-invoke",
+        "start/step-functions-execution",
+        "start/notification-email",
+        "start/notification-push",
+    ],
 )
 def test_other_start_events_are_accepted(stack, invoke, event, name) -> None:
-    result, error = invoke("StartFunction", event(name))
+    envelope = event(name)
+    result, error = invoke("StartFunction", envelope)
 
     assert error is None and result["outcome"] == "created", result
-    assert stack.record(result["id"]).status == Status.PENDING
+    action = stack.record(result["id"])
+    assert action.status == Status.PENDING
+    assert action.role_arn == envelope["detail"].get("roleArn")
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "fix"),
+    [
+        ({"queueArn": "arn:aws:sqs:eu-west-1:123456789012:orders-due"}, "data.queueArn", "region"),
+        ({"queueArn": "orders-due"}, "data.queueArn", "arn:aws:sqs:"),
+        ({"messageBody": ""}, "data.messageBody", "body"),
+        ({"delaySeconds": 901}, "data.delaySeconds", "900"),
+    ],
+    ids=["other-region", "not-an-arn", "empty-body", "delay-too-long"],
+)
+def test_a_target_refused_at_creation_names_the_field_and_writes_nothing(
+    stack, invoke, event, change, field, fix
+) -> None:
+    envelope = event("start/sqs-message")
+    envelope["detail"]["data"].update(change)
+
+    result, error = invoke("StartFunction", envelope)
+
+    assert error is None and result["outcome"] == "rejected", result
+    (problem,) = result["problems"]
+    assert problem["field"] == field and fix in problem["fix"] + problem["problem"], problem
+    assert stack.repository.get(envelope["detail"]["id"]) is None
+    assert stack.executions() == []
+
+
+def test_a_role_outside_the_stacks_role_path_is_refused(stack, invoke, event) -> None:
+    envelope = event("start/sqs-message-with-role")
+    envelope["detail"]["roleArn"] = "arn:aws:iam::123456789012:role/admin"
+
+    result, _ = invoke("StartFunction", envelope)
+
+    assert result["outcome"] == "rejected"
+    assert [p["field"] for p in result["problems"]] == ["roleArn"]
+    assert stack.repository.get(envelope["detail"]["id"]) is None
 
 
 @pytest.mark.parametrize(

@@ -79,6 +79,9 @@ _START_FIELDS = {
     "(default for a recurrence), PAUSE, or STOP (FAILED; default for a one-off). The failed "
     "fire is retryable by hand in every case.",
     "catchUp": "Missed fires after an outage: ONCE (default), SKIP or ALL.",
+    "roleArn": "The AWS action types: an IAM role (under the stack's TargetRolePath) the fire "
+    "assumes to reach its target, as an EventBridge Scheduler schedule's execution role; "
+    "without one the target must be on the stack's allow-list (the *TargetArns parameters).",
 }
 
 
@@ -256,6 +259,9 @@ class ActionView(ActionSummary):
         "misfire threshold in seconds and, for ALL, the window."
     )
     on_failure: str = Field(description="CONTINUE, PAUSE or STOP after a failed fire.")
+    role_arn: str | None = Field(
+        default=None, description="The role the target is reached with (AWS action types)."
+    )
     paused_at: str | None
     idempotency_key: str | None = Field(
         description="The next scheduled fire's idempotency key (the same on every attempt)."

@@ -43,7 +43,42 @@ class _Resolver(APIGatewayHttpResolver):
         if schema.components and schema.components.schemas:
             for unused in ("HTTPValidationError", "ValidationError"):
                 schema.components.schemas.pop(unused, None)
+            _document_action_data(schema.components.schemas)
         return schema
+
+
+def _document_action_data(schemas: dict[str, Any]) -> None:
+    """Each built-in action type's data schema as a component, and ``data`` of a create or an
+    update as any one of them (the action field says which; the server checks the pair)."""
+    from aws_lambda_powertools.event_handler.openapi.models import Schema
+
+    from tickwork.fulfillment.defaults import builtin_data_models
+
+    refs, named = [], []
+    for action_type, model in builtin_data_models().items():
+        document = model.model_json_schema(
+            by_alias=True, ref_template="#/components/schemas/{model}"
+        )
+        for name, definition in document.pop("$defs", {}).items():
+            schemas.setdefault(name, Schema.model_validate(definition))
+        said = document.get("description", "")
+        document["description"] = f"The data of a {action_type} action. {said}".strip()
+        schemas[model.__name__] = Schema.model_validate(document)
+        refs.append({"$ref": f"#/components/schemas/{model.__name__}"})
+        named.append(f"{action_type} → {model.__name__}")
+    for name in ("CreateAction", "UpdateAction"):
+        request = schemas.get(name)
+        properties = getattr(request, "properties", None) or {}
+        if "data" in properties:
+            data = properties["data"].model_dump(by_alias=True, exclude_none=True)
+            data.pop("additionalProperties", None)
+            data["anyOf"] = refs
+            data["description"] = (
+                "The action type's payload, checked against the schema of the action given: "
+                + "; ".join(named)
+                + "."
+            )
+            properties["data"] = Schema.model_validate(data)
 
 
 app = _Resolver(

@@ -13,12 +13,12 @@ import re
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from tickwork.config import TARGET_PARAMETERS, Settings
 from tickwork.domain.errors import ValidationFailed
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from tickwork.config import Settings
     from tickwork.fulfillment.targets import TargetData
 
 __all__ = ["ROLE_ARN", "check_access"]
@@ -26,13 +26,6 @@ __all__ = ["ROLE_ARN", "check_access"]
 ROLE_ARN = re.compile(
     r"arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):role(/[\w+=,.@/-]*/|/)([\w+=,.@-]{1,64})"
 )
-_PARAMETERS = {
-    "sqs": "SqsTargetArns",
-    "sns": "SnsTargetArns",
-    "events": "EventBusTargetArns",
-    "lambda": "LambdaTargetArns",
-    "states": "StateMachineTargetArns",
-}
 
 
 def check_access(data: BaseModel, role_arn: str | None, settings: Settings) -> None:
@@ -59,7 +52,8 @@ def check_access(data: BaseModel, role_arn: str | None, settings: Settings) -> N
         raise ValidationFailed.of(
             f"data.{target.arn_field}",
             f"{arn} is not a target this stack may reach",
-            f"add it (or a pattern) to the stack's {_PARAMETERS[target.service]} parameter, or "
+            f"add it (or a pattern) to the stack's {TARGET_PARAMETERS[target.service]} "
+            "parameter, or "
             f"give a roleArn under {settings.target_role_path} that may reach it",
         )
 

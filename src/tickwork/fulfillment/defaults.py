@@ -9,9 +9,12 @@ from tickwork.fulfillment.notifier import Notifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from tickwork.fulfillment.base import Fulfillment
     from tickwork.ports import TargetClients
 
-__all__ = ["default_registry"]
+__all__ = ["builtin_data_models", "default_registry"]
 
 
 def default_registry(
@@ -50,3 +53,27 @@ def default_registry(
         registry.register(StepFunctionsFulfillment(targets))
 
     return FulfillmentRegistry(build)
+
+
+def builtin_data_models() -> dict[str, type[BaseModel]]:
+    """Each built-in action type's data model, by type (for documents: nothing is built)."""
+    from tickwork.fulfillment.event_bus import EventBusFulfillment
+    from tickwork.fulfillment.http_request import HttpRequestFulfillment
+    from tickwork.fulfillment.lambda_invoke import LambdaInvokeFulfillment
+    from tickwork.fulfillment.notification import NotificationFulfillment
+    from tickwork.fulfillment.sns_message import SnsMessageFulfillment
+    from tickwork.fulfillment.sqs_message import SqsMessageFulfillment
+    from tickwork.fulfillment.step_functions import StepFunctionsFulfillment
+    from tickwork.fulfillment.tick import TickFulfillment
+
+    kinds: list[type[Fulfillment]] = [
+        TickFulfillment,
+        NotificationFulfillment,
+        HttpRequestFulfillment,
+        EventBusFulfillment,
+        SqsMessageFulfillment,
+        SnsMessageFulfillment,
+        LambdaInvokeFulfillment,
+        StepFunctionsFulfillment,
+    ]
+    return {kind.action_type: kind.data_model for kind in kinds}

@@ -26,6 +26,9 @@ _EXAMPLE = "arn:aws:events:us-east-1:123456789012:event-bus/orders"
 
 
 class EventBusData(TargetData):
+    """An event put on an EventBridge bus. Its detail gains a ``tickwork`` member naming the
+    fire (id, occurrence, scheduledTime, idempotencyKey, attempt) for consumers to dedupe on."""
+
     service: ClassVar[str] = "events"
     arn_field: ClassVar[str] = "eventBusArn"
 

@@ -30,6 +30,10 @@ _TRANSIENT_FUNCTION_ERRORS = re.compile(r"Throttl|TooManyRequests|Timeout|Unavai
 
 
 class LambdaInvokeData(TargetData):
+    """An invocation of a Lambda function: Event (asynchronous, the default, as EventBridge
+    Scheduler invokes) or RequestResponse (waits; the function's own error fails the fire, a
+    throttling or timeout error is retried). The payload gains a ``tickwork`` member."""
+
     service: ClassVar[str] = "lambda"
     arn_field: ClassVar[str] = "functionArn"
 

@@ -20,6 +20,10 @@ _EXAMPLE = "arn:aws:sns:us-east-1:123456789012:price-changes"
 
 
 class SnsMessageData(TargetData):
+    """A message published to an SNS topic. A FIFO topic (.fifo) gets MessageGroupId and
+    MessageDeduplicationId (the fire's idempotency key), as a FIFO queue does. The fire rides in
+    message attributes tickwork-idempotency-key, tickwork-action-id and tickwork-occurrence."""
+
     service: ClassVar[str] = "sns"
     arn_field: ClassVar[str] = "topicArn"
 

@@ -21,6 +21,11 @@ _MAX_USER_ATTRIBUTES = 7  # SQS takes 10; tickwork's identity takes 3
 
 
 class SqsMessageData(TargetData):
+    """A message sent to an SQS queue. A FIFO queue (.fifo) gets MessageGroupId (messageGroupId,
+    else the action's id) and MessageDeduplicationId (the fire's idempotency key): a repeated
+    attempt is delivered once. The fire rides in message attributes tickwork-idempotency-key,
+    tickwork-action-id and tickwork-occurrence."""
+
     service: ClassVar[str] = "sqs"
     arn_field: ClassVar[str] = "queueArn"
 

@@ -27,6 +27,9 @@ _EXAMPLE = "arn:aws:states:us-east-1:123456789012:stateMachine:onboarding"
 
 
 class StepFunctionsData(TargetData):
+    """An execution of a state machine, named by the fire's idempotency key: a repeated
+    attempt never starts a second one. The input gains a ``tickwork`` member."""
+
     service: ClassVar[str] = "states"
     arn_field: ClassVar[str] = "stateMachineArn"
 
