@@ -1,8 +1,10 @@
 """``make demo``: a throwaway local stack, the sample actions in events/demo/, watched live.
 
 Schedules a one-off in a few seconds, a recurrence firing 3 times, a webhook that fails once
-and succeeds on retry, and an action cancelled before it fires; shows their status, next fire
-and lateness as they go; prints a summary and exits 0 when every one ended as expected.
+and succeeds on retry, an action cancelled before it fires, a message to an SQS queue and an
+e-mail through an SES template; shows their status, next fire and lateness as they go; reads
+the message and the e-mail back from the emulated SQS and SES; prints a summary and exits 0 when
+every one ended as expected.
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ EXPECTED = {
     "demo:every-3s": Expected("every-3s-3-times.json", Status.COMPLETED, 3),
     "demo:webhook": Expected("webhook-fails-then-succeeds.json", Status.COMPLETED, 1),
     "demo:cancelled": Expected("cancel-me.json", Status.CANCELLED, 0),
+    "demo:sqs": Expected("sqs-message.json", Status.COMPLETED, 1),
+    "demo:email": Expected("email.json", Status.COMPLETED, 1),
+}
+DEMO_QUEUE = "demo-orders"  # the queue events/demo/sqs-message.json sends to
+DEMO_TEMPLATE = {  # the SES template events/demo/email.json names (templateType)
+    "TemplateName": "DEMO_ORDER_READY",
+    "SubjectPart": "{{subject}}",
+    "TextPart": "Hello {{name}}, your order is ready.",
 }
 
 
@@ -67,6 +77,11 @@ def run_demo(step_seconds: float = 1.0) -> int:
     ):
         stack = service.stack
         console.print(f"[bold]tickwork demo[/] — local stack on {service.endpoint}")
+        queue_url = _create_targets(stack)
+        console.print(
+            f"  created the SQS queue [cyan]{DEMO_QUEUE}[/] and the SES template "
+            f"[cyan]{DEMO_TEMPLATE['TemplateName']}[/] the demo's actions deliver to"
+        )
         ticks = stack.tap([DetailType.TICK])
         for action_id, expected in EXPECTED.items():
             _send(stack, DEMO_EVENTS / expected.file, receiver.url)
@@ -82,10 +97,53 @@ def run_demo(step_seconds: float = 1.0) -> int:
         stack.wait_idle(timeout=10)
         ticks.drain()
         actions = {i: records.get(i) for i in EXPECTED}
+        delivered = _read_back(console, stack, queue_url)
     receiver.close()
     return _summary(
-        console, actions, ticks.events, len(receiver.requests), finished, time.monotonic() - started
+        console,
+        actions,
+        ticks.events,
+        len(receiver.requests),
+        finished and delivered,
+        time.monotonic() - started,
     )
+
+
+def _create_targets(stack: LocalStack) -> str:
+    stack.client("ses").create_template(Template=DEMO_TEMPLATE)
+    return str(stack.client("sqs").create_queue(QueueName=DEMO_QUEUE)["QueueUrl"])
+
+
+def _read_back(console: Console, stack: LocalStack, queue_url: str) -> bool:
+    """The SQS message and the e-mail, as their recipients see them: exactly one of each."""
+    console.print()
+    from moto.ses.models import ses_backends  # SES keeps no readable outbox but the emulator's
+
+    from tickwork_local.template import ACCOUNT
+
+    messages = (
+        stack.client("sqs")
+        .receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, MessageAttributeNames=["All"])
+        .get("Messages", [])
+    )
+    for message in messages:
+        key = message["MessageAttributes"]["tickwork-idempotency-key"]["StringValue"]
+        console.print(
+            f"  [bold]SQS[/] {DEMO_QUEUE} received {message['Body']} (idempotency key {key})"
+        )
+    emails = ses_backends[ACCOUNT][stack.region].sent_messages
+    for email in emails:
+        data = json.loads(getattr(email, "template_data", "{}") or "{}")
+        console.print(
+            f"  [bold]SES[/] sent template {getattr(email, 'template', '?')} from {email.source} "
+            f"to {', '.join(email.destinations.get('ToAddresses', []))} with {data}"
+        )
+    if len(messages) == 1 and len(emails) == 1:
+        return True
+    console.print(
+        f"[red]  expected 1 SQS message and 1 e-mail, read {len(messages)} and {len(emails)}[/]"
+    )
+    return False
 
 
 def _send(stack: LocalStack, path: Path, receiver_url: str) -> None:

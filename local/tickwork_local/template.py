@@ -130,6 +130,8 @@ class Template:
             elif kind == "AWS::Serverless::Function":
                 refs[logical] = default_name
                 attrs[(logical, "Arn")] = self.arn("lambda", f"function:{default_name}")
+                # The role SAM makes for it, <logical>Role (IAM ARNs name no region).
+                attrs[(f"{logical}Role", "Arn")] = f"arn:aws:iam::{ACCOUNT}:role/{default_name}Role"
             elif kind == "AWS::Serverless::StateMachine":
                 name = self.resolve(props.get("Name", default_name), refs_only=True)
                 refs[logical] = self.arn("states", f"stateMachine:{name}")

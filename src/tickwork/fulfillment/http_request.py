@@ -43,6 +43,9 @@ class HttpRequestData(FulfillmentData):
     """An HTTP request, signed with the stack's key (the X-Tickwork-Signature header) and
     carrying the fire's idempotency key; 429, 5xx and timeouts are retried."""
 
+    """An HTTP request, signed with the stack's key (the X-Tickwork-Signature header) and
+    carrying the fire's idempotency key; 429, 5xx and timeouts are retried."""
+
     url: str
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
     headers: dict[str, str] = Field(default_factory=dict)
