@@ -48,6 +48,27 @@ def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_can_be_cancelled(d
     assert deps.publisher.of_type(DetailType.STOPPED) == [{"id": "r", "generation": 1}]
 
 
+def test_a_cancel_deferred_to_the_last_fire_still_ends_the_action_cancelled() -> None:
+    # GIVEN a recurrence of two fires, its last one inside the lock
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({**EVERY_MINUTE, "executionRemainder": 2, "repeat": True}), deps)
+    deps.clock.current = NOW + timedelta(minutes=1)
+    machine.run(deps, machine.current(deps, "r"))
+
+    # WHEN it is cancelled there, and the last fire happens
+    assert cancel_action("r", deps)["outcome"] == "deferred"
+    deps.clock.current = NOW + timedelta(minutes=2)
+    tick = machine.run(deps, machine.current(deps, "r"))
+
+    # THEN the fire happened, and the action ends as asked: CANCELLED, never COMPLETED
+    assert tick is not None and tick.occurrence == 2
+    action = deps.repository.get("r")
+    assert action.status == Status.CANCELLED
+    assert [h.occurrence for h in action.history] == [1, 2]
+    assert deps.publisher.of_type(DetailType.COMPLETED) == []
+    assert deps.publisher.of_type(DetailType.STOPPED) == [{"id": "r", "generation": 1}]
+
+
 def test_an_update_inside_the_lock_applies_from_the_next_occurrence(deps) -> None:
     # WHEN its data and schedule change inside the lock
     result = start_action(StartCommand({**EVERY_MINUTE, "rate": "rate(5 minutes)",

@@ -68,7 +68,10 @@ def settle(
         return updated, []
     base = updated.without_deferred()
     if change.kind is ChangeKind.CANCEL:
-        if base.status not in LIVE:
+        # The cancel was answered "applies after the imminent fire": it does, even when that
+        # fire was the last (the action ends CANCELLED, its history whole). A fire that ended
+        # it FAILED or NO_ACTION keeps that status: it is a signal for someone to look at.
+        if base.status not in LIVE and base.status is not Status.COMPLETED:
             return base, []
         reason = "cancelled as asked inside the lock, after the fire it waited for"
         cancelled = base.cancelled(now, deps.limits, reason)
