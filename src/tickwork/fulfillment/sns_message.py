@@ -4,19 +4,26 @@ in message attributes."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
-from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest, data_problem
-from tickwork.fulfillment.targets import TargetData, calling, fifo_group, identity_attributes
+from tickwork.fulfillment.arns import Arn, parse_arn
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.messages import (
+    check_attributes,
+    check_body,
+    fifo_fields,
+    message_fields,
+    message_result,
+)
+from tickwork.fulfillment.targets import TargetData, calling
 from tickwork.ports import TargetClients
 
 __all__ = ["SnsMessageData", "SnsMessageFulfillment"]
 
 _EXAMPLE = "arn:aws:sns:us-east-1:123456789012:price-changes"
+_MAX_USER_ATTRIBUTES = 7  # SNS takes 10; tickwork's identity takes 3
 
 
 class SnsMessageData(TargetData):
@@ -31,7 +38,9 @@ class SnsMessageData(TargetData):
     message: JsonValue = Field(description="A string is sent as it is, anything else as JSON.")
     subject: str | None = Field(default=None, min_length=1, max_length=100)
     message_group_id: str | None = Field(default=None, min_length=1, max_length=128)
-    message_attributes: dict[str, str] = Field(default_factory=dict)
+    message_attributes: dict[str, str] = Field(
+        default_factory=dict, description="String message attributes (at most 7)."
+    )
 
     @field_validator("topic_arn")
     @classmethod
@@ -41,20 +50,13 @@ class SnsMessageData(TargetData):
 
     @field_validator("message")
     @classmethod
-    def _message_size(cls, value: JsonValue) -> JsonValue:
-        if value is None or value == "":
-            raise data_problem("the message is empty", "give a message to publish")
-        check_size(value, "message")
-        return value
+    def _message(cls, value: JsonValue) -> JsonValue:
+        return check_body(value, "message")
 
     @field_validator("message_attributes")
     @classmethod
     def _attributes(cls, value: dict[str, str]) -> dict[str, str]:
-        if any(name.startswith("tickwork-") for name in value):
-            raise data_problem(
-                "a message attribute is named tickwork-…", "rename it: tickwork sets those"
-            )
-        return value
+        return check_attributes(value, _MAX_USER_ATTRIBUTES)
 
     @property
     def target(self) -> Arn:
@@ -70,24 +72,14 @@ class SnsMessageFulfillment:
 
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         data = SnsMessageData.model_validate(request.data)
-        attributes = {**data.message_attributes, **identity_attributes(request)}
-        message = data.message
         publish: dict[str, Any] = {
             "TopicArn": data.topic_arn,
-            "Message": message if isinstance(message, str) else json.dumps(message),
-            "MessageAttributes": {
-                name: {"DataType": "String", "StringValue": value}
-                for name, value in attributes.items()
-            },
+            **message_fields(data.message, data.message_attributes, request, "Message"),
         }
         if data.subject:
             publish["Subject"] = data.subject
         if data.topic_arn.endswith(".fifo"):
-            publish["MessageGroupId"] = fifo_group(data.message_group_id, request.action_id)
-            publish["MessageDeduplicationId"] = request.idempotency_key
+            publish.update(fifo_fields(data.message_group_id, request))
         with calling(f"Publish to {data.topic_arn}"):
             answer = self._clients.client("sns", request.role_arn).publish(**publish)
-        result = {"messageId": answer["MessageId"]}
-        if "SequenceNumber" in answer:
-            result["sequenceNumber"] = answer["SequenceNumber"]
-        return result
+        return message_result(answer)

@@ -4,14 +4,20 @@ attempt is delivered once. The fire's identity rides in message attributes."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
-from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest, data_problem
-from tickwork.fulfillment.targets import TargetData, calling, fifo_group, identity_attributes
+from tickwork.fulfillment.arns import Arn, parse_arn
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.messages import (
+    check_attributes,
+    check_body,
+    fifo_fields,
+    message_fields,
+    message_result,
+)
+from tickwork.fulfillment.targets import TargetData, calling
 from tickwork.ports import TargetClients
 
 __all__ = ["SqsMessageData", "SqsMessageFulfillment"]
@@ -49,21 +55,13 @@ class SqsMessageData(TargetData):
 
     @field_validator("message_body")
     @classmethod
-    def _body_size(cls, value: JsonValue) -> JsonValue:
-        if value is None or value == "":
-            raise data_problem("the message body is empty", "give a body to send")
-        check_size(value, "message body")
-        return value
+    def _body(cls, value: JsonValue) -> JsonValue:
+        return check_body(value, "message body")
 
     @field_validator("message_attributes")
     @classmethod
     def _attributes(cls, value: dict[str, str]) -> dict[str, str]:
-        if len(value) > _MAX_USER_ATTRIBUTES or any(k.startswith("tickwork-") for k in value):
-            raise data_problem(
-                "too many message attributes, or one named tickwork-…",
-                f"give at most {_MAX_USER_ATTRIBUTES}, none named tickwork-… (tickwork's own)",
-            )
-        return value
+        return check_attributes(value, _MAX_USER_ATTRIBUTES)
 
     @property
     def target(self) -> Arn:
@@ -84,24 +82,14 @@ class SqsMessageFulfillment:
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         data = SqsMessageData.model_validate(request.data)
         arn = data.target
-        body = data.message_body
-        attributes = {**data.message_attributes, **identity_attributes(request)}
         send: dict[str, Any] = {
             "QueueUrl": f"https://sqs.{arn.region}.{arn.domain}/{arn.account}/{arn.name}",
-            "MessageBody": body if isinstance(body, str) else json.dumps(body),
-            "MessageAttributes": {
-                name: {"DataType": "String", "StringValue": value}
-                for name, value in attributes.items()
-            },
+            **message_fields(data.message_body, data.message_attributes, request, "MessageBody"),
         }
         if data.fifo:
-            send["MessageGroupId"] = fifo_group(data.message_group_id, request.action_id)
-            send["MessageDeduplicationId"] = request.idempotency_key
+            send.update(fifo_fields(data.message_group_id, request))
         elif data.delay_seconds:
             send["DelaySeconds"] = data.delay_seconds
         with calling(f"SendMessage to {arn.text}"):
             answer = self._clients.client("sqs", request.role_arn).send_message(**send)
-        result = {"messageId": answer["MessageId"]}
-        if "SequenceNumber" in answer:
-            result["sequenceNumber"] = answer["SequenceNumber"]
-        return result
+        return message_result(answer)
