@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from tests.e2e.support import Stack, in_seconds
+from tests.functional.target_support import Targets
 from tickwork.domain.action import ACTIVE, Status
 from tickwork.domain.start_signature import sign_start
 from tickwork.fulfillment import SIGNATURE_HEADER, verify_signature
@@ -98,6 +99,31 @@ def test_a_record_altered_by_hand_ends_no_action_and_never_runs(stack: Stack) ->
         )
     finally:
         receiver.close()
+
+
+def test_a_role_given_by_hand_to_a_sealed_record_never_runs(stack: Stack) -> None:
+    """The seal covers what a fire does beyond its data: the role its target is reached with
+    (and the catch-up and failure policies)."""
+    # GIVEN an SQS action reaching its queue with the stack's own role
+    targets = Targets(stack.local)
+    queue = targets.queue("orders-due")
+    data = {"queueArn": queue, "messageBody": "due"}
+    stack.start({"id": "sealed:role", "at": in_seconds(3), "action": "SQS_MESSAGE", "data": data})
+    stack.wait_record("sealed:role", lambda a: a.execution_arn is not None)
+    # WHEN an attacker gives the record a role of their choosing, in DynamoDB
+    stack.local.client("dynamodb").update_item(
+        TableName=stack.local.outputs["ActionsTableName"],
+        Key={"id": {"S": "sealed:role"}},
+        UpdateExpression="SET roleArn = :role",
+        ExpressionAttributeValues={
+            ":role": {"S": "arn:aws:iam::123456789012:role/tickwork-targets/attacker"}
+        },
+    )
+
+    # THEN the fire ends NO_ACTION and nothing is sent
+    done = stack.wait_record("sealed:role", lambda a: a.status not in ACTIVE, 15)
+    assert done.status == Status.NO_ACTION
+    assert targets.received(queue, wait=1) == []
 
 
 def test_a_webhook_to_the_metadata_service_is_refused_without_retries(stack: Stack) -> None:

@@ -1,26 +1,32 @@
-"""GIVEN a sealed action WHEN any field that decides what runs changes THEN the seal no longer
-matches; with the same fields and key it always does."""
+"""GIVEN a sealed action WHEN any field that decides what a fire does changes THEN the seal no
+longer matches; with the same fields and key it always does. A seal written by the previous
+version still holds, but cannot vouch for the fields it did not cover."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+from dataclasses import replace
+
 import pytest
 
-from tickwork.domain.seal import compute_seal, seal_matches
+from tickwork.domain.seal import SealedFields, compute_seal, seal_matches
 
 KEY = b"seal-key"
-FIELDS = {
-    "action_id": "hook:1",
-    "action": "HTTP_REQUEST",
-    "data": {"url": "https://example.com/hook", "method": "POST"},
-    "metadata": {"team": "billing"},
-    "schedule": {"kind": "once", "anchor": "2026-03-07T12:00:00Z"},
-}
+FIELDS = SealedFields(
+    action_id="hook:1",
+    action="HTTP_REQUEST",
+    data={"url": "https://example.com/hook", "method": "POST"},
+    metadata={"team": "billing"},
+    schedule={"kind": "once", "anchor": "2026-03-07T12:00:00Z"},
+)
 
 
 def test_the_seal_matches_its_fields() -> None:
-    seal = compute_seal(KEY, **FIELDS)
-    assert seal.startswith("v1=")
-    assert seal_matches(KEY, seal, **FIELDS)
+    seal = compute_seal(KEY, FIELDS)
+    assert seal.startswith("v2=")
+    assert seal_matches(KEY, seal, FIELDS)
 
 
 @pytest.mark.parametrize(
@@ -31,13 +37,49 @@ def test_the_seal_matches_its_fields() -> None:
         {"data": {"url": "http://169.254.169.254/latest/meta-data/", "method": "POST"}},
         {"metadata": {"team": "attacker"}},
         {"schedule": {"kind": "once", "anchor": "2026-03-07T12:00:01Z"}},
+        {"catch_up": {"policy": "ALL", "thresholdSeconds": 60.0, "windowSeconds": 2592000}},
+        {"on_failure": "CONTINUE"},
+        {"role_arn": "arn:aws:iam::123456789012:role/tickwork-targets/admin"},
     ],
+    ids=lambda change: next(iter(change)),
 )
 def test_changing_a_sealed_field_breaks_the_seal(change) -> None:
-    seal = compute_seal(KEY, **FIELDS)
-    assert not seal_matches(KEY, seal, **{**FIELDS, **change})
+    seal = compute_seal(KEY, FIELDS)
+    assert not seal_matches(KEY, seal, replace(FIELDS, **change))
 
 
 def test_a_missing_seal_or_another_key_does_not_match() -> None:
-    assert not seal_matches(KEY, None, **FIELDS)
-    assert not seal_matches(b"other", compute_seal(KEY, **FIELDS), **FIELDS)
+    assert not seal_matches(KEY, None, FIELDS)
+    assert not seal_matches(KEY, "garbage", FIELDS)
+    assert not seal_matches(b"other", compute_seal(KEY, FIELDS), FIELDS)
+
+
+def _v1_seal(fields: SealedFields) -> str:
+    """A seal as the previous version wrote it: id, action, data, metadata and schedule."""
+    covered = {
+        "id": fields.action_id,
+        "action": fields.action,
+        "data": fields.data,
+        "metadata": fields.metadata,
+        "schedule": fields.schedule,
+    }
+    text = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "v1=" + hmac.new(KEY, text.encode(), hashlib.sha256).hexdigest()
+
+
+def test_a_record_sealed_by_the_previous_version_still_holds() -> None:
+    assert seal_matches(KEY, _v1_seal(FIELDS), FIELDS)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"role_arn": "arn:aws:iam::123456789012:role/tickwork-targets/admin"},
+        {"on_failure": "PAUSE"},
+        {"catch_up": {"policy": "SKIP", "thresholdSeconds": 60.0}},
+    ],
+    ids=lambda change: next(iter(change)),
+)
+def test_a_previous_version_seal_cannot_vouch_for_a_field_it_never_covered(change) -> None:
+    """A role, or a policy, added by hand to a v1-sealed record breaks its seal."""
+    assert not seal_matches(KEY, _v1_seal(FIELDS), replace(FIELDS, **change))

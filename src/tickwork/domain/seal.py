@@ -1,9 +1,15 @@
-"""The seal on an action record: an HMAC over the fields that decide what runs.
+"""The seal on an action record: an HMAC over the fields that decide what a fire does.
 
 Written by tickwork when it creates or replaces an action, checked by the fulfill step before
 anything runs. A record altered outside tickwork (a console edit, a stolen write credential)
 no longer matches its seal, and its fire ends as NO_ACTION. The seal binds the id, so fields
 copied from another action do not match either.
+
+Versions: ``v2`` (written now) covers the id, the action type, its data (the target), the
+metadata, the schedule, the catch-up policy, the failure policy and the role the target is
+reached with. ``v1`` (written before) covered the first five: a v1 seal is still accepted, but
+only on a record whose v2-only fields are at their defaults, so a v1-sealed record cannot be
+given a role or a policy by hand.
 
 Pure: the key is passed in.
 """
@@ -13,25 +19,45 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["SEAL_VERSION", "compute_seal", "seal_matches"]
+__all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 
-SEAL_VERSION = "v1"
+SEAL_VERSION = "v2"
 
 
-def _canonical(
-    action_id: str, action: str, data: Any, metadata: Any, schedule: dict[str, Any]
-) -> bytes:
-    sealed = {
-        "id": action_id,
-        "action": action,
-        "data": data,
-        "metadata": metadata,
-        "schedule": schedule,
-    }
+@dataclass(frozen=True)
+class SealedFields:
+    """What a seal covers. ``catch_up``, ``on_failure`` and ``role_arn`` are None at their
+    defaults (the default catch-up, the type's default failure policy, the stack's own role)."""
+
+    action_id: str
+    action: str
+    data: Any
+    metadata: Any
+    schedule: dict[str, Any]
+    catch_up: dict[str, Any] | None = None
+    on_failure: str | None = None
+    role_arn: str | None = None
+
+    def covered(self, version: str) -> dict[str, Any] | None:
+        """The fields a seal of ``version`` covers; None if such a seal cannot vouch for them."""
+        every = asdict(self)
+        if version == "v2":
+            return every
+        if version == "v1":
+            newer = ("catch_up", "on_failure", "role_arn")
+            if any(every[name] is not None for name in newer):
+                return None
+            return {name: value for name, value in every.items() if name not in newer}
+        return None
+
+
+def _canonical(fields: dict[str, Any]) -> bytes:
+    named = {("id" if name == "action_id" else name): value for name, value in fields.items()}
     return json.dumps(
-        _plain(sealed), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        _plain(named), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     ).encode()
 
 
@@ -46,25 +72,21 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def compute_seal(
-    key: bytes, action_id: str, action: str, data: Any, metadata: Any, schedule: dict[str, Any]
-) -> str:
-    digest = hmac.new(
-        key, _canonical(action_id, action, data, metadata, schedule), hashlib.sha256
-    ).hexdigest()
-    return f"{SEAL_VERSION}={digest}"
+def _digest(key: bytes, version: str, fields: dict[str, Any]) -> str:
+    return f"{version}={hmac.new(key, _canonical(fields), hashlib.sha256).hexdigest()}"
 
 
-def seal_matches(
-    key: bytes,
-    seal: str | None,
-    action_id: str,
-    action: str,
-    data: Any,
-    metadata: Any,
-    schedule: dict[str, Any],
-) -> bool:
-    if not seal:
+def compute_seal(key: bytes, fields: SealedFields) -> str:
+    covered = fields.covered(SEAL_VERSION)
+    assert covered is not None  # the current version covers every field
+    return _digest(key, SEAL_VERSION, covered)
+
+
+def seal_matches(key: bytes, seal: str | None, fields: SealedFields) -> bool:
+    if not seal or "=" not in seal:
         return False
-    expected = compute_seal(key, action_id, action, data, metadata, schedule)
-    return hmac.compare_digest(seal, expected)
+    version = seal.split("=", 1)[0]
+    covered = fields.covered(version)
+    if covered is None:
+        return False
+    return hmac.compare_digest(seal, _digest(key, version, covered))

@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
-from tickwork.domain.seal import compute_seal, seal_matches
+from tickwork.domain.catch_up import DEFAULT_CATCH_UP
+from tickwork.domain.seal import SealedFields, compute_seal, seal_matches
 
-__all__ = ["seal_holds", "seal_of"]
+__all__ = ["seal_holds", "seal_of", "sealed_fields"]
 
 
-def _sealed_fields(action: Action) -> dict[str, Any]:
-    return {
-        "action_id": action.id,
-        "action": action.action,
-        "data": action.data,
-        "metadata": action.metadata,
-        "schedule": action.schedule.to_dict(),
-    }
+def sealed_fields(action: Action) -> SealedFields:
+    """Everything that decides what the action's fires do."""
+    return SealedFields(
+        action_id=action.id,
+        action=action.action,
+        data=action.data,
+        metadata=action.metadata,
+        schedule=action.schedule.to_dict(),
+        catch_up=None if action.catch_up == DEFAULT_CATCH_UP else action.catch_up.to_dict(),
+        on_failure=None if action.on_failure is None else str(action.on_failure),
+        role_arn=action.role_arn,
+    )
 
 
 def seal_of(action: Action, deps: Dependencies) -> str | None:
     key = deps.secret(deps.settings.seal_secret_id)
-    return None if key is None else compute_seal(key, **_sealed_fields(action))
+    return None if key is None else compute_seal(key, sealed_fields(action))
 
 
 def seal_holds(action: Action, deps: Dependencies) -> bool:
     """True if the record is as tickwork wrote it (always, when no seal key is configured)."""
     key = deps.secret(deps.settings.seal_secret_id)
-    return key is None or seal_matches(key, action.seal, **_sealed_fields(action))
+    return key is None or seal_matches(key, action.seal, sealed_fields(action))
