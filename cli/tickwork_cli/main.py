@@ -16,10 +16,10 @@ from typing import Any
 import click
 
 from tickwork.domain.action import Status
-from tickwork.domain.events import DetailType
+from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.preview import format_fire_times, next_fire_times
 from tickwork.domain.selection import Selection
-from tickwork.domain.start_signature import sign_start
+from tickwork.domain.signed_events import sign_event
 from tickwork.domain.times import parse_iso
 from tickwork.usecases.deferral import is_locked, refuse_if_locked_one_off
 from tickwork.usecases.start import StartCommand, check_start, spec_hash
@@ -342,10 +342,11 @@ def _publish_start(
 
 def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str) -> str:
     signing_key = context.target.outputs.get("StartSigningKeyArn")
-    if detail_type == DetailType.START and signing_key:
-        # The stack requires signed Starts: sign with its key (read like any AWS secret).
+    if detail_type in INBOUND and signing_key and "signature" not in detail:
+        # The stack requires signed events: sign with its key (read like any AWS secret).
         secret = context.target.client("secretsmanager").get_secret_value(SecretId=signing_key)
-        detail = sign_start(secret["SecretString"].encode(), detail, int(time.time()))
+        key = secret["SecretString"].encode()
+        detail = sign_event(key, detail_type, detail, int(time.time()))
     response = context.target.client("events").put_events(
         Entries=[
             {

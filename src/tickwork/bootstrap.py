@@ -18,6 +18,7 @@ from tickwork.clock import SystemClock
 from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
 from tickwork.fulfillment.defaults import default_registry
+from tickwork.ports import Spent
 
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
         ExecutionStarter,
         Notifier,
         SecretSource,
+        SignatureLedger,
         TargetClients,
     )
 
@@ -46,6 +48,7 @@ class Ports(TypedDict, total=False):
     clock: Clock
     slots: ConcurrencySlots
     secrets: SecretSource
+    signatures: SignatureLedger
     notifier: Notifier
     targets: TargetClients
     registry: FulfillmentRegistry
@@ -70,11 +73,21 @@ def build(
     ports.setdefault("clock", SystemClock())
     if "slots" not in ports and not settings.slots_table_name:
         ports["slots"] = NoConcurrencySlots()
+    if "signatures" not in ports and not settings.start_secret_id:
+        ports["signatures"] = NoSignatures()
     if "notifier" not in ports:
         ports["notifier"] = _notifier(settings, aws)
     missing = [
         name
-        for name in ("repository", "executions", "publisher", "slots", "secrets", "targets")
+        for name in (
+            "repository",
+            "executions",
+            "publisher",
+            "slots",
+            "secrets",
+            "signatures",
+            "targets",
+        )
         if name not in ports
     ]
     if missing:
@@ -98,6 +111,7 @@ def build(
         clock=ports["clock"],
         slots=ports["slots"],
         secrets=secrets,
+        signatures=ports["signatures"],
         notifier=ports["notifier"],
         targets=ports["targets"],
         registry=ports["registry"],
@@ -129,6 +143,12 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     ports.setdefault("targets", TargetClients(aws))
     if settings.slots_table_name:
         ports.setdefault("slots", DynamoDBSlots(settings.slots_table_name, clients=aws))
+    if settings.signatures_table_name:
+        from tickwork.adapters.dynamodb_signatures import DynamoDBSignatures
+
+        ports.setdefault(
+            "signatures", DynamoDBSignatures(settings.signatures_table_name, clients=aws)
+        )
 
 
 def _notifier(settings: Settings, aws: AwsClients | None) -> Notifier:
@@ -165,3 +185,10 @@ class NoConcurrencySlots:
 
     def release(self, slot: str, holder: str) -> None:
         raise RuntimeError("the stack has no slots table")
+
+
+class NoSignatures:
+    """The signature ledger of a stack that takes unsigned events: never asked."""
+
+    def spend(self, digest: str, event_id: str | None, until: datetime) -> Spent:
+        raise RuntimeError("signatures are checked but the stack has no signatures table")

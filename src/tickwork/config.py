@@ -55,7 +55,8 @@ class Settings:
     slot_lease: timedelta = timedelta(minutes=2)
     seal_secret_id: str | None = None  # the key of record seals; None only in unit tests
     http_secret_id: str | None = None  # signs outbound HTTP fulfillments
-    start_secret_id: str | None = None  # when set, every Schedule Start must be signed
+    start_secret_id: str | None = None  # when set, every inbound event must be signed
+    signatures_table_name: str | None = None  # signatures already used (each is used once)
     allow_private_targets: bool = False  # HTTP fulfillments to private addresses (local stack)
     notification_delivery: str | None = None  # required where notifications are sent
     email_from: str | None = None  # SES identity e-mails are sent from
@@ -112,6 +113,7 @@ class Settings:
             seal_secret_id=env.get("SEAL_SECRET_ARN") or None,
             http_secret_id=env.get("HTTP_SECRET_ARN") or None,
             start_secret_id=env.get("START_SECRET_ARN") or None,
+            signatures_table_name=env.get("SIGNATURES_TABLE_NAME") or None,
             allow_private_targets=env.get("ALLOW_PRIVATE_TARGETS", "").lower() == "true",
             notification_delivery=env.get("NOTIFICATION_DELIVERY") or None,
             email_from=env.get("EMAIL_FROM_ADDRESS") or None,

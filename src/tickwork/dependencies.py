@@ -18,6 +18,7 @@ from tickwork.ports import (
     ExecutionStarter,
     Notifier,
     SecretSource,
+    SignatureLedger,
     TargetClients,
 )
 
@@ -33,6 +34,7 @@ class Dependencies:
     clock: Clock
     slots: ConcurrencySlots
     secrets: SecretSource
+    signatures: SignatureLedger  # signatures of inbound events already used
     notifier: Notifier
     targets: TargetClients  # clients for the AWS action types' targets
     registry: FulfillmentRegistry  # the action types, built over the ports above

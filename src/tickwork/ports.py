@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any, Protocol
 
 from tickwork.domain.action import Action, Status
@@ -25,7 +26,16 @@ __all__ = [
     "ExecutionState",
     "Notifier",
     "SecretSource",
+    "SignatureLedger",
+    "Spent",
+    "TargetClients",
 ]
+
+
+class Spent(StrEnum):
+    FIRST = "first"  # never used before: act on it
+    AGAIN = "again"  # used by this same event (a redelivery): act on it as before
+    REPLAYED = "replayed"  # used by another event: refuse it
 
 
 class Clock(Protocol):
@@ -113,6 +123,15 @@ class TargetClients(Protocol):
     action's ``roleArn``, assumed."""
 
     def client(self, service: str, role_arn: str | None = None) -> Any: ...
+
+
+class SignatureLedger(Protocol):
+    """The signatures of inbound events already acted on: each is accepted once."""
+
+    def spend(self, digest: str, event_id: str | None, until: datetime) -> Spent:
+        """Record ``digest`` as used by ``event_id`` until ``until``, and say whether this is
+        its first use, the same event delivered again, or a use by another event (a replay)."""
+        ...
 
 
 class SecretSource(Protocol):

@@ -11,6 +11,7 @@ from typing import Any
 from tests.e2e.support import Stack, in_seconds
 from tests.functional.target_support import Targets
 from tickwork.domain.action import ACTIVE, Status
+from tickwork.domain.signed_events import sign_event
 from tickwork.domain.start_signature import sign_start
 from tickwork.fulfillment import SIGNATURE_HEADER, verify_signature
 from tickwork_local.receiver import Receiver
@@ -65,6 +66,40 @@ def test_only_a_fresh_start_signed_with_the_key_is_accepted(make_stack) -> None:
     # AND the signed one is scheduled, stored without its signature
     action = stack.wait_record("signed:ok", lambda a: a.status == Status.PENDING)
     assert action.request == detail
+
+
+def test_signed_control_events_are_required_and_each_signature_is_used_once(make_stack) -> None:
+    stack: Stack = make_stack(RequireSignedStarts="true")
+    key = _secret(stack, "StartSigningKeyArn")
+    start = sign_event(
+        key, "Schedule Start", {"id": "signed:steer", "duration": "10m"}, int(time.time())
+    )
+    stack.start(start)
+    stack.wait_record("signed:steer", lambda a: a.status == Status.PENDING)
+
+    # WHEN an unsigned Stop and a signed Pause relabelled as a Stop arrive
+    stack.stop("signed:steer")
+    pause = sign_event(key, "Schedule Pause", {"id": "signed:steer"}, int(time.time()))
+    stack.local.publish("Schedule Stop", pause)
+
+    # THEN both are rejected and the action is untouched
+    reasons = [(r["request"], r["signature"]) for r in _rejections(stack, 2)]
+    assert reasons == [("Schedule Stop", "unsigned"), ("Schedule Stop", "forged")]
+    assert stack.record("signed:steer").status == Status.PENDING
+
+    # WHEN the owner's signed Stop arrives, and then the captured Start is put on the bus again
+    time.sleep(1.1)  # the Stop is signed, and applied, a second after the Start
+    stop = sign_event(key, "Schedule Stop", {"id": "signed:steer"}, int(time.time()))
+    stack.local.publish("Schedule Stop", stop)
+    stack.wait_record("signed:steer", lambda a: a.status == Status.CANCELLED)
+    stack.start(start)
+    stack.local.publish("Schedule Stop", stop)
+
+    # THEN the replays are refused: the action stays cancelled
+    replays = [(r["request"], r["signature"]) for r in _rejections(stack, 4)[2:]]
+    assert sorted(replays) == [("Schedule Start", "replayed"), ("Schedule Stop", "replayed")]
+    stack.local.wait_idle()
+    assert stack.record("signed:steer").status == Status.CANCELLED
 
 
 def test_a_record_altered_by_hand_ends_no_action_and_never_runs(stack: Stack) -> None:

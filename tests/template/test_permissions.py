@@ -518,3 +518,50 @@ def test_every_http_api_route_requires_iam_signatures(stack_template: Template) 
     assert {path for path, _, _ in operations} == {"/", "/{proxy+}"}
     for path, method, operation in operations:
         assert operation.get("security") == [{"AWS_IAM": []}], (path, method, operation)
+
+
+# --- with signed events required -----------------------------------------------------------
+
+
+def test_signed_events_are_checked_and_spent_with_the_grants_their_functions_have() -> None:
+    """RequireSignedStarts=true adds the signing key and the signatures table: the Start and
+    Control functions' calls on the signed path are granted, and those grants are used."""
+    from tickwork.domain.signed_events import sign_event
+
+    with mock_aws():
+        stack = LocalStack.from_repo(parameters={"RequireSignedStarts": "true"})
+        grants = role_grants(stack.template)
+        with recording_calls(stack) as recorded, stack.running():
+            s = Scenario(stack)
+            secrets = stack.client("secretsmanager")
+            key_arn = stack.outputs["StartSigningKeyArn"]
+            key = secrets.get_secret_value(SecretId=key_arn)["SecretString"].encode()
+            now = int(time.time())
+            detail = {"id": "perm:signed", "rate": "rate(10 minutes)"}
+            assert s.start(sign_event(key, "Schedule Start", detail, now))["outcome"] == "created"
+            for kind, outcome in (("Schedule Pause", "paused"), ("Schedule Stop", "cancelled")):
+                signed = sign_event(key, kind, {"id": "perm:signed"}, now)
+                result, _ = s.invoke("ControlFunction", _envelope(kind, signed))
+                assert result["outcome"] == outcome, result
+            calls = list(recorded)
+    signing = {
+        (call.function, call.action, resource)
+        for call in calls
+        for resource in call.resources
+        if "Signatures" in resource or "StartSigningKey" in resource
+    }
+    table = stack.template.resolve({"Fn::GetAtt": ["SignaturesTable", "Arn"]})
+    assert {(f, a) for f, a, _ in signing} >= {
+        ("StartFunction", "dynamodb:PutItem"),
+        ("ControlFunction", "dynamodb:PutItem"),
+        ("ControlFunction", "secretsmanager:GetSecretValue"),
+    }
+    denied = [
+        f"{call.function}: {call.action} on {resource}"
+        for call in calls
+        for resource in call.resources
+        if not grants[call.function].allows(call.action, resource)
+    ]
+    assert denied == []
+    assert grants["ControlFunction"].allows("dynamodb:PutItem", table)
+    assert not grants["TickFunction"].allows("dynamodb:PutItem", table)

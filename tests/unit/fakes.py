@@ -23,7 +23,7 @@ from tickwork.domain.naming import execution_name
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso, to_epoch_ms
 from tickwork.fulfillment.notifier import LoggingNotifier, Notifier
-from tickwork.ports import ExecutionState
+from tickwork.ports import ExecutionState, Spent
 
 __all__ = [
     "FakeClock",
@@ -187,6 +187,21 @@ class FakeSecrets:
         return self.values[secret_id]
 
 
+class FakeSignatures:
+    """The ledger of used signatures, in memory, with the DynamoDB adapter's answers."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, str | None] = {}
+
+    def spend(self, digest: str, event_id: str | None, until: datetime) -> Spent:
+        if digest not in self.spent:
+            self.spent[digest] = event_id
+            return Spent.FIRST
+        if event_id and self.spent[digest] == event_id:
+            return Spent.AGAIN
+        return Spent.REPLAYED
+
+
 def fake_dependencies(
     now: datetime, notifier: Notifier | None = None, **settings: Any
 ) -> Dependencies:
@@ -197,6 +212,7 @@ def fake_dependencies(
         publisher=FakePublisher(),
         clock=FakeClock(now),
         secrets=FakeSecrets(),
+        signatures=FakeSignatures(),
         notifier=notifier or LoggingNotifier(),
         targets=NoTargets(),
     )

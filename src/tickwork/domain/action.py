@@ -118,6 +118,9 @@ class Action:
     asked: tuple[ManualFire, ...] = ()  # the latest recorded ones: a repeated request is known
     unresolved: tuple[FailedFire, ...] = ()  # failed fires not retried yet
     role_arn: str | None = None  # the execution role its target is reached with
+    # When a change was last applied to it (created, replaced, updated, cancelled, paused,
+    # resumed, a fire asked for): a signed request older than this is stale. Fires leave it.
+    changed_at: datetime | None = None
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -172,6 +175,7 @@ class Action:
             chain=_chain(action_id, created_at, generation),
             pause_note=replacing.pause_note if paused and replacing else None,
             paused_at=replacing.paused_at if paused and replacing else None,
+            changed_at=now,
         )
 
     # --- derived, seed-schema compatible views -------------------------------------------
@@ -370,6 +374,7 @@ class Action:
             paused_at=now,
             pause_note=note,
             deferred=None,
+            changed_at=now,
         )
 
     def resumed(
@@ -384,6 +389,7 @@ class Action:
             execution_arn=None,
             paused_at=None,
             pause_note=None,
+            changed_at=now,
         )
 
     def missed_while_paused(self, now: datetime, limits: Limits) -> Action:
@@ -407,6 +413,7 @@ class Action:
             paused_at=None,
             pause_note=None,
             ttl=limits.expiry(now),
+            changed_at=now,
         )
 
     def fired_now(self, now: datetime, limits: Limits) -> Action:
@@ -422,11 +429,14 @@ class Action:
             paused_at=None,
             pause_note=None,
             deferred=None,
+            changed_at=now,
         )
 
     def deferring(self, now: datetime, change: Deferred) -> Action:
         """A change that waits for the imminent fire (the latest one asked for wins)."""
-        return replace(self, deferred=change, version=self.version + 1, updated_at=now)
+        return replace(
+            self, deferred=change, version=self.version + 1, updated_at=now, changed_at=now
+        )
 
     def without_deferred(self) -> Action:
         return replace(self, deferred=None)
@@ -450,6 +460,7 @@ class Action:
             manual_count=number,
             version=self.version + 1,
             updated_at=now,
+            changed_at=now,
         )
         return moved, fire
 
@@ -493,6 +504,7 @@ class Action:
             deferred=None,
             manual=(),
             paused_at=None,
+            changed_at=now,
         )
 
     def retried(self, now: datetime, limits: Limits) -> Action:
@@ -507,6 +519,7 @@ class Action:
             retry_count=0,
             last_error=None,
             execution_arn=None,
+            changed_at=now,
         )
 
     def noted_failure(self, now: datetime, error: str, retry_count: int) -> Action:

@@ -187,7 +187,8 @@ class OccurrenceSkipped(TickworkError):
 
 
 class SignatureRefused(TickworkError):
-    """A Start whose signature is missing, malformed, expired (a replay) or forged."""
+    """An inbound event whose signature is missing, malformed, expired, forged, already used
+    (replayed) or older than the change already applied to its action (stale)."""
 
     def __init__(self, reason: str, fix: str) -> None:
         self.reason = reason

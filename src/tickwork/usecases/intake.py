@@ -9,6 +9,7 @@ not raised back to EventBridge. It is logged, counted and published as "Schedule
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tickwork.dependencies import Dependencies
@@ -22,7 +23,9 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Tick
-from tickwork.domain.start_signature import check_start_signature
+from tickwork.domain.signed_events import TOLERANCE_SECONDS, check_event_signature
+from tickwork.domain.times import iso
+from tickwork.ports import Spent
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.run_now import run_now
@@ -56,11 +59,8 @@ def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
     from tickwork.usecases.start import start_action
 
     try:
-        secret = deps.secret(deps.settings.start_secret_id)
-        if secret is not None:
-            unsigned = check_start_signature(command.detail, secret, deps.clock.now())
-            command = replace(command, detail=unsigned)
-        return start_action(command, deps).as_dict()
+        unsigned = _verified(DetailType.START, command.detail, command.event_id, deps)
+        return start_action(replace(command, detail=unsigned), deps).as_dict()
     except REFUSALS as refused:
         return _rejected(DetailType.START, command.detail, command.event_id, refused, deps)
 
@@ -71,6 +71,7 @@ def accept_control(
     """Schedule Stop, Pause, Resume or Run Now: ``{"id": ...}`` and the event's own fields."""
     kind = DetailType(detail_type) if detail_type in _CONTROL_FIELDS else DetailType.STOP
     try:
+        detail = _verified(kind, detail, event_id, deps)
         action_id = _control_id(kind, detail)
         if kind is DetailType.PAUSE:
             return pause_action(action_id, detail.get("note"), deps)
@@ -81,6 +82,42 @@ def accept_control(
         return cancel_action(action_id, deps)
     except REFUSALS as refused:
         return _rejected(kind, detail, event_id, refused, deps)
+
+
+def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Dependencies) -> Any:
+    """The detail without its signature, when the stack requires signed events and this one's
+    holds, is fresh, is not older than the last change applied to its action, and was never
+    used by another event; the detail as it is when signatures are not required."""
+    secret = deps.secret(deps.settings.start_secret_id)
+    if secret is None:
+        return detail
+    now = deps.clock.now()
+    signed = check_event_signature(kind, detail, secret, now)
+    until = datetime.fromtimestamp(signed.signed_at + TOLERANCE_SECONDS + 60, UTC)
+    spent = deps.signatures.spend(signed.digest, event_id, until)
+    if spent is Spent.REPLAYED:
+        raise SignatureRefused(
+            "replayed",
+            "this signature was already used by another event: each signed request is "
+            "accepted once; sign a new one",
+        )
+    if spent is Spent.AGAIN:
+        return signed.detail  # the same event delivered again: acted on as the first time
+    action_id = signed.detail.get("id")
+    current = deps.repository.get(action_id) if isinstance(action_id, str) and action_id else None
+    changed = (current.changed_at or current.created_at) if current is not None else None
+    if changed is not None and signed.signed_at < int(changed.timestamp()):
+        raise SignatureRefused(
+            "stale",
+            f"signed at {_iso_seconds(signed.signed_at)}, before the change applied to "
+            f"{action_id} at {iso(changed)}: a replay, or a request overtaken by a later one; "
+            "sign it again if it is still wanted",
+        )
+    return signed.detail
+
+
+def _iso_seconds(seconds: int) -> str:
+    return iso(datetime.fromtimestamp(seconds, UTC))
 
 
 def _control_id(kind: DetailType, detail: Any) -> str:
