@@ -28,6 +28,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             entry.measure("fire_lateness", lateness)
     elif result["outcome"] == "rejected":
         entry.count("rejected")
+        if result["reason"] == "ForgedReport":
+            entry.count("rejected_forged")  # a tick or failure no fire of this stack made
     entry.logger.info("fire recorded", extra={"result": result})
     return result
 

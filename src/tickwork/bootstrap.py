@@ -192,3 +192,6 @@ class NoSignatures:
 
     def spend(self, digest: str, event_id: str | None, until: datetime) -> Spent:
         raise RuntimeError("signatures are checked but the stack has no signatures table")
+
+    def advance(self, action_id: str, signed_at: int, until: datetime) -> bool:
+        raise RuntimeError("signatures are checked but the stack has no signatures table")

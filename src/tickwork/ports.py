@@ -133,6 +133,11 @@ class SignatureLedger(Protocol):
         its first use, the same event delivered again, or a use by another event (a replay)."""
         ...
 
+    def advance(self, action_id: str, signed_at: int, until: datetime) -> bool:
+        """Note that a request signed at ``signed_at`` changes ``action_id``. False (and
+        nothing noted) if a request signed later has changed it already: this one is stale."""
+        ...
+
 
 class SecretSource(Protocol):
     def get(self, secret_id: str) -> bytes:

@@ -13,6 +13,7 @@ from tests.functional.target_support import Targets
 from tickwork.domain.action import ACTIVE, Status
 from tickwork.domain.signed_events import sign_event
 from tickwork.domain.start_signature import sign_start
+from tickwork.domain.times import iso
 from tickwork.fulfillment import SIGNATURE_HEADER, verify_signature
 from tickwork_local.receiver import Receiver
 
@@ -100,6 +101,38 @@ def test_signed_control_events_are_required_and_each_signature_is_used_once(make
     assert sorted(replays) == [("Schedule Start", "replayed"), ("Schedule Stop", "replayed")]
     stack.local.wait_idle()
     assert stack.record("signed:steer").status == Status.CANCELLED
+
+
+def test_a_tick_or_failure_put_on_the_bus_by_anyone_but_a_fire_changes_nothing(
+    stack: Stack,
+) -> None:
+    # GIVEN a recurrence waiting for its first fire
+    stack.start({"id": "forge:me", "rate": "rate(10 minutes)"})
+    waiting = stack.wait_record("forge:me", lambda a: a.execution_arn is not None)
+    executions = len(stack.executions())
+    key = {"id": "forge:me", "generation": 1, "occurrence": 1, "manual": 0}
+    scheduled = iso(waiting.execution_time) if waiting.execution_time else in_seconds(600)
+
+    # WHEN a principal of the account puts a Schedule Tick and a Schedule Failed with tickwork's
+    # source for it, of the right shape, one with a made-up proof
+    tick = {
+        **key, "trigger": "SCHEDULED", "idempotencyKey": "x", "scheduledTime": scheduled,
+        "actualTime": scheduled, "lateMs": 0, "attempts": 1, "action": "TICK", "data": {},
+        "metadata": {}, "outcome": "FIRED", "result": {}, "executionName": "forged",
+    }  # fmt: skip
+    failure = {
+        **key, "trigger": "SCHEDULED", "scheduledTime": scheduled, "executionName": "forged",
+        "error": "FireFailed", "cause": None, "proof": "v1=" + "0" * 64,
+    }  # fmt: skip
+    stack.local.publish("Schedule Tick", tick, source="tickwork")
+    stack.local.publish("Schedule Failed", failure, source="tickwork")
+
+    # THEN both are rejected as forged, and the action still waits for its real first fire
+    reasons = {(r["request"], r["reason"]) for r in _rejections(stack, 2)}
+    assert reasons == {("Schedule Tick", "ForgedReport"), ("Schedule Failed", "ForgedReport")}
+    after = stack.record("forge:me")
+    assert (after.status, after.occurrence, after.history) == (Status.PENDING, 1, ())
+    assert after.version == waiting.version and len(stack.executions()) == executions
 
 
 def test_a_record_altered_by_hand_ends_no_action_and_never_runs(stack: Stack) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from moto import mock_aws
 
 from tickwork.domain.action import Status
@@ -39,7 +40,9 @@ def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
     assert tick["outcome"] == "FIRED" and tick["occurrence"] == 1 and tick["attempts"] == 1
     assert stack.record("test:duration-5m").status == Status.IN_PROGRESS
 
-    result, error = invoke("TickFunction", event("tick/tick"))
+    assert tick["proof"].startswith("v1=")  # made by the fulfill step, under the stack's key
+    envelope = {**event("tick/tick"), "detail": tick}  # as the state machine emits it
+    result, error = invoke("TickFunction", envelope)
     assert error is None and result == {
         "id": "test:duration-5m",
         "outcome": "recorded",
@@ -50,9 +53,45 @@ def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
     assert action.status == Status.COMPLETED
     assert [(h.occurrence, h.outcome) for h in action.history] == [(1, "FIRED")]
 
-    repeat, _ = invoke("TickFunction", event("tick/tick"))
+    repeat, _ = invoke("TickFunction", envelope)
     assert repeat["outcome"] == "ignored"
     assert stack.record("test:duration-5m").version == action.version
+
+
+def _proved_failure(invoke, event) -> dict:
+    """The Schedule Failed detail the state machine's Catch has the fulfill step make."""
+    fire, shown = event("fulfill/fire"), event("tick/failed")["detail"]
+    caught = {**fire["input"], "error": {"Error": shown["error"], "Cause": shown["cause"]}}
+    report, error = invoke(
+        "FulfillFunction", {"report": caught, "executionName": fire["executionName"]}
+    )
+    assert error is None, report
+    return report
+
+
+@pytest.mark.parametrize("name", ["tick/tick", "tick/failed"])
+def test_a_report_no_fire_of_this_stack_made_is_rejected_as_forged(
+    stack, invoke, event, name
+) -> None:
+    """events/tick/* show the shapes; put on the bus by anyone but a fire of this stack (no
+    proof, or one that does not match), the tick function refuses them and writes nothing."""
+    invoke("StartFunction", event("start/duration-5m"))
+    invoke("FulfillFunction", event("fulfill/fire"))
+    before = stack.record("test:duration-5m")
+
+    forged, error = invoke("TickFunction", event(name))
+    made_up = event(name)
+    made_up["detail"]["proof"] = "v1=" + "0" * 64
+    also, _ = invoke("TickFunction", made_up)
+
+    assert error is None and forged["outcome"] == also["outcome"] == "rejected"
+    assert forged["reason"] == also["reason"] == "ForgedReport"
+    assert stack.record("test:duration-5m").version == before.version
+    events = stack.lifecycle.wait_for(
+        lambda evs: sum(e["detail-type"] == "Schedule Rejected" for e in evs) >= 2, timeout=2
+    )
+    rejected = [e["detail"] for e in events if e["detail-type"] == "Schedule Rejected"]
+    assert [r["reason"] for r in rejected] == ["ForgedReport", "ForgedReport"]
 
 
 def test_fulfill_of_a_superseded_execution_raises_by_name(stack, invoke, event) -> None:
@@ -68,8 +107,9 @@ def test_fulfill_of_a_superseded_execution_raises_by_name(stack, invoke, event) 
 def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> None:
     invoke("StartFunction", event("start/duration-5m"))
     invoke("FulfillFunction", event("fulfill/fire"))
+    failed = {**event("tick/failed"), "detail": _proved_failure(invoke, event)}
 
-    result, error = invoke("TickFunction", event("tick/failed"))
+    result, error = invoke("TickFunction", failed)
 
     assert error is None and result["status"] == "FAILED"
     action = stack.record("test:duration-5m")
@@ -85,7 +125,7 @@ def test_a_report_of_another_shape_is_rejected_and_records_nothing(stack, invoke
     invoke("StartFunction", event("start/duration-5m"))
     invoke("FulfillFunction", event("fulfill/fire"))
     before = stack.record("test:duration-5m")
-    earlier = event("tick/failed")
+    earlier = {**event("tick/failed"), "detail": _proved_failure(invoke, event)}
     earlier["detail"]["fireAt"] = earlier["detail"].pop("scheduledTime")
 
     # WHEN the tick function gets it

@@ -188,10 +188,11 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
             running.function = caller
 
     events = boto3._get_default_session().events
-    events.register("before-parameter-build", record, unique_id="tickwork-iam-recorder")
+    recorder = f"tickwork-iam-recorder-{id(calls)}"  # one per recording: two may overlap
+    events.register("before-parameter-build", record, unique_id=recorder)
     stack.runtime.invoke = attributed  # type: ignore[method-assign]
     try:
         yield calls
     finally:
         stack.runtime.invoke = invoke  # type: ignore[method-assign]
-        events.unregister("before-parameter-build", unique_id="tickwork-iam-recorder")
+        events.unregister("before-parameter-build", unique_id=recorder)

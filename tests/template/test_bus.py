@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 from moto import mock_aws
+from samtranslator.yaml_helper import yaml_parse
 
+from tests.template.scanner import sam_expanded
 from tickwork.domain.events import CONTROL, INBOUND, DetailType
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import Template
@@ -60,7 +62,7 @@ def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principal
     template: Template,
 ) -> None:
     bus = template.resources["EventBus"]["Properties"]
-    account, listed = bus["Policy"]["Statement"]
+    account, listed, _ = bus["Policy"]["Statement"]
     assert account == {
         "Sid": "ThisAccountPublishes",
         "Effect": "Allow",
@@ -78,6 +80,29 @@ def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principal
     assert statement["Condition"]["ForAllValues:StringNotEquals"] == {"events:source": [SOURCE]}
     allowed = statement["Condition"]["ForAllValues:StringEquals"]["events:detail-type"]
     assert sorted(allowed) == sorted(INBOUND)
+
+
+def test_only_this_stacks_roles_may_use_tickworks_source(template: Template) -> None:
+    """Beyond each fire's proof, the bus itself denies tickwork's source to every principal —
+    of this account too — but the roles SAM makes for this stack, all tagged with its name."""
+    *_, deny = template.resources["EventBus"]["Properties"]["Policy"]["Statement"]
+    assert (deny["Effect"], deny["Principal"], deny["Action"]) == (
+        "Deny", "*", "events:PutEvents"
+    )  # fmt: skip
+    assert deny["Resource"] == BUS_ARN
+    assert deny["Condition"] == {
+        "ForAnyValue:StringEquals": {"events:source": [SOURCE]},
+        "StringNotEquals": {"aws:PrincipalTag/tickwork:stack": {"Ref": "AWS::StackName"}},
+    }
+    expanded = sam_expanded(yaml_parse(template.path.read_text()), template.region)
+    roles = {
+        logical: {tag["Key"]: tag["Value"] for tag in resource["Properties"].get("Tags", [])}
+        for logical, resource in expanded["Resources"].items()
+        if resource["Type"] == "AWS::IAM::Role"
+    }
+    assert roles and all(
+        tags.get("tickwork:stack") == {"Ref": "AWS::StackName"} for tags in roles.values()
+    ), roles
 
 
 def test_listed_principals_default_to_none(template: Template) -> None:

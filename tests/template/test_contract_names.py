@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tickwork.domain.events import INBOUND, DetailType
-from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder
+from tickwork.domain.fire import FireAttempt, FireOrder
 from tickwork_local.template import Template
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,15 +48,21 @@ def test_the_fulfill_payload_has_the_fields_of_a_fire_attempt() -> None:
     assert written == set(FireAttempt(FireOrder("a", 1, 1, DUE, DUE), "n").to_wire())
 
 
-def test_the_failure_report_has_the_fields_of_a_fire_failure() -> None:
+def test_the_failure_report_is_the_proved_failure_the_fulfill_step_makes() -> None:
+    """The Catch hands the fire's input and its error to the fulfill step ("Prove failure"),
+    whose answer — a FireFailure with its proof — is the Schedule Failed detail as it is."""
     (failed,) = (s for s in STATES.values() if _emits(s, DetailType.FAILED))
     (entry,) = failed["Parameters"]["Entries"]
-    written = {key.removesuffix(".$") for key in entry["Detail"]}
-    assert written == set(FireFailure("a", 1, 1, DUE, "n", "E", "c").to_wire())
-    # built from the execution input: each field read from the order's own names
-    order_fields = set(FireOrder("a", 1, 1, DUE, DUE).to_wire())
-    reads = {value.removeprefix("$.") for value in entry["Detail"].values()}
-    assert {"id", "generation", "occurrence", "fireAt"} <= reads & order_fields
+    assert entry["Detail.$"] == "$"
+    (caught,) = (c for c in STATES["Fulfill"]["Catch"] if c["ErrorEquals"] == ["States.ALL"])
+    prove = STATES[caught["Next"]]
+    assert caught["ResultPath"] == "$.error" and prove["Next"] != caught["Next"]
+    assert STATES[prove["Next"]] is failed
+    assert prove["Parameters"]["Payload"] == {
+        "report.$": "$",
+        "executionName.$": "$$.Execution.Name",
+    }
+    assert prove["Parameters"]["FunctionName"] == STATES["Fulfill"]["Parameters"]["FunctionName"]
 
 
 def _emits(state: dict[str, Any], detail_type: DetailType) -> bool:

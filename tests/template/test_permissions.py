@@ -341,13 +341,12 @@ def run_every_path(s: Scenario) -> None:
     assert s.tick("Schedule Tick", twice)["status"] == "PENDING"
     s.start({"id": "perm:fails", "duration": "10m"})
     fire = s.fire_input("perm:fails")
-    order = fire["input"]
-    report = {
-        **{key: order[key] for key in ("id", "generation", "occurrence")},
-        "scheduledTime": order["fireAt"],
-        "executionName": fire["executionName"],
-        "error": "FireFailed",
-    }
+    # As the state machine's Catch does: the fulfill step makes the report, with its proof.
+    caught = {**fire["input"], "error": {"Error": "FireFailed", "Cause": "by the scenario"}}
+    report, error = s.invoke(
+        "FulfillFunction", {"report": caught, "executionName": fire["executionName"]}
+    )
+    assert error is None and report["proof"], report
     assert s.tick("Schedule Failed", report)["status"] == "FAILED"
     # A run now's tick is recorded beside the schedule; an update asked for inside the lock
     # applies once the fire it waited for is recorded (a new, sealed generation).
@@ -529,18 +528,21 @@ def test_signed_events_are_checked_and_spent_with_the_grants_their_functions_hav
     from tickwork.domain.signed_events import sign_event
 
     with mock_aws():
-        stack = LocalStack.from_repo(parameters={"RequireSignedStarts": "true"})
+        # A stack of its own name: the module's stack lives beside it in the same emulator.
+        stack = LocalStack.from_repo(
+            parameters={"RequireSignedStarts": "true"}, stack_name="tickwork-signed"
+        )
         grants = role_grants(stack.template)
         with recording_calls(stack) as recorded, stack.running():
             s = Scenario(stack)
             secrets = stack.client("secretsmanager")
             key_arn = stack.outputs["StartSigningKeyArn"]
             key = secrets.get_secret_value(SecretId=key_arn)["SecretString"].encode()
-            now = int(time.time())
             detail = {"id": "perm:signed", "rate": "rate(10 minutes)"}
-            assert s.start(sign_event(key, "Schedule Start", detail, now))["outcome"] == "created"
+            started = s.start(sign_event(key, "Schedule Start", detail, int(time.time())))
+            assert started["outcome"] == "created"
             for kind, outcome in (("Schedule Pause", "paused"), ("Schedule Stop", "cancelled")):
-                signed = sign_event(key, kind, {"id": "perm:signed"}, now)
+                signed = sign_event(key, kind, {"id": "perm:signed"}, int(time.time()))
                 result, _ = s.invoke("ControlFunction", _envelope(kind, signed))
                 assert result["outcome"] == outcome, result
             calls = list(recorded)

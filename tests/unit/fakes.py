@@ -192,6 +192,13 @@ class FakeSignatures:
 
     def __init__(self) -> None:
         self.spent: dict[str, str | None] = {}
+        self.latest: dict[str, int] = {}
+
+    def advance(self, action_id: str, signed_at: int, until: datetime) -> bool:
+        if self.latest.get(action_id, signed_at) > signed_at:
+            return False
+        self.latest[action_id] = signed_at
+        return True
 
     def spend(self, digest: str, event_id: str | None, until: datetime) -> Spent:
         if digest not in self.spent:

@@ -129,7 +129,7 @@ def test_a_request_signed_before_the_last_change_is_stale(deps) -> None:
     answer = _start(deps, late_start, "e3")
 
     assert answer["outcome"] == "rejected" and answer["signature"] == "stale"
-    assert "before the change applied" in answer["message"]
+    assert "before the signed request that already changed pay:42" in answer["message"]
     assert _status(deps) == Status.CANCELLED
 
 
@@ -146,3 +146,22 @@ def test_fires_do_not_make_a_fresh_request_stale(deps) -> None:
     answer = _control(deps, DetailType.STOP, stop, "e2")
 
     assert answer["outcome"] in ("cancelled", "deferred"), answer
+
+
+def test_a_request_signed_well_before_a_change_made_through_the_api_is_stale(deps) -> None:
+    """A change without a signature (the API, the CLI) is timed by the stack's clock: a request
+    signed more than 30 s before it is refused; a nearly simultaneous one still passes."""
+    from tickwork.usecases.pause import pause_action
+
+    _start(deps, _signed(DetailType.START, START), "e1")
+    deps.clock.current = NOW + timedelta(seconds=60)  # type: ignore[attr-defined]
+    pause_action("pay:42", "by the API", deps)  # no signature: IAM let the caller in
+    deps.clock.current = NOW + timedelta(seconds=65)  # type: ignore[attr-defined]
+
+    withheld = _signed(DetailType.RESUME, {"id": "pay:42"}, NOW + timedelta(seconds=10))
+    answer = _control(deps, DetailType.RESUME, withheld, "e2")
+    assert answer["outcome"] == "rejected" and answer["signature"] == "stale"
+    assert "through the API or the CLI" in answer["message"]
+
+    nearly = _signed(DetailType.RESUME, {"id": "pay:42"}, NOW + timedelta(seconds=45))
+    assert _control(deps, DetailType.RESUME, nearly, "e3")["outcome"] == "resumed"

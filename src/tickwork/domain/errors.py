@@ -87,6 +87,17 @@ class MalformedFire(ValidationFailed):
     does not have its documented shape (tickwork.domain.fire, docs/contracts.md)."""
 
 
+class ForgedReport(TickworkError):
+    """A Schedule Tick or Schedule Failed with tickwork's source that no fire of this stack
+    made: its proof is missing or does not match (tickwork.domain.fire_proof)."""
+
+    def __init__(self, detail_type: str, problem: str) -> None:
+        self.detail_type = detail_type
+        super().__init__(
+            f"{detail_type} {problem}: only the stack's own fires make these; nothing is recorded"
+        )
+
+
 class ActionNotFound(TickworkError):
     def __init__(self, action_id: str) -> None:
         self.action_id = action_id

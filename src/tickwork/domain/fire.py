@@ -166,6 +166,7 @@ class Tick(_OneFire):
     metadata: dict[str, Any] = field(default_factory=dict)
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
+    proof: str = ""  # made by the fulfill step: domain.fire_proof
 
     def __post_init__(self) -> None:
         # Kept to the millisecond, as on the wire: what is read back equals what was written.
@@ -195,6 +196,7 @@ class Tick(_OneFire):
             "outcome": str(self.outcome),
             "result": self.result,
             "executionName": self.execution_name,
+            **({"proof": self.proof} if self.proof else {}),
         }
 
     @classmethod
@@ -216,6 +218,7 @@ class Tick(_OneFire):
                 metadata=read.mapping("metadata"),
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
+                proof=read.optional_text("proof") or "",
             )
         )
 
@@ -228,6 +231,7 @@ class FireFailure(_OneFire):
     cause: str | None = None
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
+    proof: str = ""  # made by the fulfill step: domain.fire_proof
 
     @property
     def key(self) -> FireKey:
@@ -242,6 +246,7 @@ class FireFailure(_OneFire):
             "executionName": self.execution_name,
             "error": self.error,
             "cause": self.cause,
+            **({"proof": self.proof} if self.proof else {}),
         }
 
     @classmethod
@@ -256,6 +261,7 @@ class FireFailure(_OneFire):
                 cause=read.optional_text("cause"),
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
+                proof=read.optional_text("proof") or "",
             )
         )
 

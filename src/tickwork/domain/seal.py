@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from tickwork.domain.canonical import canonical_json
 
 __all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 
@@ -56,20 +57,7 @@ class SealedFields:
 
 def _canonical(fields: dict[str, Any]) -> bytes:
     named = {("id" if name == "action_id" else name): value for name, value in fields.items()}
-    return json.dumps(
-        _plain(named), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-    ).encode()
-
-
-def _plain(value: Any) -> Any:
-    """2.0 and 2 are one number to DynamoDB: seal them alike."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
+    return canonical_json(named)
 
 
 def _digest(key: bytes, version: str, fields: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from tickwork.domain.errors import (
     ActionFinished,
     ActionLocked,
     ActionNotFound,
+    ForgedReport,
     ManualFiresInFlight,
     SignatureRefused,
     ValidationFailed,
@@ -26,6 +27,7 @@ from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.domain.times import iso
 from tickwork.ports import Spent
+from tickwork.usecases.fire_proofs import check_proof
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.run_now import run_now
@@ -104,16 +106,30 @@ def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Depende
     if spent is Spent.AGAIN:
         return signed.detail  # the same event delivered again: acted on as the first time
     action_id = signed.detail.get("id")
-    current = deps.repository.get(action_id) if isinstance(action_id, str) and action_id else None
+    if not isinstance(action_id, str) or not action_id:
+        return signed.detail  # a Start without an id makes a new action: nothing to be late for
+    if not deps.signatures.advance(action_id, signed.signed_at, until):
+        raise SignatureRefused(
+            "stale",
+            f"signed at {_iso_seconds(signed.signed_at)}, before the signed request that "
+            f"already changed {action_id}: a replay, or a request overtaken by a later one; "
+            "sign it again if it is still wanted",
+        )
+    current = deps.repository.get(action_id)
     changed = (current.changed_at or current.created_at) if current is not None else None
-    if changed is not None and signed.signed_at < int(changed.timestamp()):
+    if changed is not None and signed.signed_at < changed.timestamp() - _UNSIGNED_CHANGE_GRACE:
         raise SignatureRefused(
             "stale",
             f"signed at {_iso_seconds(signed.signed_at)}, before the change applied to "
-            f"{action_id} at {iso(changed)}: a replay, or a request overtaken by a later one; "
-            "sign it again if it is still wanted",
+            f"{action_id} at {iso(changed)} (through the API or the CLI): a request overtaken "
+            "by a later one; sign it again if it is still wanted",
         )
     return signed.detail
+
+
+# A change made without a signature (API, CLI) is timed by the stack's clock, not the signer's:
+# requests signed up to this long before it still pass (clock skew, near-simultaneous sends).
+_UNSIGNED_CHANGE_GRACE = 30
 
 
 def _iso_seconds(seconds: int) -> str:
@@ -140,13 +156,18 @@ def _control_id(kind: DetailType, detail: Any) -> str:
 def accept_report(
     detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
 ) -> dict[str, Any]:
-    """A Schedule Tick or Schedule Failed of this stack's state machine: record the fire."""
+    """A Schedule Tick or Schedule Failed of this stack's state machine: record the fire —
+    only once its proof shows a fire of this stack made it."""
+    kind = DetailType.FAILED if detail_type == DetailType.FAILED else DetailType.TICK
     try:
-        if detail_type == DetailType.FAILED:
-            return record_failure(FireFailure.from_wire(detail), deps)
-        return record_tick(Tick.from_wire(detail), deps)
-    except ValidationFailed as refused:
-        kind = DetailType.FAILED if detail_type == DetailType.FAILED else DetailType.TICK
+        if kind is DetailType.FAILED:
+            failure = FireFailure.from_wire(detail)
+            check_proof(kind, detail, deps)
+            return record_failure(failure, deps)
+        tick = Tick.from_wire(detail)
+        check_proof(kind, detail, deps)
+        return record_tick(tick, deps)
+    except (ValidationFailed, ForgedReport) as refused:
         return _rejected(kind, detail, event_id, refused, deps)
 
 

@@ -1,0 +1,56 @@
+"""Ticks and failure reports the tick handler can trust: proved by the fulfill step under a
+key derived from the stack's seal key, checked before anything is recorded."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.errors import ForgedReport
+from tickwork.domain.fire import FireFailure, FireOrder, Tick
+from tickwork.domain.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
+
+__all__ = ["check_proof", "proved_failure", "with_proof"]
+
+
+def _key(deps: Dependencies) -> bytes | None:
+    seal_key = deps.secret(deps.settings.seal_secret_id)
+    return None if seal_key is None else proof_key(seal_key)
+
+
+def with_proof(tick: Tick, deps: Dependencies) -> Tick:
+    key = _key(deps)
+    return tick if key is None else replace(tick, proof=proof_of(key, tick.to_wire()))
+
+
+def proved_failure(report: dict[str, Any], execution_name: str, deps: Dependencies) -> FireFailure:
+    """The Schedule Failed detail of a fire that failed past its retries, with its proof: the
+    state machine's Catch hands the fire's input and its error (``$.error``) here."""
+    order = FireOrder.from_wire(report, "report")
+    caught = report.get("error")
+    error: dict[str, Any] = caught if isinstance(caught, dict) else {}
+    failure = FireFailure(
+        action_id=order.action_id,
+        generation=order.generation,
+        occurrence=order.occurrence,
+        scheduled_time=order.fire_at,
+        execution_name=execution_name,
+        error=str(error.get("Error") or "States.Unknown"),
+        cause=str(error["Cause"]) if error.get("Cause") is not None else None,
+        manual=order.manual,
+        trigger=order.trigger,
+    )
+    key = _key(deps)
+    return failure if key is None else replace(failure, proof=proof_of(key, failure.to_wire()))
+
+
+def check_proof(detail_type: str, detail: Any, deps: Dependencies) -> None:
+    """Refuse a report no fire of this stack made (when the stack has a seal key)."""
+    key = _key(deps)
+    if key is None:
+        return
+    if not isinstance(detail, dict) or not detail.get(PROOF_FIELD):
+        raise ForgedReport(detail_type, "carries no proof")
+    if not proven(key, detail):
+        raise ForgedReport(detail_type, "carries a proof that does not match it")
