@@ -195,13 +195,22 @@ def test_a_role_given_by_hand_to_a_sealed_record_never_runs(stack: Stack) -> Non
 
 
 def test_a_webhook_to_the_metadata_service_is_refused_without_retries(stack: Stack) -> None:
-    stack.start(
-        {"id": "ssrf:imds", "at": in_seconds(1), "action": "HTTP_REQUEST",
-         "data": {"url": "http://169.254.169.254/latest/meta-data/iam/", "method": "GET"}}
-    )  # fmt: skip
-    failed = stack.wait_record("ssrf:imds", lambda a: a.status == Status.FAILED, 15)
-    assert "refused 169.254.169.254" in (failed.last_error or "")
-    assert failed.history[-1].attempts == 1
+    """However its address is spelled (the review's trailing dot among them)."""
+    urls = {
+        "ssrf:imds": "http://169.254.169.254/latest/meta-data/iam/",
+        "ssrf:dot": "http://169.254.169.254.:80/latest/meta-data/",
+        "ssrf:hex": "http://0xa9fea9fe/latest/meta-data/",
+        "ssrf:short": "http://169.254.43518/latest/meta-data/",
+        "ssrf:mapped": "http://[::ffff:a9fe:a9fe]/latest/meta-data/",
+    }
+    for action_id, url in urls.items():
+        stack.start({"id": action_id, "at": in_seconds(1), "action": "HTTP_REQUEST",
+                     "data": {"url": url, "method": "GET"}})  # fmt: skip
+    for action_id in urls:
+        failed = stack.wait_record(action_id, lambda a: a.status == Status.FAILED, 15)
+        assert "refused" in (failed.last_error or ""), failed.last_error
+        assert "169.254.169.254" in (failed.last_error or ""), failed.last_error
+        assert failed.history[-1].attempts == 1
 
 
 def test_a_sent_webhook_verifies_with_the_stack_key_and_fails_once_altered(stack: Stack) -> None:

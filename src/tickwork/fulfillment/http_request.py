@@ -1,20 +1,20 @@
 """HTTP_REQUEST: call a URL, signed, and classify the answer for the state machine's retry.
 
-Not followed: redirects (a 3xx is a success, reported with its status) — a signed request
-is never forwarded to a host the action did not name. The body, when given, is sent as
-JSON. The response is read up to 64 KiB and its first 1 KiB returned as text.
+The connection goes to the address the SSRF guard checked (``network_guard``): the name is
+resolved once, every address checked, and no proxy from the environment is used. Not followed:
+redirects (a 3xx is a success, reported with its status) — a signed request is never forwarded
+to a host the action did not name. The body, when given, is sent as JSON. The response is read
+up to 64 KiB and its first 1 KiB returned as text.
 """
 
 from __future__ import annotations
 
 import codecs
 import http.client
-import ipaddress
 import json
 import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.network_guard import Resolver, Target, checked_target, resolve_once
 from tickwork.fulfillment.signature import SIGNATURE_HEADER, signature_header
 
 __all__ = ["MAX_READ_BYTES", "RESULT_BODY_BYTES", "HttpRequestData", "HttpRequestFulfillment"]
@@ -40,9 +41,6 @@ _RESERVED_HEADERS = frozenset(
 
 
 class HttpRequestData(FulfillmentData):
-    """An HTTP request, signed with the stack's key (the X-Tickwork-Signature header) and
-    carrying the fire's idempotency key; 429, 5xx and timeouts are retried."""
-
     """An HTTP request, signed with the stack's key (the X-Tickwork-Signature header) and
     carrying the fire's idempotency key; 429, 5xx and timeouts are retried."""
 
@@ -90,9 +88,27 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+class _PinnedHTTP(http.client.HTTPConnection):
+    """HTTP to the checked address; the Host header still names the host."""
+
+    def __init__(self, target: Target, port: int | None, timeout: float) -> None:
+        super().__init__(target.host, port, timeout=timeout)
+        self._address = target.address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """HTTPS to the checked address; SNI and the certificate check use the host name."""
+
+    def __init__(self, target: Target, port: int | None, timeout: float) -> None:
+        super().__init__(target.host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = target.address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
 class HttpRequestFulfillment:
@@ -104,46 +120,47 @@ class HttpRequestFulfillment:
         secret: bytes | Callable[[], bytes | None] | None = None,
         clock: Callable[[], datetime] = _utc_now,
         allow_private: bool = False,
-        resolve: Callable[[str], list[str]] | None = None,
+        resolve: Resolver | None = None,
     ) -> None:
         # A callable is asked at the first signed request, not at import: only the fulfill
         # function needs the key, and it is read (and cached) through the secret source.
         self._secret = secret
         self._clock = clock
         self._allow_private = allow_private
-        self._resolve = resolve or _addresses
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._resolve = resolve or resolve_once
 
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         data = HttpRequestData.model_validate(request.data)
-        refuse_unsafe_target(data.url, self._resolve, self._allow_private)
+        parts = urlsplit(data.url)
+        target = checked_target(parts.hostname or "", self._resolve, self._allow_private)
         body = b"" if data.body is None else json.dumps(data.body, separators=(",", ":")).encode()
-        target = f"{data.method} {_redacted(data.url)}"
-        outbound = urllib.request.Request(
-            data.url,
-            data=body if data.body is not None else None,
-            headers=self._headers(data, request, body),
-            method=data.method,
-        )
+        described = f"{data.method} {_redacted(data.url)}"
+        pinned = _PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP
+        connection = pinned(target, parts.port, data.timeout_seconds)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         try:
-            return self._exchange(outbound, data.timeout_seconds, target)
+            connection.request(
+                data.method,
+                path,
+                body=body if data.body is not None else None,
+                headers=self._headers(data, request, body),
+            )
+            return self._exchange(connection, data.timeout_seconds, described)
         except (OSError, http.client.HTTPException) as err:
-            # URLError (refused, DNS), TimeoutError, reset connections, malformed responses
-            raise TransientFulfillmentError(f"{target} failed: {_reason(err)}") from err
+            # refused, reset or timed-out connections, TLS failures, malformed responses
+            raise TransientFulfillmentError(f"{described} failed: {_reason(err)}") from err
+        finally:
+            connection.close()
 
     def _exchange(
-        self, outbound: urllib.request.Request, timeout_seconds: int, target: str
+        self, connection: http.client.HTTPConnection, timeout_seconds: int, target: str
     ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_seconds
-        try:
-            with self._opener.open(outbound, timeout=timeout_seconds) as response:
-                return _result(response.status, _read_capped(response, deadline, target))
-        except urllib.error.HTTPError as err:
-            with err:
-                raw = _read_capped(err, deadline, target)
-            if err.code < 400:
-                return _result(err.code, raw)
-            raise _classified(err.code, target, raw) from None
+        response = connection.getresponse()
+        raw = _read_capped(response, deadline, target)
+        if response.status < 400:
+            return _result(response.status, raw)
+        raise _classified(response.status, target, raw)
 
     def _headers(
         self, data: HttpRequestData, request: FulfillmentRequest, body: bytes
@@ -162,40 +179,9 @@ class HttpRequestFulfillment:
         return headers
 
 
-_METADATA = (ipaddress.ip_address("fd00:ec2::254"), ipaddress.ip_address("169.254.169.254"))
-
-
-def refuse_unsafe_target(
-    url: str, resolve: Callable[[str], list[str]], allow_private: bool
-) -> None:
-    """Refuse, without retries, a URL whose host is or resolves to the instance metadata
-    service or a link-local address, or (unless ``allow_private``) a private, loopback or
-    reserved one: a scheduled webhook must not become a way into the network it runs in."""
-    host = urlsplit(url).hostname or ""
-    try:
-        addresses = [ipaddress.ip_address(host)]
-    except ValueError:
-        try:
-            addresses = [ipaddress.ip_address(a.split("%")[0]) for a in resolve(host)]
-        except OSError as err:
-            raise TransientFulfillmentError(f"cannot resolve {host}: {err}") from err
-    for address in addresses:
-        mapped = getattr(address, "ipv4_mapped", None) or address
-        if mapped in _METADATA or mapped.is_link_local:
-            raise PermanentFulfillmentError(
-                f"refused {host}: {mapped} is link-local or the instance metadata service"
-            )
-        if not allow_private and (
-            mapped.is_private or mapped.is_loopback or mapped.is_reserved or mapped.is_multicast
-        ):
-            raise PermanentFulfillmentError(
-                f"refused {host}: {mapped} is a private address; set AllowPrivateTargets to "
-                "send to private networks"
-            )
-
-
-def _addresses(host: str) -> list[str]:
-    return sorted({str(info[4][0]) for info in socket.getaddrinfo(host, None)})
+def refuse_unsafe_target(url: str, resolve: Resolver, allow_private: bool) -> Target:
+    """The checked address for ``url``'s host (see ``network_guard``), or a permanent refusal."""
+    return checked_target(urlsplit(url).hostname or "", resolve, allow_private)
 
 
 def _read_capped(response: Any, deadline: float, target: str) -> bytes:
