@@ -2,8 +2,9 @@
 function: each request becomes a v2 event, the function runs in process, its response is sent.
 
 Where the deployed API has IAM (SigV4) authorisation, the local one has a bearer token: with
-``token`` set, every request but the dashboard's page itself must carry
-``Authorization: Bearer <token>``, else 401 before the function runs. It binds loopback only.
+``token`` set, every request but the dashboard's and the docs' pages (and the docs' assets)
+must carry ``Authorization: Bearer <token>``, else 401 before the function runs. It binds
+loopback only.
 """
 
 from __future__ import annotations
@@ -87,9 +88,13 @@ _REFUSED = json.dumps(
 ).encode()
 
 
+_ASSETS = "/docs-assets/"
+
+
 def _authorised(method: str, target: str, headers: Any, token: str) -> bool:
-    if method == "GET" and urlsplit(target).path in ("/", "/index.html"):
-        return True  # the dashboard's page holds no data; it sends the token on every call
+    path = urlsplit(target).path
+    if method == "GET" and (path in ("/", "/index.html", "/docs") or path.startswith(_ASSETS)):
+        return True  # the dashboard's and the docs' pages hold no data; they send the token
     given = headers.get("Authorization", "")
     scheme, _, value = given.partition(" ")
     return scheme.lower() == "bearer" and hmac.compare_digest(value.strip(), token)

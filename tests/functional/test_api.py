@@ -447,11 +447,17 @@ def test_openapi_document_has_every_route(api: Api) -> None:
     assert "201" in create_op["responses"] and "422" not in create_op["responses"]
 
 
-def test_swagger_ui_is_served_at_docs(api: Api) -> None:
+def test_swagger_ui_is_served_at_docs_with_its_assets_from_the_api_itself(api: Api) -> None:
     reply = api.get("/docs")
 
     assert reply.status == 200 and reply.content_type.startswith("text/html")
-    assert "SwaggerUIBundle" in reply.text
+    assert "SwaggerUIBundle" in reply.text and "validatorUrl: null" in reply.text
+    assert "http" not in reply.text.lower()  # nothing from elsewhere: no CDN, no validator
+    for name, kind in (("swagger-ui-bundle.min.js", "javascript"), ("swagger-ui.min.css", "css")):
+        asset = api.get(f"/docs-assets/{name}")
+        assert asset.status == 200 and kind in asset.content_type
+        assert len(asset.text) > 10_000
+    assert api.get("/docs-assets/..%2Froutes.py").status == 404
 
 
 def test_an_unknown_route_is_a_json_404(api: Api) -> None:

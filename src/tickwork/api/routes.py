@@ -21,7 +21,7 @@ from urllib.parse import unquote
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
 
-from tickwork.api import action_routes, errors, schedule_routes, steering_routes
+from tickwork.api import action_routes, docs_page, errors, schedule_routes, steering_routes
 
 __all__ = ["DASHBOARD_HTML", "app", "path_action_id"]
 
@@ -93,9 +93,8 @@ app.configure_openapi(
     "run now, retry and watch them. Authorised with IAM (SigV4) on AWS. Errors are JSON: "
     '{"error", "message", "problems": [{"field", "problem", "fix"}]}.',
 )
-app.enable_swagger(path="/docs")
 errors.register(app)
-for module in (action_routes, steering_routes, schedule_routes):
+for module in (action_routes, steering_routes, schedule_routes, docs_page):
     app.include_router(module.router)
 
 
