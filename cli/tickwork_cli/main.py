@@ -7,6 +7,8 @@ deployed one. Read commands take ``--json`` for scripts.
 from __future__ import annotations
 
 import json
+import signal
+import threading
 import time
 import uuid
 from datetime import UTC, datetime
@@ -28,6 +30,7 @@ from tickwork_cli import render
 from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
 from tickwork_cli.start_flags import start_detail
 from tickwork_cli.steering import COMMANDS
+from tickwork_cli.target import TargetNotFound
 
 CLI_SOURCE = "tickwork.cli"
 
@@ -79,9 +82,22 @@ def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Pa
     metavar="KEY=VALUE",
     help="Override a template parameter, e.g. LockSeconds=5 (repeatable).",
 )
+@click.option(
+    "--api-auth",
+    type=click.Choice(["token", "sigv4"]),
+    default="token",
+    show_default=True,
+    help="How the local API authorises calls: a bearer token printed at start, or SigV4 "
+    "with the local credentials, as the deployed API does (use `tickwork dashboard`).",
+)
 @pass_context
 def local(
-    context: Context, port: int, api_port: int, fresh: bool, parameters: tuple[str, ...]
+    context: Context,
+    port: int,
+    api_port: int,
+    fresh: bool,
+    parameters: tuple[str, ...],
+    api_auth: str,
 ) -> None:
     """Run the whole stack on this machine until Ctrl-C (no AWS account needed).
 
@@ -92,7 +108,7 @@ def local(
     from tickwork_local.service import run_local
 
     try:
-        run_local(port, context.state_dir, fresh, _pairs(parameters), api_port)
+        run_local(port, context.state_dir, fresh, _pairs(parameters), api_port, api_auth)
     except UnsupportedMoto as unsupported:
         raise click.ClickException(str(unsupported)) from unsupported
 
@@ -109,6 +125,51 @@ def demo(actions: float) -> None:
     except UnsupportedMoto as unsupported:
         raise click.ClickException(str(unsupported)) from unsupported
     raise SystemExit(code)
+
+
+@cli.command()
+@click.option(
+    "--stack",
+    "stack_name",
+    help="A deployed stack's name (also taken before the command; default: the local stack).",
+)
+@click.option("--port", default=4568, show_default=True, help="Port of the dashboard (127.0.0.1).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the dashboard in a browser.")
+@pass_context
+def dashboard(context: Context, stack_name: str | None, port: int, open_browser: bool) -> None:
+    """Serve a stack's dashboard and API docs on 127.0.0.1 until Ctrl-C.
+
+    The page's API calls are forwarded to the stack's API signed with your own AWS
+    credentials (SigV4), so the deployed API stays IAM-only and no credential reaches the
+    browser. Open the printed link: it carries this dashboard's token (#token=...).
+    """
+    from tickwork_cli.dashboard import serving_dashboard
+
+    if stack_name:
+        context.stack = stack_name
+    target = context.target
+    api_url = target.outputs.get("ApiUrl")
+    if not api_url:
+        raise click.ClickException("the stack has no ApiUrl output: is its API deployed?")
+    try:
+        signer = target.api_signer()
+    except TargetNotFound as missing:
+        raise click.ClickException(str(missing)) from missing
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
+    with serving_dashboard(api_url, signer, port) as (url, token):
+        link = f"{url}/#token={token}"
+        click.echo(f"tickwork dashboard of {context.stack or 'the local stack'}: {api_url}")
+        click.echo(f"  Dashboard: {link}")
+        click.echo(f"  API docs:  {url}/docs#token={token}")
+        click.echo("  (loopback only; calls are signed with your credentials; Ctrl-C stops)")
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(link)
+        while not stopping.wait(0.5):
+            pass
 
 
 @cli.command()

@@ -35,6 +35,7 @@ class Target:
     region: str
     endpoint_url: str | None = None
     parameters: dict[str, str] | None = None
+    api_token: str | None = None  # the local API's bearer token, when it takes one
 
     @classmethod
     def local(cls, state_dir: Path) -> Target:
@@ -45,7 +46,10 @@ class Target:
                 "(or `tickwork local`), or name a deployed stack with --stack NAME"
             )
         state = json.loads(path.read_text())
-        return cls(state["outputs"], state["region"], state["endpoint"], state.get("parameters"))
+        token = state.get("apiToken") if state.get("apiAuth", "token") == "token" else None
+        return cls(
+            state["outputs"], state["region"], state["endpoint"], state.get("parameters"), token
+        )
 
     @classmethod
     def deployed(cls, stack_name: str, region: str | None = None) -> Target:
@@ -80,6 +84,21 @@ class Target:
 
     def client(self, service: str) -> Any:
         return self.aws.client(service)
+
+    def api_signer(self) -> Any:
+        """How a call to this stack's API is authorised: SigV4 with this session's credentials
+        (a deployed stack, or a local one serving SigV4), else the local API's token."""
+        from tickwork_cli.dashboard import BearerSigner, SigV4Signer
+
+        if self.api_token:
+            return BearerSigner(self.api_token)
+        credentials = self._session().get_credentials()
+        if credentials is None:
+            raise TargetNotFound(
+                "no AWS credentials to sign the API's calls with: configure a profile "
+                "(aws configure) or set AWS_PROFILE / AWS_ACCESS_KEY_ID"
+            )
+        return SigV4Signer(credentials, self.region)
 
     def dependencies(self) -> Dependencies:
         """The same ports the functions use, built by the same bootstrap, pointed at this stack

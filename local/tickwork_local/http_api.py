@@ -3,8 +3,9 @@ function: each request becomes a v2 event, the function runs in process, its res
 
 Where the deployed API has IAM (SigV4) authorisation, the local one has a bearer token: with
 ``token`` set, every request but the dashboard's and the docs' pages (and the docs' assets)
-must carry ``Authorization: Bearer <token>``, else 401 before the function runs. It binds
-loopback only.
+must carry ``Authorization: Bearer <token>``, else 401 before the function runs. Asked to
+(``verifier``), it checks SigV4 instead, on every request, as API Gateway does with IAM
+authorisation: unsigned or badly signed, 403 before the function runs. It binds loopback only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from tickwork_local.server import LOOPBACK, free_port
+from tickwork_local.sigv4 import SigV4Verifier
 
 __all__ = ["serving_api", "to_v2_event"]
 
@@ -101,7 +103,12 @@ def _authorised(method: str, target: str, headers: Any, token: str) -> bool:
 
 
 @contextmanager
-def serving_api(invoke: Invoke, port: int | None = None, token: str | None = None) -> Iterator[str]:
+def serving_api(
+    invoke: Invoke,
+    port: int | None = None,
+    token: str | None = None,
+    verifier: SigV4Verifier | None = None,
+) -> Iterator[str]:
     # One request at a time through the function, as one Lambda container does: Powertools'
     # resolver keeps the current request on the shared app object.
     container = threading.Lock()
@@ -111,7 +118,18 @@ def serving_api(invoke: Invoke, port: int | None = None, token: str | None = Non
 
         def _serve(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if token is not None and not _authorised(self.command, self.path, self.headers, token):
+            if verifier is not None:
+                url = f"http://{self.headers.get('Host', LOOPBACK)}{self.path}"
+                refused = verifier.refusal(
+                    self.command, url, dict(self.headers), body, datetime.now(UTC)
+                )
+                if refused:
+                    message = json.dumps({"message": refused}).encode()
+                    self._send(403, message, {"Content-Type": "application/json"})
+                    return
+            elif token is not None and not _authorised(
+                self.command, self.path, self.headers, token
+            ):
                 self._send(401, _REFUSED, {"Content-Type": "application/json"})
                 return
             with container:

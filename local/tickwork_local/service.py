@@ -52,6 +52,7 @@ def running_service(
     fresh: bool = False,
     parameters: dict[str, str] | None = None,
     api_port: int | None = None,
+    api_auth: str = "token",
 ) -> Iterator[LocalService]:
     require_supported_moto()  # before a port is bound or the state dir touched
     if fresh and state_dir.exists():
@@ -62,7 +63,7 @@ def running_service(
         LocalStack.from_repo(
             parameters=parameters, secret_value=KeyFile(state_dir).value
         ).running() as stack,
-        stack.serving_api(api_port),
+        stack.serving_api(api_port, auth=api_auth),
     ):
         table = stack.outputs["ActionsTableName"]
         journal = Journal(state_dir, {table})
@@ -79,6 +80,7 @@ def running_service(
                 "parameters": stack.template.parameters,
                 "pid": os.getpid(),
                 "apiToken": stack.api_token,
+                "apiAuth": stack.api_auth,
             }
             local_file = state_dir / LOCAL_FILE
             write_private(local_file, json.dumps(state, indent=2))  # it holds the API token
@@ -92,14 +94,19 @@ SHUTDOWN_GRACE_SECONDS = 10
 
 
 def run_local(
-    port: int, state_dir: Path, fresh: bool, parameters: dict[str, str], api_port: int | None = None
+    port: int,
+    state_dir: Path,
+    fresh: bool,
+    parameters: dict[str, str],
+    api_port: int | None = None,
+    api_auth: str = "token",
 ) -> None:
     require_supported_moto()  # before a signal handler is set
     stopping = threading.Event()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: where is it stuck?
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
-    with running_service(port, state_dir, fresh, parameters, api_port) as service:
+    with running_service(port, state_dir, fresh, parameters, api_port, api_auth) as service:
         print(_banner(service), flush=True)
         # Wake now and then: a signal the kernel hands to another thread only runs its Python
         # handler once the main thread runs again, and a bare wait() would never return.
@@ -111,6 +118,23 @@ def run_local(
         watchdog = threading.Timer(SHUTDOWN_GRACE_SECONDS, os._exit, args=(0,))
         watchdog.daemon = True
         watchdog.start()
+
+
+def _api_lines(service: LocalService) -> list[str]:
+    url, token = service.stack.outputs["ApiUrl"], service.stack.api_token
+    if service.stack.api_auth == "sigv4":
+        return [
+            f"  API: {url} (loopback only; SigV4 with the local credentials, as on AWS)",
+            "  Dashboard and API docs: tickwork dashboard  (signs the page's calls for you)",
+            "",
+        ]
+    return [
+        f"  API: {url} (loopback only; every call needs the token below)",
+        f"  API token: {token}  (send 'Authorization: Bearer <token>')",
+        f"  Dashboard: {url}#token={token}",
+        f"  API docs: {url}docs#token={token}",
+        "",
+    ]
 
 
 def _banner(service: LocalService) -> str:
@@ -125,12 +149,8 @@ def _banner(service: LocalService) -> str:
             f"  restored {service.restored} action record(s); restarted "
             f"{len(service.resumed['restarted'])} waiting action(s), "
             f"released {len(service.resumed['released'])} lost claim(s)",
-            f"  API: {outputs['ApiUrl']} (loopback only; every call needs the token below)",
+            *_api_lines(service),
             *(f"  {name}: {value}" for name, value in outputs.items()),
-            "",
-            f"  API token: {service.stack.api_token}  (send 'Authorization: Bearer <token>')",
-            f"  Dashboard: {outputs['ApiUrl']}#token={service.stack.api_token}",
-            f"  API docs: {outputs['ApiUrl']}docs",
             "",
             "Try it:",
             "  tickwork schedule --id hello --in 10s && tickwork list",

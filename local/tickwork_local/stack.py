@@ -146,6 +146,7 @@ class LocalStack:
         self.schedules: list[ScheduleRunner] = []
         self.outputs: dict[str, str] = {}
         self.api_token: str | None = None
+        self.api_auth = "token"  # or "sigv4": how serving_api guards the API
         self._clients = AwsClients(boto3.Session(region_name=self.region))
         self._saved_env: dict[str, str | None] = {}
 
@@ -163,15 +164,27 @@ class LocalStack:
         )
 
     @contextmanager
-    def serving_api(self, port: int | None = None, token: str | None = None) -> Iterator[str]:
-        """The HTTP API function on a loopback port, as API Gateway would call it, behind a
-        bearer token (``api_token``: the one given, else a new random one)."""
+    def serving_api(
+        self, port: int | None = None, token: str | None = None, auth: str = "token"
+    ) -> Iterator[str]:
+        """The HTTP API function on a loopback port, as API Gateway would call it: behind a
+        bearer token (``api_token``: the one given, else a new random one), or, with ``auth``
+        "sigv4", behind SigV4 as the deployed API is (signed with the local credentials)."""
         from tickwork_local.http_api import serving_api
+        from tickwork_local.server import LOCAL_CREDENTIALS
+        from tickwork_local.sigv4 import SigV4Verifier
 
         self.api_token = token or secrets.token_urlsafe(24)
+        self.api_auth = auth
         function = next(f for f in self.functions if f.http_api)
         invoke = lambda event: self.runtime.invoke(function.name, event)  # noqa: E731
-        with serving_api(invoke, port, self.api_token) as url:
+        verifier = None
+        if auth == "sigv4":
+            local = {
+                LOCAL_CREDENTIALS["AWS_ACCESS_KEY_ID"]: LOCAL_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
+            }
+            verifier = SigV4Verifier(local, self.region)
+        with serving_api(invoke, port, self.api_token, verifier) as url:
             self.outputs["ApiUrl"] = f"{url}/"
             yield url
 

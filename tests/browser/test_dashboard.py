@@ -209,3 +209,26 @@ def test_dashboard_steers_an_action_and_filters_by_group_and_attention(
     expect(detail.get_by_test_id("retry-button")).to_be_visible()
 
     assert errors == [], errors
+
+
+def test_the_dashboard_of_a_stack_behind_sigv4_works_through_tickwork_dashboard(
+    stack: Stack, seeded: Seeded, page: Page
+) -> None:
+    """The deployed API takes only SigV4: the page, served by `tickwork dashboard`, lists and
+    counts through the proxy that signs each call with the user's credentials."""
+    from botocore.credentials import Credentials
+
+    from tickwork_cli.dashboard import SigV4Signer, serving_dashboard
+    from tickwork_local.server import LOCAL_CREDENTIALS
+
+    credentials = Credentials(
+        LOCAL_CREDENTIALS["AWS_ACCESS_KEY_ID"], LOCAL_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
+    )
+    with (
+        stack.local.serving_api(auth="sigv4") as api,
+        serving_dashboard(f"{api}/", SigV4Signer(credentials, stack.local.region)) as served,
+    ):
+        url, token = served
+        page.goto(f"{url}/#token={token}")
+        expect(page.get_by_test_id("action-row")).to_have_count(5)
+        expect(page.get_by_test_id("message")).not_to_contain_text("Authorization")

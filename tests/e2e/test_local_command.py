@@ -263,3 +263,48 @@ def test_cli_schedules_an_sqs_message_and_refuses_a_target_the_stack_cannot_reac
     assert refused.returncode == 1
     assert "data.queueArn" in refused.stderr and "Fix:" in refused.stderr
     assert [a["id"] for a in local.cli_json("list")] == ["cli:sqs"]
+
+
+def test_tickwork_dashboard_signs_for_a_stack_whose_api_takes_only_sigv4(tmp_path: Path) -> None:
+    """`tickwork local --api-auth sigv4` serves the API as AWS does; `tickwork dashboard` serves
+    the page on loopback and signs its calls with the user's credentials."""
+    import subprocess
+
+    import requests
+
+    from tickwork_local.process import BIN
+    from tickwork_local.server import free_port
+
+    state = tmp_path / "state"
+    program = [str(BIN / "tickwork"), "--state-dir", str(state), "local", "--api-auth", "sigv4"]
+    process = LocalProcess(state, program=program)
+    process.start()
+    port = free_port()
+    proxy = subprocess.Popen(
+        [str(BIN / "tickwork"), "--state-dir", str(state), "dashboard", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        process.cli_json("schedule", "--id", "dash:cli", "--in", "1h")
+        link = ""
+        while "#token=" not in link:
+            line = proxy.stdout.readline() if proxy.stdout else ""
+            assert line, "tickwork dashboard printed no link"
+            link = line if "#token=" in line else link
+        token = link.split("#token=", 1)[1].strip()
+
+        direct = requests.get(f"{process.api_url}/actions", timeout=10)
+        through = requests.get(
+            f"http://127.0.0.1:{port}/actions",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+
+        assert direct.status_code == 403  # the API itself takes only SigV4
+        assert through.status_code == 200
+        assert [a["id"] for a in through.json()["items"]] == ["dash:cli"]
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
+        process.stop()
