@@ -21,6 +21,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = accept_control(
         envelope.detail_type, envelope.detail, envelope.get_id, bootstrap.from_environment()
     )
+    if "signature" in result:
+        entry.count("rejected_signature")  # unsigned, forged, expired, replayed or stale
     entry.count(result["outcome"])
     entry.logger.info("control event handled", extra={"result": result})
     return result
