@@ -72,6 +72,18 @@ class Stack:
             "executions"
         ]
 
+    def wait_execution(self, arn: str, timeout: float = 15) -> list[dict[str, Any]]:
+        """Wait until execution `arn` exists, and return every execution (a start's record names
+        its execution before StartExecution returns)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            executions = self.executions()
+            if any(e["executionArn"] == arn for e in executions):
+                return executions
+            if time.monotonic() > deadline:
+                raise AssertionError(f"execution {arn} never started")
+            time.sleep(0.1)
+
     def pause_delivery(self, function_logical_id: str) -> None:
         """Stop delivering events to a function (its events wait in its queue): a lost tick."""
         for poller in self.local.pollers:

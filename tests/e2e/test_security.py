@@ -109,7 +109,8 @@ def test_a_tick_or_failure_put_on_the_bus_by_anyone_but_a_fire_changes_nothing(
     # GIVEN a recurrence waiting for its first fire
     stack.start({"id": "forge:me", "rate": "rate(10 minutes)"})
     waiting = stack.wait_record("forge:me", lambda a: a.execution_arn is not None)
-    executions = len(stack.executions())
+    assert waiting.execution_arn is not None
+    executions = len(stack.wait_execution(waiting.execution_arn))
     key = {"id": "forge:me", "generation": 1, "occurrence": 1, "manual": 0}
     scheduled = iso(waiting.execution_time) if waiting.execution_time else in_seconds(600)
 
