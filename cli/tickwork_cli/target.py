@@ -112,7 +112,7 @@ class Target:
                 "STATE_MACHINE_ARN": self.outputs["StateMachineArn"],
                 "EVENT_SOURCE": parameters.get("EventSource", "tickwork"),
                 "LOCK_SECONDS": parameters.get("LockSeconds", ""),
-                "LEG_SECONDS": parameters.get("LegSeconds", ""),
+                "LAUNCH_AHEAD_SECONDS": parameters.get("LaunchAheadSeconds", ""),
                 "SLOTS_TABLE_NAME": self.outputs.get("SlotsTableName", ""),
                 "NOTIFICATION_DELIVERY": "log",
                 # The same targets the stack may reach, so the CLI refuses what it would.

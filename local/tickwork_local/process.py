@@ -28,9 +28,12 @@ from tickwork_local.server import LOCAL_CREDENTIALS, free_port
 __all__ = ["FAST_PARAMETERS", "LocalProcess", "StackStartFailed"]
 
 BIN = Path(sys.executable).parent
-# Seconds, not minutes: a short lock and fast retries, for the tests, the chaos run and the
+# Seconds, not minutes: a horizon of seconds (fires further away are parked) and a pump run
+# every second, a short lock and fast retries, for the tests, the chaos run and the
 # bench (each may override one). The in-process stack of the e2e tests uses the same set.
 FAST_PARAMETERS = {
+    "LaunchAheadSeconds": "5",
+    "PumpSchedule": "rate(1 second)",
     "LockSeconds": "1",
     "RetryIntervalSeconds": "1",
     "RetryMaxAttempts": "2",

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 __all__ = [
     "MAX_HISTORY",
+    "MAX_LAUNCH_AHEAD",
     "NOTIFICATION_DELIVERIES",
     "TARGET_LISTS",
     "TARGET_PARAMETERS",
@@ -17,6 +18,7 @@ __all__ = [
 ]
 
 MAX_HISTORY = 200
+MAX_LAUNCH_AHEAD = timedelta(days=300)
 # How SEND_NOTIFICATION delivers: "aws" sends (SES, SNS); "log" only logs (a development
 # setting, chosen explicitly, never a default).
 NOTIFICATION_DELIVERIES = ("aws", "log")
@@ -45,7 +47,9 @@ class Settings:
     state_machine_arn: str
     event_source: str = "tickwork"
     lock: timedelta = timedelta(minutes=2)
-    leg: timedelta = timedelta(days=300)
+    # A fire further away than this waits in the table (parked); the pump starts its execution
+    # when it comes this close. Standard executions live at most a year.
+    launch_ahead: timedelta = timedelta(minutes=15)
     early_tolerance: timedelta = timedelta(seconds=5)
     past_grace: timedelta = timedelta(seconds=60)
     history_limit: int = 20
@@ -80,6 +84,12 @@ class Settings:
                 f"HISTORY_LIMIT={self.history_limit} is outside 1-{MAX_HISTORY}: a record keeps "
                 "that many occurrences and must stay under DynamoDB's 400 KB item limit"
             )
+        if not timedelta(0) < self.launch_ahead <= MAX_LAUNCH_AHEAD:
+            raise ValueError(
+                f"LAUNCH_AHEAD_SECONDS={self.launch_ahead.total_seconds():g} is outside "
+                f"1-{MAX_LAUNCH_AHEAD.total_seconds():g}: an execution waits at most that long, "
+                "and a Standard execution lives at most a year"
+            )
         if self.concurrency_limits and not self.slots_table_name:
             raise ValueError("CONCURRENCY_LIMITS is set but SLOTS_TABLE_NAME is not: set both")
         delivery = self.notification_delivery
@@ -102,7 +112,7 @@ class Settings:
             state_machine_arn=env["STATE_MACHINE_ARN"],
             event_source=env.get("EVENT_SOURCE", "tickwork"),
             lock=seconds("LOCK_SECONDS", cls.lock),
-            leg=seconds("LEG_SECONDS", cls.leg),
+            launch_ahead=seconds("LAUNCH_AHEAD_SECONDS", cls.launch_ahead),
             early_tolerance=seconds("EARLY_TOLERANCE_SECONDS", cls.early_tolerance),
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
             history_limit=int(env.get("HISTORY_LIMIT", cls.history_limit)),

@@ -54,8 +54,15 @@ class ActionRepository(Protocol):
         """Replace the record if its version is still ``expected_version``,
         else raise ``ActionConflict``."""
 
-    def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
-        """Actions ordered by next fire time, all or of one status."""
+    def in_fire_order(
+        self, status: Status | None = None, limit: int = 100, until: datetime | None = None
+    ) -> list[Action]:
+        """Actions ordered by next fire time, all or of one status; only those due by
+        ``until`` when given."""
+
+    def parked_due(self, until: datetime, limit: int = 1000) -> list[str]:
+        """Ids of actions whose parked fire is to be launched at or before ``until``, earliest
+        first (a sparse, time-bucketed index: never a scan)."""
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
         """Actions with fires asked for by hand still in flight (a sparse index)."""

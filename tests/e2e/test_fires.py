@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
+from datetime import timedelta
 from itertools import pairwise
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds
@@ -77,28 +77,27 @@ def test_unknown_action_type_found_at_run_time_ends_no_action_without_retries(st
     assert action.history[-1].outcome == "NO_ACTION"
 
 
-def test_fire_three_legs_away_fires_once_at_its_time(make_stack) -> None:
-    # GIVEN legs of 1 second (a Wait ends on its truncated second, so a leg lasts 0-1 s)
-    # and a fire 5 seconds away: at least three legs
-    stack = make_stack(LegSeconds="1", EarlyToleranceSeconds="0.5")
-    at = in_seconds(5)
+def test_a_parked_fire_gets_its_execution_from_the_pump_and_fires_once_on_time(
+    make_stack,
+) -> None:
+    # GIVEN a horizon of 2 seconds, a pump every second, and a fire 6 seconds away
+    stack = make_stack(LaunchAheadSeconds="2", PumpSchedule="rate(1 second)")
+    at = in_seconds(6)
     stack.start({"id": "far:away", "at": at})
 
+    # THEN until it comes within the horizon it waits in the table, with no execution
+    parked = stack.wait_record("far:away", lambda a: a.launch_at is not None)
+    assert parked.execution_arn is None and stack.executions() == []
+    assert parked.execution_time is not None and parked.launch_at is not None
+    assert parked.execution_time - parked.launch_at == timedelta(seconds=2)
+
     # WHEN it comes due
-    stack.wait_record("far:away", lambda a: a.status == Status.COMPLETED, timeout=20)
+    done = stack.wait_record("far:away", lambda a: a.status == Status.COMPLETED, timeout=20)
     stack.local.wait_idle()
 
-    # THEN it waited in a chain of leg executions (-l1, -l2, ...), one fired, once, not early
-    names = sorted((e["name"] for e in stack.executions()), key=_leg)
-    assert len(names) >= 3 and any(n.endswith("-l2") for n in names), names
-    assert stack.ticks_for("far:away", count=1, timeout=2)[0]["executionName"] == names[-1]
-    ticks = stack.ticks_for("far:away")
-    assert len(ticks) == 1
-    assert ticks[0]["scheduledTime"] == at
+    # THEN the pump started one execution for it, which fired it once, not early
+    assert done.execution_arn is not None
+    assert [e["executionArn"] for e in stack.executions()] == [done.execution_arn]
+    ticks = stack.ticks_for("far:away", count=1, timeout=2)
+    assert len(ticks) == 1 and ticks[0]["scheduledTime"] == at
     assert_never_early(ticks)
-
-
-def _leg(execution_name: str) -> int:
-    """The leg number of ``...-l<n>`` (0 for the first, unnumbered): -l10 comes after -l9."""
-    found = re.search(r"-l(\d+)(?:-r\d+)?$", execution_name)
-    return int(found.group(1)) if found else 0

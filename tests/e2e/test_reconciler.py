@@ -24,6 +24,7 @@ def test_lost_start_is_restarted_by_the_reconciler_and_fires_once(stack: Stack) 
         execution_time=checked.first_fire,
         schedule=checked.request.schedule,
         execution_arn=None,
+        launch_at=None,  # the template's fire a minute away is parked: this one is not
         version=1,
     )
     deps.repository.create(replace(orphan, seal=seal_of(orphan, deps)))  # as tickwork writes

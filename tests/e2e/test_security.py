@@ -104,8 +104,9 @@ def test_signed_control_events_are_required_and_each_signature_is_used_once(make
 
 
 def test_a_tick_or_failure_put_on_the_bus_by_anyone_but_a_fire_changes_nothing(
-    stack: Stack,
+    make_stack,
 ) -> None:
+    stack = make_stack(LaunchAheadSeconds="900")  # its fire 10 minutes away has an execution
     # GIVEN a recurrence waiting for its first fire
     stack.start({"id": "forge:me", "rate": "rate(10 minutes)"})
     waiting = stack.wait_record("forge:me", lambda a: a.execution_arn is not None)

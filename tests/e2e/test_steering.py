@@ -136,7 +136,8 @@ def test_on_failure_pause_pauses_the_recurrence(stack: Stack, receiver) -> None:
     assert len(receiver.requests) == 3  # no fire while paused
 
 
-def test_a_group_is_paused_and_cancelled_in_one_sweep(stack: Stack) -> None:
+def test_a_group_is_paused_and_cancelled_in_one_sweep(make_stack) -> None:
+    stack = make_stack(LaunchAheadSeconds="7200")  # fires an hour away have executions
     for n in range(3):
         stack.start({"id": f"sub:42:{n}", "rate": "rate(1 hour)", "group": "sub-42"})
     stack.start({"id": "sub:43:0", "rate": "rate(1 hour)", "group": "sub-43"})

@@ -11,7 +11,9 @@ import pytest
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.selection import Selection
+from tickwork.domain.times import iso
 from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
 
 
 @pytest.fixture
@@ -69,3 +71,34 @@ def test_a_forged_cursor_is_refused_by_name(stack, cursor) -> None:
     with pytest.raises(ValidationFailed) as refused:
         stack.repository.page(Selection(Status.PENDING), 5, cursor)
     assert refused.value.problems[0].field == "cursor"
+
+
+def test_parked_fires_come_due_in_launch_order_from_the_time_buckets(stack) -> None:
+    # GIVEN fires parked over the next nine hours (LaunchAheadSeconds: 15 minutes)
+    deps, now = stack.deps, datetime.now(UTC)
+    hours = [7, 2, 9, 4]
+    for n, h in enumerate(hours):
+        start_action(StartCommand({"id": f"k:{n}", "at": iso(now + timedelta(hours=h))}), deps)
+    assert all(stack.record(f"k:{n}").launch_at is not None for n in range(4))
+
+    # WHEN the pump asks, now and then hours later (the watermark moves in between)
+    assert stack.repository.parked_due(now) == []
+    due_by_five = stack.repository.parked_due(now + timedelta(hours=5))
+    unlaunched_again = stack.repository.parked_due(now + timedelta(hours=10))
+
+    # THEN each asks for exactly the fires due by then, earliest first; one not launched
+    # comes again (the watermark stays behind it)
+    assert due_by_five == ["k:1", "k:3"]
+    assert unlaunched_again == ["k:1", "k:3", "k:0", "k:2"]
+    assert stack.repository.parked_due(now + timedelta(hours=10), limit=2) == ["k:1", "k:3"]
+
+
+def test_a_launched_or_cancelled_fire_leaves_the_parked_index(stack) -> None:
+    deps, now = stack.deps, datetime.now(UTC)
+    for n in range(2):
+        start_action(StartCommand({"id": f"q:{n}", "at": iso(now + timedelta(hours=1))}), deps)
+    parked = stack.record("q:0")
+    stack.repository.save(parked.launched(now, "arn:launched"), parked.version)
+    cancel_action("q:1", deps)
+
+    assert stack.repository.parked_due(now + timedelta(hours=2)) == []

@@ -21,7 +21,12 @@ def test_seed_cron_event_is_indexed_with_its_next_fire(stack, invoke, event) -> 
     assert action.status == Status.PENDING
     assert action.execution_time is not None and action.execution_time.minute == 30
     assert timedelta(0) < action.execution_time - before <= timedelta(hours=1)
-    assert [e["name"] for e in stack.executions()] == [execution_name("test:schedule", 1, 1)]
+    # within LaunchAheadSeconds (15 minutes) its execution waits; further, it is parked
+    if action.launch_at is None:
+        assert [e["name"] for e in stack.executions()] == [execution_name("test:schedule", 1, 1)]
+    else:
+        assert action.execution_time - action.launch_at == timedelta(minutes=15)
+        assert (action.execution_arn, stack.executions()) == (None, [])
 
 
 def test_seed_duration_event_fires_in_five_minutes(stack, invoke, event) -> None:

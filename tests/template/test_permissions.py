@@ -311,7 +311,7 @@ def run_every_path(s: Scenario) -> None:
     # Fulfill: two due fires (claim, concurrency slot), a far fire woken early (its next leg),
     # a missed fire under catchUp SKIP (Schedule Skipped).
     s.start({"id": "perm:once", "at": soon(1)})
-    s.start({"id": "perm:twice", "at": soon(1), "repeat": True, "frequency": "DAILY",
+    s.start({"id": "perm:twice", "at": soon(1), "repeat": True, "frequency": "TEN_MINS",
              "executionRemainder": 2})  # fmt: skip
     time.sleep(1.2)
     once, error = s.fulfill("perm:once")
@@ -330,8 +330,14 @@ def run_every_path(s: Scenario) -> None:
     finally:
         receiver.close()
     fire_every_target(s, soon)
-    s.start({"id": "perm:far", "duration": "1h"})
-    assert s.fulfill("perm:far")[1] == "WaitContinued"
+    # A fire beyond LaunchAheadSeconds is parked; one whose launch moment came is launched by
+    # the pump, and woken far too early (never by design) it waits on in a new leg.
+    assert s.start({"id": "perm:far", "duration": "1h"})["executionArn"] is None
+    assert s.start({"id": "perm:parked", "at": soon(901)})["executionArn"] is None
+    time.sleep(1.2)
+    pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
+    assert error is None and pumped["launched"] == ["perm:parked"], pumped
+    assert s.fulfill("perm:parked")[1] == "WaitContinued"
     s.start({"id": "perm:missed", "duration": "10m", "catchUp": "SKIP"})
     assert s.fulfill("perm:missed", fireAt=soon(-600))[1] == "OccurrenceSkipped"
 
@@ -369,7 +375,7 @@ def run_every_path(s: Scenario) -> None:
     repaired, error = s.invoke("ReconcilerFunction", SCHEDULED_EVENT)
     assert error is None and "perm:lost" in repaired["restarted"], repaired
 
-    # API: create, list (all: scan; by status: index), stats, get, update (replaces), cancel,
+    # API: create, list (all and by status: indexes), stats, get, update (replaces), cancel,
     # purge, retry a failed action.
     path = f"/actions/{quote('perm:api', safe='')}"
     assert s.api("POST", "/actions", {"id": "perm:api", "duration": "10m"}) == 201

@@ -13,10 +13,10 @@ from typing import Any
 
 from tickwork import bootstrap
 from tickwork.adapters.dynamodb_repository import decode_cursor, encode_cursor
-from tickwork.config import Settings
+from tickwork.config import MAX_LAUNCH_AHEAD, Settings
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
-from tickwork.domain.errors import ActionConflict
+from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, FireOrder
 from tickwork.domain.naming import execution_name
@@ -77,11 +77,23 @@ class FakeRepository:
         self.items.pop(action_id, None)
         self.writes += 1
 
-    def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
-        return self._ordered(Selection(status))[:limit]
+    def in_fire_order(
+        self, status: Status | None = None, limit: int = 100, until: datetime | None = None
+    ) -> list[Action]:
+        ordered = sorted(self._ordered(Selection(status)), key=lambda a: (_position(a), a.id))
+        due = [a for a in ordered if until is None or (a.execution_time or until) <= until]
+        return due[:limit]
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
         return [a for a in self._ordered(Selection()) if a.manual][:limit]
+
+    def parked_due(self, until: datetime, limit: int = 1000) -> list[str]:
+        due = [
+            (a.launch_at, a.id)
+            for a in self.items.values()
+            if a.is_parked and a.launch_at is not None and a.launch_at <= until
+        ]
+        return [action_id for _, action_id in sorted(due)][:limit]
 
     def page(
         self, selection: Selection, limit: int, cursor: str | None = None
@@ -89,7 +101,7 @@ class FakeRepository:
         """As the table's indexes order them: by id when named or by attention, else by
         next fire."""
         ordered = self._ordered(selection)
-        by_id = selection.named or selection.attention
+        by_id = selection.named or selection.attention or selection.status is None
         after = decode_cursor(cursor)
         if after is not None:
             ordered = [a for a in ordered if self._key(a, by_id) > self._key_of(after, by_id)]
@@ -115,7 +127,7 @@ class FakeRepository:
             and selection.matches_id(a.id)
             and (not selection.attention or a.needs_attention)
         ]
-        by_id = selection.named or selection.attention
+        by_id = selection.named or selection.attention or selection.status is None
         return sorted(chosen, key=lambda a: self._key(a, by_id))
 
     @staticmethod
@@ -133,6 +145,7 @@ def _position(action: Action) -> int:
 
 class FakeExecutions:
     def __init__(self) -> None:
+        self.refusals: list[str] = []  # codes the next starts are refused with, in turn
         self.started: dict[str, FireOrder] = {}
         self.stopped: list[str] = []
         self.ended: dict[str, ExecutionState] = {}  # name → how it ended; else RUNNING
@@ -141,6 +154,8 @@ class FakeExecutions:
         return f"arn:aws:states:us-east-1:123456789012:execution:fire:{name}"
 
     def start(self, name: str, order: FireOrder) -> str:
+        if self.refusals:
+            raise LaunchRefused(name, self.refusals.pop(0))
         self.started.setdefault(name, order)
         return self.execution_arn(name)
 
@@ -212,6 +227,8 @@ class FakeSignatures:
 def fake_dependencies(
     now: datetime, notifier: Notifier | None = None, **settings: Any
 ) -> Dependencies:
+    # Every fire launches at once unless a test sets a horizon (parking has tests of its own).
+    settings.setdefault("launch_ahead", MAX_LAUNCH_AHEAD)
     return bootstrap.build(
         Settings(table_name="t", event_bus_name="b", state_machine_arn="arn:sm", **settings),
         repository=FakeRepository(),

@@ -11,6 +11,7 @@ from tests.unit.fakes import fake_dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionExists, ActionLocked, ValidationFailed
 from tickwork.domain.naming import execution_name
+from tickwork.domain.times import iso
 from tickwork.usecases.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 
@@ -115,14 +116,25 @@ def test_refused_start_names_the_field_and_writes_nothing(detail: dict, field: s
     )
 
 
-def test_far_fire_waits_one_leg_first() -> None:
-    deps = fake_dependencies(NOW, leg=timedelta(days=300))
+def test_a_fire_beyond_the_launch_horizon_is_parked_with_no_execution() -> None:
+    deps = fake_dependencies(NOW, launch_ahead=timedelta(minutes=15))
 
     start_action(StartCommand({"id": "a:1", "at": "2028-01-01T00:00:00Z"}, "ev-1"), deps)
 
+    record = deps.repository.items["a:1"]
+    assert deps.executions.started == {}
+    assert (record.status, record.execution_arn) == (Status.PENDING, None)
+    assert record.launch_at == datetime(2027, 12, 31, 23, 45, tzinfo=UTC)
+
+
+def test_a_fire_within_the_launch_horizon_waits_in_its_execution_to_the_fire() -> None:
+    deps = fake_dependencies(NOW, launch_ahead=timedelta(minutes=15))
+
+    start_action(StartCommand({"id": "a:1", "at": iso(NOW + timedelta(minutes=14))}, "e"), deps)
+
     payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
-    assert payload["waitUntil"] == "2027-01-01T12:00:00.000Z"  # 300 days on
-    assert payload["fireAt"] == "2028-01-01T00:00:00.000Z"
+    assert payload["waitUntil"] == payload["fireAt"] == iso(NOW + timedelta(minutes=14))
+    assert deps.repository.items["a:1"].launch_at is None
 
 
 def _rival_writes_first(deps, rival: StartCommand) -> None:

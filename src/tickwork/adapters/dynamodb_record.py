@@ -11,7 +11,12 @@ and the keys of the table's indexes:
   prefix, in id order;
 - ``attentionShard`` + ``id`` (NeedsAttention): present only while a failed fire waits for a
   retry (a sparse index);
-- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs.
+- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs;
+- ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked. The key
+  is the hour the pump launches it in plus a shard: a busy hour is spread over
+  ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
+  watermark item, ``PUMP_ITEM_ID``), so its reads grow with the fires it launches, never with
+  the actions stored.
 """
 
 from __future__ import annotations
@@ -36,9 +41,23 @@ from tickwork.domain.steering import (
 )
 from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
-__all__ = ["SHARDS", "from_item", "shard_of", "status_shard", "to_item"]
+__all__ = [
+    "PARK_BUCKET_MS",
+    "PARK_SHARDS",
+    "PUMP_ITEM_ID",
+    "SHARDS",
+    "from_item",
+    "park_bucket",
+    "park_shard",
+    "shard_of",
+    "status_shard",
+    "to_item",
+]
 
 SHARDS = 8
+PARK_SHARDS = 16
+PARK_BUCKET_MS = 3_600_000  # an hour of launches per bucket
+PUMP_ITEM_ID = "#pump"  # the pump's watermark; no action id can start with "#"
 
 
 def shard_of(action_id: str) -> int:
@@ -47,6 +66,14 @@ def shard_of(action_id: str) -> int:
 
 def status_shard(status: str, action_id: str) -> str:
     return f"{status}#{shard_of(action_id)}"
+
+
+def park_bucket(epoch_ms: int) -> int:
+    return epoch_ms // PARK_BUCKET_MS
+
+
+def park_shard(bucket: int, shard: int) -> str:
+    return f"{bucket}#{shard}"
 
 
 def _epoch_ms(moment: datetime | None) -> int | None:
@@ -201,6 +228,14 @@ def _drop_none(fields: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
+def _parked_keys(action: Action) -> dict[str, Any]:
+    if not action.is_parked or action.launch_at is None:
+        return {}
+    launch_ms = to_epoch_ms(action.launch_at)
+    shard = int.from_bytes(hashlib.sha256(action.id.encode()).digest()[1:3]) % PARK_SHARDS
+    return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}
+
+
 def to_item(action: Action) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": action.id,
@@ -238,6 +273,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "idShard": f"ids#{shard_of(action.id)}",
         "attentionShard": f"attention#{shard_of(action.id)}" if action.needs_attention else None,
         "manualShard": f"manual#{shard_of(action.id)}" if action.manual else None,
+        **_parked_keys(action),
         "onFailure": action.on_failure and str(action.on_failure),
         "roleArn": action.role_arn,
         "chain": action.chain or None,
@@ -289,6 +325,7 @@ def from_item(raw: dict[str, Any]) -> Action:
         pause_note=item.get("pauseNote"),
         paused_at=parse_iso(item["pausedAt"], "pausedAt") if item.get("pausedAt") else None,
         changed_at=parse_iso(item["changedAt"], "changedAt") if item.get("changedAt") else None,
+        launch_at=from_epoch_ms(item["launchAt"]) if item.get("launchAt") is not None else None,
         deferred=_deferred(item.get("deferred")),
         manual=tuple(_manual(m) for m in item.get("manual", [])),
         manual_count=item.get("manualCount", 0),

@@ -3,7 +3,8 @@
 Reads go through the table's indexes (see dynamodb_record.py for the item and its keys), each
 split over ``SHARDS`` partitions so no key gets hot; a page merges the shards. By status: in
 order of next fire (ByStatus). By group or id prefix: in id order (ByGroup, ById). Needing
-attention: in id order (NeedsAttention). Only a listing of everything scans the table.
+attention: in id order (NeedsAttention). Everything: in id order (ById). Parked fires due for
+launch: by launch time (Parked, time-bucketed; see ``parked_due``). Nothing scans the table.
 """
 
 from __future__ import annotations
@@ -12,21 +13,35 @@ import base64
 import binascii
 import json
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import OnTable
-from tickwork.adapters.dynamodb_record import SHARDS, from_item, to_item
+from tickwork.adapters.dynamodb_record import (
+    PARK_BUCKET_MS,
+    PARK_SHARDS,
+    PUMP_ITEM_ID,
+    SHARDS,
+    from_item,
+    park_bucket,
+    park_shard,
+    to_item,
+)
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, ValidationFailed
 from tickwork.domain.selection import Selection
+from tickwork.domain.times import to_epoch_ms
 
 __all__ = ["DynamoDBActionRepository", "decode_cursor", "encode_cursor"]
 
 _ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
 _ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
 _BATCH_GET = 100
+# With no watermark yet (a new stack), the pump looks this many buckets back. Nothing is parked
+# to launch in the past: a fire is parked before its launch moment, or again due now.
+_FIRST_LOOKBACK = 24
 
 
 class DynamoDBActionRepository(OnTable):
@@ -55,15 +70,22 @@ class DynamoDBActionRepository(OnTable):
         self._table.delete_item(Key={"id": action_id})
 
     # --- in order of next fire ---------------------------------------------------------------
-    def in_fire_order(self, status: Status | None = None, limit: int = 100) -> list[Action]:
-        """Actions by next fire time: one status through the ByStatus index (all its shards,
-        merged), or every action by a scan."""
+    def in_fire_order(
+        self, status: Status | None = None, limit: int = 100, until: datetime | None = None
+    ) -> list[Action]:
+        """Actions by next fire time (due by ``until``, when given): one status through the
+        ByStatus index (all its shards, merged), or every action (loaded by id)."""
         if status is None:
-            items = self._scan(limit)
+            ids, _ = self._ids(Selection(), limit, None)
+            actions = [a for a in self._load(ids) if until is None or _due(a, until)]
         else:
+            last = None if until is None else to_epoch_ms(until)
             shards = (f"{status}#{shard}" for shard in range(SHARDS))
-            items = [item for shard in shards for item in self._query_after(shard, None, limit)]
-        actions = [from_item(item) for item in items]
+            items = [
+                item for shard in shards for item in self._query_after(shard, None, limit, last)
+            ]
+            items.sort(key=_position)
+            actions = self._load([str(item["id"]) for item in items[:limit]])
         actions.sort(key=lambda a: (a.execution_time is None, a.execution_time or 0, a.id))
         return actions[:limit]
 
@@ -73,42 +95,44 @@ class DynamoDBActionRepository(OnTable):
         """One page and an opaque cursor for the next (None at the end).
 
         By status alone: by next fire time, then id. By group, prefix or attention: by id.
-        Nothing selected: storage order (a scan).
+        Nothing selected: by id (the ById index, every shard).
         """
         after = decode_cursor(cursor)
-        if selection.named or selection.attention:
+        if selection.named or selection.attention or selection.status is None:
             ids, last = self._ids(selection, limit, after["id"] if after else None)
             return self._load(ids), last and encode_cursor({"id": last})
-        if selection.status is None:
-            kwargs: dict[str, Any] = {"Limit": limit}
-            if after:
-                kwargs["ExclusiveStartKey"] = {"id": after["id"]}
-            page = self._table.scan(**kwargs)
-            actions = [from_item(item) for item in page.get("Items", [])]
-            more = "LastEvaluatedKey" in page and bool(actions)
-            return actions, encode_cursor({"id": actions[-1].id}) if more else None
         items: list[dict[str, Any]] = []
         for shard in range(SHARDS):
             items += self._query_after(f"{selection.status}#{shard}", after, limit + 1)
         items.sort(key=_position)
-        chosen = [from_item(item) for item in items[:limit]]
+        chosen = self._load([str(item["id"]) for item in items[:limit]])
         if len(items) <= limit:
             return chosen, None
         time, last_id = _position(items[limit - 1])
         return chosen, encode_cursor({"t": time, "id": last_id})
 
     def _query_after(
-        self, shard: str, after: dict[str, Any] | None, want: int
+        self, shard: str, after: dict[str, Any] | None, want: int, last: int | None = None
     ) -> list[dict[str, Any]]:
+        """One ByStatus shard from after ``after`` (and up to ``last`` epoch ms): keys only (the
+        index projects nothing else; pages load their records by key)."""
         kwargs: dict[str, Any] = {
             "IndexName": "ByStatus",
             "KeyConditionExpression": "statusShard = :shard",
             "ExpressionAttributeValues": {":shard": shard},
             "Limit": want,
         }
-        if after and "t" in after:
+        low = after["t"] if after and "t" in after else None
+        values = kwargs["ExpressionAttributeValues"]
+        if low is not None and last is not None:
+            kwargs["KeyConditionExpression"] += " AND executionTime BETWEEN :t AND :last"
+            values.update({":t": low, ":last": last})
+        elif low is not None:
             kwargs["KeyConditionExpression"] += " AND executionTime >= :t"
-            kwargs["ExpressionAttributeValues"][":t"] = after["t"]
+            values[":t"] = low
+        elif last is not None:
+            kwargs["KeyConditionExpression"] += " AND executionTime <= :last"
+            values[":last"] = last
         found: list[dict[str, Any]] = []
         while len(found) < want:
             page = self._table.query(**kwargs)
@@ -178,7 +202,7 @@ class DynamoDBActionRepository(OnTable):
     def _shards(self, selection: Selection) -> list[tuple[str, str, str]]:
         if selection.group is not None:
             return [("ByGroup", "groupShard", f"{selection.group}#{n}") for n in range(SHARDS)]
-        if selection.prefix is not None:
+        if selection.prefix is not None or not selection.attention:
             return [("ById", "idShard", f"ids#{n}") for n in range(SHARDS)]
         return [("NeedsAttention", "attentionShard", f"attention#{n}") for n in range(SHARDS)]
 
@@ -242,18 +266,48 @@ class DynamoDBActionRepository(OnTable):
                 request = answer.get("UnprocessedKeys") or {}
         return [from_item(items[i]) for i in ids if i in items]
 
-    # --- counts and scans ----------------------------------------------------------------------
-    def _scan(self, limit: int) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {}
-        while len(items) < limit:
-            page = self._table.scan(**kwargs)
-            items.extend(page.get("Items", []))
+    # --- parked fires ----------------------------------------------------------------------------
+    def parked_due(self, until: datetime, limit: int = 1000) -> list[str]:
+        """Parked fires to launch by ``until``: the Parked index's buckets from the watermark
+        (the earliest bucket that may still hold one) to ``until``'s, every shard. The
+        watermark then moves to the earliest bucket that still held a due fire, else to the
+        bucket an hour back: fires the caller could not launch are read again next time."""
+        until_ms = to_epoch_ms(until)
+        last = park_bucket(until_ms)
+        stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
+        first = int(str(stored["parkedFrom"])) if stored else last - _FIRST_LOOKBACK
+        found: list[tuple[int, str]] = []
+        earliest: int | None = None
+        for bucket in range(first, last + 1):
+            for shard in range(PARK_SHARDS):
+                for item in self._parked_in(park_shard(bucket, shard), until_ms, limit):
+                    found.append((int(str(item["launchAt"])), str(item["id"])))
+                    earliest = bucket if earliest is None else earliest
+            if len(found) >= limit:
+                break
+        settled = park_bucket(until_ms - PARK_BUCKET_MS)
+        mark = min(earliest, settled) if earliest is not None else settled
+        if stored is None or mark != first:
+            self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": max(mark, first)})
+        found.sort()
+        return [action_id for _, action_id in found[:limit]]
+
+    def _parked_in(self, key: str, until_ms: int, want: int) -> list[dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "IndexName": "Parked",
+            "KeyConditionExpression": "parkShard = :k AND launchAt <= :until",
+            "ExpressionAttributeValues": {":k": key, ":until": until_ms},
+        }
+        found: list[dict[str, Any]] = []
+        while len(found) < want:
+            page = self._table.query(**kwargs)
+            found += page.get("Items", [])
             if "LastEvaluatedKey" not in page:
                 break
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        return items
+        return found
 
+    # --- counts ----------------------------------------------------------------------------------
     def _count_status(self, shard: str) -> int:
         total = 0
         kwargs: dict[str, Any] = {
@@ -268,6 +322,10 @@ class DynamoDBActionRepository(OnTable):
             if "LastEvaluatedKey" not in page:
                 return total
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _due(action: Action, until: datetime) -> bool:
+    return action.execution_time is not None and action.execution_time <= until
 
 
 def _position(item: dict[str, Any]) -> tuple[int, str]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.fire import FireOrder
 from tickwork.ports import ExecutionState
 
@@ -15,6 +16,9 @@ if TYPE_CHECKING:
     from mypy_boto3_stepfunctions import SFNClient
 
 __all__ = ["StepFunctionsExecutions"]
+
+# The open-execution quota, and throttling that outlived botocore's own retries.
+_REFUSALS = {"ExecutionLimitExceeded", "ThrottlingException", "TooManyRequestsException"}
 
 
 class StepFunctionsExecutions:
@@ -47,8 +51,11 @@ class StepFunctionsExecutions:
         except ClientError as error:
             # Names are deterministic per (action, generation, occurrence, leg): an existing
             # execution of that name is the one this call wanted, so a repeat is harmless.
-            if error.response["Error"]["Code"] == "ExecutionAlreadyExists":
+            code = error.response["Error"]["Code"]
+            if code == "ExecutionAlreadyExists":
                 return self.execution_arn(name)
+            if code in _REFUSALS:
+                raise LaunchRefused(name, code) from error
             raise
         return response["executionArn"]
 

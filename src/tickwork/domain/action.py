@@ -121,6 +121,9 @@ class Action:
     # When a change was last applied to it (created, replaced, updated, cancelled, paused,
     # resumed, a fire asked for): a signed request older than this is stale. Fires leave it.
     changed_at: datetime | None = None
+    # Set while the next fire is parked: further away than LaunchAheadSeconds, it has no
+    # execution yet, and the pump starts one at this moment (usecases.pump).
+    launch_at: datetime | None = None
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -535,10 +538,36 @@ class Action:
     def with_execution(self, now: datetime, execution_arn: str) -> Action:
         return replace(self, execution_arn=execution_arn, version=self.version + 1, updated_at=now)
 
+    @property
+    def is_parked(self) -> bool:
+        """Its next fire waits in the table, with no execution yet."""
+        return self.status == Status.PENDING and self.launch_at is not None
+
+    def launched(self, now: datetime, execution_arn: str) -> Action:
+        """The pump started the parked fire's execution."""
+        return replace(
+            self,
+            execution_arn=execution_arn,
+            launch_at=None,
+            version=self.version + 1,
+            updated_at=now,
+        )
+
+    def parked_again(self, now: datetime, launch_at: datetime) -> Action:
+        """Its execution could not be started (a quota, throttling): the pump tries again."""
+        return replace(
+            self, execution_arn=None, launch_at=launch_at, version=self.version + 1, updated_at=now
+        )
+
     # --- before the first write of a version ---------------------------------------------------
     def planned(self, execution_arn: str) -> Action:
         """The execution this version's fire will run in (named before it is started)."""
-        return replace(self, execution_arn=execution_arn)
+        return replace(self, execution_arn=execution_arn, launch_at=None)
+
+    def parked(self, launch_at: datetime) -> Action:
+        """This version's fire waits in the table; the pump starts its execution at
+        ``launch_at``."""
+        return replace(self, execution_arn=None, launch_at=launch_at)
 
     def sealed(self, seal: str | None) -> Action:
         return replace(self, seal=seal)

@@ -20,6 +20,7 @@ __all__ = [
     "ConcurrencyLimited",
     "FieldProblem",
     "InvalidActionData",
+    "LaunchRefused",
     "MalformedFire",
     "ManualFiresInFlight",
     "OccurrenceSkipped",
@@ -174,8 +175,20 @@ class ActionSuperseded(TickworkError):
         super().__init__(f"execution for action {action_id!r} is superseded: {reason}")
 
 
+class LaunchRefused(TickworkError):
+    """Step Functions would not start an execution: the account's open-execution quota
+    (ExecutionLimitExceeded) or StartExecution throttling. The fire is parked again and the
+    pump retries it; nothing is lost."""
+
+    def __init__(self, name: str, code: str) -> None:
+        self.name = name
+        self.code = code
+        super().__init__(f"execution {name!r} was not started: {code}")
+
+
 class WaitContinued(TickworkError):
-    """A leg of a long wait ended; the next leg runs in a new execution.
+    """A Wait ended early (never by design: an execution waits at most LaunchAheadSeconds, to
+    its fire); the wait goes on in a new leg, a new execution.
 
     The state machine ends this execution quietly.
     """

@@ -133,7 +133,8 @@ def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
 
 
 def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> None:
-    """Never fire early: sleep off a short early wake; continue a long wait in a new leg."""
+    """Never fire early: sleep off a short early wake; continue a longer one in a new leg (an
+    execution waits to its fire, so this is a guard, not a plan)."""
     order = fire.order
     fire_at = order.fire_at
     early = fire_at - deps.clock.now()
@@ -141,7 +142,8 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
         arn = launch(action, deps.clock.now(), deps, leg=order.leg + 1, repair=order.repair)
         # If the record moved on meanwhile, the new leg finds out and ends quietly.
         with suppress(ActionConflict):
-            deps.repository.save(action.with_execution(deps.clock.now(), arn), action.version)
+            if arn is not None:
+                deps.repository.save(action.with_execution(deps.clock.now(), arn), action.version)
         raise WaitContinued(order.action_id, order.leg + 1, iso(fire_at))
     while early > timedelta(0):
         deps.clock.sleep(early.total_seconds())

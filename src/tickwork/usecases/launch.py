@@ -1,16 +1,29 @@
-"""Starting the execution that waits for an action's next fire, idempotently."""
+"""Starting the execution that waits for an action's next fire, idempotently; or parking the
+fire in the table when it is further away than ``LaunchAheadSeconds`` (the pump starts it)."""
 
 from __future__ import annotations
 
+import logging
+from contextlib import suppress
 from datetime import datetime
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
+from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
 
-__all__ = ["fire_order", "launch", "launch_manual", "manual_execution", "planned_execution"]
+__all__ = [
+    "fire_order",
+    "launch",
+    "launch_manual",
+    "manual_execution",
+    "plan",
+    "planned_execution",
+]
+
+log = logging.getLogger("tickwork")
 
 
 def fire_order(
@@ -21,11 +34,8 @@ def fire_order(
     repair: int = 0,
     trigger: Trigger = Trigger.SCHEDULED,
 ) -> FireOrder:
-    """The execution's input: which fire it is for, and when its Wait ends.
-
-    A fire further away than one leg waits until the leg's end and then continues in a new
-    execution (Standard executions live at most a year).
-    """
+    """The execution's input: which fire it is for, and when its Wait ends (at the fire: an
+    execution is started at most ``LaunchAheadSeconds`` before it)."""
     if action.execution_time is None:
         raise ValueError(f"action {action.id!r} has no next fire to launch")
     return FireOrder(
@@ -33,11 +43,20 @@ def fire_order(
         generation=action.generation,
         occurrence=action.occurrence,
         fire_at=action.execution_time,
-        wait_until=min(action.execution_time, now + deps.settings.leg),
+        wait_until=action.execution_time,
         leg=leg,
         repair=repair,
         trigger=trigger,
     )
+
+
+def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
+    """Before the record of a new fire is written: name the execution it will run in, or park
+    it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
+    due = action.execution_time
+    if due is not None and due - now > deps.settings.launch_ahead:
+        return action.parked(due - deps.settings.launch_ahead)
+    return action.planned(planned_execution(action, deps)[1])
 
 
 def planned_execution(
@@ -54,14 +73,27 @@ def launch(
     leg: int = 0,
     repair: int = 0,
     trigger: Trigger = Trigger.SCHEDULED,
-) -> str:
-    """Start the execution for the action's current (generation, occurrence, leg).
+) -> str | None:
+    """Start the execution for the action's current (generation, occurrence, leg), as written;
+    None when the fire is parked (the pump starts it) or was refused by Step Functions.
 
     Safe to repeat: the name is deterministic and an existing execution of that name counts
-    as started.
+    as started. A refused first start (the open-execution quota, throttling) parks the fire
+    again, due now: the pump retries it, and raises the alarm while refusals go on. A refused
+    repair or leg is raised: the reconciler, or the state machine's retry, tries again.
     """
+    if action.is_parked:
+        return None
     name, _ = planned_execution(action, deps, leg, repair)
-    return deps.executions.start(name, fire_order(action, now, deps, leg, repair, trigger))
+    try:
+        return deps.executions.start(name, fire_order(action, now, deps, leg, repair, trigger))
+    except LaunchRefused as refused:
+        if leg or repair:
+            raise
+        log.warning("fire parked again: %s", refused, extra={"id": action.id, "code": refused.code})
+        with suppress(ActionConflict):  # it moved on meanwhile: whatever moved it launches it
+            deps.repository.save(action.parked_again(now, now), expected_version=action.version)
+        return None
 
 
 def manual_execution(action: Action, fire: ManualFire, repair: int = 0) -> str:

@@ -17,7 +17,7 @@ from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
-from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.launch import launch, plan
 
 __all__ = ["pause_action", "resume_action"]
 
@@ -58,7 +58,7 @@ def resume_action(action_id: str, note: str | None, deps: Dependencies) -> dict[
         )
         return _answer(finished, "completed")
     resumed = action.resumed(now, ceil_ms(due), note, deps.limits)
-    resumed = resumed.planned(planned_execution(resumed, deps)[1])
+    resumed = plan(resumed, now, deps)
     deps.repository.save(resumed, expected_version=action.version)
     launch(resumed, now, deps)
     deps.publisher.publish(

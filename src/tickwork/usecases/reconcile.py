@@ -6,7 +6,8 @@ its record moved on ends quietly):
 
 - **restarted** — PENDING and due within the horizon, but its execution never started (a crash
   between the write and the start, a stack that was down) or ended without firing (stopped by
-  hand, a failure before the claim whose report was lost): start one.
+  hand, a failure before the claim whose report was lost): start one. A parked fire whose
+  launch moment passed (the pump was down) is launched as the pump would.
 - **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
   got recorded (a lost event, a tick handler that kept failing): record the tick from the
   execution's output. Nothing runs twice.
@@ -35,6 +36,7 @@ from tickwork.domain.fire import FireFailure, Outcome, Tick
 from tickwork.domain.steering import ManualFire
 from tickwork.ports import ExecutionState
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
+from tickwork.usecases.pump import launch_parked
 from tickwork.usecases.record import record_failure, record_tick
 
 __all__ = ["Repairs", "reconcile"]
@@ -65,11 +67,8 @@ def reconcile(
 ) -> dict[str, Any]:
     now = deps.clock.now()
     repairs = Repairs()
-    for action in deps.repository.in_fire_order(Status.PENDING, limit):
-        if horizon is not None and (
-            action.execution_time is None or action.execution_time > now + horizon
-        ):
-            break  # ordered by next fire: the rest are further away
+    until = None if horizon is None else now + horizon
+    for action in deps.repository.in_fire_order(Status.PENDING, limit, until):
         if _restart_if_lost(action, now, deps):
             repairs.restarted.append(action.id)
     for action in deps.repository.in_fire_order(Status.IN_PROGRESS, limit):
@@ -85,6 +84,9 @@ def reconcile(
 
 
 def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
+    if action.is_parked:  # the pump's, unless its launch moment passed unnoticed
+        overdue = action.launch_at is not None and action.launch_at <= now
+        return overdue and launch_parked(action.id, now, deps) == "launched"
     current = _name_of(action.execution_arn) or planned_execution(action, deps)[0]
     state = deps.executions.describe(current)
     if state is not None and state.running:

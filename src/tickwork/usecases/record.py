@@ -25,7 +25,7 @@ from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.deferral import settle
-from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.launch import launch, plan
 
 __all__ = ["record_failure", "record_tick"]
 
@@ -102,7 +102,7 @@ def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) 
     or announce the end."""
     after, announcements = settle(recorded, now, deps)
     if after.status == Status.PENDING:
-        after = after.planned(planned_execution(after, deps)[1])
+        after = plan(after, now, deps)
     deps.repository.save(after, expected_version=before.version)
     if after.status == Status.PENDING:
         launch(after, now, deps)

@@ -16,7 +16,7 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Trigger
 from tickwork.domain.times import ceil_ms, iso
-from tickwork.usecases.launch import launch, launch_manual, planned_execution
+from tickwork.usecases.launch import launch, launch_manual, plan
 from tickwork.usecases.run_now import ask_manual_fire
 
 __all__ = ["retry_action"]
@@ -32,7 +32,7 @@ def retry_action(
     now = deps.clock.now()
     if action.status == Status.FAILED:
         retried = action.retried(ceil_ms(now), deps.limits)
-        retried = retried.planned(planned_execution(retried, deps)[1])
+        retried = plan(retried, now, deps)
         deps.repository.save(retried, expected_version=action.version)
         launch(retried, now, deps)
         return {

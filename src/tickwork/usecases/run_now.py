@@ -16,7 +16,12 @@ from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.deferral import refuse_if_locked_one_off
-from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
+from tickwork.usecases.launch import (
+    launch,
+    launch_manual,
+    manual_execution,
+    plan,
+)
 
 __all__ = ["ask_manual_fire", "run_now"]
 
@@ -60,7 +65,7 @@ def _one_off_now(action: Action, deps: Dependencies) -> dict[str, Any]:
     now = deps.clock.now()
     refuse_if_locked_one_off(action, now, deps)  # it fires within the lock anyway
     moved = action.fired_now(ceil_ms(now), deps.limits)
-    moved = moved.planned(planned_execution(moved, deps)[1])
+    moved = plan(moved, now, deps)
     deps.repository.save(moved, expected_version=action.version)
     if action.status in ACTIVE and action.execution_arn:
         deps.executions.stop(action.execution_arn, "run now by hand")

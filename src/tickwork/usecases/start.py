@@ -23,7 +23,7 @@ from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
 from tickwork.fulfillment.access import check_access
 from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
-from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.sealing import seal_of
 
 __all__ = [
@@ -169,7 +169,7 @@ def scheduled_action(
         deps.limits,
         replacing=existing,
     )
-    action = action.planned(planned_execution(action, deps)[1])
+    action = plan(action, now, deps)
     return action.sealed(seal_of(action, deps))
 
 

@@ -1,0 +1,173 @@
+"""Parked fires: further away than LaunchAheadSeconds a fire waits in the table with no
+execution; the pump starts it when it comes within the horizon, once, and nothing is lost when
+a change races the pump or Step Functions refuses a start."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.unit.fakes import attempt, fake_dependencies
+from tickwork.domain.action import Status
+from tickwork.domain.naming import execution_name
+from tickwork.domain.times import iso
+from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.pause import pause_action, resume_action
+from tickwork.usecases.pump import pump
+from tickwork.usecases.reconcile import reconcile
+from tickwork.usecases.record import record_tick
+from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+AHEAD = timedelta(minutes=15)
+
+
+@pytest.fixture
+def deps():
+    return fake_dependencies(NOW, launch_ahead=AHEAD)
+
+
+def _start(deps, action_id: str, **when: str) -> None:
+    start_action(StartCommand({"id": action_id, **when}, f"ev-{action_id}"), deps)
+
+
+def _fire(deps, action_id: str) -> None:
+    """Its execution fires it at its time, and the tick is recorded."""
+    action = deps.repository.items[action_id]
+    deps.clock.current = action.execution_time
+    due = iso(action.execution_time)
+    fire = attempt(action_id, action.occurrence, due, generation=action.generation)
+    record_tick(fulfill_fire(fire, deps), deps)
+
+
+def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(deps) -> None:
+    _start(deps, "far", at=iso(NOW + timedelta(hours=2)))
+
+    # before its launch moment: nothing
+    deps.clock.advance(minutes=104)
+    assert pump(deps) == {"launched": [], "moved": [], "refused": []}
+    assert deps.executions.started == {}
+
+    # at it: one execution, waiting to the fire itself, and the record names it
+    deps.clock.advance(minutes=1)
+    assert pump(deps)["launched"] == ["far"]
+    name = execution_name("far", 1, 1)
+    assert list(deps.executions.started) == [name]
+    assert deps.executions.started[name].wait_until == NOW + timedelta(hours=2)
+    record = deps.repository.items["far"]
+    assert record.launch_at is None and record.execution_arn == deps.executions.execution_arn(name)
+
+    # again: nothing more
+    assert pump(deps)["launched"] == []
+    assert len(deps.executions.started) == 1
+
+
+def test_a_pump_that_was_down_launches_everything_it_missed_earliest_first(deps) -> None:
+    for n, hours in enumerate((5, 3, 4)):
+        _start(deps, f"a{n}", at=iso(NOW + timedelta(hours=hours)))
+
+    deps.clock.advance(hours=6)  # the pump ran never in between
+
+    assert pump(deps)["launched"] == ["a1", "a2", "a0"]
+    assert len(deps.executions.started) == 3
+
+
+def test_cancelling_or_updating_a_parked_action_touches_only_the_table(deps) -> None:
+    _start(deps, "c", at=iso(NOW + timedelta(days=3)))
+    _start(deps, "u", rate="rate(1 day)")
+
+    cancel_action("c", deps)
+    start_action(StartCommand({"id": "u", "rate": "rate(2 days)"}, "ev-u2"), deps)
+
+    assert deps.executions.stopped == [] and deps.executions.started == {}
+    assert deps.repository.items["c"].status == Status.CANCELLED
+    updated = deps.repository.items["u"]
+    assert (updated.generation, updated.launch_at) == (2, NOW + timedelta(days=2) - AHEAD)
+    deps.clock.advance(days=4)
+    assert pump(deps)["launched"] == ["u"]  # the cancelled one is gone from the index
+    assert list(deps.executions.started) == [execution_name("u", 2, 1)]
+
+
+def test_a_recurrence_parks_its_next_fire_when_it_is_beyond_the_horizon(deps) -> None:
+    _start(deps, "r", rate="rate(10 minutes)")
+    assert list(deps.executions.started) == [execution_name("r", 1, 1)]
+    _fire(deps, "r")
+    assert deps.repository.items["r"].launch_at is None  # 10 minutes: within the horizon
+
+    start_action(StartCommand({"id": "r", "rate": "rate(1 hour)"}, "ev-r2"), deps)
+    assert deps.repository.items["r"].is_parked
+    deps.clock.advance(minutes=45)
+    assert pump(deps)["launched"] == ["r"]
+    _fire(deps, "r")
+    after = deps.repository.items["r"]
+    assert (after.status, after.occurrence, after.execution_arn) == (Status.PENDING, 2, None)
+    assert after.launch_at == after.execution_time - AHEAD
+
+
+def test_a_refused_start_parks_the_fire_again_and_the_pump_retries_it(deps) -> None:
+    deps.executions.refusals = ["ExecutionLimitExceeded"]
+
+    _start(deps, "soon", at=iso(NOW + timedelta(minutes=5)))
+
+    record = deps.repository.items["soon"]
+    assert deps.executions.started == {}
+    assert (record.status, record.launch_at, record.execution_arn) == (Status.PENDING, NOW, None)
+    assert pump(deps)["launched"] == ["soon"]
+    assert list(deps.executions.started) == [execution_name("soon", 1, 1)]
+
+
+def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> None:
+    for n in range(3):
+        _start(deps, f"p{n}", at=iso(NOW + timedelta(hours=1, minutes=n)))
+    deps.clock.advance(hours=1)
+    deps.executions.refusals = ["ThrottlingException"]
+
+    first = pump(deps, workers=1)
+
+    assert first == {"launched": [], "moved": [], "refused": ["p0"]}
+    assert all(deps.repository.items[f"p{n}"].is_parked for n in range(3))
+    assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]
+
+
+def test_a_cancel_racing_the_pump_wins_and_nothing_fires(deps) -> None:
+    _start(deps, "race", at=iso(NOW + timedelta(hours=1)))
+    deps.clock.advance(minutes=46)
+    real_start = deps.executions.start
+
+    def start_then_cancelled(name, order):
+        arn = real_start(name, order)
+        if deps.repository.items["race"].status == Status.PENDING:
+            cancel_action("race", deps)  # lands between the pump's start and its mark
+        return arn
+
+    deps.executions.start = start_then_cancelled
+    run = pump(deps)
+
+    assert run["moved"] == ["race"] and run["launched"] == []
+    assert deps.repository.items["race"].status == Status.CANCELLED
+    assert deps.repository.items["race"].execution_arn is None
+
+
+def test_a_paused_parked_action_resumes_parked_again(deps) -> None:
+    _start(deps, "p", rate="rate(1 day)")
+    pause_action("p", "holiday", deps)
+    assert deps.repository.items["p"].status == Status.PAUSED
+    assert deps.executions.stopped == []
+    deps.clock.advance(hours=3)
+    resume_action("p", None, deps)
+    resumed = deps.repository.items["p"]
+    assert resumed.is_parked and resumed.execution_arn is None
+    assert pump(deps)["launched"] == []
+
+
+def test_the_reconciler_launches_a_parked_fire_whose_launch_moment_passed(deps) -> None:
+    _start(deps, "late", at=iso(NOW + timedelta(minutes=20)))
+    deps.clock.advance(minutes=12)  # launch moment 5 minutes ago, pump down
+
+    repaired = reconcile(deps)
+
+    assert repaired["restarted"] == ["late"]
+    assert list(deps.executions.started) == [execution_name("late", 1, 1)]
+    assert not deps.repository.items["late"].is_parked
