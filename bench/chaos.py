@@ -1,8 +1,9 @@
 """``make chaos``: a fault-injection run against the local stack (a script, not a test).
 
-It starts ``tickwork local`` (with a crash planted in its tick function, see
-``chaoskit/faulty_stack.py``) and a webhook receiver, creates ``--actions`` HTTP_REQUEST
-actions — one-offs and ``rate(N seconds)`` recurrences — and gives each one fault kind:
+It starts ``tickwork local`` (with faults planted inside it, see ``chaoskit/faulty_stack.py``;
+a horizon of 5 s, so most fires are parked and launched by the pump) and a webhook receiver,
+creates ``--actions`` HTTP_REQUEST actions — one-offs and ``rate(N seconds)`` recurrences —
+and gives each one fault kind:
 
   none          baseline
   transient     the webhook answers 503 once or twice per occurrence, then 200
@@ -13,6 +14,10 @@ actions — one-offs and ``rate(N seconds)`` recurrences — and gives each one 
   cancel-race   DELETE /actions/{id} at the fire's lock boundary (fire - LockSeconds +- 0.6s)
   update-race   PATCH /actions/{id} with new data at the lock boundary
   kill-restart  waits through a kill -9 and restart of the stack
+  start-refused the first StartExecution of each of its fires fails with ExecutionLimitExceeded
+                (the fire is parked again; the pump launches it)
+  pump-down     the pump stops for 8 s (longer than the horizon) when the first of its fires is
+                due for launch: everything due meanwhile waits in the table
 
 Fires come in two waves; between them the stack is killed with SIGKILL at a moment with no
 fire claimed or due within 1.5 s, and restarted on the same state dir and ports; every action

@@ -1,13 +1,24 @@
-"""``tickwork local`` with one fault planted inside it: the tick function crashes after partial
-work, the first time it handles a fire of an action whose id starts with ``crash-``.
+"""``tickwork local`` with faults planted inside it. Each injected fault is printed as a
+``chaos-fault`` line to this process's output.
+
+**Tick crash**: the tick function crashes after partial work, the first time it handles a fire
+of an action whose id starts with ``crash-``.
 
 - recurring: the record is saved at its next occurrence, then starting that occurrence's
   execution raises (``tickwork.usecases.record.launch``);
 - one-off: the record is saved COMPLETED, then publishing DetailType.COMPLETED raises.
 
 The tick's delivery then fails, so its message comes back after the queue's visibility
-timeout (local/tickwork_local/delivery.py) and the redelivered tick must finish the job. Each
-injected crash is printed as a ``chaos-fault`` line to this process's output.
+timeout (local/tickwork_local/delivery.py) and the redelivered tick must finish the job.
+
+**Start refused**: the first StartExecution of each fire of an action whose id starts with
+``refused-`` fails with ``ExecutionLimitExceeded``, as Step Functions answers when the
+account's open executions are at their quota: the fire must be parked again and launched by
+the pump.
+
+**Pump down**: when the pump first finds a fire of a ``pumpdown-`` action due for launch, it
+stops for ``PUMP_OUTAGE_SECONDS`` (longer than the stack's horizon): every fire due for launch
+meanwhile waits in the table, and must be launched, once, when it is back.
 
 Run as ``python bench/chaoskit/faulty_stack.py --state-dir D --port P --api-port A
 --parameter KEY=VALUE ...``; otherwise the same as ``tickwork local``.
@@ -18,17 +29,25 @@ from __future__ import annotations
 import argparse
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.adapters.eventbridge import EventBridgePublisher
+from tickwork.adapters.stepfunctions import StepFunctionsExecutions
+from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireOrder
 from tickwork.usecases import record
 from tickwork_local.service import run_local
 
 FAULTY_STACK = Path(__file__)
 CRASH_PREFIX = "crash-"
+REFUSED_PREFIX = "refused-"
+PUMP_DOWN_PREFIX = "pumpdown-"
+PUMP_OUTAGE_SECONDS = 8.0
 FAULT_LINE = "chaos-fault"
 
 
@@ -51,12 +70,13 @@ class _FirstTime:
             return True
 
 
+def _fault(kind: str, where: str, action_id: str, occurrence: int) -> None:
+    line = {"kind": kind, "where": where, "id": action_id, "occ": occurrence}
+    print(f"{FAULT_LINE} " + json.dumps(line), flush=True)
+
+
 def _crash(where: str, action_id: str, occurrence: int) -> TickCrashed:
-    print(
-        f"{FAULT_LINE} "
-        + json.dumps({"kind": "tick-crash", "where": where, "id": action_id, "occ": occurrence}),
-        flush=True,
-    )
+    _fault("tick-crash", where, action_id, occurrence)
     return TickCrashed(f"planted crash in {where} for {action_id} occurrence {occurrence}")
 
 
@@ -86,6 +106,40 @@ def plant_tick_crash() -> None:
     EventBridgePublisher.publish = crashing_publish  # type: ignore[method-assign]
 
 
+def plant_start_refusals() -> None:
+    first_time = _FirstTime()
+    start = StepFunctionsExecutions.start
+
+    def refusing_start(self: StepFunctionsExecutions, name: str, order: FireOrder) -> str:
+        if order.action_id.startswith(REFUSED_PREFIX) and first_time(("refuse", name)):
+            _fault("start-refused", "StartExecution", order.action_id, order.occurrence)
+            raise LaunchRefused(name, "ExecutionLimitExceeded")
+        return start(self, name, order)
+
+    StepFunctionsExecutions.start = refusing_start  # type: ignore[method-assign]
+
+
+def plant_pump_outage() -> None:
+    parked_due = DynamoDBActionRepository.parked_due
+    outage = {"until": 0.0, "done": False}
+    lock = threading.Lock()
+
+    def stalled_parked_due(
+        self: DynamoDBActionRepository, until: Any, limit: int = 1000
+    ) -> list[str]:
+        due = parked_due(self, until, limit)
+        with lock:
+            trigger = next((i for i in due if i.startswith(PUMP_DOWN_PREFIX)), None)
+            if trigger is not None and not outage["done"]:
+                outage.update(until=time.time() + PUMP_OUTAGE_SECONDS, done=True)
+                _fault("pump-down", f"pump stopped {PUMP_OUTAGE_SECONDS:g}s", trigger, 0)
+            if time.time() < outage["until"]:
+                return []  # the pump is down: everything due waits in the table
+        return due
+
+    DynamoDBActionRepository.parked_due = stalled_parked_due  # type: ignore[method-assign]
+
+
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state-dir", type=Path, required=True)
@@ -100,6 +154,8 @@ def main() -> None:
     args = _arguments()
     parameters = dict(pair.split("=", 1) for pair in args.parameter)
     plant_tick_crash()
+    plant_start_refusals()
+    plant_pump_outage()
     run_local(args.port, args.state_dir, args.fresh, parameters, args.api_port)
 
 

@@ -64,7 +64,10 @@ class Injectors:
     starts: StartDuplicator
     ticks: TickDuplicator
     races: Races
-    crashes: list[dict[str, Any]]  # the planted crash's log lines
+    faults: list[dict[str, Any]]  # the planted faults' log lines (crash, refusal, outage)
+
+    def planted(self, kind: str) -> list[dict[str, Any]]:
+        return [line for line in self.faults if line.get("kind") == kind]
 
 
 def injected_faults(
@@ -76,7 +79,9 @@ def injected_faults(
         Kind.PERMANENT: answers[400],
         Kind.DUP_START: injectors.starts.counts["start redelivered (same event id)"],
         Kind.DUP_TICK: injectors.ticks.counts["tick redelivered (same event id)"],
-        Kind.TICK_CRASH: len(injectors.crashes),
+        Kind.TICK_CRASH: len(injectors.planted("tick-crash")),
+        Kind.START_REFUSED: len(injectors.planted("start-refused")),
+        Kind.PUMP_DOWN: len(injectors.planted("pump-down")),
         Kind.CANCEL: injectors.races.answered("cancel"),
         Kind.UPDATE: injectors.races.answered("update"),
         Kind.RESTART: 1 if kill.at else 0,
@@ -89,7 +94,11 @@ def fault_summary(
     answers = Counter(d.status for d in deliveries)
     return {
         "webhook answers": {str(k): v for k, v in sorted(answers.items())},
-        "tick crashes planted": dict(Counter(line["where"] for line in injectors.crashes)),
+        "tick crashes planted": dict(
+            Counter(line["where"] for line in injectors.planted("tick-crash"))
+        ),
+        "starts refused (ExecutionLimitExceeded)": len(injectors.planted("start-refused")),
+        "pump outages": [line["where"] for line in injectors.planted("pump-down")],
         "Start duplicates": dict(injectors.starts.counts),
         "Tick duplicates": dict(injectors.ticks.counts),
         "races": injectors.races.counts(),

@@ -42,6 +42,8 @@ class Kind(StrEnum):
     CANCEL = "cancel-race"
     UPDATE = "update-race"
     RESTART = "kill-restart"
+    START_REFUSED = "start-refused"
+    PUMP_DOWN = "pump-down"
 
 
 # The id prefix names the kind: the receiver and the planted crash decide by it.
@@ -55,6 +57,8 @@ ID_PREFIXES = {
     Kind.CANCEL: "cancel",
     Kind.UPDATE: "update",
     Kind.RESTART: "restart",
+    Kind.START_REFUSED: "refused",
+    Kind.PUMP_DOWN: "pumpdown",
 }
 
 

@@ -70,7 +70,7 @@ def seeded(stack: Stack) -> Seeded:
     error = "FulfillmentFailed: subscriber answered 503 Service Unavailable"
     start_action(StartCommand({"id": failed, "delay": "1h", "data": {"invoice": 42}}), deps)
     action = stack.record(failed)
-    deps.executions.stop(action.execution_arn, "seeded as failed")
+    assert action.execution_arn is None  # an hour away: parked, no execution to stop
     now = deps.clock.now()
     fire = Occurrence(
         1, now - timedelta(minutes=3), now - timedelta(minutes=2), 3, Outcome.FAILED, error
@@ -91,7 +91,7 @@ def seeded(stack: Stack) -> Seeded:
         StartCommand({"id": completed, "rate": "rate(20 minutes)", "executionRemainder": 6}), deps
     )
     action = stack.record(completed)
-    deps.executions.stop(action.execution_arn, "seeded as completed")
+    assert action.execution_arn is None  # 20 minutes away: parked, no execution to stop
     lateness = {2: 95, 4: 240}  # seconds: two of the six fires were late
     for n in range(1, 7):
         scheduled = now - timedelta(minutes=130 - 20 * n)

@@ -8,8 +8,8 @@ handler makes while the emulated stack runs it in process.
 
 from __future__ import annotations
 
+import contextvars
 import fnmatch
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,11 +156,15 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
     and the functions build theirs at their first invocation.
     """
     calls: list[Call] = []
-    running = threading.local()  # which function this thread is running
+    # Which function this thread (or a worker thread it handed a copy of its context to, as
+    # the pump does) is running.
+    running: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+        f"tickwork-iam-running-{id(calls)}", default=None
+    )
     logical_of = {spec.name: spec.logical_id for spec in stack.functions}
 
     def record(params: dict[str, Any], model: Any, **_: Any) -> None:
-        function = getattr(running, "function", None)
+        function = running.get()
         if function is not None:
             service = model.service_model.signing_name
             calls.append(
@@ -178,14 +182,13 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
         # one would hide the others' reads): give each invocation a cold start, as in AWS.
         # A user's target function (LAMBDA_INVOKE) runs inside its caller's invocation, under
         # a role of its own: its calls are no function's of this stack.
-        caller = getattr(running, "function", None)
         if name in logical_of:
             bootstrap.from_environment.cache_clear()
-        running.function = logical_of.get(name)
+        token = running.set(logical_of.get(name))
         try:
             return invoke(name, event)
         finally:
-            running.function = caller
+            running.reset(token)
 
     events = boto3._get_default_session().events
     recorder = f"tickwork-iam-recorder-{id(calls)}"  # one per recording: two may overlap

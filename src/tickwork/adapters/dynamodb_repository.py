@@ -20,7 +20,6 @@ from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import OnTable
 from tickwork.adapters.dynamodb_record import (
-    PARK_BUCKET_MS,
     PARK_SHARDS,
     PUMP_ITEM_ID,
     SHARDS,
@@ -42,6 +41,9 @@ _BATCH_GET = 100
 # With no watermark yet (a new stack), the pump looks this many buckets back. Nothing is parked
 # to launch in the past: a fire is parked before its launch moment, or again due now.
 _FIRST_LOOKBACK = 24
+# The watermark stays this far behind the pump's now: a fire parked "due now" by a function
+# whose clock lags by less is still read.
+_SKEW_MS = 300_000
 
 
 class DynamoDBActionRepository(OnTable):
@@ -271,7 +273,8 @@ class DynamoDBActionRepository(OnTable):
         """Parked fires to launch by ``until``: the Parked index's buckets from the watermark
         (the earliest bucket that may still hold one) to ``until``'s, every shard. The
         watermark then moves to the earliest bucket that still held a due fire, else to the
-        bucket an hour back: fires the caller could not launch are read again next time."""
+        bucket of five minutes ago: fires the caller could not launch are read again next
+        time."""
         until_ms = to_epoch_ms(until)
         last = park_bucket(until_ms)
         stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
@@ -285,7 +288,7 @@ class DynamoDBActionRepository(OnTable):
                     earliest = bucket if earliest is None else earliest
             if len(found) >= limit:
                 break
-        settled = park_bucket(until_ms - PARK_BUCKET_MS)
+        settled = park_bucket(until_ms - _SKEW_MS)
         mark = min(earliest, settled) if earliest is not None else settled
         if stored is None or mark != first:
             self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": max(mark, first)})

@@ -19,6 +19,7 @@ launched with a write fenced on its version. Nothing is missed or doubled:
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -67,7 +68,10 @@ def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dic
 
     due = deps.repository.parked_due(now, limit)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due) or 1))) as pool:
-        for action_id, outcome in pool.map(launch_one, due):
+        # Each launch runs in a copy of the caller's context (logging keys, tracing).
+        launches = [pool.submit(contextvars.copy_context().run, launch_one, i) for i in due]
+        for launched in launches:
+            action_id, outcome = launched.result()
             if outcome is not None:
                 getattr(run, outcome).append(action_id)
     return run.as_dict()
