@@ -90,6 +90,13 @@ def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Pa
     help="How the local API authorises calls: a bearer token printed at start, or SigV4 "
     "with the local credentials, as the deployed API does (use `tickwork dashboard`).",
 )
+@click.option(
+    "--max-open-executions",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Refuse StartExecution with ExecutionLimitExceeded once this many executions run, "
+    "as AWS does at the account's quota (1,000,000 by default); unset: no quota.",
+)
 @pass_context
 def local(
     context: Context,
@@ -98,6 +105,7 @@ def local(
     fresh: bool,
     parameters: tuple[str, ...],
     api_auth: str,
+    max_open_executions: int | None,
 ) -> None:
     """Run the whole stack on this machine until Ctrl-C (no AWS account needed).
 
@@ -108,7 +116,15 @@ def local(
     from tickwork_local.service import run_local
 
     try:
-        run_local(port, context.state_dir, fresh, _pairs(parameters), api_port, api_auth)
+        run_local(
+            port,
+            context.state_dir,
+            fresh,
+            _pairs(parameters),
+            api_port,
+            api_auth,
+            max_open_executions,
+        )
     except UnsupportedMoto as unsupported:
         raise click.ClickException(str(unsupported)) from unsupported
 

@@ -54,6 +54,7 @@ class Invocation:
     function: str
     event: dict[str, Any]
     error_type: str | None
+    result: Any = None  # what the handler returned (None when it raised)
 
 
 class InProcessRuntime:
@@ -98,7 +99,7 @@ class InProcessRuntime:
                 "errorMessage": str(error),
                 "stackTrace": traceback.format_exception(error)[-5:],
             }, error_type
-        self.invocations.append(Invocation(name, event, None))
+        self.invocations.append(Invocation(name, event, None, result))
         return result, None
 
     def knows(self, name_or_arn: str) -> str | None:

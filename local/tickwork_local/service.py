@@ -53,16 +53,17 @@ def running_service(
     parameters: dict[str, str] | None = None,
     api_port: int | None = None,
     api_auth: str = "token",
+    max_open_executions: int | None = None,
 ) -> Iterator[LocalService]:
     require_supported_moto()  # before a port is bound or the state dir touched
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
+    local = LocalStack.from_repo(parameters=parameters, secret_value=KeyFile(state_dir).value)
+    local.max_open_executions = max_open_executions
     with (
         serving(port) as endpoint,
-        LocalStack.from_repo(
-            parameters=parameters, secret_value=KeyFile(state_dir).value
-        ).running() as stack,
+        local.running() as stack,
         stack.serving_api(api_port, auth=api_auth),
     ):
         table = stack.outputs["ActionsTableName"]
@@ -100,13 +101,16 @@ def run_local(
     parameters: dict[str, str],
     api_port: int | None = None,
     api_auth: str = "token",
+    max_open_executions: int | None = None,
 ) -> None:
     require_supported_moto()  # before a signal handler is set
     stopping = threading.Event()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: where is it stuck?
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
-    with running_service(port, state_dir, fresh, parameters, api_port, api_auth) as service:
+    with running_service(
+        port, state_dir, fresh, parameters, api_port, api_auth, max_open_executions
+    ) as service:
         print(_banner(service), flush=True)
         # Wake now and then: a signal the kernel hands to another thread only runs its Python
         # handler once the main thread runs again, and a bare wait() would never return.

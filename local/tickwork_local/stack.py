@@ -29,6 +29,7 @@ from tickwork.adapters.clients import AwsClients
 from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
 from tickwork_local.emulator_tuning import tuned_emulator
+from tickwork_local.execution_quota import open_execution_quota
 from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
@@ -147,6 +148,8 @@ class LocalStack:
         self.outputs: dict[str, str] = {}
         self.api_token: str | None = None
         self.api_auth = "token"  # or "sigv4": how serving_api guards the API
+        # RUNNING executions Step Functions allows before ExecutionLimitExceeded (None: no quota)
+        self.max_open_executions: int | None = None
         self._clients = AwsClients(boto3.Session(region_name=self.region))
         self._saved_env: dict[str, str | None] = {}
 
@@ -213,7 +216,12 @@ class LocalStack:
         require_supported_moto()  # the patches below are written for one moto release
         self._set_env()
         try:
-            with self.runtime.installed(), atomic_items(), tuned_emulator():
+            with (
+                self.runtime.installed(),
+                atomic_items(),
+                tuned_emulator(),
+                open_execution_quota(self.max_open_executions),
+            ):
                 self._create_resources()
                 workers: list[QueuePoller | ScheduleRunner] = [*self.pollers, *self.schedules]
                 for worker in workers:

@@ -24,13 +24,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def make_stack() -> Iterator[Callable[..., Stack]]:
     with ExitStack() as resources:
 
-        def make(**parameters: str) -> Stack:
+        def make(max_open_executions: int | None = None, **parameters: str) -> Stack:
             resources.enter_context(
                 mock_aws(config={"stepfunctions": {"execute_state_machine": True}})
             )
-            local = resources.enter_context(
-                LocalStack.from_repo(parameters={**FAST, **parameters}).running()
-            )
+            stack = LocalStack.from_repo(parameters={**FAST, **parameters})
+            stack.max_open_executions = max_open_executions
+            local = resources.enter_context(stack.running())
             return Stack(local)
 
         yield make

@@ -101,3 +101,24 @@ def test_a_parked_fire_gets_its_execution_from_the_pump_and_fires_once_on_time(
     ticks = stack.ticks_for("far:away", count=1, timeout=2)
     assert len(ticks) == 1 and ticks[0]["scheduledTime"] == at
     assert_never_early(ticks)
+
+
+def test_fires_refused_by_the_open_execution_quota_wait_parked_and_fire_once(make_stack) -> None:
+    # GIVEN an account where only 2 executions may run (AWS: 1,000,000 by default)
+    stack = make_stack(max_open_executions=2)
+
+    # WHEN 5 fires are due within the horizon, 3 seconds from now
+    at = in_seconds(3)
+    for n in range(5):
+        stack.start({"id": f"quota:{n}", "at": at})
+
+    # THEN starts beyond the quota were refused, the pump retried them as executions ended,
+    # and each fire happened once, none early
+    for n in range(5):
+        stack.wait_record(f"quota:{n}", lambda a: a.status == Status.COMPLETED, timeout=30)
+    runs = [i.result for i in stack.invocations("PumpFunction") if isinstance(i.result, dict)]
+    assert sum(len(run["refused"]) for run in runs) >= 1
+    assert sum(len(run["launched"]) for run in runs) >= 3
+    ticks = [t for n in range(5) for t in stack.ticks_for(f"quota:{n}", count=1, timeout=5)]
+    assert sorted(t["id"] for t in ticks) == [f"quota:{n}" for n in range(5)]
+    assert_never_early(ticks)
