@@ -13,6 +13,10 @@ histogram to bench/lateness.png). Parts:
                `import boto3` + one client; the heaviest imports; warm CPU per event
   throughput   the local stack: --starts Starts published; accepted per second, and the
                wall time until all are scheduled
+  pending      the local stack: --pending-actions one-offs over 90 days (parked) and
+               --near-actions due within two minutes; scheduled per second, open executions
+               against fires due within the horizon, /stats and a filtered page's latency,
+               a pump run, the stack's memory, the near ones' lateness, early and lost
 """
 
 from __future__ import annotations
@@ -28,11 +32,14 @@ from benchkit.coldstart import measure_cold_starts
 from benchkit.cost import measure_costs
 from benchkit.histogram import write_histogram
 from benchkit.local_stack import local_stack
+from benchkit.pending import PARAMETERS as PENDING_PARAMETERS
+from benchkit.pending import measure_pending
 from benchkit.results import Results, render
+from benchkit.stats import median
 from benchkit.throughput import measure_throughput
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("accuracy", "cost", "coldstart", "throughput")
+PARTS = ("accuracy", "cost", "coldstart", "throughput", "pending")
 _BEGAN = time.monotonic()
 
 
@@ -54,6 +61,15 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--lead", type=float, help="seconds before the first fire (default: from the size)"
     )
     parser.add_argument("--starts", type=int, default=10_000, help="Starts for throughput (10000)")
+    parser.add_argument(
+        "--pending-actions",
+        type=int,
+        default=100_000,
+        help="far-future actions for pending (100000)",
+    )
+    parser.add_argument(
+        "--near-actions", type=int, default=1000, help="near actions for pending (1000)"
+    )
     parser.add_argument("--cold-runs", type=int, default=7, help="cold start runs per function (7)")
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md", help="where to write")
     return parser.parse_args(argv)
@@ -95,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     if "throughput" in parts:
         with local_stack(work / "throughput", work / "throughput.log") as stack:
             results.throughput = measure_throughput(stack, args.starts, progress)
+    if "pending" in parts:
+        with local_stack(work / "pending", work / "pending.log", PENDING_PARAMETERS) as stack:
+            results.pending = measure_pending(
+                stack, args.pending_actions, args.near_actions, progress
+            )
     results.targets = targets(results)
     text = render(results)
     print(text)
@@ -140,6 +161,31 @@ def targets(results: Results) -> list[tuple[str, str, bool]]:
     if results.throughput:
         rate = results.throughput.accepted_per_second
         found.append(("local stack accepts ≥ 200 Starts/s", f"{rate:.0f}/s", rate >= 200))
+    pending = results.pending
+    if pending:
+        total = pending.far + pending.near
+        found += [
+            (
+                f"{total} pending actions scheduled end to end ≥ 200/s",
+                f"{pending.scheduled_per_second:.0f}/s",
+                pending.scheduled_per_second >= 200,
+            ),
+            (
+                f"GET /stats at {total} actions ≤ 100 ms (median)",
+                f"{median(pending.stats_ms):.0f} ms",
+                median(pending.stats_ms) <= 100,
+            ),
+            (
+                f"a filtered page at {total} actions ≤ 100 ms (median)",
+                f"{median(pending.page_ms):.0f} ms",
+                median(pending.page_ms) <= 100,
+            ),
+            (
+                f"{pending.near} near fires: 0 early, 0 lost",
+                f"{pending.early} early, {pending.lost} lost",
+                pending.early == 0 and pending.lost == 0,
+            ),
+        ]
     return found
 
 

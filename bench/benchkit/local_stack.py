@@ -16,8 +16,10 @@ __all__ = ["EventTap", "local_stack"]
 
 
 @contextmanager
-def local_stack(state_dir: Path, log_path: Path) -> Iterator[LocalProcess]:
-    stack = LocalProcess(state_dir, log_path=log_path)
+def local_stack(
+    state_dir: Path, log_path: Path, parameters: dict[str, str] | None = None
+) -> Iterator[LocalProcess]:
+    stack = LocalProcess(state_dir, parameters=parameters, log_path=log_path)
     stack.start(fresh=True)
     try:
         yield stack

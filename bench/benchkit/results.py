@@ -10,6 +10,7 @@ from benchkit import prices
 from benchkit.accuracy import Accuracy
 from benchkit.coldstart import ColdStart
 from benchkit.cost import Usage, polling_design_per_million
+from benchkit.pending import Pending
 from benchkit.recorder import Invocation
 from benchkit.stats import median
 from benchkit.throughput import Throughput
@@ -28,6 +29,7 @@ class Results:
     xray: ColdStart | None = None
     cold: list[ColdStart] = field(default_factory=list)
     throughput: Throughput | None = None
+    pending: Pending | None = None
     targets: list[tuple[str, str, bool]] = field(default_factory=list)  # target, measured, met
 
 
@@ -53,6 +55,8 @@ def render(results: Results) -> str:
         lines += _cold(results.bare, results.cold, results.warm, results.xray)
     if results.throughput:
         lines += _throughput(results.throughput)
+    if results.pending:
+        lines += _pending(results.pending)
     return "\n".join(lines) + "\n"
 
 
@@ -162,6 +166,34 @@ def _throughput(result: Throughput) -> list[str]:
         "Starts/s**.",
         f"- All {result.starts} scheduled (record written, execution waiting) after "
         f"**{result.schedule_seconds:.0f} s** = {result.scheduled_per_second:.1f} actions/s.",
+        "",
+    ]
+
+
+def _pending(result: Pending) -> list[str]:
+    total = result.far + result.near
+    return [
+        "## 5. Pending actions at scale",
+        "",
+        f"{result.far} one-offs spread over the next 90 days and {result.near} due within two "
+        "minutes, published through the bus, on the local stack (LaunchAheadSeconds 60, a pump "
+        "every 5 s):",
+        "",
+        "| | figure |",
+        "|---|---|",
+        f"| scheduled end to end (record written; parked, or execution started) | "
+        f"{total} in {result.schedule_seconds:.0f} s = **{result.scheduled_per_second:.0f}/s** "
+        f"(accepted by the bus in {result.accept_seconds:.1f} s) |",
+        f"| open executions / fires due within the horizon, at the end | "
+        f"{result.open_executions} / {result.due_within_horizon} |",
+        f"| `GET /stats`, median of {len(result.stats_ms)} | {median(result.stats_ms):.0f} ms |",
+        f"| `GET /actions?status=PENDING&limit=50`, median of {len(result.page_ms)} | "
+        f"{median(result.page_ms):.0f} ms |",
+        f"| one pump run from outside (boto3 over the emulator's port), median of "
+        f"{len(result.pump_ms)} | {median(result.pump_ms):.0f} ms |",
+        f"| the stack's resident memory | {result.rss_mb:.0f} MB |",
+        f"| near fires: lateness p50 / p99 | {result.late(50):.2f} s / {result.late(99):.2f} s |",
+        f"| near fires: early, lost | {result.early}, {result.lost} |",
         "",
     ]
 

@@ -45,6 +45,7 @@ def action_view(action: Action) -> dict[str, Any]:
         "generation": action.generation,
         "version": action.version,
         "executionArn": action.execution_arn,
+        "launchAt": iso(action.launch_at) if action.is_parked and action.launch_at else None,
         "lastResult": action.last_result,
         "createdAt": iso(action.created_at),
         "updatedAt": iso(action.updated_at),

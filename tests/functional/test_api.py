@@ -48,6 +48,17 @@ def test_create_answers_201_with_the_action(api: Api, stack: Stack) -> None:
     assert stack.record("invoice:42").status == Status.PENDING
 
 
+def test_a_parked_action_shows_when_its_execution_starts(api: Api, stack: Stack) -> None:
+    # LaunchAheadSeconds is 15 minutes here: a fire an hour away waits in the table
+    near, far = create(api, "near:1", delay="10m"), create(api, "far:1", delay="1h")
+
+    shown = {a["id"]: api.get(action_path(a["id"])).json for a in (near, far)}
+
+    assert shown["near:1"]["launchAt"] is None and shown["near:1"]["executionArn"]
+    assert shown["far:1"]["executionArn"] is None
+    assert fire_time(far) - parse_iso(shown["far:1"]["launchAt"]) == timedelta(minutes=15)
+
+
 def test_create_with_a_taken_id_is_409_and_keeps_the_action(api: Api, stack: Stack) -> None:
     first = create(api, "invoice:42", delay="10m")
 

@@ -274,7 +274,13 @@ class ActionView(ActionSummary):
     )
     generation: int
     version: int
-    execution_arn: str | None
+    execution_arn: str | None = Field(
+        description="The execution waiting for the next fire; null while the fire is parked."
+    )
+    launch_at: str | None = Field(
+        description="While the next fire is parked (further away than LaunchAheadSeconds), "
+        "when the pump starts its execution; null otherwise."
+    )
     last_result: dict[str, Any] | None
     created_at: str
     updated_at: str
