@@ -79,13 +79,14 @@ class QueuePoller(threading.Thread):
             VisibilityTimeout=self._hidden,
         )
         messages = response.get("Messages", [])
+        delivered: list[dict[str, str]] = []
         for message in messages:
             event = as_delivered(message["Body"], self._account)
             error_type = self._deliver(event)
             receives = int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
             if error_type is None:
-                self._sqs.delete_message(
-                    QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
+                delivered.append(
+                    {"Id": str(len(delivered)), "ReceiptHandle": message["ReceiptHandle"]}
                 )
                 self.delivered += 1
             elif receives >= self._max_receives and self._dead_letter_url:
@@ -105,6 +106,8 @@ class QueuePoller(threading.Thread):
                     ReceiptHandle=message["ReceiptHandle"],
                     VisibilityTimeout=self._retry,
                 )
+        if delivered:  # one call for the batch, as Lambda's poller deletes a batch it handled
+            self._sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=delivered)
         return len(messages)
 
 
