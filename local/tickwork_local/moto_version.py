@@ -4,7 +4,8 @@
 methods inside moto's backends (DynamoDB's item operations, the Step Functions interpreter's
 waits and parsing and StartExecution's quota, SQS's bookkeeping, Lambda's invoke). They were
 read against moto 5.2.5, which pyproject.toml pins; on any other release a patched method may
-have moved or changed its meaning, and the stack would degrade quietly — a lost atomicity, a fire a second early. So it does not start.
+have moved or changed its meaning, and the stack would degrade quietly — a lost atomicity, a
+fire a second early. So it does not start.
 """
 
 from __future__ import annotations
