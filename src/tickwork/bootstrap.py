@@ -133,7 +133,12 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     from tickwork.adapters.stepfunctions import StepFunctionsExecutions
     from tickwork.adapters.target_clients import TargetClients
 
-    ports.setdefault("repository", DynamoDBActionRepository(settings.table_name, clients=aws))
+    ports.setdefault(
+        "repository",
+        DynamoDBActionRepository(
+            settings.table_name, clients=aws, expiry_days=settings.finished_ttl.days + 1
+        ),
+    )
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     ports.setdefault(
         "publisher",

@@ -12,6 +12,7 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
+from tickwork.usecases.pause import pause_action
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 
@@ -102,3 +103,53 @@ def test_a_launched_or_cancelled_fire_leaves_the_parked_index(stack) -> None:
     cancel_action("q:1", deps)
 
     assert stack.repository.parked_due(now + timedelta(hours=2)) == []
+
+
+def test_counts_come_from_counter_items_and_match_the_records(stack) -> None:
+    # GIVEN actions of two groups, near and far (parked), paused, cancelled, one purged
+    deps = stack.deps
+    for n in range(5):
+        start_action(
+            StartCommand({"id": f"c:a:{n}", "delay": f"{5 + 20 * n}m", "group": "a"}), deps
+        )
+    for n in range(2):
+        start_action(StartCommand({"id": f"c:b:{n}", "rate": "rate(1 hour)", "group": "b"}), deps)
+    cancel_action("c:a:0", deps)
+    cancel_action("c:a:1", deps)
+    pause_action("c:b:0", "holiday", deps)
+    stack.repository.delete("c:a:1")  # a purge takes it off its counters too
+
+    # WHEN they are counted, all and by group, with every DynamoDB call watched
+    calls: list[tuple[str, str]] = []
+
+    def watch(params, model, **_) -> None:
+        shard = params.get("ExpressionAttributeValues", {}).get(":shard", {})
+        calls.append((model.name, str(shard.get("S") if isinstance(shard, dict) else shard)))
+
+    client = stack.repository._table.meta.client
+    client.meta.events.register("before-parameter-build.dynamodb", watch)
+    try:
+        counted = {g: stack.repository.count(Selection(group=g)) for g in (None, "a", "b")}
+    finally:
+        client.meta.events.unregister("before-parameter-build.dynamodb", watch)
+
+    # THEN each count is what the records say, read from a bounded set of items: no scan, and
+    # no query but the in-flight (IN_PROGRESS) shards
+    records = [a for a in all_records(stack) if a.id.startswith("c:")]
+    for group, counts in counted.items():
+        chosen = [a for a in records if group is None or a.group == group]
+        expected = {str(s): sum(a.status == s for a in chosen) for s in Status}
+        assert {k: v for k, v in counts.items() if k in expected} == expected, group
+    assert counted[None]["PENDING"] == 4 and counted[None]["CANCELLED"] == 1
+    assert counted["b"]["PAUSED"] == 1
+    assert {name for name, _ in calls} == {"BatchGetItem", "Query"}
+    assert {shard.split("#")[0] for name, shard in calls if name == "Query"} == {"IN_PROGRESS"}
+
+
+def all_records(stack) -> list:
+    found, cursor = [], None
+    while True:
+        actions, cursor = stack.repository.page(Selection(), 100, cursor)
+        found += actions
+        if cursor is None:
+            return found

@@ -98,6 +98,14 @@ class Call:
     resources: tuple[str, ...]  # ARNs the call acts on
 
 
+_TRANSACTION_ACTIONS = {
+    "Put": "dynamodb:PutItem",
+    "Update": "dynamodb:UpdateItem",
+    "Delete": "dynamodb:DeleteItem",
+    "ConditionCheck": "dynamodb:ConditionCheckItem",
+}
+
+
 def _iam_action(service: str, operation: str) -> str:
     if (service, operation) == ("lambda", "Invoke"):
         return "lambda:InvokeFunction"
@@ -165,15 +173,23 @@ def recording_calls(stack: LocalStack) -> Iterator[list[Call]]:
 
     def record(params: dict[str, Any], model: Any, **_: Any) -> None:
         function = running.get()
-        if function is not None:
-            service = model.service_model.signing_name
-            calls.append(
-                Call(
-                    function,
-                    _iam_action(service, model.name),
-                    _resources(service, params, stack.region),
-                )
+        if function is None:
+            return
+        service = model.service_model.signing_name
+        if (service, model.name) == ("dynamodb", "TransactWriteItems"):
+            # IAM authorises each item of a transaction as the single-item call it stands for.
+            for entry in params["TransactItems"]:
+                (kind, item), *_ = entry.items()
+                action = _TRANSACTION_ACTIONS[kind]
+                calls.append(Call(function, action, _resources(service, item, stack.region)))
+            return
+        calls.append(
+            Call(
+                function,
+                _iam_action(service, model.name),
+                _resources(service, params, stack.region),
             )
+        )
 
     invoke = stack.runtime.invoke
 

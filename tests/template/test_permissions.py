@@ -480,6 +480,16 @@ def test_every_call_a_function_makes_is_allowed_by_its_role(
     )
 
 
+# Grants whose path the scenario cannot reach in an emulator that runs no executions, and why
+# the code needs them.
+UNREACHED = {
+    ("ReconcilerFunction", "dynamodb:UpdateItem"): (
+        "recording a lost tick or failure from an execution that SUCCEEDED or FAILED moves the "
+        "action's status, in a transaction with its counters; here executions never end so"
+    ),
+}
+
+
 def test_every_grant_of_a_function_is_used(
     stack_template: Template, calls: list[Call], grants: dict[str, RoleGrants]
 ) -> None:
@@ -491,6 +501,11 @@ def test_every_grant_of_a_function_is_used(
         if "DeadLetterQueue" in (props := resource["Properties"])
     }
     used = {(call.function, call.action, resource) for call in calls for resource in call.resources}
+    used |= {
+        (function, action, resource)
+        for (function, action), _why in UNREACHED.items()
+        for resource in {r for c in calls for r in c.resources if r.endswith("-ActionsTable")}
+    }
     unused = sorted(
         f"{owner}: {action} on {pattern}"
         for owner, role in grants.items()

@@ -12,13 +12,22 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import random
+import time
 from collections import Counter
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from tickwork.adapters.clients import OnTable
+from tickwork.adapters.clients import AwsClients, OnTable
+from tickwork.adapters.dynamodb_counts import (
+    ATTENTION,
+    CountedAs,
+    counted_as,
+    counter_ids,
+    deltas,
+)
 from tickwork.adapters.dynamodb_record import (
     PARK_SHARDS,
     PUMP_ITEM_ID,
@@ -31,13 +40,18 @@ from tickwork.adapters.dynamodb_record import (
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, ValidationFailed
 from tickwork.domain.selection import Selection
-from tickwork.domain.times import to_epoch_ms
+from tickwork.domain.times import iso, to_epoch_ms
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
 
 __all__ = ["DynamoDBActionRepository", "decode_cursor", "encode_cursor"]
 
 _ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
 _ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
 _BATCH_GET = 100
+_TRANSACTION_ATTEMPTS = 5
+_REMEMBERED = 50_000  # (id, version) pairs kept; beyond, the cache starts again
 # With no watermark yet (a new stack), the pump looks this many buckets back. Nothing is parked
 # to launch in the past: a fire is parked before its launch moment, or again due now.
 _FIRST_LOOKBACK = 24
@@ -47,29 +61,147 @@ _SKEW_MS = 300_000
 
 
 class DynamoDBActionRepository(OnTable):
+    """``expiry_days``: how long finished records live (``FinishedTtlDays``): a count reads the
+    counters of the days they may expire on (dynamodb_counts)."""
+
+    def __init__(
+        self,
+        table_name: str,
+        table: Table | None = None,
+        clients: AwsClients | None = None,
+        expiry_days: int = 30,
+    ) -> None:
+        super().__init__(table_name, table, clients)
+        self._expiry_days = expiry_days
+        # What each (id, version, createdAt) read or written here counts as: a version's item
+        # never changes, so a save knows what it moves the action from without a read.
+        self._counted: dict[tuple[str, int, str], CountedAs | None] = {}
+
     def get(self, action_id: str) -> Action | None:
         item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
-        return from_item(item) if item else None
+        return self._remembered(item) if item else None
 
     def create(self, action: Action) -> None:
-        self._put(action, "attribute_not_exists(id)", {})
+        self._write(action, None)
 
     def save(self, action: Action, expected_version: int) -> None:
-        self._put(action, "version = :expected", {":expected": expected_version})
+        self._write(action, expected_version)
 
-    def _put(self, action: Action, condition: str, values: dict[str, Any]) -> None:
-        kwargs: dict[str, Any] = {"Item": to_item(action), "ConditionExpression": condition}
+    def _write(self, action: Action, expected_version: int | None) -> None:
+        """Put the record, fenced on ``expected_version`` (None: it must not exist); when what
+        it counts as changes, in one transaction with the counters' ADDs."""
+        item = to_item(action)
+        for attempt in range(_TRANSACTION_ATTEMPTS):
+            before = None if expected_version is None else self._before(action, expected_version)
+            changes = deltas(before, counted_as(item))
+            if expected_version is None:
+                condition, values = "attribute_not_exists(id)", {}
+            else:
+                condition, values = "version = :expected", {":expected": expected_version}
+            try:
+                if changes:
+                    self._transact(item, condition, values, changes)
+                else:
+                    self._put(item, condition, values)
+            except _Contended:
+                time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
+                continue
+            self._remember(item)
+            return
+        raise ActionConflict(action.id, "its counters stayed contended: try again")
+
+    def _put(self, item: dict[str, Any], condition: str, values: dict[str, Any]) -> None:
+        kwargs: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
         if values:
             kwargs["ExpressionAttributeValues"] = values
         try:
             self._table.put_item(**kwargs)
         except ClientError as error:
             if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                raise ActionConflict(action.id, "the record changed since it was read") from error
+                raise ActionConflict(
+                    str(item["id"]), "the record changed since it was read"
+                ) from error
             raise
 
+    def _transact(
+        self,
+        item: dict[str, Any],
+        condition: str,
+        values: dict[str, Any],
+        changes: dict[str, dict[str, int]],
+        delete: bool = False,
+    ) -> None:
+        # The resource's client takes and gives plain values (boto3 serializes them).
+        first: dict[str, Any] = {"TableName": self._name, "ConditionExpression": condition}
+        if values:
+            first["ExpressionAttributeValues"] = values
+        first.update({"Key": {"id": item["id"]}} if delete else {"Item": item})
+        writes: list[Any] = [{"Delete" if delete else "Put": first}]
+        for counter, fields in sorted(changes.items()):
+            names = {f"#f{n}": name for n, name in enumerate(fields)}
+            writes.append(
+                {
+                    "Update": {
+                        "TableName": self._name,
+                        "Key": {"id": counter},
+                        "UpdateExpression": "ADD "
+                        + ", ".join(f"#f{n} :v{n}" for n in range(len(fields))),
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": {
+                            f":v{n}": value for n, value in enumerate(fields.values())
+                        },
+                    }
+                }
+            )
+        try:
+            self._table.meta.client.transact_write_items(TransactItems=writes)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
+            if reasons and reasons[0] == "ConditionalCheckFailed":
+                raise ActionConflict(
+                    str(item["id"]), "the record changed since it was read"
+                ) from error
+            if "TransactionConflict" in reasons or not reasons:
+                raise _Contended() from error
+            raise
+
+    def _before(self, action: Action, version: int) -> CountedAs | None:
+        """What the stored version ``version`` of the action counts as: remembered, or read."""
+        key = (action.id, version, iso(action.created_at))
+        if key in self._counted:
+            return self._counted[key]
+        item = self._table.get_item(Key={"id": action.id}, ConsistentRead=True).get("Item")
+        if item is None or int(str(item["version"])) != version:
+            raise ActionConflict(action.id, "the record changed since it was read")
+        self._remember(item)
+        return counted_as(item)
+
+    def _remembered(self, item: dict[str, Any]) -> Action:
+        self._remember(item)
+        return from_item(item)
+
+    def _remember(self, item: dict[str, Any]) -> None:
+        if len(self._counted) >= _REMEMBERED:
+            self._counted.clear()
+        key = (str(item["id"]), int(str(item["version"])), str(item["createdAt"]))
+        self._counted[key] = counted_as(item)
+
     def delete(self, action_id: str) -> None:
-        self._table.delete_item(Key={"id": action_id})
+        """Delete the record and take it off its counters (a purge)."""
+        for attempt in range(_TRANSACTION_ATTEMPTS):
+            item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
+            if item is None:
+                return
+            changes = deltas(counted_as(item), None)
+            try:
+                self._transact(item, "version = :v", {":v": item["version"]}, changes, delete=True)
+            except (_Contended, ActionConflict):
+                time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
+                continue
+            return
+        raise ActionConflict(action_id, "it kept changing while being deleted: try again")
 
     # --- in order of next fire ---------------------------------------------------------------
     def in_fire_order(
@@ -159,30 +291,67 @@ class DynamoDBActionRepository(OnTable):
         return self._load(sorted(ids)[:limit])
 
     def count(self, selection: Selection) -> dict[str, int]:
-        """Actions by status (and how many need attention), every status named."""
+        """Actions by status (and how many need attention), every status named. All, or a
+        group: from the counter items (a bounded read, however many actions there are); by id
+        prefix or need of attention: from their index."""
+        if selection.prefix is None and not selection.attention:
+            return self._counted_totals(selection)
         counts: Counter[str] = Counter({str(status): 0 for status in Status})
         attention = 0
-        if selection.named or selection.attention:
-            for index, key, value in self._shards(selection):
-                items = self._index_items(
-                    index, key, value, selection.prefix, None, selection.status
-                )
-                for item in items:
-                    counts[str(item["status"])] += 1
-                    attention += "attentionShard" in item or selection.attention
-        else:
-            for status in [selection.status] if selection.status else list(Status):
-                counts[str(status)] = sum(
-                    self._count_status(f"{status}#{shard}") for shard in range(SHARDS)
-                )
-            for shard in range(SHARDS):
-                attention += sum(
-                    1
-                    for _ in self._index_items(
-                        "NeedsAttention", "attentionShard", f"attention#{shard}", None, None, None
-                    )
-                )
+        for index, key, value in self._shards(selection):
+            items = self._index_items(index, key, value, selection.prefix, None, selection.status)
+            for item in items:
+                counts[str(item["status"])] += 1
+                attention += "attentionShard" in item or selection.attention
         return {**counts, "NEEDS_ATTENTION": attention}
+
+    def _counted_totals(self, selection: Selection) -> dict[str, int]:
+        today = int(time.time()) // 86_400
+        days = range(max(today, 1), today + self._expiry_days + 2)
+        ids = counter_ids(selection.group, days, SHARDS)
+        totals: Counter[str] = Counter()
+        for item in self._items(ids):
+            for name, value in item.items():
+                if name != "id":
+                    totals[name] += int(str(value))
+        in_flight = self._in_flight(selection.group)
+        totals[Status.PENDING] -= in_flight
+        totals[Status.IN_PROGRESS] = in_flight
+        counts = {str(status): max(0, totals[str(status)]) for status in Status}
+        if selection.status is not None:
+            counts = {
+                name: value if name == selection.status else 0 for name, value in counts.items()
+            }
+        return {**counts, ATTENTION: max(0, totals[ATTENTION])}
+
+    def _in_flight(self, group: str | None) -> int:
+        """IN_PROGRESS actions (counted as PENDING by the counters): the fires in flight, a
+        handful, from the status index."""
+        ids = [
+            str(item["id"])
+            for shard in range(SHARDS)
+            for item in self._query_after(f"{Status.IN_PROGRESS}#{shard}", None, 10_000)
+        ]
+        if group is None:
+            return len(ids)
+        return sum(1 for action in self._load(ids) if action.group == group)
+
+    def _items(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The items of ``ids`` that exist, in no order."""
+        found: list[dict[str, Any]] = []
+        client = self._table.meta.client
+        for start in range(0, len(ids), _BATCH_GET):
+            request: dict[str, Any] = {
+                self._table.name: {
+                    "Keys": [{"id": i} for i in ids[start : start + _BATCH_GET]],
+                    "ConsistentRead": True,
+                }
+            }
+            while request:
+                answer = client.batch_get_item(RequestItems=request)
+                found += answer["Responses"].get(self._table.name, [])
+                request = answer.get("UnprocessedKeys") or {}
+        return found
 
     def _ids(
         self, selection: Selection, limit: int, after: str | None
@@ -252,21 +421,8 @@ class DynamoDBActionRepository(OnTable):
 
     def _load(self, ids: list[str]) -> list[Action]:
         """The records of ``ids``, in that order (one that vanished meanwhile is left out)."""
-        items: dict[str, dict[str, Any]] = {}
-        client = self._table.meta.client
-        for start in range(0, len(ids), _BATCH_GET):
-            request: dict[str, Any] = {
-                self._table.name: {
-                    "Keys": [{"id": i} for i in ids[start : start + _BATCH_GET]],
-                    "ConsistentRead": True,
-                }
-            }
-            while request:
-                answer = client.batch_get_item(RequestItems=request)
-                for item in answer["Responses"].get(self._table.name, []):
-                    items[str(item["id"])] = item
-                request = answer.get("UnprocessedKeys") or {}
-        return [from_item(items[i]) for i in ids if i in items]
+        items = {str(item["id"]): item for item in self._items(ids)}
+        return [self._remembered(items[i]) for i in ids if i in items]
 
     # --- parked fires ----------------------------------------------------------------------------
     def parked_due(self, until: datetime, limit: int = 1000) -> list[str]:
@@ -311,20 +467,10 @@ class DynamoDBActionRepository(OnTable):
         return found
 
     # --- counts ----------------------------------------------------------------------------------
-    def _count_status(self, shard: str) -> int:
-        total = 0
-        kwargs: dict[str, Any] = {
-            "IndexName": "ByStatus",
-            "KeyConditionExpression": "statusShard = :shard",
-            "ExpressionAttributeValues": {":shard": shard},
-            "Select": "COUNT",
-        }
-        while True:
-            page = self._table.query(**kwargs)
-            total += page["Count"]
-            if "LastEvaluatedKey" not in page:
-                return total
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+class _Contended(Exception):
+    """A transaction met another on a counter item (TransactionConflict): try again."""
 
 
 def _due(action: Action, until: datetime) -> bool:

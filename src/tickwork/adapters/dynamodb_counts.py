@@ -1,0 +1,97 @@
+"""Counts of actions by status, kept in counter items beside the records, so a count reads a
+bounded number of small items however many actions the table holds.
+
+An action is *counted as* (group, status, needs attention, expiry day). IN_PROGRESS is counted
+as PENDING: a fire's claim and its record then change no counter, so recurring fires write no
+counter at all; the few actions in flight are counted from the status index when asked. A
+finished record is counted under the UTC day its TTL expires on: DynamoDB deletes it without
+telling anyone, so a count simply leaves out the days that have passed.
+
+Every write that changes what an action is counted as is one transaction: the record (fenced on
+its version, as always) and the counter items' ``ADD``s, so a count is never off by a crash.
+Counter items are ``#count#<scope>#<day>#<shard>`` (scope ``*`` for all, ``g:<group>`` for a
+group; day 0 for records that do not expire; shard from the action's id, so concurrent writes
+rarely meet on one item): 8 shards x (1 + expiry days) items per scope.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from tickwork.adapters.dynamodb_record import shard_of
+from tickwork.domain.action import Status
+from tickwork.domain.steering import DEFAULT_GROUP
+
+__all__ = [
+    "ATTENTION",
+    "COUNTER_PREFIX",
+    "CountedAs",
+    "counted_as",
+    "counter_ids",
+    "deltas",
+]
+
+COUNTER_PREFIX = "#count#"
+ATTENTION = "NEEDS_ATTENTION"
+_DAY_SECONDS = 86_400
+
+
+@dataclass(frozen=True)
+class CountedAs:
+    action_id: str
+    group: str
+    status: str
+    attention: bool
+    day: int  # the UTC day (since the epoch) its TTL expires on; 0: it does not expire
+
+
+def counted_as(item: dict[str, Any]) -> CountedAs | None:
+    """What a stored item counts as (None for an item that is not an action)."""
+    action_id = str(item["id"])
+    if action_id.startswith("#"):
+        return None
+    status = str(item["status"])
+    ttl = item.get("ttl")
+    return CountedAs(
+        action_id=action_id,
+        group=str(item.get("group", DEFAULT_GROUP)),
+        status=Status.PENDING if status == Status.IN_PROGRESS else status,
+        attention="attentionShard" in item,
+        day=int(ttl) // _DAY_SECONDS if ttl is not None else 0,
+    )
+
+
+def _counters(counted: CountedAs) -> list[str]:
+    shard = shard_of(counted.action_id)
+    return [
+        f"{COUNTER_PREFIX}{scope}#{counted.day}#{shard}" for scope in ("*", f"g:{counted.group}")
+    ]
+
+
+def deltas(before: CountedAs | None, after: CountedAs | None) -> dict[str, dict[str, int]]:
+    """The ADDs that move an action from ``before`` to ``after``, by counter item; empty when
+    it counts the same."""
+    changes: dict[str, Counter[str]] = {}
+    for counted, sign in ((before, -1), (after, 1)):
+        if counted is None:
+            continue
+        for counter in _counters(counted):
+            fields = changes.setdefault(counter, Counter())
+            fields[counted.status] += sign
+            if counted.attention:
+                fields[ATTENTION] += sign
+    return {
+        counter: {name: value for name, value in fields.items() if value}
+        for counter, fields in changes.items()
+        if any(fields.values())
+    }
+
+
+def counter_ids(group: str | None, days: range, shards: int) -> list[str]:
+    """Every counter item of a scope: day 0 and the expiry days ``days``, each shard."""
+    scope = "*" if group is None else f"g:{group}"
+    return [
+        f"{COUNTER_PREFIX}{scope}#{day}#{shard}" for day in (0, *days) for shard in range(shards)
+    ]
