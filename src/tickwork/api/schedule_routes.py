@@ -28,10 +28,12 @@ _NOT_WHEN = frozenset({"expression", "count", "after", "first", "timezone"})
 @router.get(
     "/stats",
     summary="Counts by status, and fires over the last hour and day",
-    description="Counts come from the indexes (by status; with group or prefix, from theirs); "
-    "needsAttention counts actions with a failed fire waiting for a retry. Fires are counted "
-    "from the records' occurrence history (all actions: a table scan; a group or prefix: its "
-    "index): late = fired more than 1 s after its time (a part of fired).",
+    description="Counts of all actions or of a group come from counter items kept with every "
+    "status change (a bounded read, however many actions there are); with a prefix, from the "
+    "id index. needsAttention counts actions with a failed fire waiting for a retry. Fires are "
+    "counted from the records' occurrence history (every record, or those of the group or "
+    "prefix, read through the id indexes): late = fired more than 1 s after its time (a part "
+    "of fired).",
     responses=responses(200, Stats, "Counts", 400),
     tags=["stats"],
 )
@@ -50,7 +52,8 @@ def get_stats(
 @router.get(
     "/stats/fires",
     summary="Recent fires in time buckets (on time, late, failed)",
-    description="From the records' occurrence history (a table scan), by when each happened.",
+    description="From the records' occurrence history (every record, read through the id "
+    "index), by when each happened.",
     responses=responses(200, FireBuckets, "Buckets, oldest first", 400),
     tags=["stats"],
 )

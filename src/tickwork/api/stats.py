@@ -1,7 +1,7 @@
 """Fires and failures over recent time, counted from the occurrence history on the records.
 
-Scan-based: every record is read (a paginated table scan) and its history counted, so the
-cost grows with the table — fine for a dashboard over thousands of actions, not millions;
+Every record is read (paged through the id index, and loaded by key) and its history counted,
+so the cost grows with the table — fine for a dashboard over thousands of actions, not millions;
 at that scale count fires as they are recorded (metrics, or a counter item) instead. Each
 record keeps a bounded history (``HISTORY_LIMIT``), so an action that fires more often
 than that within the window is undercounted.
@@ -37,7 +37,7 @@ class PagedActions(Protocol):
 
 
 def all_actions(repository: PagedActions, selection: Selection | None = None) -> Iterator[Action]:
-    """Every action (a scan), or those of a group or id prefix (their index)."""
+    """Every action (the id index), or those of a group or id prefix (their index)."""
     cursor: str | None = None
     while True:
         actions, cursor = repository.page(selection or Selection(), _SCAN_PAGE, cursor)
