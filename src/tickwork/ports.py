@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from tickwork.domain.action import Action, Status
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireOrder
+from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.selection import Selection
 from tickwork.fulfillment.notifier import Notifier
 
@@ -77,6 +78,16 @@ class ActionRepository(Protocol):
         """One page and an opaque cursor for the next (None at the end)."""
 
     def delete(self, action_id: str) -> None: ...
+
+    def tally_fire(self, group: str, at: datetime, kind: FireKind) -> None:
+        """Count one recorded fire of ``kind`` that happened ``at``, in all and in ``group``,
+        by minute and by hour (best effort: statistics, never the record of a fire)."""
+
+    def fire_tallies(
+        self, group: str | None, hourly: bool, first: int, last: int
+    ) -> dict[int, dict[str, int]]:
+        """The fire counts of minutes (or hours) ``first``..``last`` since the epoch, all or of
+        a group: {minute: {"onTime": n, "late": n, "failed": n}} for those with any."""
 
 
 @dataclass(frozen=True)

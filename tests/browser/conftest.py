@@ -20,6 +20,7 @@ from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.fire import Outcome
+from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork_local.stack import LocalStack
 
@@ -85,6 +86,7 @@ def seeded(stack: Stack) -> Seeded:
         version=action.version + 1,
     )
     deps.repository.save(failed_record, expected_version=action.version)
+    deps.repository.tally_fire(action.group, fire.actual_time, FireKind.FAILED)
 
     completed = "dash:report:every-20m"
     start_action(
@@ -101,6 +103,9 @@ def seeded(stack: Stack) -> Seeded:
         before = action
         action = action.fired(actual, record, following, {"delivered": "tick-event"}, deps.limits)
         deps.repository.save(action, expected_version=before.version)
+        kind = fire_kind(record)
+        assert kind is not None
+        deps.repository.tally_fire(action.group, actual, kind)  # as recording the fire does
     return Seeded(pending, failed, error, completed)
 
 

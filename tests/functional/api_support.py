@@ -15,6 +15,7 @@ import requests
 from tests.e2e.support import Stack
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.fire import Outcome
+from tickwork.domain.fire_tally import fire_kind
 from tickwork_local.http_api import serving_api
 
 __all__ = ["Api", "Reply", "action_path", "ago", "serving", "with_history"]
@@ -105,3 +106,7 @@ def with_history(
         last_error=history[-1].error if history else None,
     )
     stack.repository.save(changed, expected_version=action.version)
+    for occurrence in history:  # as recording each fire counts it
+        kind = fire_kind(occurrence)
+        if kind is not None:
+            stack.repository.tally_fire(action.group, occurrence.actual_time, kind)

@@ -19,6 +19,7 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, FireOrder
+from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.naming import execution_name
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso, to_epoch_ms
@@ -56,6 +57,7 @@ class FakeRepository:
     def __init__(self) -> None:
         self.items: dict[str, Action] = {}
         self.writes = 0
+        self.fires: dict[tuple[str | None, bool, int], dict[str, int]] = {}
 
     def get(self, action_id: str) -> Action | None:
         return copy.deepcopy(self.items.get(action_id))
@@ -76,6 +78,22 @@ class FakeRepository:
     def delete(self, action_id: str) -> None:
         self.items.pop(action_id, None)
         self.writes += 1
+
+    def tally_fire(self, group: str, at: datetime, kind: FireKind) -> None:
+        minute = to_epoch_ms(at) // 60_000
+        for scope in (None, group):
+            for hourly, number in ((False, minute), (True, minute // 60)):
+                counts = self.fires.setdefault((scope, hourly, number), {})
+                counts[str(kind)] = counts.get(str(kind), 0) + 1
+
+    def fire_tallies(
+        self, group: str | None, hourly: bool, first: int, last: int
+    ) -> dict[int, dict[str, int]]:
+        return {
+            n: dict(self.fires[(group, hourly, n)])
+            for n in range(first, last + 1)
+            if (group, hourly, n) in self.fires
+        }
 
     def in_fire_order(
         self, status: Status | None = None, limit: int = 100, until: datetime | None = None

@@ -31,9 +31,12 @@ __all__ = [
     "counted_as",
     "counter_ids",
     "deltas",
+    "fire_counter_id",
+    "fire_counter_ids",
 ]
 
 COUNTER_PREFIX = "#count#"
+FIRE_PREFIX = "#fires#"
 ATTENTION = "NEEDS_ATTENTION"
 _DAY_SECONDS = 86_400
 
@@ -87,6 +90,21 @@ def deltas(before: CountedAs | None, after: CountedAs | None) -> dict[str, dict[
         for counter, fields in changes.items()
         if any(fields.values())
     }
+
+
+def fire_counter_id(group: str | None, hourly: bool, number: int) -> str:
+    """The fire-count item of one minute (or hour) since the epoch, all or of a group."""
+    scope = "*" if group is None else f"g:{group}"
+    return f"{FIRE_PREFIX}{scope}#{'h' if hourly else 'm'}{number}"
+
+
+def fire_counter_ids(group: str, minute: int) -> list[str]:
+    """The items one fire at ``minute`` is counted in: its minute and hour, all and its group."""
+    return [
+        fire_counter_id(scope, hourly, minute // 60 if hourly else minute)
+        for scope in (None, group)
+        for hourly in (False, True)
+    ]
 
 
 def counter_ids(group: str | None, days: range, shards: int) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import random
 import time
 from collections import Counter
@@ -27,6 +28,8 @@ from tickwork.adapters.dynamodb_counts import (
     counted_as,
     counter_ids,
     deltas,
+    fire_counter_id,
+    fire_counter_ids,
 )
 from tickwork.adapters.dynamodb_record import (
     PARK_SHARDS,
@@ -39,6 +42,7 @@ from tickwork.adapters.dynamodb_record import (
 )
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, ValidationFailed
+from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
 
@@ -49,6 +53,8 @@ __all__ = ["DynamoDBActionRepository", "decode_cursor", "encode_cursor"]
 
 _ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
 _ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
+log = logging.getLogger("tickwork")
+
 _BATCH_GET = 100
 _TRANSACTION_ATTEMPTS = 5
 _REMEMBERED = 50_000  # (id, version) pairs kept; beyond, the cache starts again
@@ -466,7 +472,28 @@ class DynamoDBActionRepository(OnTable):
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return found
 
-    # --- counts ----------------------------------------------------------------------------------
+    # --- fire totals -----------------------------------------------------------------------------
+    def tally_fire(self, group: str, at: datetime, kind: FireKind) -> None:
+        minute = to_epoch_ms(at) // 60_000
+        for counter in fire_counter_ids(group, minute):
+            try:
+                self._table.update_item(
+                    Key={"id": counter},
+                    UpdateExpression="ADD #k :one",
+                    ExpressionAttributeNames={"#k": str(kind)},
+                    ExpressionAttributeValues={":one": 1},
+                )
+            except ClientError:
+                log.warning("fire not tallied in %s", counter, exc_info=True)
+
+    def fire_tallies(
+        self, group: str | None, hourly: bool, first: int, last: int
+    ) -> dict[int, dict[str, int]]:
+        ids = {fire_counter_id(group, hourly, n): n for n in range(first, last + 1)}
+        return {
+            ids[str(item["id"])]: {k: int(str(v)) for k, v in item.items() if k != "id"}
+            for item in self._items(list(ids))
+        }
 
 
 class _Contended(Exception):

@@ -30,10 +30,10 @@ _NOT_WHEN = frozenset({"expression", "count", "after", "first", "timezone"})
     summary="Counts by status, and fires over the last hour and day",
     description="Counts of all actions or of a group come from counter items kept with every "
     "status change (a bounded read, however many actions there are); with a prefix, from the "
-    "id index. needsAttention counts actions with a failed fire waiting for a retry. Fires are "
-    "counted from the records' occurrence history (every record, or those of the group or "
-    "prefix, read through the id indexes): late = fired more than 1 s after its time (a part "
-    "of fired).",
+    "id index. needsAttention counts actions with a failed fire waiting for a retry. Fires come "
+    "from fire counters kept as each fire is recorded, by minute and hour (with a prefix: "
+    "from the occurrence histories of its records): late = fired more than 1 s after its "
+    "time (a part of fired).",
     responses=responses(200, Stats, "Counts", 400),
     tags=["stats"],
 )
@@ -45,15 +45,15 @@ def get_stats(
     selection = Selection(group=group, prefix=prefix or None)
     counts = deps.repository.count(selection)
     attention = counts.pop("NEEDS_ATTENTION", 0)
-    fires = stats.fire_counts(stats.all_actions(deps.repository, selection), deps.clock.now())
+    fires = stats.fire_counts(deps.repository, selection, deps.clock.now())
     return Stats.model_validate({"byStatus": counts, "needsAttention": attention, **fires})
 
 
 @router.get(
     "/stats/fires",
     summary="Recent fires in time buckets (on time, late, failed)",
-    description="From the records' occurrence history (every record, read through the id "
-    "index), by when each happened.",
+    description="From the fire counters kept as each fire is recorded (by minute; by hour for "
+    "buckets of whole hours), by when each happened.",
     responses=responses(200, FireBuckets, "Buckets, oldest first", 400),
     tags=["stats"],
 )
@@ -62,9 +62,7 @@ def get_fires(
     bucket: Annotated[int, Query(ge=1, le=1_440, description="Bucket size in minutes.")] = 5,
 ) -> FireBuckets:
     deps = bootstrap.from_environment()
-    buckets = stats.fire_buckets(
-        stats.all_actions(deps.repository), deps.clock.now(), minutes, bucket
-    )
+    buckets = stats.fire_buckets(deps.repository, deps.clock.now(), minutes, bucket)
     return FireBuckets.model_validate(buckets)
 
 

@@ -1,68 +1,70 @@
-"""Fires and failures over recent time, counted from the occurrence history on the records.
+"""Fires and failures over recent time.
 
-Every record is read (paged through the id index, and loaded by key) and its history counted,
-so the cost grows with the table — fine for a dashboard over thousands of actions, not millions;
-at that scale count fires as they are recorded (metrics, or a counter item) instead. Each
-record keeps a bounded history (``HISTORY_LIMIT``), so an action that fires more often
-than that within the window is undercounted.
+All actions or a group: from the fire counters (``tally_fire``: each recorded fire is counted in
+its minute and its hour), so a read is bounded whatever the table holds: the last hour is 60
+minute items, the last day 24 hour items plus the minutes of its first, partial hour. By id
+prefix: from the occurrence histories of the records of that prefix (read through the id
+index), each of which keeps a bounded history (``HISTORY_LIMIT``).
 
 An occurrence is "on time" when it fired at most 1 s after its scheduled time, "late" when
-later, "failed" when it failed after its retries; NO_ACTION occurrences (nothing to run) are
-counted in none. Windows and buckets go by when the occurrence happened (its actual time).
+later, "failed" when it failed after its retries; NO_ACTION and SKIPPED occurrences (nothing
+ran) are counted in none (``domain.fire_tally``). Windows and buckets go by when the occurrence
+happened (its actual time), to the minute.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from tickwork.domain.action import Action, Occurrence
+from tickwork.domain.action import Action
 from tickwork.domain.errors import ValidationFailed
-from tickwork.domain.fire import Outcome
+from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.domain.selection import Selection
-from tickwork.domain.times import iso
+from tickwork.domain.times import iso, to_epoch_ms
 
-__all__ = ["MAX_BUCKETS", "all_actions", "fire_buckets", "fire_counts"]
+__all__ = ["MAX_BUCKETS", "FireTotals", "fire_buckets", "fire_counts"]
 
-LATE_AFTER = timedelta(seconds=1)
 MAX_BUCKETS = 500
-_SCAN_PAGE = 200
+_PAGE = 200
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_WINDOWS = {"lastHour": 60, "lastDay": 1440}  # minutes
 
 
-class PagedActions(Protocol):
+class FireTotals(Protocol):
     def page(
         self, selection: Selection, limit: int, cursor: str | None = None
     ) -> tuple[list[Action], str | None]: ...
 
-
-def all_actions(repository: PagedActions, selection: Selection | None = None) -> Iterator[Action]:
-    """Every action (the id index), or those of a group or id prefix (their index)."""
-    cursor: str | None = None
-    while True:
-        actions, cursor = repository.page(selection or Selection(), _SCAN_PAGE, cursor)
-        yield from actions
-        if cursor is None:
-            return
+    def fire_tallies(
+        self, group: str | None, hourly: bool, first: int, last: int
+    ) -> dict[int, dict[str, int]]: ...
 
 
-def fire_counts(actions: Iterable[Action], now: datetime) -> dict[str, Any]:
+def fire_counts(repository: FireTotals, selection: Selection, now: datetime) -> dict[str, Any]:
     """{"lastHour": {fired, late, failed}, "lastDay": {...}}; late is a part of fired."""
-    windows = {"lastHour": timedelta(hours=1), "lastDay": timedelta(days=1)}
-    counts = {name: {"fired": 0, "late": 0, "failed": 0} for name in windows}
-    for happened, kind in _occurrences(actions):
-        for name, span in windows.items():
-            if now - span <= happened <= now:
-                if kind == "failed":
-                    counts[name]["failed"] += 1
-                else:
-                    counts[name]["fired"] += 1
-                    counts[name]["late"] += kind == "late"
-    return counts
+    minute = _minute(now)
+    if selection.prefix is not None:
+        tallies = _tallies_of(_actions(repository, selection), minute - _WINDOWS["lastDay"] + 1)
+        return {
+            name: _totals(c for m, c in tallies.items() if m > minute - span)
+            for name, span in _WINDOWS.items()
+        }
+    group = selection.group
+    hour_minutes = repository.fire_tallies(group, False, minute - 59, minute)
+    first = minute - _WINDOWS["lastDay"] + 1
+    whole_from = -(-first // 60)  # the first hour that starts inside the window
+    day = [
+        *repository.fire_tallies(group, False, first, whole_from * 60 - 1).values(),
+        *repository.fire_tallies(group, True, whole_from, minute // 60).values(),
+    ]
+    return {"lastHour": _totals(hour_minutes.values()), "lastDay": _totals(day)}
 
 
 def fire_buckets(
-    actions: Iterable[Action], now: datetime, minutes: int, bucket: int
+    repository: FireTotals, now: datetime, minutes: int, bucket: int
 ) -> dict[str, Any]:
     """The last ``minutes`` in ``bucket``-minute buckets aligned to UTC, the last one holding
     ``now``: {"buckets": [{"start", "onTime", "late", "failed"}, ...]} oldest first."""
@@ -72,33 +74,54 @@ def fire_buckets(
             f"{minutes} minutes in {bucket}-minute buckets is not 1 to {MAX_BUCKETS} buckets",
             f"give a bucket of at most {minutes} and at least {-(-minutes // MAX_BUCKETS)} minutes",
         )
-    size = timedelta(minutes=bucket)
     count = -(-minutes // bucket)
-    epoch = datetime(1970, 1, 1, tzinfo=now.tzinfo)
-    last = epoch + ((now - epoch) // size) * size
-    first = last - (count - 1) * size
-    tallies = [{"onTime": 0, "late": 0, "failed": 0} for _ in range(count)]
-    key = {"on_time": "onTime", "late": "late", "failed": "failed"}
-    for happened, kind in _occurrences(actions):
-        if first <= happened < last + size:
-            tallies[(happened - first) // size][key[kind]] += 1
+    last = _minute(now) // bucket * bucket
+    first = last - (count - 1) * bucket
+    hourly = bucket % 60 == 0
+    unit = 60 if hourly else 1
+    tallies = repository.fire_tallies(None, hourly, first // unit, (last + bucket) // unit - 1)
+    sums = [Counter[str]() for _ in range(count)]
+    for number, tally in tallies.items():
+        sums[(number * unit - first) // bucket].update(tally)
     return {
-        "buckets": [{"start": iso(first + n * size), **tally} for n, tally in enumerate(tallies)]
+        "buckets": [
+            {
+                "start": iso(_EPOCH + timedelta(minutes=first + n * bucket)),
+                **{str(kind): total.get(str(kind), 0) for kind in FireKind},
+            }
+            for n, total in enumerate(sums)
+        ]
     }
 
 
-def _occurrences(actions: Iterable[Action]) -> Iterator[tuple[datetime, str]]:
+def _minute(moment: datetime) -> int:
+    return to_epoch_ms(moment) // 60_000
+
+
+def _totals(tallies: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for tally in tallies:
+        total.update(tally)
+    on_time, late = total[FireKind.ON_TIME], total[FireKind.LATE]
+    return {"fired": on_time + late, "late": late, "failed": total[FireKind.FAILED]}
+
+
+def _actions(repository: FireTotals, selection: Selection) -> Iterator[Action]:
+    cursor: str | None = None
+    while True:
+        actions, cursor = repository.page(selection, _PAGE, cursor)
+        yield from actions
+        if cursor is None:
+            return
+
+
+def _tallies_of(actions: Iterable[Action], since: int) -> dict[int, Counter[str]]:
+    """The records' occurrences that happened from minute ``since`` on, counted by minute."""
+    tallies: dict[int, Counter[str]] = {}
     for action in actions:
         for occurrence in action.history:
-            kind = _kind(occurrence)
-            if kind is not None:
-                yield occurrence.actual_time, kind
-
-
-def _kind(occurrence: Occurrence) -> str | None:
-    if occurrence.outcome is Outcome.FAILED:
-        return "failed"
-    if occurrence.outcome is not Outcome.FIRED:
-        return None
-    lateness = occurrence.actual_time - occurrence.scheduled_time
-    return "late" if lateness > LATE_AFTER else "on_time"
+            kind = fire_kind(occurrence)
+            minute = _minute(occurrence.actual_time)
+            if kind is not None and minute >= since:
+                tallies.setdefault(minute, Counter())[str(kind)] += 1
+    return tallies

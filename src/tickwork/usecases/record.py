@@ -23,6 +23,7 @@ from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
+from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.usecases.deferral import settle
 from tickwork.usecases.launch import launch, plan
@@ -45,11 +46,14 @@ def record_tick(tick: Tick, deps: Dependencies) -> dict[str, Any]:
         following = None
         if tick.outcome is not Outcome.NO_ACTION:
             following = _following(action, tick.scheduled_time, tick.occurrence, now)
-        fired = action.fired(now, _occurrence_of(tick), following, tick.result, deps.limits)
+        occurrence = _occurrence_of(tick)
+        fired = action.fired(now, occurrence, following, tick.result, deps.limits)
         try:
-            return _write(action, fired, now, deps)
+            answer = _write(action, fired, now, deps)
         except ActionConflict:
             continue
+        _tally(action, occurrence, deps)
+        return answer
     raise ActionConflict(tick.action_id, f"could not record occurrence {tick.occurrence}")
 
 
@@ -80,6 +84,7 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
             answer = _write(action, failed, now, deps)
         except ActionConflict:
             continue
+        _tally(action, record, deps)
         return {**answer, "error": record.error, "failurePolicy": str(action.failure_policy)}
     raise ActionConflict(
         failure.action_id, f"could not record the failure of occurrence {failure.occurrence}"
@@ -134,6 +139,7 @@ def _record_manual(
             deps.repository.save(updated, expected_version=action.version)
         except ActionConflict:
             continue
+        _tally(action, record, deps)
         return {
             "id": action_id,
             "outcome": "recorded",
@@ -142,6 +148,14 @@ def _record_manual(
             "trigger": str(record.trigger),
         }
     raise ActionConflict(action_id, f"could not record manual fire {number}")
+
+
+def _tally(action: Action, occurrence: Occurrence, deps: Dependencies) -> None:
+    """Count a fire just recorded in the fire totals, once: only the write that recorded it
+    gets here (a repeated tick is ignored before)."""
+    kind = fire_kind(occurrence)
+    if kind is not None:
+        deps.repository.tally_fire(action.group, occurrence.actual_time, kind)
 
 
 def _occurrence_of(tick: Tick) -> Occurrence:

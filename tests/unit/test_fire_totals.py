@@ -1,0 +1,66 @@
+"""Fire totals come from counters kept as each fire is recorded: once per fire however often
+its tick is delivered, by minute and hour, in all and in its group; /stats windows and chart
+buckets read a bounded number of them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from tests.unit.fakes import attempt, fake_dependencies
+from tickwork.api.stats import fire_buckets, fire_counts
+from tickwork.domain.fire_tally import FireKind
+from tickwork.domain.selection import Selection
+from tickwork.domain.times import iso
+from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.record import record_tick
+from tickwork.usecases.start import StartCommand, start_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+
+
+def test_a_recorded_fire_is_counted_once_however_often_its_tick_comes() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "r", "rate": "rate(10 minutes)", "group": "g"}), deps)
+    deps.clock.current = NOW + timedelta(minutes=10)
+    tick = fulfill_fire(attempt("r", 1, iso(NOW + timedelta(minutes=10))), deps)
+
+    record_tick(tick, deps)
+    record_tick(tick, deps)  # delivered again
+
+    minute = int((NOW + timedelta(minutes=10)).timestamp()) // 60
+    assert deps.repository.fire_tallies(None, False, minute, minute) == {minute: {"onTime": 1}}
+    assert deps.repository.fire_tallies("g", True, minute // 60, minute // 60) == {
+        minute // 60: {"onTime": 1}
+    }
+
+
+def test_windows_and_buckets_add_up_the_counters() -> None:
+    deps = fake_dependencies(NOW)
+    repository = deps.repository
+    for ago, kind, group in (
+        (timedelta(minutes=10), FireKind.ON_TIME, "a"),
+        (timedelta(minutes=20), FireKind.LATE, "a"),
+        (timedelta(minutes=30), FireKind.FAILED, "b"),
+        (timedelta(hours=3), FireKind.ON_TIME, "a"),
+        (timedelta(hours=23, minutes=59), FireKind.ON_TIME, "b"),
+        (timedelta(days=2), FireKind.ON_TIME, "a"),
+    ):
+        repository.tally_fire(group, NOW - ago, kind)
+
+    everything = fire_counts(repository, Selection(), NOW)
+    assert everything == {
+        "lastHour": {"fired": 2, "late": 1, "failed": 1},
+        "lastDay": {"fired": 4, "late": 1, "failed": 1},
+    }
+    assert fire_counts(repository, Selection(group="a"), NOW)["lastDay"] == {
+        "fired": 3,
+        "late": 1,
+        "failed": 0,
+    }
+    buckets = fire_buckets(repository, NOW, 60, 10)["buckets"]
+    assert [(b["onTime"], b["late"], b["failed"]) for b in buckets] == [
+        (0, 0, 0), (0, 0, 0), (0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 0, 0),
+    ]  # fmt: skip
+    hourly = fire_buckets(repository, NOW, 24 * 60, 60)["buckets"]
+    # 24 whole hours, the last holding now: the fire 23 h 59 min ago is in the hour before them
+    assert sum(b["onTime"] for b in hourly) == 2 and len(hourly) == 24
