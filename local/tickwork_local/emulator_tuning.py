@@ -27,6 +27,10 @@ a running ``tickwork local`` and is measured by ``make bench``:
   conversions; it now reads the clock directly (the same number).
 - **Finding the service of a served request** — the server lists moto's package directory for
   every request from outside; the listing is read once.
+- **A transaction copying whole tables** — TransactWriteItems deep-copied every table it touches
+  before it began (its rollback), so each transaction cost O(items in the table): with the
+  action counters, every Start. Only the items it names are copied now, and put back if it
+  fails (tables with a sort key keep moto's own copy).
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ def tuned_emulator() -> Iterator[None]:
             _sends_without_counting,
             _items_sized_once,
             _moto_modules_listed_once,
+            _transactions_copy_what_they_touch,
         ):
             patches.enter_context(fix())
         yield
@@ -280,4 +285,60 @@ def _moto_modules_listed_once() -> Iterator[None]:
 
     listed = tuple(backends.list_of_moto_modules())
     with mock.patch.object(backends, "list_of_moto_modules", lambda: listed):
+        yield
+
+
+# --- DynamoDB transactions ------------------------------------------------------------------------
+@contextmanager
+def _transactions_copy_what_they_touch() -> Iterator[None]:
+    import copy as real_copy
+
+    from moto.dynamodb import models as dynamodb_models
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import Table
+
+    cheap = threading.local()
+
+    class _Copy:
+        """moto's module-level ``copy``: a table is not copied while a transaction snapshots its
+        own items instead; everything else is copied as before."""
+
+        @staticmethod
+        def deepcopy(value: Any, memo: Any = None) -> Any:
+            if isinstance(value, Table) and getattr(cheap, "on", False):
+                return value  # its rollback then puts back the same table: a no-op
+            return real_copy.deepcopy(value, memo)
+
+    original = DynamoDBBackend.transact_write_items
+
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> Any:
+        saved: list[tuple[Any, Any, Any]] = []
+        for entry in transact_items:
+            _, op = next(iter(entry.items()))
+            table = self.tables.get(op.get("TableName"))
+            if table is None or table.range_key_attr is not None or len(entry) != 1:
+                return original(self, transact_items)  # moto's own way, whole-table copies
+            attrs = op["Item"] if "Item" in op else op.get("Key", {})
+            if table.hash_key_attr not in attrs:
+                return original(self, transact_items)
+            hash_value = DynamoType(attrs[table.hash_key_attr])
+            saved.append((table, hash_value, real_copy.deepcopy(table.items.get(hash_value))))
+        cheap.on = True
+        try:
+            return original(self, transact_items)
+        except BaseException:
+            for table, hash_value, previous in reversed(saved):
+                if previous is None:
+                    table.items.pop(hash_value, None)
+                else:
+                    table.items[hash_value] = previous
+            raise
+        finally:
+            cheap.on = False
+
+    with (
+        mock.patch.object(dynamodb_models, "copy", _Copy),
+        mock.patch.object(DynamoDBBackend, "transact_write_items", transact_write_items),
+    ):
         yield

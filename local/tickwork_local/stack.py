@@ -216,10 +216,12 @@ class LocalStack:
         require_supported_moto()  # the patches below are written for one moto release
         self._set_env()
         try:
+            # The emulator's fixes first: atomic_items then guards what they replaced too (a
+            # transaction's own snapshot is taken under the same lock as its writes).
             with (
                 self.runtime.installed(),
-                atomic_items(),
                 tuned_emulator(),
+                atomic_items(),
                 open_execution_quota(self.max_open_executions),
             ):
                 self._create_resources()

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.errors import ActionConflict, ValidationFailed
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork.usecases.pause import pause_action
@@ -153,3 +153,20 @@ def all_records(stack) -> list:
         found += actions
         if cursor is None:
             return found
+
+
+def test_a_refused_write_moves_no_counter(stack) -> None:
+    # GIVEN an action counted PENDING
+    deps = stack.deps
+    start_action(StartCommand({"id": "r:1", "delay": "10m"}), deps)
+    action = stack.record("r:1")
+    before = stack.repository.count(Selection())
+
+    # WHEN a write fenced on a stale version would cancel it (its transaction is refused)
+    cancelled = action.cancelled(action.updated_at, deps.limits, "stale")
+    with pytest.raises(ActionConflict):
+        stack.repository.save(cancelled, expected_version=action.version - 1)
+
+    # THEN neither the record nor a counter moved (the counters' ADDs were rolled back)
+    assert stack.record("r:1").status == Status.PENDING
+    assert stack.repository.count(Selection()) == before
