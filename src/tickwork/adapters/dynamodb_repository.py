@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 import json
 import logging
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -220,12 +223,8 @@ class DynamoDBActionRepository(OnTable):
             actions = [a for a in self._load(ids) if until is None or _due(a, until)]
         else:
             last = None if until is None else to_epoch_ms(until)
-            shards = (f"{status}#{shard}" for shard in range(SHARDS))
-            items = [
-                item for shard in shards for item in self._query_after(shard, None, limit, last)
-            ]
-            items.sort(key=_position)
-            actions = self._load([str(item["id"]) for item in items[:limit]])
+            items = self._by_time(status, None, limit, last)
+            actions = self._load([str(item["id"]) for item in items])
         actions.sort(key=lambda a: (a.execution_time is None, a.execution_time or 0, a.id))
         return actions[:limit]
 
@@ -241,26 +240,34 @@ class DynamoDBActionRepository(OnTable):
         if selection.named or selection.attention or selection.status is None:
             ids, last = self._ids(selection, limit, after["id"] if after else None)
             return self._load(ids), last and encode_cursor({"id": last})
-        items: list[dict[str, Any]] = []
-        for shard in range(SHARDS):
-            items += self._query_after(f"{selection.status}#{shard}", after, limit + 1)
-        items.sort(key=_position)
+        items = self._by_time(selection.status, after, limit + 1)
         chosen = self._load([str(item["id"]) for item in items[:limit]])
         if len(items) <= limit:
             return chosen, None
         time, last_id = _position(items[limit - 1])
         return chosen, encode_cursor({"t": time, "id": last_id})
 
-    def _query_after(
-        self, shard: str, after: dict[str, Any] | None, want: int, last: int | None = None
+    def _by_time(
+        self, status: Status, after: dict[str, Any] | None, want: int, last: int | None = None
     ) -> list[dict[str, Any]]:
-        """One ByStatus shard from after ``after`` (and up to ``last`` epoch ms): keys only (the
-        index projects nothing else; pages load their records by key)."""
+        """The first ``want`` index entries of ``status`` in fire order (after ``after``, up to
+        ``last`` epoch ms): the shards merged as they are read, each read a few entries at a
+        time, so a page reads about its own size plus a few per shard, not a page per shard."""
+        step = 2 * -(-want // SHARDS) + 2  # twice a shard's share of the page, and a margin
+        shards = (self._shard_in_order(f"{status}#{n}", after, step, last) for n in range(SHARDS))
+        return list(islice(heapq.merge(*shards, key=_position), want))
+
+    def _shard_in_order(
+        self, shard: str, after: dict[str, Any] | None, step: int, last: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """One ByStatus shard's entries in fire order from after ``after`` (and up to ``last``
+        epoch ms), read ``step`` at a time as they are consumed: keys only (the index projects
+        nothing else; pages load their records by key)."""
         kwargs: dict[str, Any] = {
             "IndexName": "ByStatus",
             "KeyConditionExpression": "statusShard = :shard",
             "ExpressionAttributeValues": {":shard": shard},
-            "Limit": want,
+            "Limit": step,
         }
         low = after["t"] if after and "t" in after else None
         values = kwargs["ExpressionAttributeValues"]
@@ -273,16 +280,14 @@ class DynamoDBActionRepository(OnTable):
         elif last is not None:
             kwargs["KeyConditionExpression"] += " AND executionTime <= :last"
             values[":last"] = last
-        found: list[dict[str, Any]] = []
-        while len(found) < want:
+        while True:
             page = self._table.query(**kwargs)
             for item in page.get("Items", []):
                 if not after or _position(item) > (after.get("t", 0), after["id"]):
-                    found.append(item)
+                    yield item
             if "LastEvaluatedKey" not in page:
-                break
+                return
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        return found[:want]
 
     # --- by name (group, id prefix) and needing attention: in id order --------------------------
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
@@ -336,7 +341,7 @@ class DynamoDBActionRepository(OnTable):
         ids = [
             str(item["id"])
             for shard in range(SHARDS)
-            for item in self._query_after(f"{Status.IN_PROGRESS}#{shard}", None, 10_000)
+            for item in self._shard_in_order(f"{Status.IN_PROGRESS}#{shard}", None, 1000)
         ]
         if group is None:
             return len(ids)
