@@ -343,6 +343,30 @@ def stats(context: Context, group: str | None, prefix: str | None, as_json: bool
     render.counts(context.target.dependencies().repository.count(selection), as_json)
 
 
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Only report the counters that are off.")
+@json_option
+@pass_context
+def recount(context: Context, dry_run: bool, as_json: bool) -> None:
+    """Rebuild the count items (what `stats`, the API and the dashboard count) from the records.
+
+    Needed once on a stack that held actions before counts were kept in counter items (those
+    start at zero), and safe to run at any time: one consistent scan of the table (read
+    capacity in proportion to its size), then each counter that is off is rewritten, fenced on
+    what it held. A counter that a write moved meanwhile is left alone and listed: run the
+    command again when the stack is quiet. Needs dynamodb:Scan and dynamodb:PutItem on the table.
+    """
+    from tickwork.adapters.dynamodb_recount import recount as rebuild
+
+    target = context.target
+    table = target.aws.table(target.outputs["ActionsTableName"])
+    result = rebuild(table, lambda line: click.echo(line, err=True), dry_run=dry_run)
+    summary = result.as_dict()
+    if dry_run:
+        summary["countersOff"] = summary.pop("countersFixed")
+    render.echo_result(summary, as_json)
+
+
 @cli.command(name="next")
 @click.argument("expression")
 @click.option(
