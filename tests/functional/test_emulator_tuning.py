@@ -142,3 +142,36 @@ def test_messages_past_their_retention_are_still_not_received(emulator: None) ->
     old.sent_timestamp -= 120_000  # sent two minutes ago: past its 60 s
     received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
     assert [m["Body"] for m in received] == ["new"]
+
+
+def test_a_batch_delete_answers_as_moto_and_hidden_or_delayed_messages_stay_unreceived(
+    emulator: None,
+) -> None:
+    sqs = _client("sqs")
+    url = sqs.create_queue(QueueName="backlog")["QueueUrl"]
+    for n in range(6):
+        sqs.send_message(QueueUrl=url, MessageBody=f"m{n}")
+    sqs.send_message(QueueUrl=url, MessageBody="later", DelaySeconds=60)
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=2, VisibilityTimeout=0)
+    old = first["Messages"][0]["ReceiptHandle"]  # received again below: an old handle
+    again = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=4, VisibilityTimeout=300)
+    bodies = [m["Body"] for m in again["Messages"]]
+    assert sorted(bodies) == ["m0", "m1", "m2", "m3"]  # not the delayed one
+    entries = [
+        {"Id": "old", "ReceiptHandle": old},
+        *(
+            {"Id": f"n{n}", "ReceiptHandle": m["ReceiptHandle"]}
+            for n, m in enumerate(again["Messages"][1:])
+        ),
+        {"Id": "bogus", "ReceiptHandle": "not-a-handle"},
+    ]
+    answer = sqs.delete_message_batch(QueueUrl=url, Entries=entries)
+    assert sorted(s["Id"] for s in answer["Successful"]) == ["n0", "n1", "n2", "old"]
+    assert [(f["Id"], f["Code"]) for f in answer["Failed"]] == [("bogus", "ReceiptHandleIsInvalid")]
+    repeat = sqs.delete_message_batch(QueueUrl=url, Entries=entries[:1])  # deleted twice: fine
+    assert [s["Id"] for s in repeat["Successful"]] == ["old"]
+    rest = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert sorted(m["Body"] for m in rest) == [
+        "m4",
+        "m5",
+    ]  # the hidden ones and the delayed one stay out
