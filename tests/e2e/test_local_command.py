@@ -309,3 +309,30 @@ def test_tickwork_dashboard_signs_for_a_stack_whose_api_takes_only_sigv4(tmp_pat
         proxy.terminate()
         proxy.wait(timeout=10)
         process.stop()
+
+
+def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(local: LocalProcess) -> None:
+    # GIVEN actions counted as they were written, then their counter items gone (a stack that
+    # held actions before the counters existed)
+    for n in range(3):
+        local.cli_json("schedule", "--id", f"old:{n}", "--in", "2h", "--group", "legacy")
+    local.cli_json("cancel", "old:0")
+    before = local.cli_json("stats", "--group", "legacy")
+    assert before["PENDING"] == 2 and before["CANCELLED"] == 1
+    assert local.cli_json("recount", "--dry-run")["countersOff"] == 0
+    dynamodb, table = local.client("dynamodb"), local.state["outputs"]["ActionsTableName"]
+    for item in dynamodb.scan(TableName=table)["Items"]:
+        if item["id"]["S"].startswith("#count#"):
+            dynamodb.delete_item(TableName=table, Key={"id": item["id"]})
+    assert local.cli_json("stats", "--group", "legacy")["PENDING"] == 0
+
+    # WHEN `tickwork recount` runs
+    run = local.cli("recount", "--json")
+
+    # THEN the counts are the records' again, its progress was shown, and nothing is left off
+    assert "read " in run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["actions"] == 3 and summary["countersFixed"] > 0
+    assert summary["countersMovedMeanwhile"] == []
+    assert local.cli_json("stats", "--group", "legacy") == before
+    assert local.cli_json("recount", "--dry-run")["countersOff"] == 0
