@@ -170,3 +170,32 @@ def test_a_refused_write_moves_no_counter(stack) -> None:
     # THEN neither the record nor a counter moved (the counters' ADDs were rolled back)
     assert stack.record("r:1").status == Status.PENDING
     assert stack.repository.count(Selection()) == before
+
+
+def test_a_page_reads_about_its_own_size_not_the_table(stack) -> None:
+    # GIVEN 240 actions of one group, every one PENDING
+    deps = stack.deps
+    for n in range(240):
+        start_action(StartCommand({"id": f"s:{n:03d}", "delay": f"{10 + n}m", "group": "g"}), deps)
+    read: list[int] = []
+
+    def count(http_response, parsed, model, **_) -> None:
+        if model.name == "Query":
+            read.append(len(parsed.get("Items", [])))
+
+    client = stack.repository._table.meta.client
+    client.meta.events.register("after-call.dynamodb.Query", count)
+    try:
+        for selection in (Selection(), Selection(group="g"), Selection(Status.PENDING)):
+            # WHEN a page of 10 is read, all, by group and by status
+            read.clear()
+            first, cursor = stack.repository.page(selection, 10)
+            second, _ = stack.repository.page(selection, 10, cursor)
+
+            # THEN the pages are right, and their reads hold a few entries per shard, far fewer
+            # than the 240 a shard-by-shard page of limit + 1 (or an unlimited query) would read
+            assert len(first) == len(second) == 10
+            assert not {a.id for a in first} & {a.id for a in second}
+            assert sum(read) <= 2 * 16 * 4 + 16, (selection, read)
+    finally:
+        client.meta.events.unregister("after-call.dynamodb.Query", count)

@@ -253,7 +253,7 @@ class DynamoDBActionRepository(OnTable):
         """The first ``want`` index entries of ``status`` in fire order (after ``after``, up to
         ``last`` epoch ms): the shards merged as they are read, each read a few entries at a
         time, so a page reads about its own size plus a few per shard, not a page per shard."""
-        step = 2 * -(-want // SHARDS) + 2  # twice a shard's share of the page, and a margin
+        step = _step(want)
         shards = (self._shard_in_order(f"{status}#{n}", after, step, last) for n in range(SHARDS))
         return list(islice(heapq.merge(*shards, key=_position), want))
 
@@ -367,16 +367,23 @@ class DynamoDBActionRepository(OnTable):
     def _ids(
         self, selection: Selection, limit: int, after: str | None
     ) -> tuple[list[str], str | None]:
-        found: list[str] = []
-        for index, key, value in self._shards(selection):
-            found += [
-                str(item["id"])
-                for item in self._index_items(
-                    index, key, value, selection.prefix, after, selection.status, limit + 1
+        """The first ``limit`` ids of the selection after ``after``, and the cursor id when there
+        are more: the shards merged in id order as they are read, a few entries at a time."""
+        step = _step(limit + 1)
+        shards = (
+            (
+                item
+                for item in self._index_stream(
+                    index, key, value, selection.prefix, after, selection.status, step
                 )
                 if not selection.attention or "attentionShard" in item or index == "NeedsAttention"
-            ]
-        found.sort()
+            )
+            for index, key, value in self._shards(selection)
+        )
+        found = [
+            str(item["id"])
+            for item in islice(heapq.merge(*shards, key=lambda i: str(i["id"])), limit + 1)
+        ]
         if len(found) <= limit:
             return found, None
         return found[:limit], found[limit - 1]
@@ -400,6 +407,21 @@ class DynamoDBActionRepository(OnTable):
     ) -> list[dict[str, Any]]:
         """One shard of a name-ordered index: ids from ``prefix`` (after ``after``), of one
         status if given; at most ``want`` (all when None)."""
+        stream = self._index_stream(index, key, value, prefix, after, status, want or 1000)
+        return list(stream if want is None else islice(stream, want))
+
+    def _index_stream(
+        self,
+        index: str,
+        key: str,
+        value: str,
+        prefix: str | None,
+        after: str | None,
+        status: Status | None,
+        step: int,
+    ) -> Iterator[dict[str, Any]]:
+        """One shard of a name-ordered index in id order, read ``step`` entries at a time as
+        they are consumed (a status filter applies after each read, as DynamoDB's does)."""
         condition = "#k = :k"
         values: dict[str, Any] = {":k": value}
         low = prefix or ""
@@ -416,19 +438,18 @@ class DynamoDBActionRepository(OnTable):
             "KeyConditionExpression": condition,
             "ExpressionAttributeNames": {"#k": key},
             "ExpressionAttributeValues": values,
+            "Limit": step,
         }
         if status is not None:
             kwargs["FilterExpression"] = "#s = :s"
             kwargs["ExpressionAttributeNames"]["#s"] = "status"
             kwargs["ExpressionAttributeValues"][":s"] = str(status)
-        found: list[dict[str, Any]] = []
-        while want is None or len(found) < want:
+        while True:
             page = self._table.query(**kwargs)
-            found += page.get("Items", [])
+            yield from page.get("Items", [])
             if "LastEvaluatedKey" not in page:
-                break
+                return
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        return found if want is None else found[:want]
 
     def _load(self, ids: list[str]) -> list[Action]:
         """The records of ``ids``, in that order (one that vanished meanwhile is left out)."""
@@ -499,6 +520,12 @@ class DynamoDBActionRepository(OnTable):
             ids[str(item["id"])]: {k: int(str(v)) for k, v in item.items() if k != "id"}
             for item in self._items(list(ids))
         }
+
+
+def _step(want: int) -> int:
+    """Entries read from each of the 16 shards at a time to fill ``want`` merged: its share of
+    them plus a margin (a shard holding more is read again)."""
+    return -(-want // SHARDS) + 3
 
 
 class _Contended(Exception):
