@@ -280,14 +280,19 @@ class DynamoDBActionRepository(OnTable):
         elif last is not None:
             kwargs["KeyConditionExpression"] += " AND executionTime <= :last"
             values[":last"] = last
-        while True:
-            page = self._table.query(**kwargs)
-            for item in page.get("Items", []):
+        for items in self._query_pages(kwargs):
+            for item in items:
                 if not after or _position(item) > (after.get("t", 0), after["id"]):
                     yield item
+
+    def _query_pages(self, kwargs: dict[str, Any]) -> Iterator[list[dict[str, Any]]]:
+        """The items of each page of one Query, a page read only when the one before is done."""
+        while True:
+            page = self._table.query(**kwargs)
+            yield page.get("Items", [])
             if "LastEvaluatedKey" not in page:
                 return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            kwargs = {**kwargs, "ExclusiveStartKey": page["LastEvaluatedKey"]}
 
     # --- by name (group, id prefix) and needing attention: in id order --------------------------
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
@@ -295,8 +300,11 @@ class DynamoDBActionRepository(OnTable):
         for shard in range(SHARDS):
             ids += [
                 str(item["id"])
-                for item in self._index_items(
-                    "ManualFires", "manualShard", f"manual#{shard}", None, None, None, limit
+                for item in islice(
+                    self._index_stream(
+                        "ManualFires", "manualShard", f"manual#{shard}", None, None, None, limit
+                    ),
+                    limit,
                 )
             ]
         return self._load(sorted(ids)[:limit])
@@ -310,7 +318,9 @@ class DynamoDBActionRepository(OnTable):
         counts: Counter[str] = Counter({str(status): 0 for status in Status})
         attention = 0
         for index, key, value in self._shards(selection):
-            items = self._index_items(index, key, value, selection.prefix, None, selection.status)
+            items = self._index_stream(
+                index, key, value, selection.prefix, None, selection.status, _ALL_AT_ONCE
+            )
             for item in items:
                 counts[str(item["status"])] += 1
                 attention += "attentionShard" in item or selection.attention
@@ -341,7 +351,7 @@ class DynamoDBActionRepository(OnTable):
         ids = [
             str(item["id"])
             for shard in range(SHARDS)
-            for item in self._shard_in_order(f"{Status.IN_PROGRESS}#{shard}", None, 1000)
+            for item in self._shard_in_order(f"{Status.IN_PROGRESS}#{shard}", None, _ALL_AT_ONCE)
         ]
         if group is None:
             return len(ids)
@@ -395,21 +405,6 @@ class DynamoDBActionRepository(OnTable):
             return [("ById", "idShard", f"ids#{n}") for n in range(SHARDS)]
         return [("NeedsAttention", "attentionShard", f"attention#{n}") for n in range(SHARDS)]
 
-    def _index_items(
-        self,
-        index: str,
-        key: str,
-        value: str,
-        prefix: str | None,
-        after: str | None,
-        status: Status | None,
-        want: int | None = None,
-    ) -> list[dict[str, Any]]:
-        """One shard of a name-ordered index: ids from ``prefix`` (after ``after``), of one
-        status if given; at most ``want`` (all when None)."""
-        stream = self._index_stream(index, key, value, prefix, after, status, want or 1000)
-        return list(stream if want is None else islice(stream, want))
-
     def _index_stream(
         self,
         index: str,
@@ -444,12 +439,8 @@ class DynamoDBActionRepository(OnTable):
             kwargs["FilterExpression"] = "#s = :s"
             kwargs["ExpressionAttributeNames"]["#s"] = "status"
             kwargs["ExpressionAttributeValues"][":s"] = str(status)
-        while True:
-            page = self._table.query(**kwargs)
-            yield from page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        for items in self._query_pages(kwargs):
+            yield from items
 
     def _load(self, ids: list[str]) -> list[Action]:
         """The records of ``ids``, in that order (one that vanished meanwhile is left out)."""
@@ -490,12 +481,10 @@ class DynamoDBActionRepository(OnTable):
             "ExpressionAttributeValues": {":k": key, ":until": until_ms},
         }
         found: list[dict[str, Any]] = []
-        while len(found) < want:
-            page = self._table.query(**kwargs)
-            found += page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
+        for items in self._query_pages(kwargs):
+            found += items
+            if len(found) >= want:
                 break
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return found
 
     # --- fire totals -----------------------------------------------------------------------------
@@ -520,6 +509,9 @@ class DynamoDBActionRepository(OnTable):
             ids[str(item["id"])]: {k: int(str(v)) for k, v in item.items() if k != "id"}
             for item in self._items(list(ids))
         }
+
+
+_ALL_AT_ONCE = 1000  # entries per read when every entry of a shard is wanted
 
 
 def _step(want: int) -> int:
