@@ -18,7 +18,9 @@ from typing import Any
 import click
 
 from tickwork.domain.action import Status
+from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import INBOUND, DetailType
+from tickwork.domain.json_text import loads_strict
 from tickwork.domain.preview import format_fire_times, next_fire_times
 from tickwork.domain.selection import Selection
 from tickwork.domain.signed_events import sign_event
@@ -263,6 +265,15 @@ def schedule(context: Context, /, wait: float, as_json: bool, **flags: Any) -> N
     _publish_start(context, detail, wait, as_json)
 
 
+def _event_file(file: Path) -> Any:
+    try:
+        return loads_strict(file.read_text(), field=str(file))
+    except json.JSONDecodeError as error:
+        raise ValidationFailed.of(
+            str(file), f"is not JSON ({error.msg}, line {error.lineno})", "fix the file"
+        ) from error
+
+
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -272,8 +283,8 @@ def schedule(context: Context, /, wait: float, as_json: bool, **flags: Any) -> N
 @pass_context
 def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
     """Publish an EventBridge event file as it is (e.g. events/start/cron.json) to the bus."""
-    event = json.loads(file.read_text())
-    if not {"detail-type", "detail"} <= set(event):
+    event = guard(lambda: _event_file(file))
+    if not isinstance(event, dict) or not {"detail-type", "detail"} <= set(event):
         raise click.ClickException(
             f"{file} is not an EventBridge event (no detail-type/detail); "
             "fulfill payloads go to `sam local invoke FulfillFunction -e FILE`"

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.json_text import loads_strict
 
 __all__ = ["start_detail"]
 
@@ -89,7 +90,7 @@ def start_detail(
 
 def _json_object(flag: str, text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = loads_strict(text, field=flag)
     except json.JSONDecodeError as error:
         raise ValidationFailed.of(
             flag, f"is not JSON ({error.msg})", f"quote it: {flag} '{{\"k\": 1}}'"

@@ -4,6 +4,8 @@ is a 400 naming the field and the fix — never a 500."""
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +25,10 @@ DASHBOARD = Path(__file__).parents[2] / "src/tickwork/api/dashboard/index.html"
 def api(stack: Stack) -> Iterator[Api]:
     with serving(stack) as client:
         yield client
+
+
+def _forged(fields: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(fields).encode()).decode()
 
 
 def fire_time(reply_json: dict) -> datetime:
@@ -80,6 +86,16 @@ def test_create_with_a_taken_id_is_409_and_keeps_the_action(api: Api, stack: Sta
         ({"id": "x", "delay": "10m", "executionRemainder": "five"}, "executionRemainder", ""),
         ({"id": "bad id!", "delay": "10m"}, "id", ""),
         ({"id": "x", "delay": "10m", "action": "TELEPORT"}, "action", "TICK"),
+        ({"id": "acc:x\n", "delay": "10m"}, "id", ""),
+        ({"id": "x", "delay": "10m", "group": "grp\n"}, "group", ""),
+        ({"id": "x", "rate": "rate(99999999999 days)"}, "rate", "rate(3653 days)"),
+        ({"id": "x", "delay": "99999999999d"}, "delay", "100 years"),
+        ({"id": "x", "executionTime": 10**30}, "executionTime", ""),
+        (
+            {"id": "x", "rate": "rate(1 hour)", "catchUp": "ALL", "catchUpWindow": "9" * 40 + "d"},
+            "catchUpWindow",
+            "",
+        ),
     ],
     ids=[
         "unknown-field",
@@ -90,6 +106,12 @@ def test_create_with_a_taken_id_is_409_and_keeps_the_action(api: Api, stack: Sta
         "wrong-type",
         "bad-id",
         "unknown-type",
+        "id-newline",
+        "group-newline",
+        "huge-rate",
+        "huge-delay",
+        "huge-epoch-ms",
+        "huge-window",
     ],
 )
 def test_invalid_create_is_400_naming_the_field_and_writes_nothing(
@@ -108,6 +130,25 @@ def test_a_body_that_is_not_json_is_400(api: Api) -> None:
 
     assert reply.status == 400
     assert reply.fields() == ["body"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ('{"id": "a", "delay": "10m", "id": "b"}', "id"),
+        ('{"id": "a", "delay": "10m", "data": {"n": 1, "n": 2}}', "n"),
+        ('{"id": "a", "delay": "10m", "data": {"n": ' + "9" * 5000 + "}}", "body"),
+    ],
+    ids=["id-twice", "nested-twice", "number-past-reading"],
+)
+def test_a_key_given_twice_is_400_naming_it_and_writes_nothing(
+    api: Api, stack: Stack, raw: str, field: str
+) -> None:
+    reply = api.post("/actions", raw=raw)
+
+    assert reply.status == 400, reply.text
+    assert reply.fields() == [field] and reply.json["problems"][0]["fix"]
+    assert stack.repository.get("a") is None and stack.repository.get("b") is None
 
 
 # --- list -------------------------------------------------------------------------------------
@@ -160,12 +201,25 @@ def test_list_by_status_shows_only_that_status(api: Api, five: list[str]) -> Non
     [
         ("status=PENDING&cursor=bm90LWEtY3Vyc29y", "cursor"),
         ("cursor=eyJ4IjogMX0=", "cursor"),
+        (f"status=PENDING&cursor={_forged({'t': 10**44, 'id': 'list:1'})}", "cursor"),
+        (f"cursor={_forged({'id': 'list:1' + chr(10)})}", "cursor"),
+        (f"status=PENDING&cursor={_forged({'id': 'list:1'})}", "cursor"),
         ("limit=0", "limit"),
         ("limit=201", "limit"),
         ("limit=ten", "limit"),
         ("status=SLEEPING", "status"),
     ],
-    ids=["forged-cursor", "forged-cursor-all", "limit-0", "limit-201", "limit-text", "status"],
+    ids=[
+        "forged-cursor",
+        "forged-cursor-all",
+        "cursor-huge-time",
+        "cursor-id-newline",
+        "cursor-of-another-order",
+        "limit-0",
+        "limit-201",
+        "limit-text",
+        "status",
+    ],
 )
 def test_bad_list_parameters_are_400_naming_them(api: Api, five: list[str], query, field) -> None:
     reply = api.get(f"/actions?{query}")
@@ -424,8 +478,9 @@ def test_preview_lists_the_next_fires_in_utc_and_local_time(api: Api) -> None:
         ({"expression": "DAILY", "after": "2026-01-01T00:00:00"}, "after"),
         ({"expression": "30 9 * * *", "timezone": "Nowhere/City"}, "timezone"),
         ({"expression": "DAILY", "first": "soon"}, "first"),
+        ({"expression": "rate(99999999999 days)"}, "rate"),
     ],
-    ids=["expression", "count", "after-without-zone", "timezone", "first"],
+    ids=["expression", "count", "after-without-zone", "timezone", "first", "huge-rate"],
 )
 def test_bad_preview_is_400_naming_the_field(api: Api, body: dict, field: str) -> None:
     reply = api.post("/preview", body)

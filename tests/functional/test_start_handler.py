@@ -121,8 +121,11 @@ def test_a_role_outside_the_stacks_role_path_is_refused(stack, invoke, event) ->
     [
         ("start/invalid-two-whens", {"cron", "duration"}),
         ("start/invalid-unknown-action", {"action"}),
+        ("start/invalid-id-newline", {"id"}),
+        ("start/invalid-group-newline", {"group"}),
+        ("start/invalid-huge-rate", {"rate"}),
     ],
-    ids=["two-whens", "unknown-action"],
+    ids=["two-whens", "unknown-action", "id-newline", "group-newline", "huge-rate"],
 )
 def test_invalid_start_is_rejected_and_nothing_is_written(
     stack, invoke, event, name, fields

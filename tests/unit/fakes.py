@@ -12,15 +12,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork import bootstrap
-from tickwork.adapters.dynamodb_repository import decode_cursor, encode_cursor
 from tickwork.config import MAX_LAUNCH_AHEAD, Settings
 from tickwork.dependencies import Dependencies
+from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, FireOrder
 from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.naming import execution_name
+from tickwork.domain.page_cursor import Position
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso, to_epoch_ms
 from tickwork.fulfillment.notifier import LoggingNotifier, Notifier
@@ -120,14 +121,14 @@ class FakeRepository:
         next fire."""
         ordered = self._ordered(selection)
         by_id = selection.named or selection.attention or selection.status is None
-        after = decode_cursor(cursor)
+        after = page_cursor.decode(cursor, in_fire_order=not by_id)
         if after is not None:
             ordered = [a for a in ordered if self._key(a, by_id) > self._key_of(after, by_id)]
         chosen = ordered[:limit]
         if len(ordered) <= limit:
             return chosen, None
         last = chosen[-1]
-        return chosen, encode_cursor({"id": last.id, **({} if by_id else {"t": _position(last)})})
+        return chosen, page_cursor.encode(Position(last.id, None if by_id else _position(last)))
 
     def count(self, selection: Selection) -> dict[str, int]:
         chosen = self._ordered(selection)
@@ -153,8 +154,8 @@ class FakeRepository:
         return (0, action.id) if by_id else (_position(action), action.id)
 
     @staticmethod
-    def _key_of(after: dict[str, Any], by_id: bool) -> tuple[int, str]:
-        return (0 if by_id else int(after.get("t", 0)), str(after["id"]))
+    def _key_of(after: Position, by_id: bool) -> tuple[int, str]:
+        return (0 if by_id else after.fire_ms or 0, after.action_id)
 
 
 def _position(action: Action) -> int:

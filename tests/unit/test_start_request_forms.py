@@ -9,10 +9,11 @@ from datetime import UTC, datetime
 import pytest
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.preview import detail_fire_times, next_fire_times
 from tickwork.domain.schedule import ScheduleKind
 from tickwork.domain.start_request import parse_start_detail
-from tickwork.domain.steering import DEFAULT_GROUP, FailurePolicy
+from tickwork.domain.steering import FailurePolicy
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from tickwork.adapters.dynamodb_record import shard_of
 from tickwork.domain.action import Status
-from tickwork.domain.steering import DEFAULT_GROUP
+from tickwork.domain.identifiers import DEFAULT_GROUP
 
 __all__ = [
     "ATTENTION",

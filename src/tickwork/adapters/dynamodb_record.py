@@ -30,9 +30,9 @@ from typing import Any
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.fire import Outcome, Trigger
+from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
-    DEFAULT_GROUP,
     ChangeKind,
     Deferred,
     FailedFire,

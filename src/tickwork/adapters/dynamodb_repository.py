@@ -9,10 +9,7 @@ launch: by launch time (Parked, time-bucketed; see ``parked_due``). Nothing scan
 
 from __future__ import annotations
 
-import base64
-import binascii
 import heapq
-import json
 import logging
 import random
 import time
@@ -43,16 +40,18 @@ from tickwork.adapters.dynamodb_record import (
     park_shard,
     to_item,
 )
+from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Status
-from tickwork.domain.errors import ActionConflict, ValidationFailed
+from tickwork.domain.errors import ActionConflict
 from tickwork.domain.fire_tally import FireKind
+from tickwork.domain.page_cursor import Position
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["DynamoDBActionRepository", "decode_cursor", "encode_cursor"]
+__all__ = ["DynamoDBActionRepository"]
 
 _ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
 _ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
@@ -236,19 +235,20 @@ class DynamoDBActionRepository(OnTable):
         By status alone: by next fire time, then id. By group, prefix or attention: by id.
         Nothing selected: by id (the ById index, every shard).
         """
-        after = decode_cursor(cursor)
-        if selection.named or selection.attention or selection.status is None:
-            ids, last = self._ids(selection, limit, after["id"] if after else None)
-            return self._load(ids), last and encode_cursor({"id": last})
+        by_id = selection.named or selection.attention or selection.status is None
+        after = page_cursor.decode(cursor, in_fire_order=not by_id)
+        if by_id or selection.status is None:
+            ids, last = self._ids(selection, limit, after.action_id if after else None)
+            return self._load(ids), last and page_cursor.encode(Position(last))
         items = self._by_time(selection.status, after, limit + 1)
         chosen = self._load([str(item["id"]) for item in items[:limit]])
         if len(items) <= limit:
             return chosen, None
         time, last_id = _position(items[limit - 1])
-        return chosen, encode_cursor({"t": time, "id": last_id})
+        return chosen, page_cursor.encode(Position(last_id, time))
 
     def _by_time(
-        self, status: Status, after: dict[str, Any] | None, want: int, last: int | None = None
+        self, status: Status, after: Position | None, want: int, last: int | None = None
     ) -> list[dict[str, Any]]:
         """The first ``want`` index entries of ``status`` in fire order (after ``after``, up to
         ``last`` epoch ms): the shards merged as they are read, each read a few entries at a
@@ -258,7 +258,7 @@ class DynamoDBActionRepository(OnTable):
         return list(islice(heapq.merge(*shards, key=_position), want))
 
     def _shard_in_order(
-        self, shard: str, after: dict[str, Any] | None, step: int, last: int | None = None
+        self, shard: str, after: Position | None, step: int, last: int | None = None
     ) -> Iterator[dict[str, Any]]:
         """One ByStatus shard's entries in fire order from after ``after`` (and up to ``last``
         epoch ms), read ``step`` at a time as they are consumed: keys only (the index projects
@@ -269,7 +269,7 @@ class DynamoDBActionRepository(OnTable):
             "ExpressionAttributeValues": {":shard": shard},
             "Limit": step,
         }
-        low = after["t"] if after and "t" in after else None
+        low = after.fire_ms if after else None
         values = kwargs["ExpressionAttributeValues"]
         if low is not None and last is not None:
             kwargs["KeyConditionExpression"] += " AND executionTime BETWEEN :t AND :last"
@@ -282,7 +282,7 @@ class DynamoDBActionRepository(OnTable):
             values[":last"] = last
         for items in self._query_pages(kwargs):
             for item in items:
-                if not after or _position(item) > (after.get("t", 0), after["id"]):
+                if not after or _position(item) > (after.fire_ms or 0, after.action_id):
                     yield item
 
     def _query_pages(self, kwargs: dict[str, Any]) -> Iterator[list[dict[str, Any]]]:
@@ -531,26 +531,3 @@ def _due(action: Action, until: datetime) -> bool:
 def _position(item: dict[str, Any]) -> tuple[int, str]:
     """Where an index item stands in fire order: (next fire in epoch ms, id)."""
     return int(str(item.get("executionTime", 0))), str(item["id"])
-
-
-def encode_cursor(position: dict[str, Any]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(position, separators=(",", ":")).encode()).decode()
-
-
-def decode_cursor(cursor: str | None) -> dict[str, Any] | None:
-    """The position a cursor names; a cursor that was not made here is refused by name."""
-    if not cursor:
-        return None
-    try:
-        position = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if not isinstance(position, dict) or not isinstance(position.get("id"), str):
-            raise ValueError(cursor)
-        if "t" in position and not isinstance(position["t"], int):
-            raise ValueError(cursor)
-        return position
-    except (ValueError, binascii.Error) as error:
-        raise ValidationFailed.of(
-            "cursor",
-            "is not a cursor this API returned",
-            "pass nextCursor from the previous page as is",
-        ) from error

@@ -22,9 +22,9 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
 
 from tickwork.domain.action import Status
+from tickwork.domain.identifiers import ID_PATTERN, MAX_ID_LENGTH
 from tickwork.domain.preview import MAX_COUNT
 from tickwork.domain.start_request import StartDetail
-from tickwork.usecases.start import ID_PATTERN, MAX_ID_LENGTH
 
 __all__ = [
     "ActionPage",
@@ -99,7 +99,7 @@ class CreateAction(StartDetail):
 
     model_config = ConfigDict(json_schema_extra=_describe_start_fields)
 
-    id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN.pattern)
+    id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=f"^{ID_PATTERN.pattern}$")
 
 
 class UpdateAction(StartDetail):

@@ -22,6 +22,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
 
 from tickwork.api import action_routes, docs_page, errors, schedule_routes, steering_routes
+from tickwork.domain.json_text import loads_strict
 
 __all__ = ["DASHBOARD_HTML", "app", "path_action_id"]
 
@@ -83,6 +84,8 @@ def _document_action_data(schemas: dict[str, Any]) -> None:
 
 app = _Resolver(
     enable_validation=True,
+    # A key given twice in a body is a 400 naming it, not the last one silently winning.
+    json_body_deserializer=loads_strict,
     # A response that does not match its model is our bug: a 500, never a 400.
     response_validation_error_http_code=HTTPStatus.INTERNAL_SERVER_ERROR,
 )

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
 from tickwork.domain.fire import FireKey, Outcome, Trigger
+from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
-    DEFAULT_GROUP,
     MAX_MANUAL_IN_FLIGHT,
     MAX_UNRESOLVED,
     Deferred,

@@ -10,6 +10,7 @@ from tickwork.domain.errors import ValidationFailed
 __all__ = ["MAX_DURATION", "parse_duration"]
 
 MAX_DURATION = timedelta(days=36_500)
+_MOST_DIGITS = len(str(int(MAX_DURATION.total_seconds())))
 _FIX = (
     'write whole numbers with units w, d, h, m, s such as "90s", "5m", "1h30m", "2d", '
     'or ISO 8601 such as "PT5M", "P1DT2H"'
@@ -48,6 +49,9 @@ def parse_duration(text: str, field: str) -> timedelta:
                 'give days or weeks such as "P30D", or use frequency "MONTHLY"',
             )
         raise ValidationFailed.of(field, f"{text!r} is not a duration", _FIX)
+    # Range-checked before arithmetic: no part of a duration of 100 years has over 10 digits.
+    if any(len((group or "").lstrip("0")) > _MOST_DIGITS for group in match.groups()):
+        raise _too_long(text, field)
     weeks, days, hours, minutes, seconds = (int(group or 0) for group in match.groups())
     total = (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds
     if total == 0:
@@ -55,7 +59,12 @@ def parse_duration(text: str, field: str) -> timedelta:
             field, f"{text!r} is zero", f"give a duration longer than zero; {_FIX}"
         )
     if total > MAX_DURATION.total_seconds():
-        raise ValidationFailed.of(
-            field, f"{text!r} is longer than 100 years", "give a shorter duration"
-        )
+        raise _too_long(text, field)
     return timedelta(seconds=total)
+
+
+def _too_long(text: str, field: str) -> ValidationFailed:
+    shown = text if len(text) <= 40 else f"{text[:40]}…"
+    return ValidationFailed.of(
+        field, f"{shown!r} is longer than 100 years", "give a duration of at most 100 years"
+    )

@@ -3,16 +3,12 @@ those that need attention. Each is answered from an index, never a table scan.""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ValidationFailed
-from tickwork.domain.steering import check_group
+from tickwork.domain.identifiers import check_group, check_prefix
 
 __all__ = ["Selection"]
-
-_PREFIX = re.compile(r"^[A-Za-z0-9:_\-.@+=]{1,200}$")
 
 
 @dataclass(frozen=True)
@@ -25,12 +21,8 @@ class Selection:
     def __post_init__(self) -> None:
         if self.group is not None:
             check_group(self.group)
-        if self.prefix is not None and not _PREFIX.match(self.prefix):
-            raise ValidationFailed.of(
-                "prefix",
-                f"{self.prefix[:80]!r} is not the start of an id",
-                "give 1-200 of the characters ids use: letters, digits and : _ - . @ + =",
-            )
+        if self.prefix is not None:
+            check_prefix(self.prefix)
 
     @property
     def named(self) -> bool:

@@ -29,10 +29,11 @@ from tickwork.domain.catch_up import (
 )
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import FieldProblem, ValidationFailed
+from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.wallclock import load_zone, parse_local
-from tickwork.domain.steering import DEFAULT_GROUP, FailurePolicy, check_group
+from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import iso_exact, parse_epoch_ms
 
 __all__ = [

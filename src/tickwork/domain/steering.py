@@ -13,7 +13,6 @@ Pure values; ``Action`` (domain/action.py) owns the transitions that use them.
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,8 +23,6 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.fire import Trigger
 
 __all__ = [
-    "DEFAULT_GROUP",
-    "GROUP_PATTERN",
     "MAX_MANUAL_IN_FLIGHT",
     "MAX_NOTE_LENGTH",
     "MAX_UNRESOLVED",
@@ -34,14 +31,10 @@ __all__ = [
     "FailedFire",
     "FailurePolicy",
     "ManualFire",
-    "check_group",
     "check_note",
     "idempotency_key",
 ]
 
-DEFAULT_GROUP = "default"
-# EventBridge Scheduler's schedule group names: 1-64 of letters, digits, - _ and .
-GROUP_PATTERN = re.compile(r"^[0-9A-Za-z_.-]{1,64}$")
 MAX_NOTE_LENGTH = 500
 MAX_MANUAL_IN_FLIGHT = 10
 MAX_UNRESOLVED = 20
@@ -102,17 +95,6 @@ def idempotency_key(action_id: str, chain: str, occurrence: int, manual: int = 0
     and purges (``chain`` is new with each schedule an id is given): a UUID."""
     name = f"{action_id}\x1f{chain}\x1f{occurrence}" + (f"\x1fm{manual}" if manual else "")
     return str(uuid.uuid5(_KEYS, name))
-
-
-def check_group(group: Any, field: str = "group") -> str:
-    if not isinstance(group, str) or not GROUP_PATTERN.match(group):
-        raise ValidationFailed.of(
-            field,
-            f"{str(group)[:80]!r} is not a group name",
-            "use 1-64 of letters, digits, - _ and . (as EventBridge Scheduler's schedule "
-            f'groups), e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
-        )
-    return group
 
 
 def check_note(note: Any, field: str = "note") -> str | None:

@@ -5,6 +5,15 @@ resolved once, every address checked, and no proxy from the environment is used.
 redirects (a 3xx is a success, reported with its status) — a signed request is never forwarded
 to a host the action did not name. The body, when given, is sent as JSON. The response is read
 up to 64 KiB and its first 1 KiB returned as text.
+
+``timeout_seconds`` is one deadline over the whole exchange (``deadline``): connecting, the TLS
+handshake, sending the request, the status line, the headers and the capped body together.
+A receiver that answers slowly, a byte at a time, is cut off at it; the attempt fails as
+transient and is retried, as any timeout (the request may have reached the receiver: it
+carries the fire's idempotency key on every attempt).
+
+The request's framing and its Host belong to tickwork: ``data.headers`` may not set Host,
+Content-Length, Transfer-Encoding or a hop-by-hop header, nor the headers tickwork signs with.
 """
 
 from __future__ import annotations
@@ -12,9 +21,8 @@ from __future__ import annotations
 import codecs
 import http.client
 import json
-import socket
+import re
 import ssl
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
@@ -24,19 +32,43 @@ from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.deadline import Deadline
 from tickwork.fulfillment.network_guard import Resolver, Target, checked_target, resolve_once
 from tickwork.fulfillment.signature import SIGNATURE_HEADER, signature_header
 
-__all__ = ["MAX_READ_BYTES", "RESULT_BODY_BYTES", "HttpRequestData", "HttpRequestFulfillment"]
+__all__ = [
+    "FRAMING_HEADERS",
+    "MAX_READ_BYTES",
+    "RESULT_BODY_BYTES",
+    "HttpRequestData",
+    "HttpRequestFulfillment",
+]
 
 MAX_READ_BYTES = 64 * 1024
 RESULT_BODY_BYTES = 1024
 _CHUNK_BYTES = 8 * 1024
 _RETRIED_4XX = frozenset({408, 425, 429})  # timeout, too early, too many requests
 _USER_AGENT = "tickwork"
+# A header name is an RFC 9110 token: no spaces, colons, controls or separators.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _RESERVED_HEADERS = frozenset(
     h.lower()
     for h in (SIGNATURE_HEADER, "X-Tickwork-Action-Id", "X-Tickwork-Occurrence", "Idempotency-Key")
+)
+# The request's target and framing, and the hop-by-hop headers (RFC 9110 7.6.1): set by the
+# connection, never by an action. A Host naming another host, or a Content-Length or chunked
+# encoding that disagrees with the body, would reframe the request a receiver reads.
+FRAMING_HEADERS = frozenset(
+    {
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "upgrade",
+        "te",
+        "trailer",
+        "keep-alive",
+    }
 )
 
 
@@ -64,11 +96,18 @@ class HttpRequestData(FulfillmentData):
     @classmethod
     def _settable_headers(cls, value: dict[str, str]) -> dict[str, str]:
         for name, content in value.items():
-            if name.lower() in _RESERVED_HEADERS:
+            lowered = name.strip().lower()
+            if lowered in _RESERVED_HEADERS:
                 raise data_problem(
                     f"header {name!r} is set by tickwork", "remove it from data.headers"
                 )
-            if not name or any(c in name for c in " :\r\n") or any(c in content for c in "\r\n"):
+            if lowered in FRAMING_HEADERS or lowered.startswith("proxy-"):
+                raise data_problem(
+                    f"header {name!r} frames the request or names its host, which tickwork sets "
+                    "from the URL and the body",
+                    "remove it from data.headers (put the host in data.url)",
+                )
+            if not _TOKEN.fullmatch(name) or any(c in content for c in "\r\n\x00"):
                 raise data_problem(
                     f"header {name!r} is not a valid HTTP header",
                     "use a name without spaces or colons and values on one line",
@@ -89,25 +128,29 @@ def _utc_now() -> datetime:
 
 
 class _PinnedHTTP(http.client.HTTPConnection):
-    """HTTP to the checked address; the Host header still names the host."""
+    """HTTP to the checked address, within the deadline; the Host header names the host."""
 
-    def __init__(self, target: Target, port: int | None, timeout: float) -> None:
-        super().__init__(target.host, port, timeout=timeout)
+    def __init__(self, target: Target, port: int | None, deadline: Deadline) -> None:
+        super().__init__(target.host, port, timeout=deadline.seconds)
         self._address = target.address
+        self._deadline = deadline
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._deadline.connection((self._address, self.port))
 
 
 class _PinnedHTTPS(http.client.HTTPSConnection):
-    """HTTPS to the checked address; SNI and the certificate check use the host name."""
+    """HTTPS to the checked address, within the deadline; SNI and the certificate check use
+    the host name."""
 
-    def __init__(self, target: Target, port: int | None, timeout: float) -> None:
-        super().__init__(target.host, port, timeout=timeout, context=ssl.create_default_context())
+    def __init__(self, target: Target, port: int | None, deadline: Deadline) -> None:
+        context = ssl.create_default_context()
+        super().__init__(target.host, port, timeout=deadline.seconds, context=context)
         self._address = target.address
+        self._deadline = deadline
 
     def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
+        sock = self._deadline.connection((self._address, self.port))
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
@@ -136,7 +179,8 @@ class HttpRequestFulfillment:
         body = b"" if data.body is None else json.dumps(data.body, separators=(",", ":")).encode()
         described = f"{data.method} {_redacted(data.url)}"
         pinned = _PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP
-        connection = pinned(target, parts.port, data.timeout_seconds)
+        deadline = Deadline(data.timeout_seconds)
+        connection = pinned(target, parts.port, deadline)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         try:
             connection.request(
@@ -145,22 +189,23 @@ class HttpRequestFulfillment:
                 body=body if data.body is not None else None,
                 headers=self._headers(data, request, body),
             )
-            return self._exchange(connection, data.timeout_seconds, described)
+            response = connection.getresponse()
+            raw = _read_capped(response)
         except (OSError, http.client.HTTPException) as err:
             # refused, reset or timed-out connections, TLS failures, malformed responses
-            raise TransientFulfillmentError(f"{described} failed: {_reason(err)}") from err
+            raise TransientFulfillmentError(
+                _timed_out(described, deadline)
+                if deadline.expired
+                else f"{described} failed: {_reason(err)}"
+            ) from err
         finally:
             connection.close()
-
-    def _exchange(
-        self, connection: http.client.HTTPConnection, timeout_seconds: int, target: str
-    ) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_seconds
-        response = connection.getresponse()
-        raw = _read_capped(response, deadline, target)
+            deadline.close()
+        if deadline.expired:  # cut off in the body: what was read is not the whole answer
+            raise TransientFulfillmentError(_timed_out(described, deadline))
         if response.status < 400:
             return _result(response.status, raw)
-        raise _classified(response.status, target, raw)
+        raise _classified(response.status, described, raw)
 
     def _headers(
         self, data: HttpRequestData, request: FulfillmentRequest, body: bytes
@@ -184,13 +229,18 @@ def refuse_unsafe_target(url: str, resolve: Resolver, allow_private: bool) -> Ta
     return checked_target(urlsplit(url).hostname or "", resolve, allow_private)
 
 
-def _read_capped(response: Any, deadline: float, target: str) -> bytes:
-    """Read at most MAX_READ_BYTES, and give up at the deadline however slowly it drips."""
+def _timed_out(target: str, deadline: Deadline) -> str:
+    return (
+        f"{target} failed: timed out after {deadline.seconds:g}s (the whole exchange: "
+        "connect, request, status line, headers and body)"
+    )
+
+
+def _read_capped(response: Any) -> bytes:
+    """Read at most MAX_READ_BYTES (the deadline cuts off a body that drips)."""
     chunks: list[bytes] = []
     remaining = MAX_READ_BYTES
     while remaining > 0:
-        if time.monotonic() > deadline:
-            raise TransientFulfillmentError(f"{target} failed: response body timed out")
         chunk = response.read1(min(_CHUNK_BYTES, remaining))
         if not chunk:
             break

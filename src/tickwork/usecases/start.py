@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -18,6 +17,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.errors import ActionConflict, ActionExists, ValidationFailed
 from tickwork.domain.events import DetailType
+from tickwork.domain.identifiers import check_action_id
 from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
@@ -27,8 +27,6 @@ from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.sealing import seal_of
 
 __all__ = [
-    "ID_PATTERN",
-    "MAX_ID_LENGTH",
     "MAX_PAYLOAD_BYTES",
     "CheckedStart",
     "StartCommand",
@@ -40,13 +38,9 @@ __all__ = [
     "start_action",
 ]
 
-MAX_ID_LENGTH = 200
 # Step Functions caps an execution's input and state data at 256 KiB and EventBridge an event
 # at 256 KB; the tick event carries data and metadata plus ~2 KiB of envelope and result.
 MAX_PAYLOAD_BYTES = 192 * 1024
-# No "/": API Gateway decodes %2F before routing, so such an id could not be addressed at
-# /actions/{id}.
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9:_\-.@+=]*$")
 
 
 @dataclass(frozen=True)
@@ -194,14 +188,7 @@ def _action_id(request: StartRequest, event_id: str | None) -> str:
         raise ValidationFailed.of(
             "id", "is missing", 'give the action an "id" (e.g. "invoice:42:downgrade")'
         )
-    if len(action_id) > MAX_ID_LENGTH or not ID_PATTERN.match(action_id):
-        raise ValidationFailed.of(
-            "id",
-            f"{action_id[:40]!r} is not a valid id",
-            f"use 1-{MAX_ID_LENGTH} characters: letters, digits and : _ - . @ + =, "
-            "starting with a letter or digit",
-        )
-    return action_id
+    return check_action_id(action_id)
 
 
 def _check_payload_size(request: StartRequest) -> None:

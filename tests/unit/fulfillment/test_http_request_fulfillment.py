@@ -232,6 +232,68 @@ def test_a_timeout_is_transient(receiver: _Server) -> None:
     assert time.monotonic() - started < SLOW_SECONDS - 0.5
 
 
+DRIP_SECONDS = 0.25  # a byte every quarter second: 40 bytes take 10 s
+
+
+@pytest.fixture
+def dripping() -> Iterator[tuple[str, threading.Event]]:
+    """A raw TCP receiver that reads the request, then sends its answer one byte at a time,
+    each byte well inside any socket timeout: ``/line`` drips the status line, ``/headers``
+    the headers after a prompt status line, ``/body`` the body after prompt headers."""
+    stop = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    answers = {
+        "line": (b"", b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + b" " * 40),
+        "headers": (b"HTTP/1.1 200 OK\r\n", b"X-Slow: " + b"s" * 40 + b"\r\n\r\n"),
+        "body": (b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n", b"b" * 40),
+    }
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                request = conn.recv(65536).decode("latin-1")
+                prompt, drip = answers[request.split(" ", 2)[1].strip("/")]
+                try:
+                    conn.sendall(prompt)
+                    for byte in drip:
+                        if stop.wait(DRIP_SECONDS):
+                            return
+                        conn.sendall(bytes([byte]))
+                except OSError:
+                    continue  # the client hung up: wait for the next one
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    host, port = listener.getsockname()[:2]
+    yield f"http://{host}:{port}", stop
+    stop.set()
+    thread.join(timeout=5)
+    listener.close()
+
+
+@pytest.mark.parametrize("where", ["line", "headers", "body"])
+def test_a_receiver_that_drips_is_cut_off_at_the_timeout(
+    dripping: tuple[str, threading.Event], where: str
+) -> None:
+    # GIVEN a receiver that sends its status line, headers or body one byte at a time, taking
+    # 10 s in all though no single read waits more than a quarter second
+    base, _ = dripping
+    request = _request(url=f"{base}/{where}", method="GET", timeout_seconds=1)
+    started = time.monotonic()
+    # WHEN the request is fulfilled with a 1 s timeout
+    with pytest.raises(TransientFulfillmentError, match="timed out after 1s") as caught:
+        _signed().fulfill(request)
+    # THEN the attempt ends at its timeout (plus a margin for a busy machine), as a transient
+    # failure to retry: not when the receiver is done, and never as a truncated success
+    assert time.monotonic() - started < 1 + 4
+    assert type(caught.value) is TransientFulfillmentError
+
+
 def test_a_refused_connection_is_transient() -> None:
     # GIVEN a loopback port nobody listens on
     with socket.socket() as probe:
@@ -290,6 +352,26 @@ def test_the_body_is_not_cut_inside_a_character(receiver: _Server) -> None:
             id="header-injection",
         ),
         pytest.param({"url": "https://x.test", "verb": "POST"}, "data.verb", id="unknown-field"),
+        *(
+            pytest.param(
+                {"url": "https://x.test", "headers": {name: value}}, "data.headers", id=name
+            )
+            for name, value in [
+                ("Host", "evil.example"),
+                ("host ", "evil.example"),
+                ("Content-Length", "1"),
+                ("Transfer-Encoding", "chunked"),
+                ("Connection", "close"),
+                ("Upgrade", "websocket"),
+                ("TE", "trailers"),
+                ("Trailer", "X-A"),
+                ("Keep-Alive", "timeout=5"),
+                ("Proxy-Authorization", "Basic eA=="),
+                ("Proxy-Connection", "keep-alive"),
+                ("X-Nul", "a\x00b"),
+                ("X(A)", "separators in the name"),
+            ]
+        ),
     ],
 )
 def test_invalid_http_request_data_is_refused(data: dict[str, Any], field: str) -> None:

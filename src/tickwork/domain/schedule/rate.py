@@ -11,9 +11,13 @@ from datetime import timedelta
 
 from tickwork.domain.errors import ValidationFailed
 
-__all__ = ["parse_rate"]
+__all__ = ["MAX_RATE", "parse_rate"]
 
-_RATE = re.compile(r"rate\(\s*(\d+)\s+([a-z]+)\s*\)", re.IGNORECASE)
+# A rate's first fire is one interval away, and a first fire more than ten years away is
+# refused (start_request.MAX_HORIZON): no longer rate could ever be scheduled.
+MAX_RATE = timedelta(days=3_653)
+
+_RATE = re.compile(r"rate\(\s*([0-9]+)\s+([a-z]+)\s*\)", re.IGNORECASE)
 _UNITS = {
     "second": timedelta(seconds=1),
     "minute": timedelta(minutes=1),
@@ -35,10 +39,19 @@ def parse_rate(text: str, field: str = "rate") -> timedelta:
     match = _RATE.fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None:
         raise ValidationFailed.of(field, f"{text!r} is not a rate expression", _FIX)
-    value, unit = int(match[1]), match[2].lower()
+    digits, unit = match[1].lstrip("0") or "0", match[2].lower()
     singular = unit.removesuffix("s")
     if singular not in _UNITS:
         raise ValidationFailed.of(field, f"{unit!r} is not a rate unit", _FIX)
+    # Range-checked before any arithmetic: a value of any length is refused, not overflowed.
+    most = MAX_RATE // _UNITS[singular]
+    if len(digits) > len(str(most)) or int(digits) > most:
+        raise ValidationFailed.of(
+            field,
+            f"{digits[:20]}{'…' if len(digits) > 20 else ''} {unit} is longer than ten years",
+            f"give at most rate({most} {singular}s)",
+        )
+    value = int(digits)
     if value < 1:
         raise ValidationFailed.of(field, "the value must be at least 1", _FIX)
     wanted = singular if value == 1 else f"{singular}s"

@@ -1,0 +1,65 @@
+"""The names a caller gives: action ids, groups and id prefixes, each defined once.
+
+The API, the bus and the CLI check them here (the API's schema takes its patterns from here
+too), always against the whole text: a pattern is matched with ``fullmatch``, so a name that
+ends in a newline is not a name (``re.match`` with ``$`` lets ``"grp\\n"`` through, and ids that
+look alike would then coexist).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tickwork.domain.errors import ValidationFailed
+
+__all__ = [
+    "DEFAULT_GROUP",
+    "GROUP_PATTERN",
+    "ID_PATTERN",
+    "MAX_ID_LENGTH",
+    "PREFIX_PATTERN",
+    "check_action_id",
+    "check_group",
+    "check_prefix",
+]
+
+MAX_ID_LENGTH = 200
+# No "/": API Gateway decodes %2F before routing, so such an id could not be addressed at
+# /actions/{id}. No "#": tickwork's own items (counters, the pump's watermark) start with it.
+ID_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9:_\-.@+=]{{0,{MAX_ID_LENGTH - 1}}}")
+PREFIX_PATTERN = re.compile(rf"[A-Za-z0-9:_\-.@+=]{{1,{MAX_ID_LENGTH}}}")
+DEFAULT_GROUP = "default"
+# EventBridge Scheduler's schedule group names: 1-64 of letters, digits, - _ and .
+GROUP_PATTERN = re.compile(r"[0-9A-Za-z_.-]{1,64}")
+_ID_FIX = (
+    f"use 1-{MAX_ID_LENGTH} characters: letters, digits and : _ - . @ + =, "
+    "starting with a letter or digit"
+)
+
+
+def check_action_id(action_id: Any, field: str = "id") -> str:
+    if not isinstance(action_id, str) or not ID_PATTERN.fullmatch(action_id):
+        raise ValidationFailed.of(field, f"{str(action_id)[:40]!r} is not a valid id", _ID_FIX)
+    return action_id
+
+
+def check_group(group: Any, field: str = "group") -> str:
+    if not isinstance(group, str) or not GROUP_PATTERN.fullmatch(group):
+        raise ValidationFailed.of(
+            field,
+            f"{str(group)[:80]!r} is not a group name",
+            "use 1-64 of letters, digits, - _ and . (as EventBridge Scheduler's schedule "
+            f'groups), e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
+        )
+    return group
+
+
+def check_prefix(prefix: Any, field: str = "prefix") -> str:
+    if not isinstance(prefix, str) or not PREFIX_PATTERN.fullmatch(prefix):
+        raise ValidationFailed.of(
+            field,
+            f"{str(prefix)[:80]!r} is not the start of an id",
+            f"give 1-{MAX_ID_LENGTH} of the characters ids use: letters, digits and : _ - . @ + =",
+        )
+    return prefix
