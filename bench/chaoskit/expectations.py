@@ -70,8 +70,9 @@ def expected_fires(
     count = action.count
     planned = _chain(1, first, action.interval, count)
     # A failed fire ends a one-off FAILED; a recurrence goes on (onFailure CONTINUE, its
-    # default): every occurrence of a permanent-* action is tried, and fails, once.
-    failed_one_off = action.kind is Kind.PERMANENT and not action.recurring
+    # default): every occurrence of a permanent-* (or reportlost-*) action is tried, and
+    # fails, once.
+    failed_one_off = action.kind in (Kind.PERMANENT, Kind.REPORT_LOST) and not action.recurring
     final = "FAILED" if failed_one_off else "COMPLETED"
     expected = Expected(action, planned, final)
     if action.not_before and first + _EPSILON < action.not_before:

@@ -20,6 +20,15 @@ the pump.
 stops for ``PUMP_OUTAGE_SECONDS`` (longer than the stack's horizon): every fire due for launch
 meanwhile waits in the table, and must be launched, once, when it is back.
 
+**Bus down**: the bus refuses the Schedule Tick of the first fire of a ``busdown-`` action on
+every attempt of the Emit tick task (the first and its 5 retries), as a throttled or failing
+EventBridge would: the execution ends through "Tick undelivered", and the reconciler must put
+the tick on the bus and record the fire, without running it again.
+
+**Report lost**: the same for the Schedule Failed report of the first fire of a ``reportlost-``
+action (which fails for good): the execution ends in FireFailed with the report, and the
+reconciler must record the failure, without running the fire again.
+
 Run as ``python bench/chaoskit/faulty_stack.py --state-dir D --port P --api-port A
 --parameter KEY=VALUE ...``; otherwise the same as ``tickwork local``.
 """
@@ -28,12 +37,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# Run as a script, this file's folder is on the path, not bench/ that holds chaoskit.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from chaoskit.bus_refusals import BusRefusals, tick_or_report_of
 from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
 from tickwork.adapters.eventbridge import EventBridgePublisher
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
@@ -47,6 +62,8 @@ FAULTY_STACK = Path(__file__)
 CRASH_PREFIX = "crash-"
 REFUSED_PREFIX = "refused-"
 PUMP_DOWN_PREFIX = "pumpdown-"
+BUS_DOWN_PREFIX = "busdown-"
+REPORT_LOST_PREFIX = "reportlost-"
 PUMP_OUTAGE_SECONDS = 8.0
 FAULT_LINE = "chaos-fault"
 
@@ -71,8 +88,13 @@ class _FirstTime:
 
 
 def _fault(kind: str, where: str, action_id: str, occurrence: int) -> None:
-    line = {"kind": kind, "where": where, "id": action_id, "occ": occurrence}
-    print(f"{FAULT_LINE} " + json.dumps(line), flush=True)
+    """One fault line, written whole: a single write of the line and its newline, so lines
+    of two threads never share a line of the log (print writes the text and the newline
+    apart)."""
+    fields = {"kind": kind, "where": where, "id": action_id, "occ": occurrence}
+    line = f"{FAULT_LINE} {json.dumps(fields)}\n".encode()
+    sys.stdout.flush()  # what others left in the buffer goes first
+    os.write(sys.stdout.fileno(), line)
 
 
 def _crash(where: str, action_id: str, occurrence: int) -> TickCrashed:
@@ -140,6 +162,19 @@ def plant_pump_outage() -> None:
     DynamoDBActionRepository.parked_due = stalled_parked_due  # type: ignore[method-assign]
 
 
+def plant_bus_refusals() -> None:
+    """The bus refuses the first fire's tick of busdown-* actions, and the first fire's failure
+    report of reportlost-* actions, on every PutEvents attempt of the state machine's task."""
+    for prefix, detail_type, kind in (
+        (BUS_DOWN_PREFIX, DetailType.TICK, "bus-down"),
+        (REPORT_LOST_PREFIX, DetailType.FAILED, "report-lost"),
+    ):
+        BusRefusals(
+            tick_or_report_of(prefix, detail_type, occurrence=1),
+            on_first_refusal=lambda key, kind=kind: _fault(kind, str(key[0]), key[1], key[3]),
+        ).install()
+
+
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state-dir", type=Path, required=True)
@@ -156,6 +191,7 @@ def main() -> None:
     plant_tick_crash()
     plant_start_refusals()
     plant_pump_outage()
+    plant_bus_refusals()
     run_local(args.port, args.state_dir, args.fresh, parameters, args.api_port)
 
 

@@ -65,6 +65,7 @@ class Injectors:
     ticks: TickDuplicator
     races: Races
     faults: list[dict[str, Any]]  # the planted faults' log lines (crash, refusal, outage)
+    unreadable: list[str] = field(default_factory=list)  # fault lines that could not be read
 
     def planted(self, kind: str) -> list[dict[str, Any]]:
         return [line for line in self.faults if line.get("kind") == kind]
@@ -82,6 +83,8 @@ def injected_faults(
         Kind.TICK_CRASH: len(injectors.planted("tick-crash")),
         Kind.START_REFUSED: len(injectors.planted("start-refused")),
         Kind.PUMP_DOWN: len(injectors.planted("pump-down")),
+        Kind.BUS_DOWN: len(injectors.planted("bus-down")),
+        Kind.REPORT_LOST: len(injectors.planted("report-lost")),
         Kind.CANCEL: injectors.races.answered("cancel"),
         Kind.UPDATE: injectors.races.answered("update"),
         Kind.RESTART: 1 if kill.at else 0,
@@ -99,6 +102,9 @@ def fault_summary(
         ),
         "starts refused (ExecutionLimitExceeded)": len(injectors.planted("start-refused")),
         "pump outages": [line["where"] for line in injectors.planted("pump-down")],
+        "ticks refused by the bus (every Emit tick attempt)": len(injectors.planted("bus-down")),
+        "failure reports refused by the bus": len(injectors.planted("report-lost")),
+        "unreadable fault lines": injectors.unreadable,
         "Start duplicates": dict(injectors.starts.counts),
         "Tick duplicates": dict(injectors.ticks.counts),
         "races": injectors.races.counts(),

@@ -3,7 +3,8 @@
 Fires come in two waves with a gap between them; the stack is killed (SIGKILL) in the gap
 and restarted, so every action of wave 2 waits through the kill. Each action gets one fault
 kind; every kind has one-offs and recurrences (``rate(N seconds)`` with 2-3 fires), in both
-waves (``kill-restart`` actions only in wave 2: that is their fault). Fire times are spread
+waves (``kill-restart`` actions only in wave 2: that is their fault; ``bus-down`` and
+``report-lost`` too, their repair by the reconciler lasting past a wave). Fire times are spread
 over each wave so the emulator is kept at about ``fire_rate`` fires a second.
 
 A recurrence is placed with ``startTime``: a rate counts from its creation, so its first fire
@@ -44,6 +45,8 @@ class Kind(StrEnum):
     RESTART = "kill-restart"
     START_REFUSED = "start-refused"
     PUMP_DOWN = "pump-down"
+    BUS_DOWN = "bus-down"
+    REPORT_LOST = "report-lost"
 
 
 # The id prefix names the kind: the receiver and the planted crash decide by it.
@@ -59,7 +62,11 @@ ID_PREFIXES = {
     Kind.RESTART: "restart",
     Kind.START_REFUSED: "refused",
     Kind.PUMP_DOWN: "pumpdown",
+    Kind.BUS_DOWN: "busdown",
+    Kind.REPORT_LOST: "reportlost",
 }
+# Kinds whose fault lasts past the wave: a kill in the gap would cut it short.
+WAVE_2_ONLY = frozenset({Kind.RESTART, Kind.BUS_DOWN, Kind.REPORT_LOST})
 
 
 @dataclass(frozen=True)
@@ -181,7 +188,7 @@ def _shapes(size: int, rng: random.Random) -> list[tuple[Kind, int, int, int]]:
     for kind in kinds:
         index = seen[kind] = seen.get(kind, 0) + 1
         recurring = index % 2 == 0
-        wave = 2 if kind is Kind.RESTART or (index // 2) % 2 == 1 else 1
+        wave = 2 if kind in WAVE_2_ONLY or (index // 2) % 2 == 1 else 1
         interval = rng.choice((3, 4, 5)) if recurring else 0
         count = rng.choice((2, 3)) if recurring else 1
         shapes.append((kind, wave, interval, count))

@@ -4,7 +4,8 @@ It lives in the driver's process, outside the local stack, so it sees every fire
 kill -9 of the stack. Answers are decided by the action id's prefix:
 
 - ``transient-*``: 503 for the first ``failures_of(id)`` attempts of each occurrence, then 200;
-- ``permanent-*``: 400 (a permanent failure: not retried, the action ends FAILED);
+- ``permanent-*`` and ``reportlost-*``: 400 (a permanent failure: not retried, the action ends
+  FAILED);
 - anything else: 200.
 """
 
@@ -80,7 +81,7 @@ class ChaosReceiver:
         return status
 
     def _status(self, action_id: str, attempt: int) -> int:
-        if action_id.startswith("permanent-"):
+        if action_id.startswith(("permanent-", "reportlost-")):
             return PERMANENT_STATUS
         if action_id.startswith("transient-") and attempt <= self._failures_of(action_id):
             return TRANSIENT_STATUS

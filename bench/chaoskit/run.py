@@ -33,6 +33,7 @@ from tickwork_local.process import LocalProcess
 __all__ = ["ChaosRun", "RunSettings"]
 
 LOCK_SECONDS = 2
+RECONCILE_SCHEDULE = "rate(5 seconds)"
 PROGRESS_EVERY = 10.0
 CREATE_TIMEOUT = 120.0  # for Starts on the bus to land in the table
 QUIET_SECONDS = 6.0  # no delivery for this long (and nothing active) = settled
@@ -62,7 +63,12 @@ class ChaosRun:
         self.receiver = ChaosReceiver(lambda action_id: self._failures.get(action_id, 0))
         log = settings.state_dir.with_name(f"{settings.state_dir.name}-stack.log")
         # Three retries: a transient receiver fails at most twice, and a kill may cost one more.
-        parameters = {"LockSeconds": str(LOCK_SECONDS), "RetryMaxAttempts": "3"}
+        # The reconciler every few seconds: it puts the ticks and reports the bus refused there.
+        parameters = {
+            "LockSeconds": str(LOCK_SECONDS),
+            "RetryMaxAttempts": "3",
+            "ReconcileSchedule": RECONCILE_SCHEDULE,
+        }
         program = [sys.executable, str(FAULTY_STACK), "--state-dir", str(settings.state_dir)]
         self.stack = LocalProcess(settings.state_dir, parameters, log, program)
         self.timeline = Timeline()
@@ -226,9 +232,10 @@ class ChaosRun:
         caught = straddling(deliveries, self.kill.at)
         recorded = {i: self._record(i).get("history", []) for i in caught}
         result = score(self._expectations(), deliveries, statuses, self.kill.at, recorded)
-        injectors = Injectors(
-            self.starts, self.ticks, self.races, self.stack.fault_lines(f"{FAULT_LINE} ")
-        )
+        faults, unreadable = self.stack.fault_lines(f"{FAULT_LINE} ")
+        for line in unreadable:
+            self._say(f"could not read a fault line, left out of the counts: {line}")
+        injectors = Injectors(self.starts, self.ticks, self.races, faults, unreadable)
         injected = injected_faults(deliveries, injectors, self.kill)
         blind = (
             self.kill.at - BLIND_MARGIN,

@@ -242,6 +242,12 @@ def outputs(context: Context) -> None:
     help="After a fire fails past its retries: CONTINUE (a recurrence's default), PAUSE, or STOP.",
 )
 @click.option(
+    "--on-unknown-outcome",
+    type=click.Choice(["FAIL", "RETRY"], case_sensitive=False),
+    help="A claimed fire whose execution ended without saying whether it ran (aborted, lost): "
+    "record it failed (FAIL, default) or run it again with the same idempotency key (RETRY).",
+)
+@click.option(
     "--action",
     help="Action type (default TICK): SEND_NOTIFICATION, HTTP_REQUEST, SQS_MESSAGE, SNS_MESSAGE, "
     "EVENTBRIDGE_EVENT, LAMBDA_INVOKE, STEP_FUNCTIONS_EXECUTION (data fields: README).",

@@ -31,6 +31,7 @@ def start_detail(
     expression: str | None = None,
     group: str | None = None,
     on_failure: str | None = None,
+    on_unknown_outcome: str | None = None,
     role_arn: str | None = None,
 ) -> dict[str, Any]:
     whens = {
@@ -78,6 +79,7 @@ def start_detail(
         ("misfireThreshold", misfire_threshold),
         ("group", group),
         ("onFailure", on_failure and on_failure.upper()),
+        ("onUnknownOutcome", on_unknown_outcome and on_unknown_outcome.upper()),
         ("roleArn", role_arn),
     ):
         if value is not None:

@@ -152,13 +152,24 @@ class LocalProcess:
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
-    def fault_lines(self, marker: str) -> list[dict[str, Any]]:
-        """The JSON after ``marker`` on each line of its output that starts with it."""
-        return [
-            json.loads(line.split(marker, 1)[1])
-            for line in self.log_text().splitlines()
-            if line.startswith(marker)
-        ]
+    def fault_lines(self, marker: str) -> tuple[list[dict[str, Any]], list[str]]:
+        """The JSON after ``marker`` on each line of its output that holds it, and each such line
+        that could not be read ("line N: text"), so a garbled line is named, not fatal. The
+        marker is looked for anywhere in a line: a line another thread left unfinished may
+        come before it."""
+        read: list[dict[str, Any]] = []
+        unreadable: list[str] = []
+        for number, line in enumerate(self.log_text().splitlines(), start=1):
+            for part in line.split(marker)[1:]:  # two lines run together are both read
+                try:
+                    value = json.loads(part)
+                except ValueError:
+                    value = None
+                if isinstance(value, dict):
+                    read.append(value)
+                else:
+                    unreadable.append(f"line {number} of {self.log_path}: {line[:200]}")
+        return read, unreadable
 
     def restored_counts(self) -> tuple[int, int] | None:
         """(records restored, executions restarted) from the last start's banner."""

@@ -188,6 +188,9 @@ class NoConcurrencySlots:
     ) -> str | None:
         raise RuntimeError(f"a concurrency limit is set for {key} but the stack has no slots table")
 
+    def waits(self, holder: str) -> int:
+        raise RuntimeError("the stack has no slots table")
+
     def release(self, slot: str, holder: str) -> None:
         raise RuntimeError("the stack has no slots table")
 

@@ -130,7 +130,10 @@ class ConcurrencySlots(Protocol):
         self, key: str, limit: int, holder: str, now: datetime, lease: timedelta
     ) -> str | None:
         """Take one of ``limit`` slots of ``key`` for ``holder`` (again, if it has one);
-        None when all are taken."""
+        None when all are taken, which counts one wait of ``holder``."""
+
+    def waits(self, holder: str) -> int:
+        """How many times ``holder`` found every slot taken (0 if it never waited)."""
 
     def release(self, slot: str, holder: str) -> None:
         """Give the slot back; harmless if the lease already ended."""

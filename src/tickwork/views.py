@@ -39,6 +39,7 @@ def action_view(action: Action) -> dict[str, Any]:
         "frequency": action.frequency,
         "catchUp": action.catch_up.to_dict(),
         "onFailure": str(action.failure_policy),
+        "onUnknownOutcome": str(action.unknown_outcome_policy),
         "roleArn": action.role_arn,
         "pausedAt": iso(action.paused_at) if action.paused_at else None,
         "idempotencyKey": action.key_of(action.occurrence) if action.execution_time else None,

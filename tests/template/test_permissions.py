@@ -314,8 +314,17 @@ def run_every_path(s: Scenario) -> None:
     s.start({"id": "perm:twice", "at": soon(1), "repeat": True, "frequency": "TEN_MINS",
              "executionRemainder": 2})  # fmt: skip
     time.sleep(1.2)
-    once, error = s.fulfill("perm:once")
+    # Both TICK slots held by others: the fire waits for one (its wait counted), then runs.
+    slots = s.stack.outputs["SlotsTableName"]
+    taken = [{"slot": {"S": f"TICK#{n}"}, "holder": {"S": "other"}} for n in range(2)]
+    for item in taken:
+        s.table.put_item(TableName=slots, Item={**item, "expiresAt": {"N": "9999999999"}})
+    assert s.fulfill("perm:once")[1] == "ConcurrencyLimited"
+    for item in taken:
+        s.table.delete_item(TableName=slots, Key={"slot": item["slot"]})
+    once, error = s.invoke("FulfillFunction", {**s.fire_input("perm:once"), "retryCount": 1})
     assert error is None and once["outcome"] == "FIRED", once
+    assert (once["attempts"], once["slotWaits"]) == (1, 1), once
     twice, error = s.fulfill("perm:twice")
     assert error is None, twice
     # A signed webhook (reads the HTTP signing key) to a local receiver.

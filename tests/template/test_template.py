@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,55 @@ def test_event_files_are_valid_invoke_payloads(path: Path) -> None:
 
         envelope = parse(event=body, model=EventBridgeModel)
         assert envelope.detail_type.startswith("Schedule ")
+
+
+# --- what AWS accepts, and what one execution can hold ------------------------------------------
+HISTORY_EVENTS = 25_000  # events in one Standard execution's history; past it the execution fails
+EVENTS_PER_TASK_ATTEMPT = 3  # TaskScheduled, TaskStarted, TaskSucceeded / TaskFailed / TimedOut
+AWS_MAX_DELAY_SECONDS = 31_622_400  # a retrier's MaxDelaySeconds
+AWS_MAX_INTERVAL_SECONDS = 99_999_999  # a retrier's IntervalSeconds
+AWS_MAX_ATTEMPTS = 99_999_999  # a retrier's MaxAttempts
+RETRY_PARAMETERS = {
+    "RetryIntervalSeconds": AWS_MAX_INTERVAL_SECONDS,
+    "RetryMaxDelaySeconds": AWS_MAX_DELAY_SECONDS,
+    "RetryMaxAttempts": AWS_MAX_ATTEMPTS,
+    "SlotWaitSeconds": AWS_MAX_INTERVAL_SECONDS,
+    "SlotMaxWaitSeconds": AWS_MAX_DELAY_SECONDS,
+}
+
+
+def _at_their_maxima() -> dict[str, Any]:
+    parameters = TEMPLATE.doc["Parameters"]
+    numbers = {name: spec for name, spec in parameters.items() if spec.get("Type") == "Number"}
+    unbounded = sorted(name for name, spec in numbers.items() if "MaxValue" not in spec)
+    assert unbounded == [], f"Number parameters without a MaxValue: {unbounded}"
+    at_most = {name: str(spec["MaxValue"]) for name, spec in numbers.items()}
+    machine = Template(REPO / "template.yaml", parameters=at_most)
+    return json.loads(machine.state_machine_definition("FireStateMachine"))
+
+
+def _longest_history(states: dict[str, Any], name: str) -> int:
+    """The most history events an execution entering ``name`` can still write: every Task
+    attempt its retriers allow, two events per state entered, along the longest path."""
+    state = states[name]
+    events = 2
+    if state["Type"] == "Task":
+        attempts = 1 + sum(retrier.get("MaxAttempts", 3) for retrier in state.get("Retry", []))
+        events += EVENTS_PER_TASK_ATTEMPT * attempts
+    following = [state.get("Next"), *(c["Next"] for c in state.get("Catch", []))]
+    return events + max((_longest_history(states, n) for n in following if n), default=0)
+
+
+def test_every_number_parameter_is_bounded_so_an_execution_can_hold_its_retries() -> None:
+    # GIVEN every Number parameter at its MaxValue WHEN the definition is substituted
+    machine = _at_their_maxima()
+    # THEN the longest path (every retry of Fulfill, its waits for a slot, then the failure
+    # path with its own retries) still fits one execution's history, with room to spare
+    longest = 2 + _longest_history(machine["States"], machine["StartAt"])  # started, ended
+    assert longest <= HISTORY_EVENTS, f"{longest} events: lower RetryMaxAttempts' MaxValue"
+
+
+@pytest.mark.parametrize(("name", "aws_most"), sorted(RETRY_PARAMETERS.items()))
+def test_retry_parameters_stay_within_what_step_functions_accepts(name: str, aws_most: int) -> None:
+    spec = TEMPLATE.doc["Parameters"][name]
+    assert 1 <= spec["Default"] <= spec["MaxValue"] <= aws_most

@@ -90,12 +90,38 @@ def test_a_cancelled_action_is_superseded(deps) -> None:
         fulfill_fire(_fire(), deps)
 
 
-def test_after_an_outage_a_lost_claim_is_released_and_fired_again(deps) -> None:
+def test_after_an_outage_a_lost_claim_is_recorded_failed_not_fired_again(deps) -> None:
     from tickwork.usecases.reconcile import reconcile
 
-    # GIVEN a fire claimed by an execution that was then lost with the stack
+    # GIVEN a fire claimed by an execution that was then lost with the stack: its target may
+    # or may not have been reached
     deps.clock.current = FIRE
     fulfill_fire(_fire(), deps)
+    deps.executions.started.clear()
+
+    # WHEN the restarted stack reconciles everything, however recent
+    result = reconcile(deps, horizon=None, stuck_after=timedelta(0))
+
+    # THEN the fire is recorded failed as an unknown outcome (onUnknownOutcome FAIL, the
+    # default), retryable by hand, and no execution runs it again
+    assert result == {"restarted": [], "recorded": [], "failed": ["a:1"], "released": []}
+    action = deps.repository.get("a:1")
+    assert action.status == Status.FAILED and action.needs_attention
+    assert action.history[-1].error.startswith("FireOutcomeUnknown: its execution")
+    assert "may have happened" in action.history[-1].error
+    assert deps.executions.started == {}
+
+
+def test_under_on_unknown_outcome_retry_a_lost_claim_is_released_and_fired_again() -> None:
+    from tickwork.usecases.reconcile import reconcile
+
+    # GIVEN an action that asked to be run again when its outcome is unknown, whose claimed
+    # fire was lost with the stack
+    deps = fake_dependencies(NOW)
+    detail = {"id": "a:1", "duration": "10m", "onUnknownOutcome": "RETRY"}
+    start_action(StartCommand(detail, "ev-1"), deps)
+    deps.clock.current = FIRE
+    first = fulfill_fire(_fire(), deps)
     deps.executions.started.clear()
 
     # WHEN the restarted stack reconciles everything, however recent
@@ -105,5 +131,6 @@ def test_after_an_outage_a_lost_claim_is_released_and_fired_again(deps) -> None:
     assert result == {"restarted": [], "recorded": [], "failed": [], "released": ["a:1"]}
     assert deps.repository.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]
-    # AND a fresh execution of that name may claim and fire it
-    assert fulfill_fire(_fire(), deps).outcome is Outcome.FIRED
+    # AND a fresh execution of that name fires it with the same idempotency key
+    again = fulfill_fire(_fire(), deps)
+    assert again.outcome is Outcome.FIRED and again.idempotency_key == first.idempotency_key

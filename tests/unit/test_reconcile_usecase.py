@@ -4,6 +4,7 @@ left alone."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -100,8 +101,95 @@ def test_a_fire_whose_failure_report_was_lost_is_recorded_failed(deps) -> None:
     assert "FireFailed" in action.history[-1].error
 
 
-def test_a_claim_whose_execution_died_is_released_and_fired_again(deps) -> None:
+def test_a_fire_whose_tick_the_bus_refused_is_put_on_the_bus_then_recorded(deps) -> None:
+    # GIVEN a fire that ran, but whose tick the bus kept refusing past Emit tick's retries: the
+    # execution succeeded through "Tick undelivered", the tick and why it was refused its output
+    tick = _claimed(deps, "refused")
+    refusal = {"Error": "EventBridge.FailedEntry", "Cause": "throttled"}
+    deps.executions.end(
+        execution_name("refused", 1, 1), "SUCCEEDED", output={**tick, "undelivered": refusal}
+    )
+    deps.clock.advance(minutes=20)
+
+    result = reconcile(deps)
+    again = reconcile(deps)
+
+    # THEN the tick is put on the bus as the fire made it (its proof with it), and recorded once
+    assert result == {**NOTHING, "recorded": ["refused"]} and again == NOTHING
+    assert deps.publisher.of_type("Schedule Tick") == [tick]
+    assert deps.repository.get("refused").status == Status.COMPLETED
+    assert not any("-r" in name for name in deps.executions.started)
+
+
+def test_a_fire_whose_report_the_bus_refused_is_recorded_failed_from_the_report(deps) -> None:
+    # GIVEN a fire that failed past its retries whose report the bus refused: the execution
+    # ended in FireFailed with the proved report as its cause
+    _claimed(deps, "unreported")
+    name = execution_name("unreported", 1, 1)
+    report = {
+        "id": "unreported", "generation": 1, "occurrence": 1, "manual": 0,
+        "trigger": "SCHEDULED", "scheduledTime": "2026-03-07T12:01:00.000Z",
+        "executionName": name, "error": "PermanentFulfillmentError",
+        "cause": '{"errorMessage": "POST https://x.test answered 400"}', "proof": "v1=00",
+        "undelivered": {"Error": "EventBridge.FailedEntry", "Cause": "throttled"},
+    }  # fmt: skip
+    deps.executions.end(name, "FAILED", error="FireFailed", cause=json.dumps(report))
+    deps.clock.advance(minutes=20)
+
+    result = reconcile(deps)
+
+    # THEN it is recorded FAILED from the report, the report is put on the bus, and the fire
+    # is never run again
+    assert result == {**NOTHING, "failed": ["unreported"]}
+    action = deps.repository.get("unreported")
+    assert action.status == Status.FAILED
+    assert action.history[-1].error == "PermanentFulfillmentError: POST https://x.test answered 400"
+    (published,) = deps.publisher.of_type("Schedule Failed")
+    assert published["proof"] == "v1=00" and "undelivered" not in published
+    assert not any("-r" in name for name in deps.executions.started)
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        {"status": "ABORTED"},
+        {"status": "TIMED_OUT"},
+        {"status": "FAILED", "error": "States.Runtime", "cause": "Invalid path '$.Payload'"},
+        {"status": "FAILED", "error": "EventBridge.FailedEntry", "cause": "an older definition"},
+        None,
+    ],
+    ids=["aborted", "timed-out", "runtime-error", "uncaught-error", "gone"],
+)
+def test_a_claim_whose_execution_ended_unreported_is_recorded_failed_not_run_again(
+    deps, ending
+) -> None:
+    # GIVEN a claimed fire whose execution ended without a tick or a failure report: the
+    # target may or may not have been reached
     _claimed(deps, "stuck")
+    name = execution_name("stuck", 1, 1)
+    if ending is None:
+        deps.executions.started.pop(name)  # lost with the emulator
+    else:
+        deps.executions.end(name, **ending)
+
+    early = reconcile(deps)  # not stuck long enough yet
+    deps.clock.advance(minutes=20)
+    late = reconcile(deps)
+    again = reconcile(deps)
+
+    # THEN (onUnknownOutcome FAIL, the default) it is recorded failed as an unknown outcome,
+    # needs attention and can be retried by hand; nothing runs it again
+    assert early == NOTHING and late == {**NOTHING, "failed": ["stuck"]} and again == NOTHING
+    action = deps.repository.get("stuck")
+    assert action.status == Status.FAILED and action.needs_attention
+    assert action.history[-1].error.startswith("FireOutcomeUnknown: ")
+    assert not any("-r" in started for started in deps.executions.started)
+
+
+def test_a_claim_whose_execution_died_is_released_and_fired_again_under_retry(deps) -> None:
+    _start(deps, "stuck", "1m", onUnknownOutcome="RETRY")
+    deps.clock.current = NOW + timedelta(minutes=1)
+    fulfill_fire(attempt("stuck", 1, "2026-03-07T12:01:00.000Z"), deps)
     name = execution_name("stuck", 1, 1)
     deps.executions.stop(deps.executions.execution_arn(name), "died")
 

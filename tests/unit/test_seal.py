@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 
+from tickwork.domain.canonical import canonical_json
 from tickwork.domain.seal import SealedFields, compute_seal, seal_matches
 
 KEY = b"seal-key"
@@ -25,7 +26,7 @@ FIELDS = SealedFields(
 
 def test_the_seal_matches_its_fields() -> None:
     seal = compute_seal(KEY, FIELDS)
-    assert seal.startswith("v2=")
+    assert seal.startswith("v3=")
     assert seal_matches(KEY, seal, FIELDS)
 
 
@@ -40,6 +41,7 @@ def test_the_seal_matches_its_fields() -> None:
         {"catch_up": {"policy": "ALL", "thresholdSeconds": 60.0, "windowSeconds": 2592000}},
         {"on_failure": "CONTINUE"},
         {"role_arn": "arn:aws:iam::123456789012:role/tickwork-targets/admin"},
+        {"on_unknown_outcome": "RETRY"},
     ],
     ids=lambda change: next(iter(change)),
 )
@@ -77,9 +79,31 @@ def test_a_record_sealed_by_the_previous_version_still_holds() -> None:
         {"role_arn": "arn:aws:iam::123456789012:role/tickwork-targets/admin"},
         {"on_failure": "PAUSE"},
         {"catch_up": {"policy": "SKIP", "thresholdSeconds": 60.0}},
+        {"on_unknown_outcome": "RETRY"},
     ],
     ids=lambda change: next(iter(change)),
 )
 def test_a_previous_version_seal_cannot_vouch_for_a_field_it_never_covered(change) -> None:
     """A role, or a policy, added by hand to a v1-sealed record breaks its seal."""
     assert not seal_matches(KEY, _v1_seal(FIELDS), replace(FIELDS, **change))
+
+
+def _v2_seal(fields: SealedFields) -> str:
+    """A seal as version 2 wrote it: every field but onUnknownOutcome."""
+    covered = {
+        "id": fields.action_id,
+        "action": fields.action,
+        "data": fields.data,
+        "metadata": fields.metadata,
+        "schedule": fields.schedule,
+        "catch_up": fields.catch_up,
+        "on_failure": fields.on_failure,
+        "role_arn": fields.role_arn,
+    }
+    return "v2=" + hmac.new(KEY, canonical_json(covered), hashlib.sha256).hexdigest()
+
+
+def test_a_v2_seal_holds_until_on_unknown_outcome_is_set_by_hand() -> None:
+    policy = replace(FIELDS, on_failure="PAUSE")
+    assert seal_matches(KEY, _v2_seal(policy), policy)
+    assert not seal_matches(KEY, _v2_seal(policy), replace(policy, on_unknown_outcome="RETRY"))

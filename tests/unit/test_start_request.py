@@ -381,7 +381,7 @@ def test_allowed_fields_are_the_event_names() -> None:
         "id", "action", "data", "metadata", "at", "executionTime", "duration", "delay",
         "cron", "rate", "frequency", "timezone", "repeat", "executionRemainder",
         "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
-        "scheduleExpression", "group", "onFailure", "roleArn",
+        "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "roleArn",
     }  # fmt: skip
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.fire import Outcome, Trigger
+from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
@@ -275,6 +276,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "manualShard": f"manual#{shard_of(action.id)}" if action.manual else None,
         **_parked_keys(action),
         "onFailure": action.on_failure and str(action.on_failure),
+        "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
         "roleArn": action.role_arn,
         "chain": action.chain or None,
         "pauseNote": action.pause_note,
@@ -320,6 +322,9 @@ def from_item(raw: dict[str, Any]) -> Action:
         seal=item.get("seal"),
         group=item.get("group", DEFAULT_GROUP),
         on_failure=FailurePolicy(item["onFailure"]) if item.get("onFailure") else None,
+        on_unknown_outcome=(
+            UnknownOutcomePolicy(item["onUnknownOutcome"]) if item.get("onUnknownOutcome") else None
+        ),
         chain=item.get("chain", ""),
         role_arn=item.get("roleArn"),
         pause_note=item.get("pauseNote"),

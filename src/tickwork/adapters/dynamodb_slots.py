@@ -8,6 +8,10 @@ holders exist at any moment, and a holder that crashed gives its slot back when 
 
 A holder probes from a slot chosen by its own name, so a retry of the same fire finds the slot
 it already holds and different fires spread over the slots.
+
+A holder that finds every slot taken has the wait counted on its own item, ``waits#<holder>``
+(an ADD, expiring with the lease's TTL): a fire reports its slot waits apart from its attempts,
+since the state machine's retry count counts both.
 """
 
 from __future__ import annotations
@@ -22,6 +26,11 @@ from tickwork.adapters.clients import OnTable
 __all__ = ["DynamoDBSlots"]
 
 _PROBES = 5
+_WAITS_KEPT = timedelta(days=2)  # a fire's slot waits, kept past any execution's retries
+
+
+def _waits_of(holder: str) -> str:
+    return f"waits#{holder}"
 
 
 class DynamoDBSlots(OnTable):
@@ -48,7 +57,16 @@ class DynamoDBSlots(OnTable):
                     raise
                 continue
             return slot
+        self._table.update_item(
+            Key={"slot": _waits_of(holder)},
+            UpdateExpression="ADD waits :one SET expiresAt = :expires",
+            ExpressionAttributeValues={":one": 1, ":expires": int((now + _WAITS_KEPT).timestamp())},
+        )
         return None
+
+    def waits(self, holder: str) -> int:
+        item = self._table.get_item(Key={"slot": _waits_of(holder)}, ConsistentRead=True)
+        return int(str(item.get("Item", {}).get("waits", 0)))
 
     def release(self, slot: str, holder: str) -> None:
         try:

@@ -78,6 +78,10 @@ _START_FIELDS = {
     "onFailure": "After a fire fails past its retries: CONTINUE with the next occurrence "
     "(default for a recurrence), PAUSE, or STOP (FAILED; default for a one-off). The failed "
     "fire is retryable by hand in every case.",
+    "onUnknownOutcome": "A fire whose execution ended after it was claimed but without a tick "
+    "or a failure report (aborted by hand, an error no Catch can take, lost in an outage) may "
+    "or may not have run: FAIL (default) records it failed, retryable by hand, so it runs at "
+    "most once; RETRY runs it again with the same idempotency key, so it runs at least once.",
     "catchUp": "Missed fires after an outage: ONCE (default), SKIP or ALL.",
     "roleArn": "The AWS action types: an IAM role (under the stack's TargetRolePath) the fire "
     "assumes to reach its target, as an EventBridge Scheduler schedule's execution role; "
@@ -259,6 +263,10 @@ class ActionView(ActionSummary):
         "misfire threshold in seconds and, for ALL, the window."
     )
     on_failure: str = Field(description="CONTINUE, PAUSE or STOP after a failed fire.")
+    on_unknown_outcome: str = Field(
+        description="FAIL or RETRY: what a claimed fire whose execution ended without a tick or "
+        "a failure report becomes."
+    )
     role_arn: str | None = Field(
         default=None, description="The role the target is reached with (AWS action types)."
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
 from tickwork.domain.fire import FireKey, Outcome, Trigger
+from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
@@ -109,6 +110,8 @@ class Action:
     seal: str | None = None  # HMAC over what runs (domain.seal), checked before each fire
     group: str = DEFAULT_GROUP
     on_failure: FailurePolicy | None = None  # None: CONTINUE for a recurrence, STOP for a one-off
+    # A claimed fire whose execution ended without a tick or a report (None: FAIL).
+    on_unknown_outcome: UnknownOutcomePolicy | None = None
     chain: str = ""  # new with every schedule the id is given: part of each fire's key
     pause_note: str | None = None
     paused_at: datetime | None = None
@@ -174,6 +177,7 @@ class Action:
             ],
             group=request.group,
             on_failure=request.on_failure,
+            on_unknown_outcome=request.on_unknown_outcome,
             role_arn=request.role_arn,
             chain=_chain(action_id, created_at, generation),
             pause_note=replacing.pause_note if paused and replacing else None,
@@ -192,6 +196,10 @@ class Action:
         if self.on_failure is not None:
             return self.on_failure
         return FailurePolicy.CONTINUE if self.repeat else FailurePolicy.STOP
+
+    @property
+    def unknown_outcome_policy(self) -> UnknownOutcomePolicy:
+        return self.on_unknown_outcome or UnknownOutcomePolicy.FAIL
 
     @property
     def needs_attention(self) -> bool:

@@ -167,6 +167,7 @@ class Tick(_OneFire):
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
     proof: str = ""  # made by the fulfill step: domain.fire_proof
+    slot_waits: int = 0  # retries that waited for a concurrency slot (not in ``attempts``)
 
     def __post_init__(self) -> None:
         # Kept to the millisecond, as on the wire: what is read back equals what was written.
@@ -196,6 +197,8 @@ class Tick(_OneFire):
             "outcome": str(self.outcome),
             "result": self.result,
             "executionName": self.execution_name,
+            # Only when it waited: the tick of a fire that never waited is as it always was.
+            **({"slotWaits": self.slot_waits} if self.slot_waits else {}),
             **({"proof": self.proof} if self.proof else {}),
         }
 
@@ -219,6 +222,7 @@ class Tick(_OneFire):
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
                 proof=read.optional_text("proof") or "",
+                slot_waits=read.count("slotWaits", minimum=0, default=0),
             )
         )
 

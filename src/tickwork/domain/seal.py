@@ -25,13 +25,21 @@ from tickwork.domain.canonical import canonical_json
 
 __all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 
-SEAL_VERSION = "v2"
+SEAL_VERSION = "v3"
+# The fields each older seal version did not cover yet: such a seal vouches for a record only
+# while they hold their defaults (None).
+_NEWER_THAN = {
+    "v1": ("catch_up", "on_failure", "role_arn", "on_unknown_outcome"),
+    "v2": ("on_unknown_outcome",),
+    "v3": (),
+}
 
 
 @dataclass(frozen=True)
 class SealedFields:
-    """What a seal covers. ``catch_up``, ``on_failure`` and ``role_arn`` are None at their
-    defaults (the default catch-up, the type's default failure policy, the stack's own role)."""
+    """What a seal covers. ``catch_up``, ``on_failure``, ``role_arn`` and ``on_unknown_outcome``
+    are None at their defaults (the default catch-up, the type's default failure policy, the
+    stack's own role, FAIL)."""
 
     action_id: str
     action: str
@@ -41,18 +49,15 @@ class SealedFields:
     catch_up: dict[str, Any] | None = None
     on_failure: str | None = None
     role_arn: str | None = None
+    on_unknown_outcome: str | None = None
 
     def covered(self, version: str) -> dict[str, Any] | None:
         """The fields a seal of ``version`` covers; None if such a seal cannot vouch for them."""
         every = asdict(self)
-        if version == "v2":
-            return every
-        if version == "v1":
-            newer = ("catch_up", "on_failure", "role_arn")
-            if any(every[name] is not None for name in newer):
-                return None
-            return {name: value for name, value in every.items() if name not in newer}
-        return None
+        newer = _NEWER_THAN.get(version)
+        if newer is None or any(every[name] is not None for name in newer):
+            return None
+        return {name: value for name, value in every.items() if name not in newer}
 
 
 def _canonical(fields: dict[str, Any]) -> bytes:

@@ -29,6 +29,7 @@ from tickwork.domain.catch_up import (
 )
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import FieldProblem, ValidationFailed
+from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
@@ -67,6 +68,8 @@ _FIXES = {
     "metadata": "give a JSON object",
     "catchUp": "give ONCE (default), SKIP or ALL",
     "onFailure": "give CONTINUE (default for a recurrence), PAUSE or STOP (default for a one-off)",
+    "onUnknownOutcome": "give FAIL (default: record the fire failed, retryable by hand) or RETRY "
+    "(run it again with the same idempotency key)",
     EXPRESSION_FIELD: 'give "at(2030-11-20T13:00:00)", "rate(5 minutes)" or '
     '"cron(0 9 ? * MON-FRI *)", as EventBridge Scheduler takes them',
 }
@@ -99,6 +102,7 @@ class StartDetail(BaseModel):
     schedule_expression: str | None = None
     group: str | None = None
     on_failure: str | None = None
+    on_unknown_outcome: str | None = None
     role_arn: str | None = Field(default=None, min_length=1, max_length=2048)
 
 
@@ -119,6 +123,7 @@ class StartRequest:
     group: str = DEFAULT_GROUP
     on_failure: FailurePolicy | None = None
     role_arn: str | None = None  # the execution role the target is reached with
+    on_unknown_outcome: UnknownOutcomePolicy | None = None
 
 
 def parse_start_detail(
@@ -179,6 +184,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     catch_up = _collect(problems, _catch_up, model)
     group = _collect(problems, check_group, model.group or DEFAULT_GROUP)
     on_failure = _collect(problems, _failure_policy, model.on_failure)
+    on_unknown = _collect(problems, _unknown_outcome_policy, model.on_unknown_outcome)
     zone = _collect(problems, load_zone, model.timezone)
     first = start = end = None
     if zone is not None:
@@ -221,6 +227,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
         group,
         on_failure,
         model.role_arn,
+        on_unknown,
     )
 
 
@@ -232,6 +239,17 @@ def _failure_policy(text: str | None) -> FailurePolicy | None:
     except ValueError:
         raise ValidationFailed.of(
             "onFailure", f"{text!r} is not a failure policy", _FIXES["onFailure"]
+        ) from None
+
+
+def _unknown_outcome_policy(text: str | None) -> UnknownOutcomePolicy | None:
+    if text is None:
+        return None
+    try:
+        return UnknownOutcomePolicy(text.strip().upper())
+    except ValueError:
+        raise ValidationFailed.of(
+            "onUnknownOutcome", f"{text!r} is not a policy", _FIXES["onUnknownOutcome"]
         ) from None
 
 

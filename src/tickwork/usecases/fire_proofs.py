@@ -11,7 +11,11 @@ from tickwork.domain.errors import ForgedReport
 from tickwork.domain.fire import FireFailure, FireOrder, Tick
 from tickwork.domain.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
 
-__all__ = ["check_proof", "proved_failure", "with_proof"]
+__all__ = ["MAX_CAUSE", "check_proof", "proved_failure", "with_proof"]
+
+# A report's cause is cut to this: the report is also the cause of the execution's FireFailed
+# ending, which Step Functions holds to 32,768 characters.
+MAX_CAUSE = 8 * 1024
 
 
 def _key(deps: Dependencies) -> bytes | None:
@@ -36,8 +40,8 @@ def proved_failure(report: dict[str, Any], execution_name: str, deps: Dependenci
         occurrence=order.occurrence,
         scheduled_time=order.fire_at,
         execution_name=execution_name,
-        error=str(error.get("Error") or "States.Unknown"),
-        cause=str(error["Cause"]) if error.get("Cause") is not None else None,
+        error=str(error.get("Error") or "States.Unknown")[:256],
+        cause=str(error["Cause"])[:MAX_CAUSE] if error.get("Cause") is not None else None,
         manual=order.manual,
         trigger=order.trigger,
     )

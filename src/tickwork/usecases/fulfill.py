@@ -71,24 +71,25 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
         # A type or payload that passed at creation but not now: the record was altered
         # outside tickwork. Nothing runs, and nothing is retried.
         return _tick(fire, action, key, now, Outcome.NO_ACTION, {"reason": str(refused)})
-    request = FulfillmentRequest(
-        action_id=action.id,
-        action=action.action,
-        occurrence=fire.order.occurrence,
-        scheduled_time=fire.order.fire_at,
-        data=data,
-        idempotency_key=key,
-        metadata=action.metadata,
-        attempt=fire.attempt,
-        role_arn=action.role_arn,
-    )
+    waits = 0  # the retries of this execution that were waits for a slot, not attempts
     try:
-        with _slot(action.action, fire.execution_name, deps):
+        with _slot(action.action, fire.execution_name, deps) as waits:
+            request = FulfillmentRequest(
+                action_id=action.id,
+                action=action.action,
+                occurrence=fire.order.occurrence,
+                scheduled_time=fire.order.fire_at,
+                data=data,
+                idempotency_key=key,
+                metadata=action.metadata,
+                attempt=fire.attempt - waits,
+                role_arn=action.role_arn,
+            )
             result = fulfillment.fulfill(request)
     except (TransientFulfillmentError, PermanentFulfillmentError) as error:
-        _note_failure(fire, error, deps)
+        _note_failure(fire, error, waits, deps)
         raise
-    return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result)
+    return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result, slot_waits=waits)
 
 
 def _current(fire: FireAttempt, deps: Dependencies) -> Action:
@@ -186,15 +187,16 @@ def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) 
 
 
 @contextmanager
-def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[None]:
-    """Hold one of the action type's concurrency slots while it runs, if it has a limit.
+def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[int]:
+    """Hold one of the action type's concurrency slots while it runs, if it has a limit, and
+    give how many times this execution waited for one (each wait was a retry of the state).
 
     All taken → ``ConcurrencyLimited``: the machine retries with jitter; the fire stays
     claimed, so it is neither lost nor run twice.
     """
     limit = deps.settings.concurrency_limits.get(action_type)
     if limit is None:
-        yield
+        yield 0
         return
     slot = deps.slots.acquire(
         action_type, limit, holder, deps.clock.now(), deps.settings.slot_lease
@@ -202,18 +204,19 @@ def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[None]:
     if slot is None:
         raise ConcurrencyLimited(action_type, limit)
     try:
-        yield
+        yield deps.slots.waits(holder)
     finally:
         deps.slots.release(slot, holder)
 
 
-def _note_failure(fire: FireAttempt, error: Exception, deps: Dependencies) -> None:
-    """Record the attempt's error on the record (best effort: the machine records FAILED)."""
+def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Dependencies) -> None:
+    """Record the attempt's error on the record (best effort: the machine records FAILED), with
+    the fulfilment attempts before it (the state's retries less its waits for a slot)."""
     action = deps.repository.get(fire.order.action_id)
     if action is None or action.claimed_by != fire.execution_name:
         return
     noted = action.noted_failure(
-        deps.clock.now(), f"{type(error).__name__}: {error}", fire.retry_count
+        deps.clock.now(), f"{type(error).__name__}: {error}", fire.retry_count - waits
     )
     with suppress(ActionConflict):
         deps.repository.save(noted, expected_version=action.version)
@@ -227,6 +230,7 @@ def _tick(
     outcome: Outcome,
     result: dict[str, Any],
     withhold_payload: bool = False,
+    slot_waits: int = 0,
 ) -> Tick:
     return Tick(
         action_id=action.id,
@@ -234,7 +238,8 @@ def _tick(
         occurrence=fire.order.occurrence,
         scheduled_time=fire.order.fire_at,
         actual_time=now,
-        attempts=fire.attempt,
+        attempts=fire.attempt - slot_waits,
+        slot_waits=slot_waits,
         action=action.action,
         outcome=outcome,
         execution_name=fire.execution_name,

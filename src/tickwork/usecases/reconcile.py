@@ -9,13 +9,18 @@ its record moved on ends quietly):
   hand, a failure before the claim whose report was lost): start one. A parked fire whose
   launch moment passed (the pump was down) is launched as the pump would.
 - **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
-  got recorded (a lost event, a tick handler that kept failing): record the tick from the
-  execution's output. Nothing runs twice.
-- **failed** — IN_PROGRESS, and the claiming execution failed past its retries, but its
-  Schedule Failed report was lost: record the occurrence FAILED.
-- **released** — IN_PROGRESS for longer than ``stuck_after`` and its claiming execution is gone
-  (aborted, timed out, or lost with the emulator): release the claim and fire again. This is the
-  one at-least-once repair; receivers dedupe on ``<id>:<occurrence>``.
+  got recorded (a lost event, a tick handler that kept failing, a bus that refused the tick past
+  the Emit tick retries): record the tick from the execution's output, after putting it on the
+  bus when the bus had refused it. Nothing runs twice.
+- **failed** — IN_PROGRESS, and the claiming execution ended in ``FireFailed`` but its Schedule
+  Failed report was lost or refused: record the occurrence FAILED from the report the execution
+  left as its cause (or the record's last error). Nothing runs twice. Also a claimed fire whose
+  execution ended any other way (an error no Catch takes, aborted, timed out, gone): its
+  fulfilment may have happened, so under ``onUnknownOutcome`` FAIL (the default) it is recorded
+  FAILED as ``FireOutcomeUnknown``, retryable by hand with the same idempotency key.
+- **released** — the same unknown outcome under ``onUnknownOutcome`` RETRY: release the claim
+  and fire again, with the same idempotency key. The one at-least-once repair, chosen by the
+  action; receivers dedupe on the key.
 
 After an outage that lost every execution (a restarted local stack), ``horizon=None`` and
 ``stuck_after=0`` look at every waiting action and every claim.
@@ -24,15 +29,24 @@ After an outage that lost every execution (a restarted local stack), ``horizon=N
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
-from tickwork.domain.errors import ActionConflict, MalformedFire
+from tickwork.domain.errors import ActionConflict
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireFailure, Outcome, Tick
+from tickwork.domain.fire import FireFailure, FireKey, Outcome
+from tickwork.domain.fire_ending import (
+    FIRE_FAILED,
+    OUTCOME_UNKNOWN,
+    LeftFailure,
+    LeftTick,
+    UnknownOutcomePolicy,
+    failure_left,
+    tick_left,
+)
 from tickwork.domain.steering import ManualFire
 from tickwork.ports import ExecutionState
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
@@ -42,6 +56,9 @@ from tickwork.usecases.record import record_failure, record_tick
 __all__ = ["Repairs", "reconcile"]
 
 _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its own
+# A claim this old may belong to an execution that ended with its tick or report refused by the
+# bus (Emit tick and Report failure retry for about 30 s): looked at before ``stuck_after``.
+_UNDELIVERED_AFTER = timedelta(seconds=30)
 
 
 @dataclass
@@ -72,8 +89,11 @@ def reconcile(
         if _restart_if_lost(action, now, deps):
             repairs.restarted.append(action.id)
     for action in deps.repository.in_fire_order(Status.IN_PROGRESS, limit):
-        if now - action.updated_at >= stuck_after:
+        claimed_for = now - action.updated_at
+        if claimed_for >= stuck_after:
             _resolve_claim(action, now, deps, repairs)
+        elif claimed_for >= _UNDELIVERED_AFTER:
+            _resolve_claim(action, now, deps, repairs, only_undelivered=True)
     for action in deps.repository.with_manual_fires(limit):
         for fire in action.manual:
             if now - fire.requested_at >= stuck_after:
@@ -97,29 +117,38 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
     return _relaunch(fresh, now, deps)
 
 
-def _resolve_claim(action: Action, now: datetime, deps: Dependencies, repairs: Repairs) -> None:
-    state = deps.executions.describe(action.claimed_by) if action.claimed_by else None
+def _resolve_claim(
+    action: Action,
+    now: datetime,
+    deps: Dependencies,
+    repairs: Repairs,
+    only_undelivered: bool = False,
+) -> None:
+    """A claim held past ``stuck_after``: record what its execution left, exactly once. With
+    ``only_undelivered``, only a tick or report the bus refused: nothing else will record it,
+    so it need not wait for ``stuck_after``."""
+    name = action.claimed_by or ""
+    state = deps.executions.describe(name) if name else None
     if state is not None and state.running:
         return  # still retrying, or waiting for a concurrency slot
-    tick = _tick_of(state, action)
-    if tick is not None:
-        if record_tick(tick, deps)["outcome"] == "recorded":
-            repairs.recorded.append(action.id)
+    left = _left_by(state)
+    if only_undelivered and not (left is not None and left.undelivered):
         return
-    if state is not None and state.status == "FAILED" and state.error == "FireFailed":
-        failure = FireFailure(
-            action_id=action.id,
-            generation=action.generation,
-            occurrence=action.occurrence,
-            scheduled_time=action.execution_time or now,
-            execution_name=action.claimed_by or "",
-            error="FireFailed",
-            cause=action.last_error or state.cause,
-        )
-        if record_failure(failure, deps)["outcome"] == "recorded":
+    if isinstance(left, LeftTick) and left.tick.key == action.fire_key:
+        if left.tick.outcome is not Outcome.SKIPPED:  # a skip records itself before it ends
+            _record_left_tick(left, action.id, deps, repairs)
+        return
+    if isinstance(left, LeftFailure):
+        failure = left.failure or _unproved(action, name, now, state)
+        if failure.key == action.fire_key:
+            _record_left_failure(failure, left.undelivered, deps, repairs)
+            return
+    if action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL:
+        lost = _unknown(action.fire_key, action.execution_time or now, name, state)
+        if record_failure(lost, deps)["outcome"] == "recorded":
             repairs.failed.append(action.id)
         return
-    with suppress(ActionConflict):
+    with suppress(ActionConflict):  # RETRY: at least once, with the same idempotency key
         released = action.released(now, deps.limits.transitions)
         deps.repository.save(released, action.version)
         _relaunch(released, now, deps)
@@ -130,6 +159,7 @@ def _resolve_manual(
     action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repairs: Repairs
 ) -> None:
     """A fire asked for by hand whose execution ended unrecorded, or was lost."""
+    at_most_once = action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL
     repair = 0
     for repair in range(_MAX_REPAIRS + 1):
         name = manual_execution(action, fire, repair)
@@ -138,30 +168,33 @@ def _resolve_manual(
             break
         if state.running:
             return
-        tick = _manual_tick_of(state, fire)
-        if tick is not None:
-            if record_tick(tick, deps)["outcome"] == "recorded":
-                repairs.recorded.append(action.id)
+        left = _left_by(state)
+        if isinstance(left, LeftTick) and left.tick.manual == fire.number:
+            _record_left_tick(left, action.id, deps, repairs)
             return
-        if state.status == "FAILED" and state.error == "FireFailed":
-            failure = FireFailure(
-                action_id=action.id,
+        if isinstance(left, LeftFailure):
+            failure = left.failure or replace(
+                _unproved(action, name, now, state),
                 generation=fire.generation,
                 occurrence=fire.occurrence,
                 scheduled_time=fire.requested_at,
-                execution_name=name,
-                error="FireFailed",
-                cause=state.cause,
                 manual=fire.number,
                 trigger=fire.trigger,
             )
-            if record_failure(failure, deps)["outcome"] == "recorded":
-                repairs.failed.append(action.id)
+            _record_left_failure(failure, left.undelivered, deps, repairs)
             return
+        if fire.claimed_by == name and at_most_once:
+            break  # it ended after its claim without a word: the outcome is unknown
     else:
         raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
+    if fire.claimed_by is not None and at_most_once:
+        key = (action.id, fire.generation, fire.occurrence, fire.number)
+        lost = _unknown(key, fire.requested_at, fire.claimed_by, state)
+        if record_failure(replace(lost, trigger=fire.trigger), deps)["outcome"] == "recorded":
+            repairs.failed.append(action.id)
+        return
     with suppress(ActionConflict):
-        if fire.claimed_by is not None:  # its execution is gone: the claim goes with it
+        if fire.claimed_by is not None:  # RETRY: the claim goes with its execution
             deps.repository.save(
                 action.manual_claimed(now, fire.number, None), expected_version=action.version
             )
@@ -169,14 +202,70 @@ def _resolve_manual(
         repairs.restarted.append(action.id)
 
 
-def _manual_tick_of(state: ExecutionState, fire: ManualFire) -> Tick | None:
-    if state.status != "SUCCEEDED":
+def _left_by(state: ExecutionState | None) -> LeftTick | LeftFailure | None:
+    if state is None:
         return None
-    try:
-        tick = Tick.from_wire(state.output, "output")
-    except MalformedFire:
-        return None
-    return tick if tick.manual == fire.number else None
+    return tick_left(state.status, state.output) or failure_left(
+        state.status, state.error, state.cause
+    )
+
+
+def _record_left_tick(left: LeftTick, action_id: str, deps: Dependencies, repairs: Repairs) -> None:
+    """A fire that happened: its tick is recorded once. A tick the bus refused is put there
+    first (its proof travels with it), so workers get it late rather than never."""
+    if left.undelivered:
+        deps.publisher.publish(DetailType.TICK, left.tick.to_wire())
+    # Put on the bus, the tick may be recorded by the tick handler first: a repair either way.
+    if record_tick(left.tick, deps)["outcome"] == "recorded" or left.undelivered:
+        repairs.recorded.append(action_id)
+
+
+def _record_left_failure(
+    failure: FireFailure, undelivered: bool, deps: Dependencies, repairs: Repairs
+) -> None:
+    """A fire that failed past its retries: recorded FAILED once, never run again. A proved
+    report the bus refused is put there first."""
+    published = undelivered and bool(failure.proof)
+    if published:
+        deps.publisher.publish(DetailType.FAILED, failure.to_wire())
+    if record_failure(failure, deps)["outcome"] == "recorded" or published:
+        repairs.failed.append(failure.action_id)
+
+
+def _unproved(
+    action: Action, name: str, now: datetime, state: ExecutionState | None
+) -> FireFailure:
+    """The failure of an execution that ended in FireFailed without its report."""
+    return FireFailure(
+        action_id=action.id,
+        generation=action.generation,
+        occurrence=action.occurrence,
+        scheduled_time=action.execution_time or now,
+        execution_name=name,
+        error=FIRE_FAILED,
+        cause=action.last_error or (state.cause if state else None),
+    )
+
+
+def _unknown(
+    key: FireKey, scheduled: datetime, name: str, state: ExecutionState | None
+) -> FireFailure:
+    """A claimed fire whose execution ended without a tick or a report (onUnknownOutcome FAIL)."""
+    how = "is gone" if state is None else f"ended {state.status} ({state.error or 'no error'})"
+    return FireFailure(
+        action_id=key[0],
+        generation=key[1],
+        occurrence=key[2],
+        scheduled_time=scheduled,
+        execution_name=name,
+        error=OUTCOME_UNKNOWN,
+        cause=(
+            f"its execution {name} {how} after claiming the fire, without a tick or a failure "
+            "report: the fulfilment may have happened, so it is not run again "
+            "(onUnknownOutcome FAIL; retry it by hand, with the same idempotency key)"
+        ),
+        manual=key[3],
+    )
 
 
 def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
@@ -194,19 +283,6 @@ def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
                     deps.repository.save(action.with_execution(now, arn), action.version)
             return True
     raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
-
-
-def _tick_of(state: ExecutionState | None, action: Action) -> Tick | None:
-    """The tick a succeeded execution emitted, if it fired the record's current occurrence."""
-    if state is None or state.status != "SUCCEEDED":
-        return None
-    try:
-        tick = Tick.from_wire(state.output, "output")
-    except MalformedFire:
-        return None  # it ended quietly (superseded, a leg, a skip): its output is its input
-    if tick.key != action.fire_key or tick.outcome is Outcome.SKIPPED:
-        return None
-    return tick
 
 
 def _name_of(execution_arn: str | None) -> str | None:

@@ -21,6 +21,9 @@ def sealed_fields(action: Action) -> SealedFields:
         catch_up=None if action.catch_up == DEFAULT_CATCH_UP else action.catch_up.to_dict(),
         on_failure=None if action.on_failure is None else str(action.on_failure),
         role_arn=action.role_arn,
+        on_unknown_outcome=(
+            None if action.on_unknown_outcome is None else str(action.on_unknown_outcome)
+        ),
     )
 
 

@@ -1,0 +1,130 @@
+"""GIVEN a bus that refuses a fire's tick, or its failure report, on every attempt of the state
+machine's PutEvents task WHEN the fire runs through the real definition THEN the execution
+leaves what the reconciler needs — the tick as its output, or FireFailed with the report — and
+the reconciler puts the event on the bus and records the fire once: the target is reached once,
+never twice."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.support import Stack, assert_never_early, in_seconds
+from tickwork.domain.action import Status
+from tickwork.domain.events import DetailType
+from tickwork.usecases.reconcile import reconcile
+from tickwork_local.receiver import Receiver
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from chaoskit.bus_refusals import PUT_ATTEMPTS, BusRefusals, tick_or_report_of
+
+
+@pytest.fixture
+def refusing() -> Iterator[list[BusRefusals]]:
+    installed: list[BusRefusals] = []
+    yield installed
+    for refusals in installed:
+        refusals.uninstall()
+
+
+def _hook(action_id: str, receiver: Receiver) -> dict:
+    return {
+        "id": action_id,
+        "at": in_seconds(2),
+        "action": "HTTP_REQUEST",
+        "data": {"url": receiver.url, "method": "POST", "body": {"n": 1}},
+    }
+
+
+def _ended(stack: Stack, prefix: str, timeout: float = 90) -> dict:
+    """The first execution named ``prefix…`` once it has ended (its PutEvents retries back off
+    for about 15 s, 31 s at most)."""
+    sfn = stack.local.client("stepfunctions")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for execution in stack.executions():
+            if execution["name"].startswith(prefix) and execution["status"] != "RUNNING":
+                return sfn.describe_execution(executionArn=execution["executionArn"])
+        time.sleep(0.25)
+    raise AssertionError(f"no execution of {prefix} ended in {timeout:g}s")
+
+
+def test_a_tick_the_bus_refuses_is_put_there_by_the_reconciler_and_the_target_runs_once(
+    stack: Stack, receiver: Receiver, refusing: list[BusRefusals]
+) -> None:
+    # GIVEN a bus that refuses this fire's tick on the Emit tick task and its 5 retries
+    refusals = BusRefusals(tick_or_report_of("busdown:", DetailType.TICK)).install()
+    refusing.append(refusals)
+    stack.start(_hook("busdown:1", receiver))
+
+    # WHEN the fire runs: the execution still succeeds, through "Tick undelivered", with the
+    # tick and why it was refused as its output; the record stays claimed
+    execution = _ended(stack, "busdown_1")
+    assert execution["status"] == "SUCCEEDED"
+    output = json.loads(execution["output"])
+    assert output["outcome"] == "FIRED" and "undelivered" in output
+    assert sum(refusals.refused.values()) == PUT_ATTEMPTS
+    assert stack.record("busdown:1").status == Status.IN_PROGRESS
+    assert stack.ticks_for("busdown:1") == []
+
+    # AND the reconciler runs (twice: the second must change nothing)
+    first = reconcile(stack.deps, stuck_after=timedelta(0))
+    second = reconcile(stack.deps, stuck_after=timedelta(0))
+
+    # THEN the tick reaches the bus once, the fire is recorded once, the target ran once
+    assert first["recorded"] == ["busdown:1"] and second["recorded"] == []
+    stack.wait_record("busdown:1", lambda a: a.status == Status.COMPLETED)
+    ticks = stack.ticks_for("busdown:1", count=1, timeout=10)
+    assert len(ticks) == 1 and ticks[0]["proof"] == output["proof"]
+    assert_never_early(ticks)
+    assert len(receiver.requests) == 1
+    assert first["released"] == [] and first["restarted"] == []
+
+
+def test_a_failure_report_the_bus_refuses_is_recorded_failed_and_never_run_again(
+    stack: Stack, refusing: list[BusRefusals]
+) -> None:
+    # GIVEN a fire whose target refuses it for good, and a bus that refuses its failure report
+    # on every attempt of the Report failure task
+    refusals = BusRefusals(tick_or_report_of("reportlost:", DetailType.FAILED)).install()
+    refusing.append(refusals)
+    receiver = Receiver(failures=100)  # 500s past every retry
+    try:
+        stack.start(_hook("reportlost:1", receiver))
+
+        # WHEN the fire fails past its retries: the execution ends in FireFailed with the
+        # proved report (and why it was refused) as its cause
+        execution = _ended(stack, "reportlost_1")
+        attempts = len(receiver.requests)
+    finally:
+        receiver.close()
+    assert (execution["status"], execution["error"]) == ("FAILED", "FireFailed")
+    report = json.loads(execution["cause"])
+    assert report["error"] == "TransientFulfillmentError" and report["proof"]
+    assert "undelivered" in report
+    assert stack.record("reportlost:1").status == Status.IN_PROGRESS
+
+    # AND the reconciler runs (twice)
+    first = reconcile(stack.deps, stuck_after=timedelta(0))
+    second = reconcile(stack.deps, stuck_after=timedelta(0))
+
+    # THEN the failure is recorded once from the report, which reaches the bus; the fire is
+    # never run again (the claim is not released)
+    assert first["failed"] == ["reportlost:1"] and second["failed"] == []
+    assert first["released"] == [] and first["restarted"] == []
+    failed = stack.wait_record("reportlost:1", lambda a: a.status == Status.FAILED)
+    assert "TransientFulfillmentError" in (failed.history[-1].error or "")
+    reported = stack.lifecycle.wait_for(
+        lambda evs: any(e["detail-type"] == "Schedule Failed" for e in evs), timeout=10
+    )
+    assert [e["detail"]["id"] for e in reported if e["detail-type"] == "Schedule Failed"] == [
+        "reportlost:1"
+    ]
+    assert len(receiver.requests) == attempts == 3  # the first attempt and its 2 retries
