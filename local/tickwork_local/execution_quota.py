@@ -3,6 +3,9 @@ in the account and region, StartExecution of a new one fails with ``ExecutionLim
 (AWS's default quota is 1,000,000). moto has no such quota; ``tickwork local
 --max-open-executions N`` sets one, so what a full account does to tickwork can be tried on a
 laptop: the fire is parked again, the pump retries it, nothing is lost.
+
+The quota is read at each start (``limit`` is asked each time), so it can be changed while the
+stack runs: a test closes the account (0) until its fires are parked, then opens it.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ class ExecutionLimitExceeded(AWSError):
 
 
 @contextmanager
-def open_execution_quota(limit: int | None) -> Iterator[None]:
-    """Inside: at most ``limit`` RUNNING executions (None: no quota, moto's own behaviour)."""
-    if limit is None:
+def open_execution_quota(limit: Callable[[], int | None]) -> Iterator[None]:
+    """Inside: at most ``limit()`` RUNNING executions (None: no quota, moto's own behaviour;
+    a quota set when the stack started can be changed, not added later)."""
+    if limit() is None:
         yield
         return
     from moto.stepfunctions.models import StepFunctionBackend
@@ -40,16 +44,17 @@ def open_execution_quota(limit: int | None) -> Iterator[None]:
         yield
 
 
-def _limited(original: Callable[..., Any], limit: int) -> Callable[..., Any]:
+def _limited(original: Callable[..., Any], limit: Callable[[], int | None]) -> Callable[..., Any]:
     def start_execution(
         self: Any, state_machine_arn: str, name: str | None = None, *args: Any, **kwargs: Any
     ) -> Any:
+        most = limit()
         executions = [e for machine in self.state_machines for e in machine.executions]
         known = any(e.name == name and e.state_machine_arn == state_machine_arn for e in executions)
         running = sum(1 for e in executions if e.status == "RUNNING")
-        if running >= limit and not known:
+        if most is not None and running >= most and not known:
             raise ExecutionLimitExceeded(
-                f"The maximum number of running executions ({limit}) has been reached"
+                f"The maximum number of running executions ({most}) has been reached"
             )
         return original(self, state_machine_arn, name, *args, **kwargs)
 

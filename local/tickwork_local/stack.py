@@ -222,7 +222,7 @@ class LocalStack:
                 self.runtime.installed(),
                 tuned_emulator(),
                 atomic_items(),
-                open_execution_quota(self.max_open_executions),
+                open_execution_quota(lambda: self.max_open_executions),
             ):
                 self._create_resources()
                 workers: list[QueuePoller | ScheduleRunner] = [*self.pollers, *self.schedules]

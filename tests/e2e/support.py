@@ -95,6 +95,15 @@ class Stack:
         return [i for i in self.local.runtime.invocations if i.function == name]
 
 
+def wait_until(condition: Callable[[], bool], timeout: float = 30, what: str = "") -> None:
+    """Wait for the state a test needs (never a fixed sleep); fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never came true within {timeout:g}s: {what or condition}")
+        time.sleep(0.1)
+
+
 def assert_never_early(ticks: list[dict[str, Any]]) -> None:
     for tick in ticks:
         assert parse_iso(tick["actualTime"]) >= parse_iso(tick["scheduledTime"]), tick

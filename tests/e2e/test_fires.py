@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import timedelta
 from itertools import pairwise
 
-from tests.e2e.support import Stack, assert_never_early, in_seconds
+from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.times import parse_iso
 from tickwork.usecases.sealing import seal_of
@@ -103,22 +103,32 @@ def test_a_parked_fire_gets_its_execution_from_the_pump_and_fires_once_on_time(
     assert_never_early(ticks)
 
 
+def _pump_runs(stack: Stack) -> list[dict]:
+    return [i.result for i in stack.invocations("PumpFunction") if isinstance(i.result, dict)]
+
+
 def test_fires_refused_by_the_open_execution_quota_wait_parked_and_fire_once(make_stack) -> None:
-    # GIVEN an account where only 2 executions may run (AWS: 1,000,000 by default)
-    stack = make_stack(max_open_executions=2)
+    # GIVEN an account whose open-execution quota is full (AWS: 1,000,000 by default)
+    stack = make_stack(max_open_executions=0)
 
     # WHEN 5 fires are due within the horizon, 3 seconds from now
     at = in_seconds(3)
     for n in range(5):
         stack.start({"id": f"quota:{n}", "at": at})
 
-    # THEN starts beyond the quota were refused, the pump retried them as executions ended,
-    # and each fire happened once, none early
+    # THEN each start is refused and the fire parked again, due now, and the pump's retries
+    # are refused too
     for n in range(5):
-        stack.wait_record(f"quota:{n}", lambda a: a.status == Status.COMPLETED, timeout=30)
-    runs = [i.result for i in stack.invocations("PumpFunction") if isinstance(i.result, dict)]
-    assert sum(len(run["refused"]) for run in runs) >= 1
-    assert sum(len(run["launched"]) for run in runs) >= 3
+        stack.wait_record(f"quota:{n}", lambda a: a.is_parked and a.launch_at is not None)
+    wait_until(lambda: sum(len(run["refused"]) for run in _pump_runs(stack)) >= 1)
+
+    # WHEN the account has room for 2 executions again
+    stack.local.max_open_executions = 2
+
+    # THEN the pump launches them as executions end, each fire happens once, none early
+    for n in range(5):
+        stack.wait_record(f"quota:{n}", lambda a: a.status == Status.COMPLETED, timeout=60)
+    assert sum(len(run["launched"]) for run in _pump_runs(stack)) == 5
     ticks = [t for n in range(5) for t in stack.ticks_for(f"quota:{n}", count=1, timeout=5)]
     assert sorted(t["id"] for t in ticks) == [f"quota:{n}" for n in range(5)]
     assert_never_early(ticks)

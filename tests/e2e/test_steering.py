@@ -142,7 +142,8 @@ def test_a_group_is_paused_and_cancelled_in_one_sweep(make_stack) -> None:
         stack.start({"id": f"sub:42:{n}", "rate": "rate(1 hour)", "group": "sub-42"})
     stack.start({"id": "sub:43:0", "rate": "rate(1 hour)", "group": "sub-43"})
     for n in range(3):
-        stack.wait_record(f"sub:42:{n}", lambda a: a.status == Status.PENDING)
+        waiting = stack.wait_record(f"sub:42:{n}", lambda a: a.status == Status.PENDING)
+        stack.wait_execution(str(waiting.execution_arn))  # started after the record is written
 
     paused = bulk_change("pause", Selection(group="sub-42"), stack.deps)
     cancelled = bulk_change("cancel", Selection(group="sub-42"), stack.deps)
