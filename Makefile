@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv demo run test typecheck test-unit test-functional test-e2e test-template chaos bench lint clean
+.PHONY: help venv demo run test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -24,16 +24,30 @@ demo: $(STAMP) ## watch sample actions get scheduled and fire on a throwaway loc
 run: $(STAMP) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C
 	$(BIN)/tickwork local
 
-test: typecheck ## the strict type check, then every test: unit, functional, template, end-to-end
+test: typecheck layers ## the strict type check and the layers, then every test: unit, contract, functional, template, end-to-end
 	$(BIN)/python -m pytest
+
+quick: $(STAMP) ## the edit-test loop: unit and contract tests, no emulated stack (seconds)
+	$(BIN)/python -m pytest -n 0 -q tests/unit tests/contract
+
+TEST ?=
+one: $(STAMP) ## one test (or file, or -k expression) without workers: make one TEST=tests/unit/test_times.py
+	@test -n "$(TEST)" || { echo 'give it: make one TEST=path/to/test_file.py::test_name'; exit 2; }
+	$(BIN)/python -m pytest -n 0 $(TEST)
 
 typecheck: $(STAMP) ## mypy --strict over src, cli, local and each function (fakes held to their ports)
 	$(BIN)/mypy
 	@for handler in functions/*/app.py; do $(BIN)/mypy --no-error-summary $$handler || exit 1; done
 	@echo "typecheck: every function's handler is clean too"
 
+layers: $(STAMP) ## the import contract: each layer imports only those below it (import-linter)
+	$(BIN)/lint-imports
+
 test-unit: $(STAMP) ## pure domain tests, no AWS
 	$(BIN)/python -m pytest tests/unit
+
+test-contract: $(STAMP) ## each store port: its fake and its DynamoDB adapter (moto) through the same cases
+	$(BIN)/python -m pytest tests/contract
 
 test-functional: $(STAMP) ## each handler with the events/ files under moto
 	$(BIN)/python -m pytest tests/functional
@@ -49,7 +63,7 @@ chaos: $(STAMP) ## fault-injection run on a local stack: fails if a fire is lost
 	$(BIN)/python bench/chaos.py $(CHAOS_ARGS)
 
 BENCH_ARGS ?=
-bench: $(STAMP) ## accuracy, cost per fire, cold starts, local throughput -> bench/RESULTS.md (~15 min)
+bench: $(STAMP) ## accuracy, cost per fire, cold starts, local throughput -> bench/RESULTS.md (~50 min)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
 lint: $(STAMP) ## ruff

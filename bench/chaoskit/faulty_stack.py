@@ -49,7 +49,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from chaoskit.bus_refusals import BusRefusals, tick_or_report_of
-from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.eventbridge import EventBridgePublisher
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
 from tickwork.domain.errors import LaunchRefused
@@ -142,13 +142,11 @@ def plant_start_refusals() -> None:
 
 
 def plant_pump_outage() -> None:
-    parked_due = DynamoDBActionRepository.parked_due
+    parked_due = DynamoDBParkedFires.due
     outage = {"until": 0.0, "done": False}
     lock = threading.Lock()
 
-    def stalled_parked_due(
-        self: DynamoDBActionRepository, until: Any, limit: int = 1000
-    ) -> list[str]:
+    def stalled_parked_due(self: DynamoDBParkedFires, until: Any, limit: int = 1000) -> list[str]:
         due = parked_due(self, until, limit)
         with lock:
             trigger = next((i for i in due if i.startswith(PUMP_DOWN_PREFIX)), None)
@@ -159,7 +157,7 @@ def plant_pump_outage() -> None:
                 return []  # the pump is down: everything due waits in the table
         return due
 
-    DynamoDBActionRepository.parked_due = stalled_parked_due  # type: ignore[method-assign]
+    DynamoDBParkedFires.due = stalled_parked_due  # type: ignore[method-assign]
 
 
 def plant_bus_refusals() -> None:

@@ -23,9 +23,9 @@ from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.json_text import loads_strict
 from tickwork.domain.preview import format_fire_times, next_fire_times
 from tickwork.domain.selection import Selection
-from tickwork.domain.signed_events import sign_event
 from tickwork.domain.times import parse_iso
-from tickwork.usecases.deferral import is_locked, refuse_if_locked_one_off
+from tickwork.integrity.signed_events import sign_event
+from tickwork.usecases.lock import is_locked, refuse_if_locked_one_off
 from tickwork.usecases.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
@@ -333,7 +333,7 @@ def list_(
     attention, by id."""
     chosen = Status(status.upper()) if status else None
     selection = guard(lambda: Selection(chosen, group, prefix, attention))
-    actions, _ = context.target.dependencies().repository.page(selection, limit)
+    actions, _ = context.target.dependencies().queries.page(selection, limit)
     render.actions_table([action_summary(a) for a in actions], as_json)
 
 
@@ -343,7 +343,7 @@ def list_(
 @pass_context
 def show(context: Context, action_id: str, as_json: bool) -> None:
     """One action: its record and the history of its occurrences."""
-    action = context.target.dependencies().repository.get(action_id)
+    action = context.target.dependencies().records.get(action_id)
     if action is None:
         raise click.ClickException(f"no action {action_id!r}: `tickwork list` shows the ids")
     render.action_detail(action_view(action), as_json)
@@ -357,7 +357,7 @@ def show(context: Context, action_id: str, as_json: bool) -> None:
 def stats(context: Context, group: str | None, prefix: str | None, as_json: bool) -> None:
     """Counts of actions by status (and how many need attention), all or of a group / prefix."""
     selection = guard(lambda: Selection(group=group, prefix=prefix))
-    render.counts(context.target.dependencies().repository.count(selection), as_json)
+    render.counts(context.target.dependencies().queries.count(selection), as_json)
 
 
 @cli.command()
@@ -416,7 +416,7 @@ def _publish_start(
     deps = context.target.dependencies()
     provisional = f"cli-{uuid.uuid4()}"
     checked = guard(lambda: check_start(StartCommand(detail, provisional), deps.clock.now(), deps))
-    existing = deps.repository.get(checked.action_id) if "id" in detail else None
+    existing = deps.records.get(checked.action_id) if "id" in detail else None
     if existing is not None:
         guard(lambda: refuse_if_locked_one_off(existing, deps.clock.now(), deps))
     deferring = existing is not None and is_locked(existing, deps.clock.now(), deps)
@@ -425,7 +425,7 @@ def _publish_start(
     action_id = detail.get("id") or f"evt-{event_id}"
     deadline = time.monotonic() + wait
     while True:
-        action = deps.repository.get(action_id)
+        action = deps.records.get(action_id)
         if action is not None and action.spec_hash == digest:
             render.echo_result(
                 {"scheduled": action_id, "eventId": event_id, **action_summary(action)}, as_json

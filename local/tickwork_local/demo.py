@@ -25,7 +25,7 @@ from tickwork import bootstrap
 from tickwork.domain.action import FINISHED, Action, Status
 from tickwork.domain.events import DetailType
 from tickwork.domain.times import parse_iso
-from tickwork.ports import ActionRepository
+from tickwork.ports import ActionRecords
 from tickwork_local.receiver import Receiver
 from tickwork_local.service import running_service
 from tickwork_local.stack import REPO_ROOT, EventTap, LocalStack
@@ -92,7 +92,7 @@ def run_demo(step_seconds: float = 1.0) -> int:
         console.print(
             "  sent Schedule Stop for [cyan]demo:cancelled[/] (events/demo/stop-cancel-me.json)"
         )
-        records = bootstrap.from_environment().repository
+        records = bootstrap.from_environment().records
         finished = _watch(console, records, ticks)
         stack.wait_idle(timeout=10)
         ticks.drain()
@@ -151,7 +151,7 @@ def _send(stack: LocalStack, path: Path, receiver_url: str) -> None:
     stack.publish(event["detail-type"], event["detail"], source=event["source"])
 
 
-def _watch(console: Console, records: ActionRepository, ticks: EventTap) -> bool:
+def _watch(console: Console, records: ActionRecords, ticks: EventTap) -> bool:
     deadline = time.monotonic() + TIMEOUT_SECONDS
     with Live(console=console, refresh_per_second=8) as live:
         while time.monotonic() < deadline:

@@ -279,8 +279,8 @@ class LocalStack:
         t = self.template
         for logical in t.of_type("AWS::Events::EventBus"):
             self.client("events").create_event_bus(Name=t.resolve({"Ref": logical}))
-        for logical, resource in t.of_type("AWS::DynamoDB::Table").items():
-            self._create_table(logical, resource["Properties"])
+        for logical in t.of_type("AWS::DynamoDB::Table"):
+            t.create_table(self.client("dynamodb"), logical)
         for logical in t.of_type("AWS::SecretsManager::Secret"):
             name = t.resolve({"Fn::GetAtt": [logical, "Name"]})
             self.client("secretsmanager").create_secret(
@@ -320,22 +320,6 @@ class LocalStack:
                 type=resource["Properties"].get("Type", "STANDARD"),
             )
         self.outputs = t.outputs()
-
-    def _create_table(self, logical: str, props: dict[str, Any]) -> None:
-        t = self.template
-        keys = (
-            "AttributeDefinitions",
-            "KeySchema",
-            "GlobalSecondaryIndexes",
-            "LocalSecondaryIndexes",
-            "BillingMode",
-        )
-        ddb = self.client("dynamodb")
-        name = t.resolve({"Ref": logical})
-        ddb.create_table(TableName=name, **{k: t.resolve(props[k]) for k in keys if k in props})
-        ttl = props.get("TimeToLiveSpecification")
-        if ttl:
-            ddb.update_time_to_live(TableName=name, TimeToLiveSpecification=t.resolve(ttl))
 
     def _role(self) -> str:
         iam = self.client("iam")

@@ -292,6 +292,26 @@ class Template:
             )
         return specs
 
+    def create_table(self, dynamodb: Any, logical: str) -> str:
+        """Create the table ``logical`` with ``dynamodb`` (a boto3 client) from its own
+        properties here — keys, indexes, billing, TTL — and return its name."""
+        props = self.resources[logical]["Properties"]
+        keys = (
+            "AttributeDefinitions",
+            "KeySchema",
+            "GlobalSecondaryIndexes",
+            "LocalSecondaryIndexes",
+            "BillingMode",
+        )
+        name = str(self.resolve({"Ref": logical}))
+        dynamodb.create_table(
+            TableName=name, **{k: self.resolve(props[k]) for k in keys if k in props}
+        )
+        ttl = props.get("TimeToLiveSpecification")
+        if ttl:
+            dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=self.resolve(ttl))
+        return name
+
     def state_machine_definition(self, logical: str) -> str:
         """The definition file with its DefinitionSubstitutions applied, as SAM does."""
         props = self.resources[logical]["Properties"]

@@ -2,7 +2,7 @@
 and the tests.
 
 ``build(settings, aws)`` gives every port its AWS adapter (each client made at its first call,
-so building calls nothing); a caller replaces a port by naming it (``repository=FakeRepository()``).
+so building calls nothing); a caller replaces a port by naming it (``records=FakeRecords(...)``).
 Without ``aws`` (unit tests), every AWS-backed port must be given: a port is never quietly
 missing or quietly a stand-in. ``from_environment()`` is the Lambda functions' build, once per
 container, from the environment template.yaml sets.
@@ -25,12 +25,15 @@ if TYPE_CHECKING:
 
     from tickwork.fulfillment.registry import FulfillmentRegistry
     from tickwork.ports import (
-        ActionRepository,
+        ActionQueries,
+        ActionRecords,
         Clock,
         ConcurrencySlots,
         EventPublisher,
         ExecutionStarter,
+        FireTallies,
         Notifier,
+        ParkedFires,
         SecretSource,
         SignatureLedger,
         TargetClients,
@@ -42,7 +45,10 @@ __all__ = ["MissingPort", "Ports", "build", "from_environment"]
 class Ports(TypedDict, total=False):
     """What a caller of ``build`` may give in place of the adapter it would make."""
 
-    repository: ActionRepository
+    records: ActionRecords
+    queries: ActionQueries
+    parked: ParkedFires
+    tallies: FireTallies
     executions: ExecutionStarter
     publisher: EventPublisher
     clock: Clock
@@ -68,9 +74,9 @@ def build(
     settings: Settings, aws: AwsClients | None = None, **given: Unpack[Ports]
 ) -> Dependencies:
     ports: Ports = {**given}
+    ports.setdefault("clock", SystemClock())
     if aws is not None:
         _aws_adapters(settings, aws, ports)
-    ports.setdefault("clock", SystemClock())
     if "slots" not in ports and not settings.slots_table_name:
         ports["slots"] = NoConcurrencySlots()
     if "signatures" not in ports and not settings.start_secret_id:
@@ -80,7 +86,10 @@ def build(
     missing = [
         name
         for name in (
-            "repository",
+            "records",
+            "queries",
+            "parked",
+            "tallies",
             "executions",
             "publisher",
             "slots",
@@ -105,7 +114,10 @@ def build(
     )
     return Dependencies(
         settings=settings,
-        repository=ports["repository"],
+        records=ports["records"],
+        queries=ports["queries"],
+        parked=ports["parked"],
+        tallies=ports["tallies"],
         executions=ports["executions"],
         publisher=ports["publisher"],
         clock=ports["clock"],
@@ -126,19 +138,32 @@ def from_environment() -> Dependencies:
 
 def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     # Imported here: a unit test's build never loads botocore.
-    from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+    from tickwork.adapters.dynamodb_counts import CountedMemo
+    from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
+    from tickwork.adapters.dynamodb_queries import DynamoDBQueries
+    from tickwork.adapters.dynamodb_records import DynamoDBRecords
     from tickwork.adapters.dynamodb_slots import DynamoDBSlots
+    from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
     from tickwork.adapters.eventbridge import EventBridgePublisher
     from tickwork.adapters.secrets import SecretsManagerSource
     from tickwork.adapters.stepfunctions import StepFunctionsExecutions
     from tickwork.adapters.target_clients import TargetClients
 
+    table = settings.table_name
+    memo = CountedMemo()  # what the loaded versions count as: writes of them need no read
+    ports.setdefault("records", DynamoDBRecords(table, clients=aws, memo=memo))
     ports.setdefault(
-        "repository",
-        DynamoDBActionRepository(
-            settings.table_name, clients=aws, expiry_days=settings.finished_ttl.days + 1
+        "queries",
+        DynamoDBQueries(
+            table,
+            clients=aws,
+            expiry_days=settings.finished_ttl.days + 1,
+            clock=ports["clock"],
+            memo=memo,
         ),
     )
+    ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
+    ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     ports.setdefault(
         "publisher",

@@ -11,12 +11,15 @@ from tickwork.config import Settings
 from tickwork.domain.action import Limits
 from tickwork.fulfillment.registry import FulfillmentRegistry
 from tickwork.ports import (
-    ActionRepository,
+    ActionQueries,
+    ActionRecords,
     Clock,
     ConcurrencySlots,
     EventPublisher,
     ExecutionStarter,
+    FireTallies,
     Notifier,
+    ParkedFires,
     SecretSource,
     SignatureLedger,
     TargetClients,
@@ -28,7 +31,10 @@ __all__ = ["Dependencies"]
 @dataclass(frozen=True)
 class Dependencies:
     settings: Settings
-    repository: ActionRepository
+    records: ActionRecords  # one action's record, written fenced on its version
+    queries: ActionQueries  # pages, counts, actions by status in fire order
+    parked: ParkedFires  # fires waiting in the table for the pump
+    tallies: FireTallies  # fires recorded, by minute and hour
     executions: ExecutionStarter
     publisher: EventPublisher
     clock: Clock

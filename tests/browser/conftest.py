@@ -85,8 +85,8 @@ def seeded(stack: Stack) -> Seeded:
         execution_arn=None,
         version=action.version + 1,
     )
-    deps.repository.save(failed_record, expected_version=action.version)
-    deps.repository.tally_fire(action.group, fire.actual_time, FireKind.FAILED)
+    deps.records.save(failed_record, expected_version=action.version)
+    deps.tallies.add(action.group, fire.actual_time, FireKind.FAILED)
 
     completed = "dash:report:every-20m"
     start_action(
@@ -102,10 +102,10 @@ def seeded(stack: Stack) -> Seeded:
         following = scheduled + timedelta(minutes=20) if n < 6 else None
         before = action
         action = action.fired(actual, record, following, {"delivered": "tick-event"}, deps.limits)
-        deps.repository.save(action, expected_version=before.version)
+        deps.records.save(action, expected_version=before.version)
         kind = fire_kind(record)
         assert kind is not None
-        deps.repository.tally_fire(action.group, actual, kind)  # as recording the fire does
+        deps.tallies.add(action.group, actual, kind)  # as recording the fire does
     return Seeded(pending, failed, error, completed)
 
 

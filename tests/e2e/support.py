@@ -8,7 +8,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tickwork import bootstrap
-from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
+from tickwork.adapters.dynamodb_queries import DynamoDBQueries
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
+from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.events import INBOUND, DetailType
@@ -29,7 +32,11 @@ class Stack:
         self.lifecycle: EventTap = local.tap(
             [t for t in DetailType if t not in INBOUND and t is not DetailType.TICK]
         )
-        self.repository = DynamoDBActionRepository(local.outputs["ActionsTableName"])
+        table = local.outputs["ActionsTableName"]
+        self.records = DynamoDBRecords(table)
+        self.queries = DynamoDBQueries(table)
+        self.parked = DynamoDBParkedFires(table)
+        self.tallies = DynamoDBFireTallies(table)
 
     @property
     def deps(self) -> Dependencies:
@@ -42,7 +49,7 @@ class Stack:
         return self.local.publish(DetailType.STOP, {"id": action_id})
 
     def record(self, action_id: str) -> Action:
-        action = self.repository.get(action_id)
+        action = self.records.get(action_id)
         assert action is not None, f"no record for {action_id}"
         return action
 
@@ -51,7 +58,7 @@ class Stack:
     ) -> Action:
         deadline = time.monotonic() + timeout
         while True:
-            action = self.repository.get(action_id)
+            action = self.records.get(action_id)
             if action is not None and predicate(action):
                 return action
             if time.monotonic() > deadline:

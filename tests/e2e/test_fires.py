@@ -63,7 +63,7 @@ def test_unknown_action_type_found_at_run_time_ends_no_action_without_retries(st
     stack.start({"id": "tampered", "at": in_seconds(2)})
     current = stack.wait_record("tampered", lambda a: a.status == Status.PENDING)
     retyped = replace(current, action="LAUNCH_ROCKET", version=current.version + 1)
-    stack.repository.save(replace(retyped, seal=seal_of(retyped, stack.deps)), current.version)
+    stack.records.save(replace(retyped, seal=seal_of(retyped, stack.deps)), current.version)
 
     # WHEN it comes due
     action = stack.wait_record("tampered", lambda a: a.status == Status.NO_ACTION)

@@ -27,7 +27,7 @@ def test_lost_start_is_restarted_by_the_reconciler_and_fires_once(stack: Stack) 
         launch_at=None,  # the template's fire a minute away is parked: this one is not
         version=1,
     )
-    deps.repository.create(replace(orphan, seal=seal_of(orphan, deps)))  # as tickwork writes
+    deps.records.create(replace(orphan, seal=seal_of(orphan, deps)))  # as tickwork writes
     assert [e for e in stack.executions() if e["name"].startswith("lost_start")] == []
 
     # WHEN the reconciler's schedule fires it (twice: the second run must change nothing)

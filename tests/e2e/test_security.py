@@ -11,10 +11,10 @@ from typing import Any
 from tests.e2e.support import Stack, in_seconds
 from tests.functional.target_support import Targets
 from tickwork.domain.action import ACTIVE, Status
-from tickwork.domain.signed_events import sign_event
-from tickwork.domain.start_signature import sign_start
 from tickwork.domain.times import iso
-from tickwork.fulfillment import SIGNATURE_HEADER, verify_signature
+from tickwork.integrity.signature import SIGNATURE_HEADER, verify_signature
+from tickwork.integrity.signed_events import sign_event
+from tickwork.integrity.start_signature import sign_start
 from tickwork_local.receiver import Receiver
 
 
@@ -63,7 +63,7 @@ def test_only_a_fresh_start_signed_with_the_key_is_accepted(make_stack) -> None:
         "signed:replayed": "expired",
     }
     for action_id in reasons:
-        assert stack.repository.get(action_id) is None
+        assert stack.records.get(action_id) is None
     # AND the signed one is scheduled, stored without its signature
     action = stack.wait_record("signed:ok", lambda a: a.status == Status.PENDING)
     assert action.request == detail

@@ -59,7 +59,7 @@ def test_pause_stops_the_fires_and_resume_goes_on_from_now(stack: Stack) -> None
     time.sleep(5)
     assert len(stack.ticks_for("pulse")) == fired_before
     assert paused.pause_note == "deploy"
-    assert stack.repository.count(Selection())["PAUSED"] == 1
+    assert stack.queries.count(Selection())["PAUSED"] == 1
 
     # WHEN it is resumed: the fires missed while paused are not caught up
     resumed_at = datetime.now(UTC)

@@ -105,8 +105,8 @@ def with_history(
         version=action.version + 1,
         last_error=history[-1].error if history else None,
     )
-    stack.repository.save(changed, expected_version=action.version)
+    stack.records.save(changed, expected_version=action.version)
     for occurrence in history:  # as recording each fire counts it
         kind = fire_kind(occurrence)
         if kind is not None:
-            stack.repository.tally_fire(action.group, occurrence.actual_time, kind)
+            stack.tallies.add(action.group, occurrence.actual_time, kind)

@@ -122,7 +122,7 @@ def test_invalid_create_is_400_naming_the_field_and_writes_nothing(
     assert reply.status == 400, reply.text
     problem = next(p for p in reply.json["problems"] if p["field"] == field)
     assert problem["fix"] and fix_mentions in problem["fix"]
-    assert stack.repository.get(str(body.get("id"))) is None
+    assert stack.records.get(str(body.get("id"))) is None
 
 
 def test_a_body_that_is_not_json_is_400(api: Api) -> None:
@@ -148,7 +148,7 @@ def test_a_key_given_twice_is_400_naming_it_and_writes_nothing(
 
     assert reply.status == 400, reply.text
     assert reply.fields() == [field] and reply.json["problems"][0]["fix"]
-    assert stack.repository.get("a") is None and stack.repository.get("b") is None
+    assert stack.records.get("a") is None and stack.records.get("b") is None
 
 
 # --- list -------------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def test_purge_of_a_finished_action_deletes_it(api: Api, stack: Stack) -> None:
     reply = api.delete(action_path("invoice:42") + "?purge=true")
 
     assert reply.status == 204 and reply.text == ""
-    assert stack.repository.get("invoice:42") is None
+    assert stack.records.get("invoice:42") is None
     assert api.get(action_path("invoice:42")).status == 404
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.action import Status
 from tickwork_local.journal import Journal
 from tickwork_local.server import serving
@@ -64,14 +64,14 @@ def restored(folder: Path) -> tuple[int, dict[str, dict[str, Any]]]:
 
 
 def test_restore_gives_back_what_the_adapter_and_raw_writes_left(tmp_path: Path, event) -> None:
-    # GIVEN actions started, stopped and deleted through the handlers and the repository
+    # GIVEN actions started, stopped and deleted through the handlers and the records
     # adapter, and raw puts, updates and deletes (binary and nested values included)
     with fresh_stack() as local, Journal(tmp_path, {TABLE}).installed():
-        repository = DynamoDBActionRepository(TABLE)
+        records = DynamoDBRecords(TABLE)
         invoke(local, "StartFunction", event("start/duration-5m"))
         invoke(local, "StartFunction", event("start/cron"))
         invoke(local, "ControlFunction", event("control/cancel"))
-        repository.delete("test:schedule")
+        records.delete("test:schedule")
         blob = {"B": b"\x00\xffbytes"}
         put(local, "raw:kept", blob=blob, nested={"M": {"list": {"L": [blob, {"N": "1.50"}]}}})
         local.client("dynamodb").update_item(
@@ -83,7 +83,7 @@ def test_restore_gives_back_what_the_adapter_and_raw_writes_left(tmp_path: Path,
         put(local, "raw:gone")
         local.client("dynamodb").delete_item(TableName=TABLE, Key={"id": {"S": "raw:gone"}})
         written = items(local)
-        cancelled = repository.get("test:duration-5m")
+        cancelled = records.get("test:duration-5m")
 
     # WHEN a new emulator is started and the journal restored into it
     with fresh_stack() as local:
@@ -98,7 +98,7 @@ def test_restore_gives_back_what_the_adapter_and_raw_writes_left(tmp_path: Path,
             "test:duration-5m",
         ]
         assert any(k.startswith("#count#") for k in written)
-        assert DynamoDBActionRepository(TABLE).get("test:duration-5m") == cancelled
+        assert DynamoDBRecords(TABLE).get("test:duration-5m") == cancelled
         assert cancelled is not None and cancelled.status == Status.CANCELLED
         assert written["raw:kept"]["blob"] == {"B": b"\x00\xffbytes"}
 

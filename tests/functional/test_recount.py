@@ -34,31 +34,31 @@ def _counter_items(table) -> list[dict]:
 
 def test_missing_and_wrong_counters_are_rebuilt_from_the_records(stack) -> None:
     _actions(stack)
-    repository, table = stack.repository, stack.repository._table
-    right = {g: repository.count(Selection(group=g)) for g in (None, "g1", "g2")}
+    queries, table = stack.queries, stack.records._table
+    right = {g: queries.count(Selection(group=g)) for g in (None, "g1", "g2")}
     assert right[None][Status.PENDING] == 5 and right["g1"][Status.PAUSED] == 1
     # an upgraded stack: no counter items at all, but one that is wrong
     counters = _counter_items(table)
     for item in counters[1:]:
         table.delete_item(Key={"id": item["id"]})
     table.put_item(Item={"id": counters[0]["id"], "PENDING": 40, "FAILED": 3})
-    assert repository.count(Selection()) != right[None]
+    assert queries.count(Selection()) != right[None]
 
     lines: list[str] = []
     checked = recount(table, progress=lines.append, dry_run=True)
-    assert checked.counters_fixed and repository.count(Selection()) != right[None]  # dry run
+    assert checked.counters_fixed and queries.count(Selection()) != right[None]  # dry run
     done = recount(table, progress=lines.append)
 
     assert done.actions == 7
     assert sorted(done.counters_fixed) == sorted(checked.counters_fixed)
-    assert {g: repository.count(Selection(group=g)) for g in right} == right
+    assert {g: queries.count(Selection(group=g)) for g in right} == right
     assert recount(table).counters_fixed == []
     assert lines and lines[-1].startswith("read ")
 
 
 def test_a_counter_a_write_moved_meanwhile_is_left_alone(stack) -> None:
     _actions(stack)
-    table = stack.repository._table
+    table = stack.records._table
     counter = _counter_items(table)[0]
     seen = {k: int(v) for k, v in counter.items() if k != "id"}
     stale = {**seen, "PENDING": seen.get("PENDING", 0) - 1}  # what a recount read before a write

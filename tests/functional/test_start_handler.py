@@ -101,7 +101,7 @@ def test_a_target_refused_at_creation_names_the_field_and_writes_nothing(
     assert error is None and result["outcome"] == "rejected", result
     (problem,) = result["problems"]
     assert problem["field"] == field and fix in problem["fix"] + problem["problem"], problem
-    assert stack.repository.get(envelope["detail"]["id"]) is None
+    assert stack.records.get(envelope["detail"]["id"]) is None
     assert stack.executions() == []
 
 
@@ -113,7 +113,7 @@ def test_a_role_outside_the_stacks_role_path_is_refused(stack, invoke, event) ->
 
     assert result["outcome"] == "rejected"
     assert [p["field"] for p in result["problems"]] == ["roleArn"]
-    assert stack.repository.get(envelope["detail"]["id"]) is None
+    assert stack.records.get(envelope["detail"]["id"]) is None
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,7 @@ def test_invalid_start_is_rejected_and_nothing_is_written(
     named = {part.strip() for p in result["problems"] for part in p["field"].split(",")}
     assert fields <= named, result["problems"]
     assert all(p["fix"] for p in result["problems"])
-    assert stack.repository.get(envelope["detail"]["id"]) is None
+    assert stack.records.get(envelope["detail"]["id"]) is None
     assert stack.executions() == []
     rejected = stack.lifecycle.wait_for(lambda evs: len(evs) >= 1, timeout=2)
     assert [e["detail-type"] for e in rejected] == ["Schedule Rejected"]

@@ -28,7 +28,7 @@ from tests.conftest import load_event
 from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
 from tests.template.scanner import sam_expanded
 from tickwork.domain.times import iso
-from tickwork.fulfillment.signature import SIGNATURE_HEADER
+from tickwork.integrity.signature import SIGNATURE_HEADER
 from tickwork_local.receiver import Receiver
 from tickwork_local.stack import LocalStack, stop_execution
 from tickwork_local.template import ACCOUNT, Template
@@ -555,7 +555,7 @@ def test_every_http_api_route_requires_iam_signatures(stack_template: Template) 
 def test_signed_events_are_checked_and_spent_with_the_grants_their_functions_have() -> None:
     """RequireSignedStarts=true adds the signing key and the signatures table: the Start and
     Control functions' calls on the signed path are granted, and those grants are used."""
-    from tickwork.domain.signed_events import sign_event
+    from tickwork.integrity.signed_events import sign_event
 
     with mock_aws():
         # A stack of its own name: the module's stack lives beside it in the same emulator.

@@ -19,13 +19,13 @@ __all__ = ["current", "fail", "manual", "run"]
 
 def current(deps: Dependencies, action_id: str) -> str:
     """The name of the execution the record's next scheduled fire runs in."""
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     assert action is not None
     return planned_execution(action, deps)[0]
 
 
 def manual(deps: Dependencies, action_id: str, number: int) -> str:
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     assert action is not None
     fire = action.manual_fire(number)
     assert fire is not None, f"no manual fire {number} in flight"

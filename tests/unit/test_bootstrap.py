@@ -11,15 +11,18 @@ import pytest
 from tests.unit.fakes import (
     FakeExecutions,
     FakePublisher,
-    FakeRepository,
+    FakeRecords,
     FakeSecrets,
     NoTargets,
 )
 from tickwork import bootstrap
 from tickwork.adapters.aws_notifier import AwsNotifier
 from tickwork.adapters.clients import AwsClients
-from tickwork.adapters.dynamodb_repository import DynamoDBActionRepository
+from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
+from tickwork.adapters.dynamodb_queries import DynamoDBQueries
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.adapters.dynamodb_slots import DynamoDBSlots
+from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
 from tickwork.adapters.eventbridge import EventBridgePublisher
 from tickwork.adapters.secrets import SecretsManagerSource
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
@@ -45,7 +48,10 @@ def _settings(**overrides: object) -> Settings:
 def test_with_aws_every_port_gets_its_adapter_and_nothing_is_called() -> None:
     deps = bootstrap.build(_settings(slots_table_name="slots"), AwsClients())
 
-    assert isinstance(deps.repository, DynamoDBActionRepository)
+    assert isinstance(deps.records, DynamoDBRecords)
+    assert isinstance(deps.queries, DynamoDBQueries)
+    assert isinstance(deps.parked, DynamoDBParkedFires)
+    assert isinstance(deps.tallies, DynamoDBFireTallies)
     assert isinstance(deps.executions, StepFunctionsExecutions)
     assert isinstance(deps.publisher, EventBridgePublisher)
     assert isinstance(deps.secrets, SecretsManagerSource)
@@ -57,10 +63,10 @@ def test_with_aws_every_port_gets_its_adapter_and_nothing_is_called() -> None:
 
 def test_without_aws_a_missing_port_is_refused_by_name() -> None:
     with pytest.raises(bootstrap.MissingPort) as missing:
-        bootstrap.build(_settings(), repository=FakeRepository(), publisher=FakePublisher())
+        bootstrap.build(_settings(), records=FakeRecords(), publisher=FakePublisher())
 
     assert "executions" in str(missing.value) and "secrets" in str(missing.value)
-    assert "repository" not in str(missing.value)
+    assert "queries" in str(missing.value) and "records" not in str(missing.value)
 
 
 def test_notifications_without_a_chosen_delivery_are_refused() -> None:
@@ -74,21 +80,21 @@ def test_an_unknown_delivery_is_refused_when_the_settings_load() -> None:
 
 
 def test_a_given_port_replaces_its_adapter() -> None:
-    repository, notifier = FakeRepository(), LoggingNotifier()
+    records, notifier = FakeRecords(), LoggingNotifier()
     deps = bootstrap.build(
         _settings(notification_delivery=None),
         AwsClients(),
-        repository=repository,
+        records=records,
         notifier=notifier,
     )
-    assert deps.repository is repository and deps.notifier is notifier
+    assert deps.records is records and deps.notifier is notifier
 
 
 def test_a_bundle_cannot_be_made_without_a_port() -> None:
     with pytest.raises(TypeError, match="notifier"):
         Dependencies(  # type: ignore[call-arg]
             settings=_settings(),
-            repository=FakeRepository(),
+            records=FakeRecords(),
             executions=FakeExecutions(),
             publisher=FakePublisher(),
             clock=SystemClock(),

@@ -35,7 +35,7 @@ def _start(deps: Dependencies, **detail: Any) -> None:
 
 def _run_current(deps: Dependencies) -> Tick | None:
     """Run the action's current execution the way the machine would: fulfill, then the tick."""
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     name, _ = planned_execution(action, deps)
     fire = FireAttempt(deps.executions.started[name], name)
     try:
@@ -71,7 +71,7 @@ def test_once_fires_the_missed_occurrence_late_and_resumes_on_time(deps) -> None
     # THEN it fires once, 620 s late; 12:02 … 12:10 are coalesced into it, and the chain
     # resumes at 12:11, which is 20 s late: inside the 60 s threshold, so not missed
     assert tick is not None and tick.late_ms == 620_000
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.history[-1].outcome == "FIRED" and action.history[-1].late_ms == 620_000
     assert action.execution_time == NOW + timedelta(minutes=11)
     assert action.occurrence == 2 and _sent(deps) == 1
@@ -83,7 +83,7 @@ def test_skip_records_the_missed_occurrence_and_never_runs_it(deps) -> None:
 
     assert _run_current(deps) is None
 
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert _sent(deps) == 0
     assert action.status == Status.PENDING
     assert action.history[-1].outcome == "SKIPPED" and action.history[-1].late_ms == 620_000
@@ -111,7 +111,7 @@ def test_all_runs_every_missed_occurrence_inside_the_window_in_order(deps) -> No
     outcomes = ["SKIPPED" if _run_current(deps) is None else "FIRED" for _ in range(6)]
 
     # THEN 12:01 (over 5 min late) is skipped; 12:07 … 12:11 fire late, in order; 12:12 waits
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert outcomes == ["SKIPPED", "FIRED", "FIRED", "FIRED", "FIRED", "FIRED"]
     assert [h.scheduled_time for h in action.history] == [
         NOW + timedelta(minutes=m) for m in (1, 7, 8, 9, 10, 11)
@@ -130,6 +130,6 @@ def test_a_missed_one_off_under_skip_completes_without_running(deps) -> None:
 
     assert _run_current(deps) is None
 
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.status == Status.COMPLETED and _sent(deps) == 0
     assert [h.outcome for h in action.history] == ["SKIPPED"]

@@ -79,7 +79,7 @@ def test_numbers_past_any_time_or_duration_are_refused_naming_the_field(
     for refused in (started, previewed):
         assert field in [p.field for p in refused.value.problems], refused.value.problems
         assert all(p.fix for p in refused.value.problems)
-    assert deps.repository.items == {} and deps.executions.started == {}
+    assert deps.records.items == {} and deps.executions.started == {}
 
 
 def test_the_longest_rate_is_accepted_and_one_unit_more_is_refused_with_the_limit() -> None:
@@ -118,7 +118,7 @@ def test_a_start_with_an_id_or_group_ending_in_a_newline_writes_nothing() -> Non
         with pytest.raises(ValidationFailed) as refused:
             start_action(StartCommand(detail), deps)
         assert [p.field for p in refused.value.problems] == [field]
-    assert deps.repository.items == {}
+    assert deps.records.items == {}
     with pytest.raises(ValidationFailed):
         Selection(group="grp\n")
 

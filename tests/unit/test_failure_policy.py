@@ -35,13 +35,13 @@ def test_continue_is_a_recurrences_default_and_goes_on() -> None:
 
     answer = machine.fail(deps, machine.current(deps, "r"))
 
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert answer["failurePolicy"] == "CONTINUE" and action.status == Status.PENDING
     assert action.occurrence == 2 and action.execution_time == NOW + timedelta(minutes=20)
     assert action.history[-1].outcome == Outcome.FAILED and action.needs_attention
     assert machine.current(deps, "r") in deps.executions.started
-    assert deps.repository.count(Selection())["NEEDS_ATTENTION"] == 1
-    assert [a.id for a in deps.repository.page(Selection(attention=True), 10)[0]] == ["r"]
+    assert deps.queries.count(Selection())["NEEDS_ATTENTION"] == 1
+    assert [a.id for a in deps.queries.page(Selection(attention=True), 10)[0]] == ["r"]
 
 
 def test_pause_pauses_with_a_note_naming_the_failure() -> None:
@@ -50,7 +50,7 @@ def test_pause_pauses_with_a_note_naming_the_failure() -> None:
 
     machine.fail(deps, machine.current(deps, "r"))
 
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.status == Status.PAUSED and action.needs_attention
     assert "occurrence 1 failed" in (action.pause_note or "")
 
@@ -63,14 +63,14 @@ def test_stop_ends_failed_and_a_one_off_stops_by_default() -> None:
     machine.fail(deps, machine.current(deps, "r"))
     machine.fail(deps, machine.current(deps, "once"))
 
-    assert deps.repository.get("r").status == Status.FAILED
-    assert deps.repository.get("once").status == Status.FAILED
+    assert deps.records.get("r").status == Status.FAILED
+    assert deps.records.get("once").status == Status.FAILED
 
 
 def test_a_retry_by_hand_runs_the_failed_fire_with_its_own_key_and_clears_attention() -> None:
     deps = fake_dependencies(NOW)
     _recurring(deps)
-    failed_key = deps.repository.get("r").key_of(1)
+    failed_key = deps.records.get("r").key_of(1)
     machine.fail(deps, machine.current(deps, "r"))
 
     answer = retry_action("r", deps)
@@ -80,7 +80,7 @@ def test_a_retry_by_hand_runs_the_failed_fire_with_its_own_key_and_clears_attent
     tick = machine.run(deps, machine.manual(deps, "r", answer["manual"]))
     assert tick is not None and tick.trigger is Trigger.RETRY and tick.occurrence == 1
     assert tick.idempotency_key == failed_key
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert not action.needs_attention and action.occurrence == 2  # the schedule went on
     assert [(h.occurrence, h.outcome, h.trigger) for h in action.history] == [
         (1, Outcome.FAILED, Trigger.SCHEDULED),
@@ -98,7 +98,7 @@ def test_a_failed_retry_keeps_the_action_needing_attention() -> None:
 
     machine.fail(deps, machine.manual(deps, "r", number))
 
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.needs_attention and action.history[-1].trigger is Trigger.RETRY
     assert action.history[-1].outcome == Outcome.FAILED
 
@@ -119,7 +119,7 @@ def test_retry_names_a_failed_occurrence_or_is_refused() -> None:
 def test_every_fire_has_its_own_key_the_same_on_every_attempt() -> None:
     deps = fake_dependencies(NOW)
     start_action(StartCommand({"id": "k", "rate": "rate(10 minutes)"}), deps)
-    first = deps.repository.get("k")
+    first = deps.records.get("k")
     deps.clock.current = NOW + timedelta(minutes=10)
     name = machine.current(deps, "k")
 
@@ -130,4 +130,4 @@ def test_every_fire_has_its_own_key_the_same_on_every_attempt() -> None:
     assert first.key_of(2) not in keys  # the next occurrence: another fire, another key
     # a replace starts counting again at occurrence 1, with new keys
     start_action(StartCommand({"id": "k", "rate": "rate(20 minutes)"}), deps)
-    assert deps.repository.get("k").key_of(1) not in keys
+    assert deps.records.get("k").key_of(1) not in keys

@@ -28,15 +28,12 @@ def test_a_recorded_fire_is_counted_once_however_often_its_tick_comes() -> None:
     record_tick(tick, deps)  # delivered again
 
     minute = int((NOW + timedelta(minutes=10)).timestamp()) // 60
-    assert deps.repository.fire_tallies(None, False, minute, minute) == {minute: {"onTime": 1}}
-    assert deps.repository.fire_tallies("g", True, minute // 60, minute // 60) == {
-        minute // 60: {"onTime": 1}
-    }
+    assert deps.tallies.read(None, False, minute, minute) == {minute: {"onTime": 1}}
+    assert deps.tallies.read("g", True, minute // 60, minute // 60) == {minute // 60: {"onTime": 1}}
 
 
 def test_windows_and_buckets_add_up_the_counters() -> None:
     deps = fake_dependencies(NOW)
-    repository = deps.repository
     for ago, kind, group in (
         (timedelta(minutes=10), FireKind.ON_TIME, "a"),
         (timedelta(minutes=20), FireKind.LATE, "a"),
@@ -45,22 +42,22 @@ def test_windows_and_buckets_add_up_the_counters() -> None:
         (timedelta(hours=23, minutes=59), FireKind.ON_TIME, "b"),
         (timedelta(days=2), FireKind.ON_TIME, "a"),
     ):
-        repository.tally_fire(group, NOW - ago, kind)
+        deps.tallies.add(group, NOW - ago, kind)
 
-    everything = fire_counts(repository, Selection(), NOW)
+    everything = fire_counts(deps.queries, deps.tallies, Selection(), NOW)
     assert everything == {
         "lastHour": {"fired": 2, "late": 1, "failed": 1},
         "lastDay": {"fired": 4, "late": 1, "failed": 1},
     }
-    assert fire_counts(repository, Selection(group="a"), NOW)["lastDay"] == {
+    assert fire_counts(deps.queries, deps.tallies, Selection(group="a"), NOW)["lastDay"] == {
         "fired": 3,
         "late": 1,
         "failed": 0,
     }
-    buckets = fire_buckets(repository, NOW, 60, 10)["buckets"]
+    buckets = fire_buckets(deps.tallies, NOW, 60, 10)["buckets"]
     assert [(b["onTime"], b["late"], b["failed"]) for b in buckets] == [
         (0, 0, 0), (0, 0, 0), (0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 0, 0),
     ]  # fmt: skip
-    hourly = fire_buckets(repository, NOW, 24 * 60, 60)["buckets"]
+    hourly = fire_buckets(deps.tallies, NOW, 24 * 60, 60)["buckets"]
     # 24 whole hours, the last holding now: the fire 23 h 59 min ago is in the hour before them
     assert sum(b["onTime"] for b in hourly) == 2 and len(hourly) == 24

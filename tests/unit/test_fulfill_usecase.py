@@ -40,7 +40,7 @@ def test_on_time_fire_claims_and_returns_the_tick(deps) -> None:
 
     assert tick.outcome is Outcome.FIRED and tick.late_ms == 250 and tick.data == {"k": 1}
     assert tick.to_wire()["lateMs"] == 250
-    action = deps.repository.get("a:1")
+    action = deps.records.get("a:1")
     assert action.status == Status.IN_PROGRESS and action.claimed_by == NAME
 
 
@@ -61,7 +61,7 @@ def test_a_wake_far_before_the_fire_continues_in_the_next_leg(deps) -> None:
         fulfill_fire(_fire(), deps)
 
     assert execution_name("a:1", 1, 1, leg=1) in deps.executions.started
-    assert deps.repository.get("a:1").status == Status.PENDING
+    assert deps.records.get("a:1").status == Status.PENDING
 
 
 def test_a_retry_of_the_claiming_execution_passes_the_claim(deps) -> None:
@@ -105,7 +105,7 @@ def test_after_an_outage_a_lost_claim_is_recorded_failed_not_fired_again(deps) -
     # THEN the fire is recorded failed as an unknown outcome (onUnknownOutcome FAIL, the
     # default), retryable by hand, and no execution runs it again
     assert result == {"restarted": [], "recorded": [], "failed": ["a:1"], "released": []}
-    action = deps.repository.get("a:1")
+    action = deps.records.get("a:1")
     assert action.status == Status.FAILED and action.needs_attention
     assert action.history[-1].error.startswith("FireOutcomeUnknown: its execution")
     assert "may have happened" in action.history[-1].error
@@ -129,7 +129,7 @@ def test_under_on_unknown_outcome_retry_a_lost_claim_is_released_and_fired_again
 
     # THEN the action is PENDING again and its execution is started once more
     assert result == {"restarted": [], "recorded": [], "failed": [], "released": ["a:1"]}
-    assert deps.repository.get("a:1").status == Status.PENDING
+    assert deps.records.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]
     # AND a fresh execution of that name fires it with the same idempotency key
     again = fulfill_fire(_fire(), deps)

@@ -51,7 +51,7 @@ def test_a_start_past_a_limit_is_refused_and_writes_nothing(detail, field, words
     (problem,) = refused.value.problems
     assert problem.field == field
     assert words in f"{problem.problem} {problem.fix}"
-    assert deps.repository.items == {} and deps.executions.started == {}
+    assert deps.records.items == {} and deps.executions.started == {}
 
 
 def test_the_history_bound_is_checked_when_settings_load() -> None:

@@ -37,12 +37,12 @@ def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_can_be_cancelled(d
     assert answer["outcome"] == "deferred" and answer["change"] == "CANCEL"
     assert answer["appliesAfter"] == {"occurrence": 1, "fireTime": "2026-03-07T12:01:00.000Z"}
     assert "applies from the next occurrence on" in answer["message"]
-    assert deps.repository.get("r").status == Status.PENDING
+    assert deps.records.get("r").status == Status.PENDING
     # AND the imminent fire happens as planned, then the action is cancelled: nothing more
     deps.clock.current = NOW + timedelta(minutes=1)
     tick = machine.run(deps, machine.current(deps, "r"))
     assert tick is not None and tick.occurrence == 1
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.status == Status.CANCELLED and action.deferred is None
     assert len(deps.executions.started) == 1  # no execution for occurrence 2
     assert deps.publisher.of_type(DetailType.STOPPED) == [{"id": "r", "generation": 1}]
@@ -62,7 +62,7 @@ def test_a_cancel_deferred_to_the_last_fire_still_ends_the_action_cancelled() ->
 
     # THEN the fire happened, and the action ends as asked: CANCELLED, never COMPLETED
     assert tick is not None and tick.occurrence == 2
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.status == Status.CANCELLED
     assert [h.occurrence for h in action.history] == [1, 2]
     assert deps.publisher.of_type(DetailType.COMPLETED) == []
@@ -80,7 +80,7 @@ def test_an_update_inside_the_lock_applies_from_the_next_occurrence(deps) -> Non
     tick = machine.run(deps, machine.current(deps, "r"))
     assert tick is not None and tick.data == {"v": 1}
     # AND after it the new schedule runs, as a new generation from its first fire
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert (action.generation, action.occurrence, action.data) == (2, 1, {"v": 2})
     assert action.execution_time == NOW + timedelta(minutes=6)
     assert action.schedule.expression == "rate(5 minutes)"
@@ -93,7 +93,7 @@ def test_a_pause_inside_the_lock_pauses_after_the_imminent_fire(deps) -> None:
     assert answer["outcome"] == "deferred" and answer["change"] == "PAUSE"
     deps.clock.current = NOW + timedelta(minutes=1)
     assert machine.run(deps, machine.current(deps, "r")) is not None
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.status == Status.PAUSED and action.pause_note == "maintenance"
 
 
@@ -104,7 +104,7 @@ def test_the_latest_change_asked_for_wins(deps) -> None:
     deps.clock.current = NOW + timedelta(minutes=1)
     machine.run(deps, machine.current(deps, "r"))
 
-    action = deps.repository.get("r")
+    action = deps.records.get("r")
     assert action.status == Status.PENDING and action.data == {"v": 3}
 
 
@@ -112,7 +112,7 @@ def test_the_latest_change_asked_for_wins(deps) -> None:
 def test_a_one_off_inside_its_lock_is_refused_and_nothing_is_written(change: str) -> None:
     deps = fake_dependencies(NOW)
     start_action(StartCommand({"id": "once", "duration": "90s"}), deps)
-    before = deps.repository.get("once")
+    before = deps.records.get("once")
 
     with pytest.raises(ActionLocked, match="its only fire is fixed"):
         if change == "cancel":
@@ -122,7 +122,7 @@ def test_a_one_off_inside_its_lock_is_refused_and_nothing_is_written(change: str
         else:
             start_action(StartCommand({"id": "once", "duration": "10m"}), deps)
 
-    assert deps.repository.get("once") == before
+    assert deps.records.get("once") == before
 
 
 def test_outside_the_lock_a_change_applies_at_once() -> None:
@@ -130,4 +130,4 @@ def test_outside_the_lock_a_change_applies_at_once() -> None:
     start_action(StartCommand(EVERY_MINUTE), deps)
 
     assert cancel_action("r", deps)["outcome"] == "cancelled"
-    assert deps.repository.get("r").status == Status.CANCELLED
+    assert deps.records.get("r").status == Status.CANCELLED

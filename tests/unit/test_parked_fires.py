@@ -35,7 +35,7 @@ def _start(deps, action_id: str, **when: str) -> None:
 
 def _fire(deps, action_id: str) -> None:
     """Its execution fires it at its time, and the tick is recorded."""
-    action = deps.repository.items[action_id]
+    action = deps.records.items[action_id]
     deps.clock.current = action.execution_time
     due = iso(action.execution_time)
     fire = attempt(action_id, action.occurrence, due, generation=action.generation)
@@ -56,7 +56,7 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
     name = execution_name("far", 1, 1)
     assert list(deps.executions.started) == [name]
     assert deps.executions.started[name].wait_until == NOW + timedelta(hours=2)
-    record = deps.repository.items["far"]
+    record = deps.records.items["far"]
     assert record.launch_at is None and record.execution_arn == deps.executions.execution_arn(name)
 
     # again: nothing more
@@ -82,9 +82,10 @@ def test_cancelling_or_updating_a_parked_action_touches_only_the_table(deps) -> 
     start_action(StartCommand({"id": "u", "rate": "rate(2 days)"}, "ev-u2"), deps)
 
     assert deps.executions.stopped == [] and deps.executions.started == {}
-    assert deps.repository.items["c"].status == Status.CANCELLED
-    updated = deps.repository.items["u"]
+    assert deps.records.items["c"].status == Status.CANCELLED
+    updated = deps.records.items["u"]
     assert (updated.generation, updated.launch_at) == (2, NOW + timedelta(days=2) - AHEAD)
+    assert pump(deps)["launched"] == []  # the pump runs from the stack's first minute on
     deps.clock.advance(days=4)
     assert pump(deps)["launched"] == ["u"]  # the cancelled one is gone from the index
     assert list(deps.executions.started) == [execution_name("u", 2, 1)]
@@ -94,14 +95,14 @@ def test_a_recurrence_parks_its_next_fire_when_it_is_beyond_the_horizon(deps) ->
     _start(deps, "r", rate="rate(10 minutes)")
     assert list(deps.executions.started) == [execution_name("r", 1, 1)]
     _fire(deps, "r")
-    assert deps.repository.items["r"].launch_at is None  # 10 minutes: within the horizon
+    assert deps.records.items["r"].launch_at is None  # 10 minutes: within the horizon
 
     start_action(StartCommand({"id": "r", "rate": "rate(1 hour)"}, "ev-r2"), deps)
-    assert deps.repository.items["r"].is_parked
+    assert deps.records.items["r"].is_parked
     deps.clock.advance(minutes=45)
     assert pump(deps)["launched"] == ["r"]
     _fire(deps, "r")
-    after = deps.repository.items["r"]
+    after = deps.records.items["r"]
     assert (after.status, after.occurrence, after.execution_arn) == (Status.PENDING, 2, None)
     assert after.launch_at == after.execution_time - AHEAD
 
@@ -111,11 +112,34 @@ def test_a_refused_start_parks_the_fire_again_and_the_pump_retries_it(deps) -> N
 
     _start(deps, "soon", at=iso(NOW + timedelta(minutes=5)))
 
-    record = deps.repository.items["soon"]
+    record = deps.records.items["soon"]
     assert deps.executions.started == {}
     assert (record.status, record.launch_at, record.execution_arn) == (Status.PENDING, NOW, None)
     assert pump(deps)["launched"] == ["soon"]
     assert list(deps.executions.started) == [execution_name("soon", 1, 1)]
+
+
+def test_a_fire_claimed_by_its_execution_before_the_pump_marks_it_counts_as_launched(
+    deps,
+) -> None:
+    # GIVEN a parked fire whose launch came late: its execution runs (and claims it) at once
+    _start(deps, "late", at=iso(NOW + timedelta(hours=1)))
+    deps.clock.advance(hours=1, seconds=1)
+    start = deps.executions.start
+
+    def start_and_claim_at_once(name, order):
+        arn = start(name, order)
+        fulfill_fire(attempt("late", 1, iso(order.fire_at), name), deps)
+        return arn
+
+    deps.executions.start = start_and_claim_at_once
+
+    # WHEN the pump launches it, its mark meeting the claim's write
+    run = pump(deps)
+
+    # THEN the launch is reported as one, and the fire is claimed by that execution
+    assert run == {"launched": ["late"], "moved": [], "refused": []}
+    assert deps.records.items["late"].claimed_by == execution_name("late", 1, 1)
 
 
 def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> None:
@@ -127,7 +151,7 @@ def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> 
     first = pump(deps, workers=1)
 
     assert first == {"launched": [], "moved": [], "refused": ["p0"]}
-    assert all(deps.repository.items[f"p{n}"].is_parked for n in range(3))
+    assert all(deps.records.items[f"p{n}"].is_parked for n in range(3))
     assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]
 
 
@@ -138,7 +162,7 @@ def test_a_cancel_racing_the_pump_wins_and_nothing_fires(deps) -> None:
 
     def start_then_cancelled(name, order):
         arn = real_start(name, order)
-        if deps.repository.items["race"].status == Status.PENDING:
+        if deps.records.items["race"].status == Status.PENDING:
             cancel_action("race", deps)  # lands between the pump's start and its mark
         return arn
 
@@ -146,18 +170,18 @@ def test_a_cancel_racing_the_pump_wins_and_nothing_fires(deps) -> None:
     run = pump(deps)
 
     assert run["moved"] == ["race"] and run["launched"] == []
-    assert deps.repository.items["race"].status == Status.CANCELLED
-    assert deps.repository.items["race"].execution_arn is None
+    assert deps.records.items["race"].status == Status.CANCELLED
+    assert deps.records.items["race"].execution_arn is None
 
 
 def test_a_paused_parked_action_resumes_parked_again(deps) -> None:
     _start(deps, "p", rate="rate(1 day)")
     pause_action("p", "holiday", deps)
-    assert deps.repository.items["p"].status == Status.PAUSED
+    assert deps.records.items["p"].status == Status.PAUSED
     assert deps.executions.stopped == []
     deps.clock.advance(hours=3)
     resume_action("p", None, deps)
-    resumed = deps.repository.items["p"]
+    resumed = deps.records.items["p"]
     assert resumed.is_parked and resumed.execution_arn is None
     assert pump(deps)["launched"] == []
 
@@ -170,4 +194,4 @@ def test_the_reconciler_launches_a_parked_fire_whose_launch_moment_passed(deps) 
 
     assert repaired["restarted"] == ["late"]
     assert list(deps.executions.started) == [execution_name("late", 1, 1)]
-    assert not deps.repository.items["late"].is_parked
+    assert not deps.records.items["late"].is_parked

@@ -38,13 +38,13 @@ def test_a_paused_action_does_not_fire_and_its_execution_is_stopped(deps) -> Non
     answer = pause_action("h", "waiting for the new price list", deps)
 
     assert answer["outcome"] == "paused" and answer["note"] == "waiting for the new price list"
-    action = deps.repository.get("h")
+    action = deps.records.get("h")
     assert action.status == Status.PAUSED and action.generation == 2
     assert deps.executions.stopped == [deps.executions.execution_arn(waiting)]
     # its old execution, woken anyway, finds it superseded and fires nothing
     deps.clock.current = NOW + timedelta(hours=1)
     assert machine.run(deps, waiting) is None
-    assert deps.repository.count(Selection())["PAUSED"] == 1
+    assert deps.queries.count(Selection())["PAUSED"] == 1
     assert deps.publisher.of_type(DetailType.PAUSED)[0]["note"] == answer["note"]
 
 
@@ -54,13 +54,13 @@ def test_resume_goes_on_from_now_and_does_not_catch_up(deps) -> None:
 
     answer = resume_action("h", None, deps)
 
-    action = deps.repository.get("h")
+    action = deps.records.get("h")
     assert answer["outcome"] == "resumed" and action.status == Status.PENDING
     assert action.execution_time == NOW + timedelta(hours=4)  # the next one after now
     assert action.occurrence == 1  # nothing fired while paused
     deps.clock.current = NOW + timedelta(hours=4)
     assert machine.run(deps, machine.current(deps, "h")) is not None
-    assert [h.outcome for h in deps.repository.get("h").history] == [Outcome.FIRED]
+    assert [h.outcome for h in deps.records.get("h").history] == [Outcome.FIRED]
 
 
 def test_resume_before_the_paused_fire_keeps_it() -> None:
@@ -71,7 +71,7 @@ def test_resume_before_the_paused_fire_keeps_it() -> None:
 
     resume_action("later", None, deps)
 
-    assert deps.repository.get("later").execution_time == NOW + timedelta(hours=1)
+    assert deps.records.get("later").execution_time == NOW + timedelta(hours=1)
 
 
 def test_a_one_off_resumed_after_its_time_is_not_caught_up() -> None:
@@ -82,7 +82,7 @@ def test_a_one_off_resumed_after_its_time_is_not_caught_up() -> None:
 
     answer = resume_action("once", None, deps)
 
-    action = deps.repository.get("once")
+    action = deps.records.get("once")
     assert answer["outcome"] == "completed" and action.status == Status.COMPLETED
     assert action.history[-1].outcome == Outcome.SKIPPED
     assert action.history[-1].error == "missed while paused"
@@ -97,23 +97,23 @@ def test_pause_and_resume_are_idempotent(deps) -> None:
 @pytest.mark.parametrize("change", [pause_action, resume_action])
 def test_a_finished_action_cannot_be_paused_or_resumed(deps, change) -> None:
     cancel_action("h", deps)
-    before = deps.repository.get("h")
+    before = deps.records.get("h")
 
     with pytest.raises(ActionFinished, match="is CANCELLED"):
         change("h", None, deps)
 
-    assert deps.repository.get("h") == before
+    assert deps.records.get("h") == before
 
 
 def test_a_note_longer_than_allowed_is_refused_naming_the_field(deps) -> None:
     with pytest.raises(ValidationFailed) as refused:
         pause_action("h", "x" * 501, deps)
     assert refused.value.problems[0].field == "note"
-    assert deps.repository.get("h").status == Status.PENDING
+    assert deps.records.get("h").status == Status.PENDING
 
 
 def test_run_now_fires_once_beside_the_schedule(deps) -> None:
-    scheduled = deps.repository.get("h")
+    scheduled = deps.records.get("h")
 
     answer = run_now("h", deps, request_id="req-1")
     again = run_now("h", deps, request_id="req-1")  # the same request, delivered twice
@@ -123,7 +123,7 @@ def test_run_now_fires_once_beside_the_schedule(deps) -> None:
     tick = machine.run(deps, machine.manual(deps, "h", 1))
     assert tick is not None and tick.trigger is Trigger.RUN_NOW and tick.manual == 1
     assert tick.idempotency_key == answer["idempotencyKey"]
-    action = deps.repository.get("h")
+    action = deps.records.get("h")
     # the schedule is unmoved: same next fire, same occurrence, same execution
     assert (action.execution_time, action.occurrence) == (
         scheduled.execution_time,
@@ -133,7 +133,7 @@ def test_run_now_fires_once_beside_the_schedule(deps) -> None:
     assert action.manual == ()
     # a later delivery of the same request still fires nothing
     assert run_now("h", deps, request_id="req-1")["outcome"] == "unchanged"
-    assert len(deps.repository.get("h").history) == 1
+    assert len(deps.records.get("h").history) == 1
 
 
 def test_run_now_works_while_paused(deps) -> None:
@@ -142,7 +142,7 @@ def test_run_now_works_while_paused(deps) -> None:
     run_now("h", deps)
     machine.run(deps, machine.manual(deps, "h", 1))
 
-    action = deps.repository.get("h")
+    action = deps.records.get("h")
     assert action.status == Status.PAUSED and action.history[-1].trigger is Trigger.RUN_NOW
 
 
@@ -153,11 +153,11 @@ def test_run_now_of_a_one_off_fires_it_now_instead_of_later() -> None:
     answer = run_now("once", deps)
 
     assert answer["outcome"] == "triggered"
-    action = deps.repository.get("once")
+    action = deps.records.get("once")
     assert action.execution_time == NOW and action.generation == 2
     tick = machine.run(deps, machine.current(deps, "once"))
     assert tick is not None and tick.trigger is Trigger.RUN_NOW
-    assert deps.repository.get("once").status == Status.COMPLETED
+    assert deps.records.get("once").status == Status.COMPLETED
 
 
 def test_run_now_of_a_cancelled_action_is_refused(deps) -> None:

@@ -67,7 +67,7 @@ def test_a_waiting_execution_that_ended_without_firing_gets_a_repair_execution(d
     repair = execution_name("stopped", 1, 1, repair=1)
     assert first["restarted"] == ["stopped"] and second == NOTHING
     assert deps.executions.started[repair].to_wire()["repair"] == 1
-    assert deps.repository.get("stopped").execution_arn.endswith(repair)
+    assert deps.records.get("stopped").execution_arn.endswith(repair)
 
 
 def test_a_fire_whose_tick_was_lost_is_recorded_from_the_execution_output(deps) -> None:
@@ -80,7 +80,7 @@ def test_a_fire_whose_tick_was_lost_is_recorded_from_the_execution_output(deps) 
 
     # THEN the occurrence is recorded from the output: completed, and nothing fires again
     assert result == {**NOTHING, "recorded": ["ticked"]}
-    action = deps.repository.get("ticked")
+    action = deps.records.get("ticked")
     assert action.status == Status.COMPLETED
     assert [h.outcome for h in action.history] == ["FIRED"]
     assert not any("-r" in name for name in deps.executions.started)
@@ -96,7 +96,7 @@ def test_a_fire_whose_failure_report_was_lost_is_recorded_failed(deps) -> None:
     result = reconcile(deps)
 
     assert result == {**NOTHING, "failed": ["broken"]}
-    action = deps.repository.get("broken")
+    action = deps.records.get("broken")
     assert action.status == Status.FAILED and action.history[-1].outcome == "FAILED"
     assert "FireFailed" in action.history[-1].error
 
@@ -117,7 +117,7 @@ def test_a_fire_whose_tick_the_bus_refused_is_put_on_the_bus_then_recorded(deps)
     # THEN the tick is put on the bus as the fire made it (its proof with it), and recorded once
     assert result == {**NOTHING, "recorded": ["refused"]} and again == NOTHING
     assert deps.publisher.of_type("Schedule Tick") == [tick]
-    assert deps.repository.get("refused").status == Status.COMPLETED
+    assert deps.records.get("refused").status == Status.COMPLETED
     assert not any("-r" in name for name in deps.executions.started)
 
 
@@ -141,7 +141,7 @@ def test_a_fire_whose_report_the_bus_refused_is_recorded_failed_from_the_report(
     # THEN it is recorded FAILED from the report, the report is put on the bus, and the fire
     # is never run again
     assert result == {**NOTHING, "failed": ["unreported"]}
-    action = deps.repository.get("unreported")
+    action = deps.records.get("unreported")
     assert action.status == Status.FAILED
     assert action.history[-1].error == "PermanentFulfillmentError: POST https://x.test answered 400"
     (published,) = deps.publisher.of_type("Schedule Failed")
@@ -180,7 +180,7 @@ def test_a_claim_whose_execution_ended_unreported_is_recorded_failed_not_run_aga
     # THEN (onUnknownOutcome FAIL, the default) it is recorded failed as an unknown outcome,
     # needs attention and can be retried by hand; nothing runs it again
     assert early == NOTHING and late == {**NOTHING, "failed": ["stuck"]} and again == NOTHING
-    action = deps.repository.get("stuck")
+    action = deps.records.get("stuck")
     assert action.status == Status.FAILED and action.needs_attention
     assert action.history[-1].error.startswith("FireOutcomeUnknown: ")
     assert not any("-r" in started for started in deps.executions.started)
@@ -199,7 +199,7 @@ def test_a_claim_whose_execution_died_is_released_and_fired_again_under_retry(de
     again = reconcile(deps)
 
     assert early == NOTHING and late == {**NOTHING, "released": ["stuck"]} and again == NOTHING
-    assert deps.repository.get("stuck").status == Status.PENDING
+    assert deps.records.get("stuck").status == Status.PENDING
     repair = execution_name("stuck", 1, 1, repair=1)
     assert repair in deps.executions.started
     # AND the repair execution may claim and fire it
@@ -212,4 +212,4 @@ def test_a_claim_still_running_is_left_alone_however_long(deps) -> None:
     deps.clock.advance(hours=2)
 
     assert reconcile(deps) == NOTHING
-    assert deps.repository.get("slow").status == Status.IN_PROGRESS
+    assert deps.records.get("slow").status == Status.IN_PROGRESS

@@ -26,7 +26,7 @@ def test_a_redelivered_last_tick_publishes_completed_again_and_records_nothing()
     again = record_tick(report, deps)
 
     assert again["outcome"] == "ignored"
-    action = deps.repository.get("one")
+    action = deps.records.get("one")
     assert action.status == Status.COMPLETED and len(action.history) == 1
     assert deps.publisher.of_type(DetailType.COMPLETED) == [
         {"id": "one", "generation": 1, "occurrences": 1}

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from tickwork.domain.canonical import canonical_json
-from tickwork.domain.seal import SealedFields, compute_seal, seal_matches
+from tickwork.integrity.canonical import canonical_json
+from tickwork.integrity.seal import SealedFields, compute_seal, seal_matches
 
 KEY = b"seal-key"
 FIELDS = SealedFields(

@@ -15,7 +15,7 @@ from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
-from tickwork.domain.signed_events import sign_event
+from tickwork.integrity.signed_events import sign_event
 from tickwork.usecases.intake import accept_control, accept_start
 from tickwork.usecases.start import StartCommand
 
@@ -46,7 +46,7 @@ def _control(
 
 
 def _status(deps: Dependencies) -> Status:
-    action = deps.repository.get("pay:42")
+    action = deps.records.get("pay:42")
     assert action is not None
     return action.status
 

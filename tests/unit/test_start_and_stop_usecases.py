@@ -24,7 +24,7 @@ def test_start_writes_pending_record_and_starts_named_execution() -> None:
     result = start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
 
     assert result.outcome == "created"
-    action = deps.repository.get("a:1")
+    action = deps.records.get("a:1")
     assert action.status == Status.PENDING and action.execution_time == NOW + timedelta(minutes=10)
     payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
     assert payload["fireAt"] == "2026-03-07T12:10:00.000Z"
@@ -50,7 +50,7 @@ def test_same_event_twice_is_unchanged_and_starts_nothing_new() -> None:
     again = start_action(StartCommand({"id": "a:1", "duration": "10m"}, "ev-1"), deps)
 
     assert again.outcome == "unchanged"
-    assert deps.repository.get("a:1").generation == 1
+    assert deps.records.get("a:1").generation == 1
     assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
 
 
@@ -61,7 +61,7 @@ def test_replace_before_the_lock_bumps_generation_and_stops_the_old_execution() 
     result = start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-2"), deps)
 
     assert result.outcome == "replaced"
-    action = deps.repository.get("a:1")
+    action = deps.records.get("a:1")
     assert action.generation == 2 and action.execution_time == NOW + timedelta(minutes=20)
     assert deps.executions.stopped == [deps.executions.execution_arn(execution_name("a:1", 1, 1))]
     assert execution_name("a:1", 2, 1) in deps.executions.started
@@ -78,7 +78,7 @@ def test_lock_boundary_is_two_minutes_before_the_fire(
     if locked:
         with pytest.raises(ActionLocked, match="locked 120s before it"):
             cancel_action("a:1", deps)
-        assert deps.repository.get("a:1").status == Status.PENDING
+        assert deps.records.get("a:1").status == Status.PENDING
     else:
         assert cancel_action("a:1", deps)["outcome"] == "cancelled"
 
@@ -110,9 +110,7 @@ def test_refused_start_names_the_field_and_writes_nothing(detail: dict, field: s
 
     assert any(p.field.startswith(field) and p.fix for p in refused.value.problems), refused.value
     assert (
-        deps.repository.writes == 0
-        and deps.executions.started == {}
-        and deps.publisher.events == []
+        deps.records.writes == 0 and deps.executions.started == {} and deps.publisher.events == []
     )
 
 
@@ -121,7 +119,7 @@ def test_a_fire_beyond_the_launch_horizon_is_parked_with_no_execution() -> None:
 
     start_action(StartCommand({"id": "a:1", "at": "2028-01-01T00:00:00Z"}, "ev-1"), deps)
 
-    record = deps.repository.items["a:1"]
+    record = deps.records.items["a:1"]
     assert deps.executions.started == {}
     assert (record.status, record.execution_arn) == (Status.PENDING, None)
     assert record.launch_at == datetime(2027, 12, 31, 23, 45, tzinfo=UTC)
@@ -134,12 +132,12 @@ def test_a_fire_within_the_launch_horizon_waits_in_its_execution_to_the_fire() -
 
     payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
     assert payload["waitUntil"] == payload["fireAt"] == iso(NOW + timedelta(minutes=14))
-    assert deps.repository.items["a:1"].launch_at is None
+    assert deps.records.items["a:1"].launch_at is None
 
 
 def _rival_writes_first(deps, rival: StartCommand) -> None:
     """The first read of the repository misses a rival Start that writes right after it."""
-    real_get = deps.repository.get
+    real_get = deps.records.get
     raced = []
 
     def get_then_rival_writes(action_id: str):
@@ -149,7 +147,7 @@ def _rival_writes_first(deps, rival: StartCommand) -> None:
             start_action(rival, deps)
         return seen
 
-    deps.repository.get = get_then_rival_writes
+    deps.records.get = get_then_rival_writes
 
 
 def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None:
@@ -162,7 +160,7 @@ def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None
 
     # THEN it reads again and reports a repeat; one generation, one execution
     assert result.outcome == "unchanged"
-    assert deps.repository.items["a:1"].generation == 1
+    assert deps.records.items["a:1"].generation == 1
     assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
 
 
@@ -174,4 +172,4 @@ def test_create_only_refuses_a_taken_id_even_when_it_loses_the_race() -> None:
     # WHEN it writes: THEN it is refused, and the rival's action stands unchanged
     with pytest.raises(ActionExists):
         start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-1", create_only=True), deps)
-    assert deps.repository.items["a:1"].execution_time == NOW + timedelta(minutes=10)
+    assert deps.records.items["a:1"].execution_time == NOW + timedelta(minutes=10)

@@ -181,7 +181,7 @@ def test_refused_start_writes_nothing(detail: Any) -> None:
         event("refused")
         note(f"refused: {refused}")
         _assert_clear(refused)
-        assert deps.repository.writes == 0
+        assert deps.records.writes == 0
         assert deps.executions.started == {}
         assert deps.publisher.events == []
     else:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tickwork.domain.errors import SignatureRefused
-from tickwork.domain.start_signature import check_start_signature, sign_start
+from tickwork.integrity.start_signature import check_start_signature, sign_start
 
 SECRET = b"s3cret-for-tests"
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)

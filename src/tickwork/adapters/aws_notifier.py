@@ -21,7 +21,7 @@ from typing import Any
 from tickwork.adapters.clients import AwsClients
 from tickwork.domain.errors import PermanentFulfillmentError
 from tickwork.fulfillment.aws_errors import classified
-from tickwork.fulfillment.notifier import Notification
+from tickwork.ports.notifier import Notification
 
 __all__ = ["AwsNotifier", "render"]
 

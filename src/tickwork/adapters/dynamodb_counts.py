@@ -28,6 +28,7 @@ __all__ = [
     "ATTENTION",
     "COUNTER_PREFIX",
     "CountedAs",
+    "CountedMemo",
     "counted_as",
     "counter_ids",
     "deltas",
@@ -48,6 +49,34 @@ class CountedAs:
     status: str
     attention: bool
     day: int  # the UTC day (since the epoch) its TTL expires on; 0: it does not expire
+
+
+class CountedMemo:
+    """What each stored version of an action counts as, remembered from the items read and
+    written: a version's item never changes, so a write knows what it moves the action from
+    without reading it again. One memo is shared by the records and the queries that load
+    them (a page of actions paused in bulk is then written without a read each)."""
+
+    _KEPT = 50_000  # (id, version, createdAt) entries; beyond, the memo starts again
+
+    def __init__(self) -> None:
+        self._counted: dict[tuple[str, int, str], CountedAs | None] = {}
+
+    def remember(self, item: dict[str, Any]) -> None:
+        if len(self._counted) >= self._KEPT:
+            self._counted.clear()
+        self._counted[_version_of(item)] = counted_as(item)
+
+    def recall(
+        self, action_id: str, version: int, created_at: str
+    ) -> tuple[bool, CountedAs | None]:
+        """(known, what it counts as) for that stored version."""
+        key = (action_id, version, created_at)
+        return key in self._counted, self._counted.get(key)
+
+
+def _version_of(item: dict[str, Any]) -> tuple[str, int, str]:
+    return str(item["id"]), int(str(item["version"])), str(item["createdAt"])
 
 
 def counted_as(item: dict[str, Any]) -> CountedAs | None:

@@ -71,7 +71,7 @@ def list_actions(
     cursor: Annotated[str | None, Query(description="nextCursor of the previous page.")] = None,
 ) -> ActionPage:
     selection = Selection(status, group, prefix or None, attention)
-    actions, next_cursor = bootstrap.from_environment().repository.page(selection, limit, cursor)
+    actions, next_cursor = bootstrap.from_environment().queries.page(selection, limit, cursor)
     return ActionPage.model_validate(
         {"items": [action_summary(a) for a in actions], "nextCursor": next_cursor}
     )
@@ -146,7 +146,7 @@ def delete_action(
     action = found(action_id, deps)
     if action.status not in FINISHED:
         raise ActionStillActive(action_id, str(action.status))
-    deps.repository.delete(action_id)
+    deps.records.delete(action_id)
     count("purged")
     return Response(HTTPStatus.NO_CONTENT)
 

@@ -63,7 +63,7 @@ def new_router() -> APIGatewayHttpRouter:
 
 
 def found(action_id: str, deps: Dependencies) -> Action:
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
     return action

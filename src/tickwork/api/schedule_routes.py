@@ -43,9 +43,9 @@ def get_stats(
 ) -> Stats:
     deps = bootstrap.from_environment()
     selection = Selection(group=group, prefix=prefix or None)
-    counts = deps.repository.count(selection)
+    counts = deps.queries.count(selection)
     attention = counts.pop("NEEDS_ATTENTION", 0)
-    fires = stats.fire_counts(deps.repository, selection, deps.clock.now())
+    fires = stats.fire_counts(deps.queries, deps.tallies, selection, deps.clock.now())
     return Stats.model_validate({"byStatus": counts, "needsAttention": attention, **fires})
 
 
@@ -62,7 +62,7 @@ def get_fires(
     bucket: Annotated[int, Query(ge=1, le=1_440, description="Bucket size in minutes.")] = 5,
 ) -> FireBuckets:
     deps = bootstrap.from_environment()
-    buckets = stats.fire_buckets(deps.repository, deps.clock.now(), minutes, bucket)
+    buckets = stats.fire_buckets(deps.tallies, deps.clock.now(), minutes, bucket)
     return FireBuckets.model_validate(buckets)
 
 

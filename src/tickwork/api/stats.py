@@ -1,6 +1,6 @@
 """Fires and failures over recent time.
 
-All actions or a group: from the fire counters (``tally_fire``: each recorded fire is counted in
+All actions or a group: from the fire tallies (``FireTallies``: each recorded fire is counted in
 its minute and its hour), so a read is bounded whatever the table holds: the last hour is 60
 minute items, the last day 24 hour items plus the minutes of its first, partial hour. By id
 prefix: from the occurrence histories of the records of that prefix (read through the id
@@ -17,15 +17,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from tickwork.domain.action import Action
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
+from tickwork.ports import ActionQueries, FireTallies
 
-__all__ = ["MAX_BUCKETS", "FireTotals", "fire_buckets", "fire_counts"]
+__all__ = ["MAX_BUCKETS", "fire_buckets", "fire_counts"]
 
 MAX_BUCKETS = 500
 _PAGE = 200
@@ -33,39 +34,29 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _WINDOWS = {"lastHour": 60, "lastDay": 1440}  # minutes
 
 
-class FireTotals(Protocol):
-    def page(
-        self, selection: Selection, limit: int, cursor: str | None = None
-    ) -> tuple[list[Action], str | None]: ...
-
-    def fire_tallies(
-        self, group: str | None, hourly: bool, first: int, last: int
-    ) -> dict[int, dict[str, int]]: ...
-
-
-def fire_counts(repository: FireTotals, selection: Selection, now: datetime) -> dict[str, Any]:
+def fire_counts(
+    queries: ActionQueries, tallies: FireTallies, selection: Selection, now: datetime
+) -> dict[str, Any]:
     """{"lastHour": {fired, late, failed}, "lastDay": {...}}; late is a part of fired."""
     minute = _minute(now)
     if selection.prefix is not None:
-        tallies = _tallies_of(_actions(repository, selection), minute - _WINDOWS["lastDay"] + 1)
+        counted = _tallies_of(_actions(queries, selection), minute - _WINDOWS["lastDay"] + 1)
         return {
-            name: _totals(c for m, c in tallies.items() if m > minute - span)
+            name: _totals(c for m, c in counted.items() if m > minute - span)
             for name, span in _WINDOWS.items()
         }
     group = selection.group
-    hour_minutes = repository.fire_tallies(group, False, minute - 59, minute)
+    hour_minutes = tallies.read(group, False, minute - 59, minute)
     first = minute - _WINDOWS["lastDay"] + 1
     whole_from = -(-first // 60)  # the first hour that starts inside the window
     day = [
-        *repository.fire_tallies(group, False, first, whole_from * 60 - 1).values(),
-        *repository.fire_tallies(group, True, whole_from, minute // 60).values(),
+        *tallies.read(group, False, first, whole_from * 60 - 1).values(),
+        *tallies.read(group, True, whole_from, minute // 60).values(),
     ]
     return {"lastHour": _totals(hour_minutes.values()), "lastDay": _totals(day)}
 
 
-def fire_buckets(
-    repository: FireTotals, now: datetime, minutes: int, bucket: int
-) -> dict[str, Any]:
+def fire_buckets(tallies: FireTallies, now: datetime, minutes: int, bucket: int) -> dict[str, Any]:
     """The last ``minutes`` in ``bucket``-minute buckets aligned to UTC, the last one holding
     ``now``: {"buckets": [{"start", "onTime", "late", "failed"}, ...]} oldest first."""
     if minutes < bucket or -(-minutes // bucket) > MAX_BUCKETS:
@@ -79,9 +70,9 @@ def fire_buckets(
     first = last - (count - 1) * bucket
     hourly = bucket % 60 == 0
     unit = 60 if hourly else 1
-    tallies = repository.fire_tallies(None, hourly, first // unit, (last + bucket) // unit - 1)
+    counted = tallies.read(None, hourly, first // unit, (last + bucket) // unit - 1)
     sums = [Counter[str]() for _ in range(count)]
-    for number, tally in tallies.items():
+    for number, tally in counted.items():
         sums[(number * unit - first) // bucket].update(tally)
     return {
         "buckets": [
@@ -106,10 +97,10 @@ def _totals(tallies: Iterable[dict[str, int]]) -> dict[str, int]:
     return {"fired": on_time + late, "late": late, "failed": total[FireKind.FAILED]}
 
 
-def _actions(repository: FireTotals, selection: Selection) -> Iterator[Action]:
+def _actions(queries: ActionQueries, selection: Selection) -> Iterator[Action]:
     cursor: str | None = None
     while True:
-        actions, cursor = repository.page(selection, _PAGE, cursor)
+        actions, cursor = queries.page(selection, _PAGE, cursor)
         yield from actions
         if cursor is None:
             return

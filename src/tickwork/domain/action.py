@@ -1,7 +1,7 @@
 """The action record: what is scheduled, where its chain of fires stands, and what happened.
 
 Pure: every transition takes ``now`` and returns a new ``Action``; nothing here reads a clock
-or talks to AWS. The repository adapter persists it; the use cases decide which transition.
+or talks to AWS. The records store persists it; the use cases decide which transition.
 """
 
 from __future__ import annotations

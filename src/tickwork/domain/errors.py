@@ -90,7 +90,7 @@ class MalformedFire(ValidationFailed):
 
 class ForgedReport(TickworkError):
     """A Schedule Tick or Schedule Failed with tickwork's source that no fire of this stack
-    made: its proof is missing or does not match (tickwork.domain.fire_proof)."""
+    made: its proof is missing or does not match (tickwork.integrity.fire_proof)."""
 
     def __init__(self, detail_type: str, problem: str) -> None:
         self.detail_type = detail_type

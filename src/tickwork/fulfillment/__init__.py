@@ -18,13 +18,9 @@ _HOMES = {
     "HttpRequestData": "http_request",
     "HttpRequestFulfillment": "http_request",
     "LoggingNotifier": "notifier",
-    "Notification": "notifier",
     "NotificationData": "notification",
     "NotificationFulfillment": "notification",
-    "Notifier": "notifier",
     "FulfillmentRegistry": "registry",
-    "SIGNATURE_HEADER": "signature",
-    "verify_signature": "signature",
     "TickData": "tick",
     "TickFulfillment": "tick",
 }

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tickwork.fulfillment.notifier import Notifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
+from tickwork.ports.notifier import Notifier
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -34,7 +34,7 @@ from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillme
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
 from tickwork.fulfillment.deadline import Deadline
 from tickwork.fulfillment.network_guard import Resolver, Target, checked_target, resolve_once
-from tickwork.fulfillment.signature import SIGNATURE_HEADER, signature_header
+from tickwork.integrity.signature import SIGNATURE_HEADER, signature_header
 
 __all__ = [
     "FRAMING_HEADERS",

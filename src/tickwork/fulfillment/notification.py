@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic.alias_generators import to_camel
 
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
-from tickwork.fulfillment.notifier import Notification, Notifier
+from tickwork.ports.notifier import Notification, Notifier
 
 __all__ = ["NotificationData", "NotificationFulfillment"]
 

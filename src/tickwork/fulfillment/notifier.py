@@ -1,41 +1,18 @@
-"""The notifier port of SEND_NOTIFICATION, and the log-only notifier for development.
+"""The log-only notifier of SEND_NOTIFICATION, for development (the port is
+``tickwork.ports.Notifier``).
 
-Kept apart from the notification fulfillment (and its pydantic model) so that the ports and
-the bootstrap name it without importing pydantic at a cold start.
+Kept apart from the notification fulfillment (and its pydantic model) so that the bootstrap
+names it without importing pydantic at a cold start.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
-from typing import Protocol
 
-__all__ = ["LoggingNotifier", "Notification", "Notifier"]
+from tickwork.ports.notifier import Notification
 
-
-@dataclass(frozen=True)
-class Notification:
-    """One message to send. ``idempotency_key`` is the same for every retry of one fire."""
-
-    notification_type: str
-    recipient: str
-    template_type: str
-    subject: str | None
-    name: str | None
-    action_id: str
-    idempotency_key: str
-    template_data: dict[str, str] = field(default_factory=dict)  # fills the template
-
-
-class Notifier(Protocol):
-    """Sends a notification; returns the provider's message id.
-
-    Raise ``TransientFulfillmentError`` for a failure worth retrying and
-    ``PermanentFulfillmentError`` for one that is not; both reach the state machine as they are.
-    """
-
-    def send(self, notification: Notification) -> str: ...
+__all__ = ["LoggingNotifier"]
 
 
 class LoggingNotifier:

@@ -47,7 +47,7 @@ def bulk_change(
             "name the actions to change: a group, an id prefix, or both",
         )
     change = OPERATIONS[operation]
-    actions, next_cursor = deps.repository.page(selection, limit, cursor)
+    actions, next_cursor = deps.queries.page(selection, limit, cursor)
     results = [_one(change, action.id, note, deps) for action in actions]
     return {"matched": len(actions), "results": results, "nextCursor": next_cursor}
 

@@ -1,61 +1,20 @@
-"""The lock protects the imminent fire, never the schedule.
-
-Inside the lock (``LockSeconds`` before a fire, or while it runs) the imminent fire is fixed.
-A change to a one-off there is refused: its only fire is that one. A change to a recurrence is
-accepted and kept on the record (``Action.deferred``); it applies as soon as the imminent fire
-is recorded, so no schedule is ever unmanageable, whatever its period.
+"""What waited for the imminent fire: a change asked for inside the lock (``lock.defer``)
+applies as soon as that fire is recorded — a cancel, a pause, or an update that replaces the
+schedule (checked again as a Start would be: valid when asked for, it may no longer be).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
-from tickwork.domain.errors import ActionLocked, ValidationFailed
+from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred
-from tickwork.domain.times import iso
 
-__all__ = ["defer", "is_locked", "refuse_if_locked_one_off", "settle"]
-
-
-def is_locked(action: Action, now: datetime, deps: Dependencies) -> bool:
-    return action.status in ACTIVE and action.is_locked(now, deps.settings.lock)
-
-
-def refuse_if_locked_one_off(action: Action, now: datetime, deps: Dependencies) -> None:
-    """A one-off inside its lock cannot be changed: its only fire is the imminent one."""
-    if not action.repeat and is_locked(action, now, deps):
-        raise ActionLocked(
-            action.id,
-            iso(action.execution_time or now),
-            int(deps.settings.lock.total_seconds()),
-        )
-
-
-def defer(action: Action, change: Deferred, now: datetime, deps: Dependencies) -> dict[str, Any]:
-    """Keep ``change`` on the record until the imminent fire is recorded; the answer says so."""
-    deps.repository.save(action.deferring(now, change), expected_version=action.version)
-    fire_time = iso(action.execution_time or now)
-    what = str(change.kind).lower()
-    return {
-        "id": action.id,
-        "outcome": "deferred",
-        "status": str(action.status),
-        "change": str(change.kind),
-        "appliesAfter": {"occurrence": action.occurrence, "fireTime": fire_time},
-        "message": (
-            f"occurrence {action.occurrence} fires at {fire_time}, inside the "
-            f"{int(deps.settings.lock.total_seconds())}s lock, and happens as planned; "
-            f"this {what} applies from the next occurrence on"
-            if action.status == Status.PENDING
-            else f"occurrence {action.occurrence} is firing now and completes as planned; "
-            f"this {what} applies from the next occurrence on"
-        ),
-    }
+__all__ = ["settle"]
 
 
 def settle(
@@ -89,7 +48,8 @@ def settle(
 def _updated(
     base: Action, change: Deferred, now: datetime, deps: Dependencies
 ) -> tuple[Action, list[Callable[[], None]]]:
-    # Here, not at the top: only a deferred update needs the Start request's models (pydantic).
+    # Here, not at the top: only a deferred update needs the Start request's models (pydantic),
+    # and the tick function, which settles every fire, loads none at its cold start.
     from tickwork.usecases.start import (
         StartCommand,
         announce_started,

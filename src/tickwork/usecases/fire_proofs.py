@@ -9,7 +9,7 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
 from tickwork.domain.fire import FireFailure, FireOrder, Tick
-from tickwork.domain.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
+from tickwork.integrity.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
 
 __all__ = ["MAX_CAUSE", "check_proof", "proved_failure", "with_proof"]
 

@@ -94,7 +94,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
 
 def _current(fire: FireAttempt, deps: Dependencies) -> Action:
     order = fire.order
-    action = deps.repository.get(order.action_id)
+    action = deps.records.get(order.action_id)
     if action is None:
         raise ActionSuperseded(order.action_id, "the record no longer exists")
     if action.fire_key != order.key:
@@ -114,7 +114,7 @@ def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
     so it runs once however often it is delivered; the schedule's own fire is untouched."""
     order = fire.order
     for _ in range(_CLAIM_ATTEMPTS):
-        action = deps.repository.get(order.action_id)
+        action = deps.records.get(order.action_id)
         manual = action.manual_fire(order.manual) if action is not None else None
         if action is None or manual is None:
             raise ActionSuperseded(order.action_id, f"manual fire {order.manual} is not asked for")
@@ -126,7 +126,7 @@ def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
             )
         claimed = action.manual_claimed(deps.clock.now(), order.manual, fire.execution_name)
         try:
-            deps.repository.save(claimed, expected_version=action.version)
+            deps.records.save(claimed, expected_version=action.version)
         except ActionConflict:
             continue
         return claimed, manual.idempotency_key
@@ -144,7 +144,7 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
         # If the record moved on meanwhile, the new leg finds out and ends quietly.
         with suppress(ActionConflict):
             if arn is not None:
-                deps.repository.save(action.with_execution(deps.clock.now(), arn), action.version)
+                deps.records.save(action.with_execution(deps.clock.now(), arn), action.version)
         raise WaitContinued(order.action_id, order.leg + 1, iso(fire_at))
     while early > timedelta(0):
         deps.clock.sleep(early.total_seconds())
@@ -158,7 +158,7 @@ def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
             return action
         claimed = action.claimed(deps.clock.now(), fire.execution_name, deps.limits.transitions)
         try:
-            deps.repository.save(claimed, expected_version=action.version)
+            deps.records.save(claimed, expected_version=action.version)
             return claimed
         except ActionConflict:
             action = _current(fire, deps)
@@ -212,14 +212,14 @@ def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[int]:
 def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Dependencies) -> None:
     """Record the attempt's error on the record (best effort: the machine records FAILED), with
     the fulfilment attempts before it (the state's retries less its waits for a slot)."""
-    action = deps.repository.get(fire.order.action_id)
+    action = deps.records.get(fire.order.action_id)
     if action is None or action.claimed_by != fire.execution_name:
         return
     noted = action.noted_failure(
         deps.clock.now(), f"{type(error).__name__}: {error}", fire.retry_count - waits
     )
     with suppress(ActionConflict):
-        deps.repository.save(noted, expected_version=action.version)
+        deps.records.save(noted, expected_version=action.version)
 
 
 def _tick(

@@ -24,8 +24,8 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Tick
-from tickwork.domain.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.domain.times import iso
+from tickwork.integrity.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.ports import Spent
 from tickwork.usecases.fire_proofs import check_proof
 from tickwork.usecases.pause import pause_action, resume_action
@@ -115,7 +115,7 @@ def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Depende
             f"already changed {action_id}: a replay, or a request overtaken by a later one; "
             "sign it again if it is still wanted",
         )
-    current = deps.repository.get(action_id)
+    current = deps.records.get(action_id)
     changed = (current.changed_at or current.created_at) if current is not None else None
     if changed is not None and signed.signed_at < changed.timestamp() - _UNSIGNED_CHANGE_GRACE:
         raise SignatureRefused(

@@ -92,7 +92,7 @@ def launch(
             raise
         log.warning("fire parked again: %s", refused, extra={"id": action.id, "code": refused.code})
         with suppress(ActionConflict):  # it moved on meanwhile: whatever moved it launches it
-            deps.repository.save(action.parked_again(now, now), expected_version=action.version)
+            deps.records.save(action.parked_again(now, now), expected_version=action.version)
         return None
 
 

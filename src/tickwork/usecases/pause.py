@@ -16,8 +16,8 @@ from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms, iso
-from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.launch import launch, plan
+from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["pause_action", "resume_action"]
 
@@ -32,7 +32,7 @@ def pause_action(action_id: str, note: str | None, deps: Dependencies) -> dict[s
         refuse_if_locked_one_off(action, now, deps)
         return defer(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
     paused = action.paused(now, note, deps.limits)
-    deps.repository.save(paused, expected_version=action.version)
+    deps.records.save(paused, expected_version=action.version)
     if action.execution_arn:
         deps.executions.stop(action.execution_arn, f"paused: {note}" if note else "paused")
     announce_paused(paused, deps)
@@ -51,7 +51,7 @@ def resume_action(action_id: str, note: str | None, deps: Dependencies) -> dict[
         due = action.schedule.next_fire_time(now, action.occurrence - 1) if action.repeat else None
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
-        deps.repository.save(finished, expected_version=action.version)
+        deps.records.save(finished, expected_version=action.version)
         deps.publisher.publish(
             DetailType.COMPLETED,
             {"id": action.id, "generation": action.generation, "occurrences": action.occurrence},
@@ -59,7 +59,7 @@ def resume_action(action_id: str, note: str | None, deps: Dependencies) -> dict[
         return _answer(finished, "completed")
     resumed = action.resumed(now, ceil_ms(due), note, deps.limits)
     resumed = plan(resumed, now, deps)
-    deps.repository.save(resumed, expected_version=action.version)
+    deps.records.save(resumed, expected_version=action.version)
     launch(resumed, now, deps)
     deps.publisher.publish(
         DetailType.RESUMED,
@@ -76,7 +76,7 @@ def announce_paused(action: Action, deps: Dependencies) -> None:
 
 
 def _live(action_id: str, wanted: str, deps: Dependencies) -> Action:
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
     if action.status not in LIVE:

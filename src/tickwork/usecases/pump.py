@@ -66,7 +66,7 @@ def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dic
             refused.set()
         return action_id, outcome
 
-    due = deps.repository.parked_due(now, limit)
+    due = deps.parked.due(now, limit)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due) or 1))) as pool:
         # Each launch runs in a copy of the caller's context (logging keys, tracing).
         launches = [pool.submit(contextvars.copy_context().run, launch_one, i) for i in due]
@@ -82,7 +82,7 @@ def launch_parked(action_id: str, now: datetime, deps: Dependencies) -> str:
     longer parked, or not due yet) or "refused" (left parked)."""
     started: str | None = None
     for _ in range(_MARK_ATTEMPTS):
-        action = deps.repository.get(action_id)
+        action = deps.records.get(action_id)
         if action is None or not action.is_parked or action.launch_at is None:
             return _settled(action, started)
         if action.launch_at > now:
@@ -93,7 +93,7 @@ def launch_parked(action_id: str, now: datetime, deps: Dependencies) -> str:
         except LaunchRefused:
             return "refused"
         try:
-            deps.repository.save(action.launched(now, started), expected_version=action.version)
+            deps.records.save(action.launched(now, started), expected_version=action.version)
         except ActionConflict:
             continue  # read again: the same fire still parked, or moved on
         return "launched"
@@ -101,8 +101,11 @@ def launch_parked(action_id: str, now: datetime, deps: Dependencies) -> str:
 
 
 def _settled(action: Action | None, started: str | None) -> str:
-    """The record is no longer a parked fire due now: launched meanwhile by another path (the
-    reconciler) under the name this run started, or moved on."""
+    """The record is no longer a parked fire due now: launched under the name this run started
+    (marked by another path, the reconciler; or already claimed by that execution, which ran
+    at once because its fire was due), or moved on."""
     if started is not None and action is not None and action.status in ACTIVE:
-        return "launched" if action.execution_arn == started else "moved"
+        name = started.rpartition(":")[2]
+        ours = action.execution_arn == started or action.claimed_by == name
+        return "launched" if ours else "moved"
     return "moved"

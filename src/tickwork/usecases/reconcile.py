@@ -85,16 +85,16 @@ def reconcile(
     now = deps.clock.now()
     repairs = Repairs()
     until = None if horizon is None else now + horizon
-    for action in deps.repository.in_fire_order(Status.PENDING, limit, until):
+    for action in deps.queries.in_fire_order(Status.PENDING, limit, until):
         if _restart_if_lost(action, now, deps):
             repairs.restarted.append(action.id)
-    for action in deps.repository.in_fire_order(Status.IN_PROGRESS, limit):
+    for action in deps.queries.in_fire_order(Status.IN_PROGRESS, limit):
         claimed_for = now - action.updated_at
         if claimed_for >= stuck_after:
             _resolve_claim(action, now, deps, repairs)
         elif claimed_for >= _UNDELIVERED_AFTER:
             _resolve_claim(action, now, deps, repairs, only_undelivered=True)
-    for action in deps.repository.with_manual_fires(limit):
+    for action in deps.queries.with_manual_fires(limit):
         for fire in action.manual:
             if now - fire.requested_at >= stuck_after:
                 _resolve_manual(action, fire, now, deps, repairs)
@@ -111,7 +111,7 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
     state = deps.executions.describe(current)
     if state is not None and state.running:
         return False
-    fresh = deps.repository.get(action.id)
+    fresh = deps.records.get(action.id)
     if fresh is None or fresh.version != action.version:
         return False  # it moved on while we looked: the normal flow has it
     return _relaunch(fresh, now, deps)
@@ -150,7 +150,7 @@ def _resolve_claim(
         return
     with suppress(ActionConflict):  # RETRY: at least once, with the same idempotency key
         released = action.released(now, deps.limits.transitions)
-        deps.repository.save(released, action.version)
+        deps.records.save(released, action.version)
         _relaunch(released, now, deps)
         repairs.released.append(action.id)
 
@@ -195,7 +195,7 @@ def _resolve_manual(
         return
     with suppress(ActionConflict):
         if fire.claimed_by is not None:  # RETRY: the claim goes with its execution
-            deps.repository.save(
+            deps.records.save(
                 action.manual_claimed(now, fire.number, None), expected_version=action.version
             )
         launch_manual(action, fire, now, deps, repair=repair)
@@ -280,7 +280,7 @@ def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
             launch(action, now, deps, repair=repair)
             if action.execution_arn != arn:
                 with suppress(ActionConflict):
-                    deps.repository.save(action.with_execution(now, arn), action.version)
+                    deps.records.save(action.with_execution(now, arn), action.version)
             return True
     raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
 

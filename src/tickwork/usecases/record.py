@@ -39,7 +39,7 @@ def record_tick(tick: Tick, deps: Dependencies) -> dict[str, Any]:
         record = _occurrence_of(tick)
         return _record_manual(tick.action_id, tick.manual, record, tick.idempotency_key, deps)
     for _ in range(_WRITE_ATTEMPTS):
-        action = deps.repository.get(tick.action_id)
+        action = deps.records.get(tick.action_id)
         if action is None or not _is_current(action, tick.key):
             return _repeat(action, tick, deps)
         now = deps.clock.now()
@@ -60,7 +60,7 @@ def record_tick(tick: Tick, deps: Dependencies) -> dict[str, Any]:
 def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
     if failure.manual:
         for _ in range(_WRITE_ATTEMPTS):
-            action = deps.repository.get(failure.action_id)
+            action = deps.records.get(failure.action_id)
             fire = action.manual_fire(failure.manual) if action else None
             if action is None or fire is None:
                 break
@@ -73,7 +73,7 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
                 continue
         return {"id": failure.action_id, "outcome": "ignored", "reason": _IGNORED}
     for _ in range(_WRITE_ATTEMPTS):
-        action = deps.repository.get(failure.action_id)
+        action = deps.records.get(failure.action_id)
         if action is None or not _is_current(action, failure.key):
             return {"id": failure.action_id, "outcome": "ignored", "reason": _IGNORED}
         now = deps.clock.now()
@@ -108,7 +108,7 @@ def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) 
     after, announcements = settle(recorded, now, deps)
     if after.status == Status.PENDING:
         after = plan(after, now, deps)
-    deps.repository.save(after, expected_version=before.version)
+    deps.records.save(after, expected_version=before.version)
     if after.status == Status.PENDING:
         launch(after, now, deps)
     elif after.status == Status.COMPLETED:
@@ -130,13 +130,13 @@ def _record_manual(
     action_id: str, number: int, record: Occurrence, key: str, deps: Dependencies
 ) -> dict[str, Any]:
     for _ in range(_WRITE_ATTEMPTS):
-        action = deps.repository.get(action_id)
+        action = deps.records.get(action_id)
         if action is None or action.manual_fire(number) is None:
             return {"id": action_id, "outcome": "ignored", "reason": _IGNORED}
         now = deps.clock.now()
         updated = action.manual_recorded(now, number, record, key, deps.limits)
         try:
-            deps.repository.save(updated, expected_version=action.version)
+            deps.records.save(updated, expected_version=action.version)
         except ActionConflict:
             continue
         _tally(action, record, deps)
@@ -155,7 +155,7 @@ def _tally(action: Action, occurrence: Occurrence, deps: Dependencies) -> None:
     gets here (a repeated tick is ignored before)."""
     kind = fire_kind(occurrence)
     if kind is not None:
-        deps.repository.tally_fire(action.group, occurrence.actual_time, kind)
+        deps.tallies.add(action.group, occurrence.actual_time, kind)
 
 
 def _occurrence_of(tick: Tick) -> Occurrence:

@@ -26,14 +26,14 @@ def retry_action(
     action_id: str, deps: Dependencies, occurrence: int | None = None
 ) -> dict[str, Any]:
     """``occurrence`` picks which failed fire (default: the latest)."""
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
     now = deps.clock.now()
     if action.status == Status.FAILED:
         retried = action.retried(ceil_ms(now), deps.limits)
         retried = plan(retried, now, deps)
-        deps.repository.save(retried, expected_version=action.version)
+        deps.records.save(retried, expected_version=action.version)
         launch(retried, now, deps)
         return {
             "id": action_id,

@@ -15,13 +15,13 @@ from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresIn
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
 from tickwork.domain.times import ceil_ms, iso
-from tickwork.usecases.deferral import refuse_if_locked_one_off
 from tickwork.usecases.launch import (
     launch,
     launch_manual,
     manual_execution,
     plan,
 )
+from tickwork.usecases.lock import refuse_if_locked_one_off
 
 __all__ = ["ask_manual_fire", "run_now"]
 
@@ -29,7 +29,7 @@ __all__ = ["ask_manual_fire", "run_now"]
 def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -> dict[str, Any]:
     """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op."""
     check_note(request_id, "requestId")
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
     if action.status not in LIVE:
@@ -57,7 +57,7 @@ def ask_manual_fire(
     if len(action.manual) >= MAX_MANUAL_IN_FLIGHT:
         raise ManualFiresInFlight(action.id, MAX_MANUAL_IN_FLIGHT)
     updated, fire = action.manual_requested(deps.clock.now(), trigger, occurrence, key, request_id)
-    deps.repository.save(updated, expected_version=action.version)
+    deps.records.save(updated, expected_version=action.version)
     return updated, fire
 
 
@@ -66,7 +66,7 @@ def _one_off_now(action: Action, deps: Dependencies) -> dict[str, Any]:
     refuse_if_locked_one_off(action, now, deps)  # it fires within the lock anyway
     moved = action.fired_now(ceil_ms(now), deps.limits)
     moved = plan(moved, now, deps)
-    deps.repository.save(moved, expected_version=action.version)
+    deps.records.save(moved, expected_version=action.version)
     if action.status in ACTIVE and action.execution_arn:
         deps.executions.stop(action.execution_arn, "run now by hand")
     launch(moved, now, deps, trigger=Trigger.RUN_NOW)

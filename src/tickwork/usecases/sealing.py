@@ -5,7 +5,7 @@ from __future__ import annotations
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP
-from tickwork.domain.seal import SealedFields, compute_seal, seal_matches
+from tickwork.integrity.seal import SealedFields, compute_seal, seal_matches
 
 __all__ = ["seal_holds", "seal_of", "sealed_fields"]
 

@@ -22,8 +22,8 @@ from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
 from tickwork.fulfillment.access import check_access
-from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.launch import launch, plan
+from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.sealing import seal_of
 
 __all__ = [
@@ -113,7 +113,7 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     now = deps.clock.now()
     checked = check_start(command, now, deps)
     digest = spec_hash(command.detail)
-    existing = deps.repository.get(checked.action_id)
+    existing = deps.records.get(checked.action_id)
     if existing is not None and command.create_only:
         raise ActionExists(checked.action_id)
 
@@ -130,9 +130,9 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
 
     action = scheduled_action(checked, existing, now, digest, command.event_id, deps)
     if existing is None:
-        deps.repository.create(action)
+        deps.records.create(action)
     else:
-        deps.repository.save(action, expected_version=existing.version)
+        deps.records.save(action, expected_version=existing.version)
         if existing.status in ACTIVE and existing.execution_arn:
             deps.executions.stop(
                 existing.execution_arn, f"replaced by generation {action.generation}"

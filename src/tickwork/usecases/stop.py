@@ -9,7 +9,7 @@ from tickwork.domain.action import ACTIVE, LIVE
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred
-from tickwork.usecases.deferral import defer, is_locked, refuse_if_locked_one_off
+from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["cancel_action"]
 
@@ -20,7 +20,7 @@ def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
     Inside the lock the imminent fire is fixed: a one-off is refused (``ActionLocked``), a
     recurrence is cancelled as soon as that fire is recorded (outcome ``deferred``).
     """
-    action = deps.repository.get(action_id)
+    action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
     if action.status not in LIVE:
@@ -30,7 +30,7 @@ def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
         refuse_if_locked_one_off(action, now, deps)
         return defer(action, Deferred(ChangeKind.CANCEL, now), now, deps)
     cancelled = action.cancelled(now, deps.limits)
-    deps.repository.save(cancelled, expected_version=action.version)
+    deps.records.save(cancelled, expected_version=action.version)
     if action.status in ACTIVE and action.execution_arn:
         deps.executions.stop(action.execution_arn, "cancelled")
     announce_stopped(action.id, action.generation, deps)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from tests.unit.fakes import NoTargets
 from tickwork.fulfillment.defaults import default_registry
-from tickwork.fulfillment.notifier import LoggingNotifier, Notifier
+from tickwork.fulfillment.notifier import LoggingNotifier
 from tickwork.fulfillment.registry import FulfillmentRegistry
+from tickwork.ports.notifier import Notifier
 
 __all__ = ["builtin_registry"]
 

@@ -20,14 +20,9 @@ from tickwork.domain.errors import (
     PermanentFulfillmentError,
     TransientFulfillmentError,
 )
-from tickwork.fulfillment import (
-    SIGNATURE_HEADER,
-    FulfillmentRequest,
-    HttpRequestData,
-    HttpRequestFulfillment,
-    verify_signature,
-)
+from tickwork.fulfillment import FulfillmentRequest, HttpRequestData, HttpRequestFulfillment
 from tickwork.fulfillment.http_request import refuse_unsafe_target
+from tickwork.integrity.signature import SIGNATURE_HEADER, verify_signature
 
 SECRET = b"webhook-secret"
 NOW = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)

@@ -18,10 +18,10 @@ from tickwork.domain.errors import (
 from tickwork.fulfillment import (
     FulfillmentRequest,
     LoggingNotifier,
-    Notification,
     NotificationData,
     NotificationFulfillment,
 )
+from tickwork.ports.notifier import Notification
 
 SEED = {
     "mobile": "60123456789",

@@ -8,8 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tickwork.fulfillment import verify_signature
-from tickwork.fulfillment.signature import sign, signature_header
+from tickwork.integrity.signature import sign, signature_header, verify_signature
 
 SECRET = b"receiver-shared-secret"
 SIGNED_AT = datetime(2025, 1, 15, 8, 35, 17, tzinfo=UTC)

@@ -1,4 +1,5 @@
-"""HMAC-SHA256 signatures on outbound HTTP fulfillments, and their check for receivers.
+"""HMAC-SHA256 signatures ``t=<unix seconds>,v1=<hex>``: on outbound HTTP fulfillments (and
+their check for receivers), and under signed inbound events (``signed_events``).
 
 Every signed request carries::
 
@@ -6,7 +7,7 @@ Every signed request carries::
 
 A receiver checks it against the shared secret and the raw request body, before parsing::
 
-    from tickwork.fulfillment import verify_signature
+    from tickwork.integrity.signature import verify_signature
 
     ok = verify_signature(
         secret, request.headers["X-Tickwork-Signature"], raw_body, now=time.time()

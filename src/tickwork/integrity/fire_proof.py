@@ -17,7 +17,7 @@ import hashlib
 import hmac
 from typing import Any
 
-from tickwork.domain.canonical import canonical_json
+from tickwork.integrity.canonical import canonical_json
 
 __all__ = ["PROOF_FIELD", "proof_key", "proof_of", "proven"]
 

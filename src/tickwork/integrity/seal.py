@@ -21,7 +21,7 @@ import hmac
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tickwork.domain.canonical import canonical_json
+from tickwork.integrity.canonical import canonical_json
 
 __all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 

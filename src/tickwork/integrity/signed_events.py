@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from tickwork.domain.errors import SignatureRefused
-from tickwork.fulfillment.signature import signature_header, verify_signature
+from tickwork.integrity.signature import signature_header, verify_signature
 
 __all__ = [
     "SIGNATURE_FIELD",
@@ -79,7 +79,7 @@ def check_event_signature(
         raise SignatureRefused(
             "unsigned",
             f"this stack requires signed events: add a signature field to the {detail_type} "
-            "(tickwork.domain.signed_events.sign_event, or send it with the tickwork CLI)",
+            "(tickwork.integrity.signed_events.sign_event, or send it with the tickwork CLI)",
         )
     assert isinstance(detail, dict)
     timestamp, digests = _parts(header)

@@ -1,4 +1,4 @@
-"""Signed Schedule Start events — the Start's case of ``tickwork.domain.signed_events``, kept
+"""Signed Schedule Start events — the Start's case of ``tickwork.integrity.signed_events``, kept
 under the names publishers already call (``sign_start``, ``check_start_signature``)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tickwork.domain.signed_events import (
+from tickwork.integrity.signed_events import (
     SIGNATURE_FIELD,
     TOLERANCE_SECONDS,
     canonical_detail,

@@ -1,0 +1,278 @@
+"""ActionQueries over the actions table: pages, counts and the actions of one status in fire
+order, each answered from an index (dynamodb_record.py names them), never a scan.
+
+Every index is split over ``SHARDS`` partitions so no key gets hot; a read merges the shards as
+it goes, taking a few entries of each at a time. By status: in order of next fire (ByStatus).
+By group or id prefix: in id order (ByGroup, ById). Needing attention: in id order
+(NeedsAttention). Everything: in id order (ById). Fires asked for by hand: ManualFires. A count
+of all actions or of a group reads the counter items (dynamodb_counts), a bounded read.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from tickwork.adapters.clients import AwsClients, OnTable
+from tickwork.adapters.dynamodb_counts import ATTENTION, CountedMemo, counter_ids
+from tickwork.adapters.dynamodb_reads import items_by_id, query_pages
+from tickwork.adapters.dynamodb_record import SHARDS, from_item
+from tickwork.clock import SystemClock
+from tickwork.domain import page_cursor
+from tickwork.domain.action import Action, Status
+from tickwork.domain.page_cursor import Position
+from tickwork.domain.selection import Selection
+from tickwork.domain.times import to_epoch_ms
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
+
+    from tickwork.ports import Clock
+
+__all__ = ["DynamoDBQueries"]
+
+_ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
+_ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
+_ALL_AT_ONCE = 1000  # entries per read when every entry of a shard is wanted
+_DAY_SECONDS = 86_400
+
+
+class DynamoDBQueries(OnTable):
+    """``expiry_days``: how long finished records live (``FinishedTtlDays``): a count reads the
+    counters of the days they may expire on (dynamodb_counts)."""
+
+    def __init__(
+        self,
+        table_name: str,
+        table: Table | None = None,
+        clients: AwsClients | None = None,
+        expiry_days: int = 30,
+        clock: Clock | None = None,
+        memo: CountedMemo | None = None,
+    ) -> None:
+        super().__init__(table_name, table, clients)
+        self._expiry_days = expiry_days
+        self._clock = clock or SystemClock()
+        self._memo = memo or CountedMemo()
+
+    # --- in order of next fire -------------------------------------------------------------
+    def in_fire_order(
+        self, status: Status, limit: int = 100, until: datetime | None = None
+    ) -> list[Action]:
+        """The actions of ``status`` by next fire time (due by ``until``, when given): the
+        ByStatus index's shards, merged."""
+        last = None if until is None else to_epoch_ms(until)
+        items = self._by_time(status, None, limit, last)
+        return self._load([str(item["id"]) for item in items])
+
+    def page(
+        self, selection: Selection, limit: int, cursor: str | None = None
+    ) -> tuple[list[Action], str | None]:
+        """One page and an opaque cursor for the next (None at the end).
+
+        By status alone: by next fire time, then id. By group, prefix or attention: by id.
+        Nothing selected: by id (the ById index, every shard).
+        """
+        by_id = selection.named or selection.attention or selection.status is None
+        after = page_cursor.decode(cursor, in_fire_order=not by_id)
+        if by_id or selection.status is None:
+            ids, last = self._ids(selection, limit, after.action_id if after else None)
+            return self._load(ids), last and page_cursor.encode(Position(last))
+        items = self._by_time(selection.status, after, limit + 1)
+        chosen = self._load([str(item["id"]) for item in items[:limit]])
+        if len(items) <= limit:
+            return chosen, None
+        time, last_id = _position(items[limit - 1])
+        return chosen, page_cursor.encode(Position(last_id, time))
+
+    def _by_time(
+        self, status: Status, after: Position | None, want: int, last: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The first ``want`` index entries of ``status`` in fire order (after ``after``, up to
+        ``last`` epoch ms): the shards merged as they are read, each read a few entries at a
+        time, so a page reads about its own size plus a few per shard, not a page per shard."""
+        step = _step(want)
+        shards = (self._shard_in_order(f"{status}#{n}", after, step, last) for n in range(SHARDS))
+        return list(islice(heapq.merge(*shards, key=_position), want))
+
+    def _shard_in_order(
+        self, shard: str, after: Position | None, step: int, last: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """One ByStatus shard's entries in fire order from after ``after`` (and up to ``last``
+        epoch ms), read ``step`` at a time as they are consumed: keys only (the index projects
+        nothing else; pages load their records by key)."""
+        kwargs: dict[str, Any] = {
+            "IndexName": "ByStatus",
+            "KeyConditionExpression": "statusShard = :shard",
+            "ExpressionAttributeValues": {":shard": shard},
+            "Limit": step,
+        }
+        low = after.fire_ms if after else None
+        values = kwargs["ExpressionAttributeValues"]
+        if low is not None and last is not None:
+            kwargs["KeyConditionExpression"] += " AND executionTime BETWEEN :t AND :last"
+            values.update({":t": low, ":last": last})
+        elif low is not None:
+            kwargs["KeyConditionExpression"] += " AND executionTime >= :t"
+            values[":t"] = low
+        elif last is not None:
+            kwargs["KeyConditionExpression"] += " AND executionTime <= :last"
+            values[":last"] = last
+        for items in query_pages(self._table, kwargs):
+            for item in items:
+                if not after or _position(item) > (after.fire_ms or 0, after.action_id):
+                    yield item
+
+    # --- by name (group, id prefix), needing attention, asked for by hand: in id order ---------
+    def with_manual_fires(self, limit: int = 1000) -> list[Action]:
+        shards = (
+            self._index_stream("ManualFires", "manualShard", f"manual#{n}", None, None, None, limit)
+            for n in range(SHARDS)
+        )
+        ids = [str(item["id"]) for shard in shards for item in islice(shard, limit)]
+        return self._load(sorted(ids)[:limit])
+
+    def _ids(
+        self, selection: Selection, limit: int, after: str | None
+    ) -> tuple[list[str], str | None]:
+        """The first ``limit`` ids of the selection after ``after``, and the cursor id when there
+        are more: the shards merged in id order as they are read, a few entries at a time."""
+        step = _step(limit + 1)
+        shards = (
+            (
+                item
+                for item in self._index_stream(
+                    index, key, value, selection.prefix, after, selection.status, step
+                )
+                if not selection.attention or "attentionShard" in item or index == "NeedsAttention"
+            )
+            for index, key, value in _shards(selection)
+        )
+        found = [
+            str(item["id"])
+            for item in islice(heapq.merge(*shards, key=lambda i: str(i["id"])), limit + 1)
+        ]
+        if len(found) <= limit:
+            return found, None
+        return found[:limit], found[limit - 1]
+
+    def _index_stream(
+        self,
+        index: str,
+        key: str,
+        value: str,
+        prefix: str | None,
+        after: str | None,
+        status: Status | None,
+        step: int,
+    ) -> Iterator[dict[str, Any]]:
+        """One shard of a name-ordered index in id order, read ``step`` entries at a time as
+        they are consumed (a status filter applies after each read, as DynamoDB's does)."""
+        condition = "#k = :k"
+        values: dict[str, Any] = {":k": value}
+        low = prefix or ""
+        if after is not None and after + _ID_AFTER > low:
+            low = after + _ID_AFTER
+        if prefix is not None:
+            condition += " AND id BETWEEN :low AND :high"
+            values.update({":low": low, ":high": prefix + _ID_END})
+        elif low:
+            condition += " AND id >= :low"
+            values[":low"] = low
+        kwargs: dict[str, Any] = {
+            "IndexName": index,
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeNames": {"#k": key},
+            "ExpressionAttributeValues": values,
+            "Limit": step,
+        }
+        if status is not None:
+            kwargs["FilterExpression"] = "#s = :s"
+            kwargs["ExpressionAttributeNames"]["#s"] = "status"
+            kwargs["ExpressionAttributeValues"][":s"] = str(status)
+        for items in query_pages(self._table, kwargs):
+            yield from items
+
+    # --- counts ------------------------------------------------------------------------------
+    def count(self, selection: Selection) -> dict[str, int]:
+        """Actions by status (and how many need attention), every status named. All, or a
+        group: from the counter items (a bounded read, however many actions there are); by id
+        prefix or need of attention: from their index."""
+        _refuse_status(selection)
+        if selection.prefix is None and not selection.attention:
+            return self._counted_totals(selection)
+        counts: Counter[str] = Counter({str(status): 0 for status in Status})
+        attention = 0
+        for index, key, value in _shards(selection):
+            items = self._index_stream(
+                index, key, value, selection.prefix, None, None, _ALL_AT_ONCE
+            )
+            for item in items:
+                counts[str(item["status"])] += 1
+                attention += "attentionShard" in item or selection.attention
+        return {**counts, ATTENTION: attention}
+
+    def _counted_totals(self, selection: Selection) -> dict[str, int]:
+        today = int(self._clock.now().timestamp()) // _DAY_SECONDS
+        days = range(max(today, 1), today + self._expiry_days + 2)
+        ids = counter_ids(selection.group, days, SHARDS)
+        totals: Counter[str] = Counter()
+        for item in items_by_id(self._table, ids):
+            for name, value in item.items():
+                if name != "id":
+                    totals[name] += int(str(value))
+        in_flight = self._in_flight(selection.group)
+        totals[Status.PENDING] -= in_flight
+        totals[Status.IN_PROGRESS] = in_flight
+        counts = {str(status): max(0, totals[str(status)]) for status in Status}
+        return {**counts, ATTENTION: max(0, totals[ATTENTION])}
+
+    def _in_flight(self, group: str | None) -> int:
+        """IN_PROGRESS actions (counted as PENDING by the counters): the fires in flight, a
+        handful, from the status index."""
+        ids = [
+            str(item["id"])
+            for shard in range(SHARDS)
+            for item in self._shard_in_order(f"{Status.IN_PROGRESS}#{shard}", None, _ALL_AT_ONCE)
+        ]
+        if group is None:
+            return len(ids)
+        return sum(1 for action in self._load(ids) if action.group == group)
+
+    def _load(self, ids: list[str]) -> list[Action]:
+        """The records of ``ids``, in that order (one that vanished meanwhile is left out)."""
+        items = {str(item["id"]): item for item in items_by_id(self._table, ids)}
+        loaded = []
+        for action_id in ids:
+            if action_id in items:
+                self._memo.remember(items[action_id])
+                loaded.append(from_item(items[action_id]))
+        return loaded
+
+
+def _refuse_status(selection: Selection) -> None:
+    if selection.status is not None:
+        raise ValueError("a count is by status already: count a selection without one")
+
+
+def _shards(selection: Selection) -> list[tuple[str, str, str]]:
+    if selection.group is not None:
+        return [("ByGroup", "groupShard", f"{selection.group}#{n}") for n in range(SHARDS)]
+    if selection.prefix is not None or not selection.attention:
+        return [("ById", "idShard", f"ids#{n}") for n in range(SHARDS)]
+    return [("NeedsAttention", "attentionShard", f"attention#{n}") for n in range(SHARDS)]
+
+
+def _step(want: int) -> int:
+    """Entries read from each of the 8 shards at a time to fill ``want`` merged: its share of
+    them plus a margin (a shard holding more is read again)."""
+    return -(-want // SHARDS) + 3
+
+
+def _position(item: dict[str, Any]) -> tuple[int, str]:
+    """Where an index item stands in fire order: (next fire in epoch ms, id)."""
+    return int(str(item.get("executionTime", 0))), str(item["id"])

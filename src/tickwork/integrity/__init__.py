@@ -1,0 +1,14 @@
+"""Integrity: every HMAC tickwork makes or checks, in one place, pure (keys are passed in).
+
+- ``canonical`` — the one canonical JSON form every MAC is computed over;
+- ``signature`` — the ``t=<unix>,v1=<hex>`` signature of outbound HTTP requests, and its check
+  for receivers;
+- ``signed_events`` and ``start_signature`` — signatures on inbound control events (Start,
+  Stop, Pause, Resume, Run Now), made by publishers and checked before anything is written;
+- ``seal`` — the seal on each action record over what its fires do, checked before each fire;
+- ``fire_proof`` — the proof on each tick and failure report, made only by the fulfill step and
+  checked by the tick handler.
+
+Reading the keys and recording which signatures were spent is the use cases' part
+(usecases/sealing.py, usecases/fire_proofs.py, usecases/intake.py).
+"""

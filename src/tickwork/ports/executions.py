@@ -1,0 +1,39 @@
+"""The fire state machine's executions: started by name, stopped, described."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from tickwork.domain.fire import FireOrder
+
+__all__ = ["ExecutionStarter", "ExecutionState"]
+
+
+@dataclass(frozen=True)
+class ExecutionState:
+    """What an execution came to: RUNNING, SUCCEEDED, FAILED, TIMED_OUT or ABORTED."""
+
+    status: str
+    output: dict[str, Any] | None = None  # SUCCEEDED: the Schedule Tick detail it emitted
+    error: str | None = None
+    cause: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "RUNNING"
+
+
+class ExecutionStarter(Protocol):
+    def execution_arn(self, name: str) -> str:
+        """The ARN an execution of this name has (names are deterministic)."""
+
+    def start(self, name: str, order: FireOrder) -> str:
+        """Start the named execution with ``order`` as its input and return its ARN; starting
+        one that exists is harmless. Refused for room (a quota, throttling): ``LaunchRefused``."""
+
+    def stop(self, execution_arn: str, cause: str) -> None:
+        """Stop a running execution; stopping one that has ended is harmless."""
+
+    def describe(self, name: str) -> ExecutionState | None:
+        """The execution's state, or None if no execution of this name was started."""

@@ -1,0 +1,32 @@
+"""Sending a notification (SMS, e-mail, push) for SEND_NOTIFICATION."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+__all__ = ["Notification", "Notifier"]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One message to send. ``idempotency_key`` is the same for every retry of one fire."""
+
+    notification_type: str
+    recipient: str
+    template_type: str
+    subject: str | None
+    name: str | None
+    action_id: str
+    idempotency_key: str
+    template_data: dict[str, str] = field(default_factory=dict)  # fills the template
+
+
+class Notifier(Protocol):
+    """Sends a notification; returns the provider's message id.
+
+    Raise ``TransientFulfillmentError`` for a failure worth retrying and
+    ``PermanentFulfillmentError`` for one that is not; both reach the state machine as they are.
+    """
+
+    def send(self, notification: Notification) -> str: ...

@@ -1,0 +1,49 @@
+"""GIVEN the parked-fires and fire-tallies ports (fake and DynamoDB) WHEN fires are parked and
+recorded THEN both answer alike: due fires earliest first, and counts by minute and hour."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from tests.contract.conftest import Stores
+from tickwork.domain.fire_tally import FireKind
+from tickwork.domain.times import to_epoch_ms
+
+
+def test_parked_fires_come_due_earliest_first(stores: Stores) -> None:
+    now = stores.clock.now()
+    for action_id, hours in (("p:3", 3), ("p:1", 1), ("p:2", 2), ("p:far", 30)):
+        stores.add(action_id, minutes=hours * 60 + 15, launch_at=now + timedelta(hours=hours))
+    stores.add("p:launched", minutes=60)  # has its execution: not parked
+
+    assert stores.parked.due(now) == []
+    assert stores.parked.due(now + timedelta(hours=2, minutes=30)) == ["p:1", "p:2"]
+    assert stores.parked.due(now + timedelta(hours=4), limit=2) == ["p:1", "p:2"]
+    assert stores.parked.due(now + timedelta(hours=4)) == ["p:1", "p:2", "p:3"]
+
+
+def test_a_fire_parked_again_due_now_is_found_by_the_next_call(stores: Stores) -> None:
+    now = stores.clock.now()
+    assert stores.parked.due(now) == []  # a first call sets the watermark
+    stores.clock.advance(minutes=3)
+    refused = stores.add("p:again", minutes=1, launch_at=stores.clock.now())
+
+    assert stores.parked.due(stores.clock.now()) == [refused.id]
+
+
+def test_fires_are_tallied_by_minute_and_hour_all_and_by_group(stores: Stores) -> None:
+    at = stores.clock.now()
+    minute = to_epoch_ms(at) // 60_000
+    stores.tallies.add("a", at, FireKind.ON_TIME)
+    stores.tallies.add("a", at + timedelta(seconds=30), FireKind.LATE)
+    stores.tallies.add("b", at + timedelta(minutes=1), FireKind.FAILED)
+
+    assert stores.tallies.read(None, False, minute, minute + 1) == {
+        minute: {"onTime": 1, "late": 1},
+        minute + 1: {"failed": 1},
+    }
+    assert stores.tallies.read("b", False, minute, minute + 1) == {minute + 1: {"failed": 1}}
+    assert stores.tallies.read("a", True, minute // 60, minute // 60) == {
+        minute // 60: {"onTime": 1, "late": 1}
+    }
+    assert stores.tallies.read("c", False, minute, minute + 5) == {}
