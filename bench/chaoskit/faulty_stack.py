@@ -52,6 +52,7 @@ from chaoskit.bus_refusals import BusRefusals, tick_or_report_of
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.eventbridge import EventBridgePublisher
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
+from tickwork.domain.announcements import Completed
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireOrder
@@ -113,16 +114,12 @@ def plant_tick_crash() -> None:
             raise _crash("launch of the next occurrence", action.id, action.occurrence - 1)
         return launch(action, now, deps, *args, **kwargs)
 
-    def crashing_publish(self: Any, detail_type: str, detail: dict[str, Any]) -> None:
-        action_id = str(detail.get("id", ""))
-        key = ("completed", action_id, detail.get("generation"))
-        if (
-            detail_type == DetailType.COMPLETED
-            and action_id.startswith(CRASH_PREFIX)
-            and first_time(key)
-        ):
-            raise _crash("publish of Schedule Completed", action_id, detail.get("occurrences", 0))
-        publish(self, detail_type, detail)
+    def crashing_publish(self: Any, event: Any) -> None:
+        if isinstance(event, Completed):
+            key = ("completed", event.action_id, event.generation)
+            if event.action_id.startswith(CRASH_PREFIX) and first_time(key):
+                raise _crash("publish of Schedule Completed", event.action_id, event.occurrences)
+        publish(self, event)
 
     record.launch = crashing_launch  # type: ignore[assignment]
     EventBridgePublisher.publish = crashing_publish  # type: ignore[method-assign]

@@ -10,6 +10,7 @@ import click
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.selection import Selection
+from tickwork.usecases.answers import BulkAnswer, ChangeAnswer
 from tickwork.usecases.bulk import bulk_change
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.retry import retry_action
@@ -90,7 +91,7 @@ def resume(
 def run_now_(context: Context, action_id: str, request_id: str | None, as_json: bool) -> None:
     """Fire an action once, now, without moving its schedule (a one-off fires now instead)."""
     deps = context.target.dependencies()
-    render.echo_result(guard(lambda: run_now(action_id, deps, request_id)), as_json)
+    render.echo_result(guard(lambda: run_now(action_id, deps, request_id)).to_wire(), as_json)
 
 
 @click.command()
@@ -102,7 +103,7 @@ def retry(context: Context, action_id: str, occurrence: int | None, as_json: boo
     """Run a failed fire again: a FAILED action's failed occurrence, resuming its schedule, or
     the failed fire of an action that went on or paused after it."""
     deps = context.target.dependencies()
-    render.echo_result(guard(lambda: retry_action(action_id, deps, occurrence)), as_json)
+    render.echo_result(guard(lambda: retry_action(action_id, deps, occurrence)).to_wire(), as_json)
 
 
 COMMANDS = (cancel, pause, resume, run_now_, retry)
@@ -121,13 +122,14 @@ def _one_or_many(
         raise click.UsageError(f"give an ID, or --group and/or --prefix, to {operation}")
     deps = context.target.dependencies()
     if action_id is not None:
-        render.echo_result(guard(lambda: _single(operation, action_id, note, deps)), as_json)
+        answer = guard(lambda: _single(operation, action_id, note, deps))
+        render.echo_result(answer.to_wire(), as_json)
         return
     selection = guard(lambda: Selection(group=group, prefix=prefix))
     _sweep(operation, selection, note, deps, as_json)
 
 
-def _single(operation: str, action_id: str, note: str | None, deps: Dependencies) -> Any:
+def _single(operation: str, action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
     if operation == "cancel":
         return cancel_action(action_id, deps)
     change = pause_action if operation == "pause" else resume_action
@@ -141,14 +143,14 @@ def _sweep(
     results: list[dict[str, Any]] = []
     cursor: str | None = None
 
-    def next_page(at: str | None) -> dict[str, Any]:
+    def next_page(at: str | None) -> BulkAnswer:
         return guard(lambda: bulk_change(operation, selection, deps, note, _PAGE, at))
 
     while True:
         page = next_page(cursor)
-        results += page["results"]
+        results += [item.to_wire() for item in page.results]
         click.echo(f"{operation}: {len(results)} action(s) done", err=True)
-        cursor = page["nextCursor"]
+        cursor = page.next_cursor
         if cursor is None:
             break
     tally: dict[str, int] = {}

@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.entry import Entry
+from tickwork.usecases.answers import Rejection
 from tickwork.usecases.intake import accept_control
 
 entry = Entry(correlation_id_path="detail.id")
@@ -21,8 +22,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = accept_control(
         envelope.detail_type, envelope.detail, envelope.get_id, bootstrap.from_environment()
     )
-    if "signature" in result:
+    if isinstance(result, Rejection) and result.rejected.signature is not None:
         entry.count("rejected_signature")  # unsigned, forged, expired, replayed or stale
-    entry.count(result["outcome"])
-    entry.logger.info("control event handled", extra={"result": result})
-    return result
+    entry.count(str(result.outcome))
+    answer = result.to_wire()
+    entry.logger.info("control event handled", extra={"result": answer})
+    return answer

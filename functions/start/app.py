@@ -9,6 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.entry import Entry
+from tickwork.usecases.answers import Done, Rejection
 from tickwork.usecases.intake import accept_start
 from tickwork.usecases.start import StartCommand
 
@@ -21,9 +22,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = accept_start(
         StartCommand(detail=envelope.detail, event_id=envelope.get_id), bootstrap.from_environment()
     )
-    if "signature" in result:
+    if isinstance(result, Rejection) and result.rejected.signature is not None:
         entry.count("rejected_signature")
-    scheduled = result["outcome"] in ("created", "replaced")
-    entry.count("scheduled" if scheduled else result["outcome"])
-    entry.logger.info("start handled", extra={"result": result})
-    return result
+    scheduled = result.outcome in (Done.CREATED, Done.REPLACED)
+    entry.count("scheduled" if scheduled else str(result.outcome))
+    answer = result.to_wire()
+    entry.logger.info("start handled", extra={"result": answer})
+    return answer

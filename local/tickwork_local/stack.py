@@ -28,11 +28,11 @@ from botocore.exceptions import ClientError
 from tickwork.adapters.clients import AwsClients
 from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
-from tickwork_local.emulator_tuning import tuned_emulator
 from tickwork_local.execution_quota import open_execution_quota
 from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
+from tickwork_local.tuning import tuned_emulator
 
 __all__ = ["EventTap", "LocalStack"]
 

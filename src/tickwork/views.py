@@ -23,7 +23,7 @@ def action_summary(action: Action) -> dict[str, Any]:
         "lastError": action.last_error,
         "group": action.group,
         "needsAttention": action.needs_attention,
-        "pauseNote": action.pause_note if action.status == Status.PAUSED else None,
+        "pauseNote": action.pause.note if action.pause and action.status == Status.PAUSED else None,
         "deferred": str(action.deferred.kind) if action.deferred else None,
     }
 
@@ -41,7 +41,7 @@ def action_view(action: Action) -> dict[str, Any]:
         "onFailure": str(action.failure_policy),
         "onUnknownOutcome": str(action.unknown_outcome_policy),
         "roleArn": action.role_arn,
-        "pausedAt": iso(action.paused_at) if action.paused_at else None,
+        "pausedAt": iso(action.pause.at) if action.pause else None,
         "idempotencyKey": action.key_of(action.occurrence) if action.execution_time else None,
         "generation": action.generation,
         "version": action.version,
@@ -58,7 +58,7 @@ def action_view(action: Action) -> dict[str, Any]:
                 "requestedAt": iso(m.requested_at),
                 "idempotencyKey": m.idempotency_key,
             }
-            for m in action.manual
+            for m in action.manual.in_flight
         ],
         "failedFires": [
             {

@@ -13,7 +13,7 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.fire import Trigger
 from tickwork.domain.selection import Selection
-from tickwork.domain.steering import FailedFire, ManualFire
+from tickwork.domain.steering import FailedFire, ManualFire, ManualFires
 
 
 def _pages(stores: Stores, selection: Selection, size: int) -> list[list[str]]:
@@ -123,9 +123,9 @@ def test_a_fire_in_flight_counts_as_in_progress(stores: Stores) -> None:
 
 def test_actions_with_fires_asked_for_by_hand_in_id_order(stores: Stores) -> None:
     asked = ManualFire(1, Trigger.RUN_NOW, stores.clock.now())
-    stores.add("m:2", manual=(asked,), manual_count=1)
+    stores.add("m:2", manual=ManualFires((asked,), count=1))
     stores.add("m:3")
-    stores.add("m:1", manual=(asked,), manual_count=1)
+    stores.add("m:1", manual=ManualFires((asked,), count=1))
 
     assert [a.id for a in stores.queries.with_manual_fires()] == ["m:1", "m:2"]
     assert [a.id for a in stores.queries.with_manual_fires(limit=1)] == ["m:1"]

@@ -56,7 +56,7 @@ def test_exhausted_retries_end_failed_then_manual_retry_completes(
     assert any(e["status"] == "FAILED" for e in stack.executions())
 
     # WHEN an operator retries it by hand, the receiver being back
-    result = retry_action("hook:down", stack.deps)
+    result = retry_action("hook:down", stack.deps).to_wire()
 
     # THEN the same occurrence runs again and completes
     assert result["occurrence"] == 1

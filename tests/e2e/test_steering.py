@@ -58,7 +58,7 @@ def test_pause_stops_the_fires_and_resume_goes_on_from_now(stack: Stack) -> None
     # THEN nothing fires while it is paused, and it shows as paused
     time.sleep(5)
     assert len(stack.ticks_for("pulse")) == fired_before
-    assert paused.pause_note == "deploy"
+    assert paused.pause is not None and paused.pause.note == "deploy"
     assert stack.queries.count(Selection())["PAUSED"] == 1
 
     # WHEN it is resumed: the fires missed while paused are not caught up
@@ -85,13 +85,13 @@ def test_run_now_fires_once_at_once_and_leaves_the_schedule(stack: Stack) -> Non
 
     # THEN it fires once, now, recorded as RUN_NOW; the schedule's next fire is unmoved
     stack.ticks_for("report", count=1, timeout=10)
-    stack.wait_record("report", lambda a: a.history and not a.manual)
+    stack.wait_record("report", lambda a: a.history and not a.manual.in_flight)
     time.sleep(1)  # a second fire, were there one, would have ticked by now
     ticks = stack.ticks_for("report")
     assert [(t["trigger"], t["manual"]) for t in ticks] == [("RUN_NOW", 1)]
     after = stack.record("report")
     assert after.execution_time == before.execution_time and after.occurrence == 1
-    assert [h.trigger for h in after.history] == ["RUN_NOW"] and after.manual == ()
+    assert [h.trigger for h in after.history] == ["RUN_NOW"] and after.manual.in_flight == ()
 
 
 def test_a_failed_occurrence_does_not_end_a_recurrence_and_is_retried_by_hand(
@@ -112,7 +112,7 @@ def test_a_failed_occurrence_does_not_end_a_recurrence_and_is_retried_by_hand(
     # WHEN the failed fire is retried by hand
     from tickwork.usecases.retry import retry_action
 
-    answer = retry_action("hook:daily", stack.deps)
+    answer = retry_action("hook:daily", stack.deps).to_wire()
 
     # THEN it runs once more with the key it failed with, and the action needs no attention
     healed = stack.wait_record("hook:daily", lambda a: not a.needs_attention, timeout=10)
@@ -130,7 +130,11 @@ def test_on_failure_pause_pauses_the_recurrence(stack: Stack, receiver) -> None:
 
     paused = stack.wait_record("hook:careful", lambda a: a.status == Status.PAUSED, timeout=20)
 
-    assert paused.needs_attention and "occurrence 1 failed" in (paused.pause_note or "")
+    assert (
+        paused.needs_attention
+        and paused.pause is not None
+        and "occurrence 1 failed" in (paused.pause.note or "")
+    )
     stack.local.wait_idle()
     time.sleep(4)
     assert len(receiver.requests) == 3  # no fire while paused
@@ -145,8 +149,8 @@ def test_a_group_is_paused_and_cancelled_in_one_sweep(make_stack) -> None:
         waiting = stack.wait_record(f"sub:42:{n}", lambda a: a.status == Status.PENDING)
         stack.wait_execution(str(waiting.execution_arn))  # started after the record is written
 
-    paused = bulk_change("pause", Selection(group="sub-42"), stack.deps)
-    cancelled = bulk_change("cancel", Selection(group="sub-42"), stack.deps)
+    paused = bulk_change("pause", Selection(group="sub-42"), stack.deps).to_wire()
+    cancelled = bulk_change("cancel", Selection(group="sub-42"), stack.deps).to_wire()
 
     assert [r["outcome"] for r in paused["results"]] == ["paused"] * 3
     assert [r["outcome"] for r in cancelled["results"]] == ["cancelled"] * 3

@@ -47,7 +47,6 @@ def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
         "id": "test:duration-5m",
         "outcome": "recorded",
         "status": "COMPLETED",
-        "executionTime": None,
     }
     action = stack.record("test:duration-5m")
     assert action.status == Status.COMPLETED
@@ -168,7 +167,11 @@ def test_pause_then_resume_from_the_events_files(stack, invoke, event) -> None:
 
     assert error is None and paused["outcome"] == "paused", paused
     action = stack.record("test:duration-5m")
-    assert action.status == Status.PAUSED and action.pause_note == "billing migration"
+    assert (
+        action.status == Status.PAUSED
+        and action.pause is not None
+        and action.pause.note == "billing migration"
+    )
     assert [e["status"] for e in stack.executions()] == ["ABORTED"]
     resumed, error = invoke("ControlFunction", event("control/resume"))
     assert error is None and resumed["outcome"] == "resumed", resumed

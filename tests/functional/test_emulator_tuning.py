@@ -9,14 +9,16 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
+from unittest import mock
 
 import boto3
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from tickwork_local.emulator_tuning import tuned_emulator
 from tickwork_local.server import EMULATOR_CONFIG
+from tickwork_local.tuning import tuned_emulator
 
 REGION = "us-east-1"
 WAIT_THEN_PASS = {
@@ -175,3 +177,161 @@ def test_a_batch_delete_answers_as_moto_and_hidden_or_delayed_messages_stay_unre
         "m4",
         "m5",
     ]  # the hidden ones and the delayed one stay out
+
+
+# --- each fix answers as moto does: the same calls, with the fix and without it ----------------
+ITEM = {
+    "id": {"S": "a:1"},
+    "n": {"N": "1.50"},
+    "yes": {"BOOL": True},
+    "none": {"NULL": True},
+    "tags": {"SS": ["x", "y"]},
+    "numbers": {"NS": ["1", "2"]},
+    "blob": {"B": b"\x00\xff"},
+    "blobs": {"BS": [b"\x01", b"\x02"]},
+    "nested": {"M": {"list": {"L": [{"S": "s"}, {"N": "2"}, {"M": {"b": {"B": b"\x03"}}}]}}},
+    "group": {"S": "g"},
+}
+
+
+def _table_answers() -> list[Any]:
+    """What a get, a query on the table, projections on top-level and nested names, and a
+    query of a KEYS_ONLY index answer for ITEM."""
+    ddb = _client("dynamodb")
+    ddb.create_table(
+        TableName="t",
+        AttributeDefinitions=[
+            {"AttributeName": "id", "AttributeType": "S"},
+            {"AttributeName": "group", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "ByGroup",
+                "KeySchema": [{"AttributeName": "group", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    ddb.put_item(TableName="t", Item=ITEM)
+    key = {"id": {"S": "a:1"}}
+    return [
+        ddb.get_item(TableName="t", Key=key)["Item"],
+        ddb.query(
+            TableName="t",
+            KeyConditionExpression="id = :i",
+            ExpressionAttributeValues={":i": {"S": "a:1"}},
+        )["Items"],
+        ddb.get_item(
+            TableName="t",
+            Key=key,
+            ProjectionExpression="n, #b, nested",
+            ExpressionAttributeNames={"#b": "blob"},
+        )["Item"],
+        ddb.get_item(TableName="t", Key=key, ProjectionExpression="nested.list[2], tags")["Item"],
+        ddb.query(
+            TableName="t",
+            IndexName="ByGroup",
+            KeyConditionExpression="#g = :g",
+            ExpressionAttributeNames={"#g": "group"},
+            ExpressionAttributeValues={":g": {"S": "g"}},
+        )["Items"],
+        ddb.batch_get_item(RequestItems={"t": {"Keys": [key]}})["Responses"]["t"],
+    ]
+
+
+@pytest.mark.parametrize(
+    "fix",
+    ["attribute_values_passed_through", "top_level_projections_copied"],
+)
+def test_dynamodb_answers_are_the_same_with_each_fix(fix: str) -> None:
+    from tickwork_local.tuning.attribute_values import attribute_values_passed_through
+    from tickwork_local.tuning.projections import top_level_projections_copied
+
+    fixes = {
+        "attribute_values_passed_through": attribute_values_passed_through,
+        "top_level_projections_copied": top_level_projections_copied,
+    }
+    with mock_aws(config=EMULATOR_CONFIG), fixes[fix]():
+        fixed = _table_answers()
+    with mock_aws(config=EMULATOR_CONFIG):
+        moto_alone = _table_answers()
+    assert fixed == moto_alone
+    assert fixed[0]["blob"] == {"B": b"\x00\xff"} and fixed[0]["n"] == {"N": "1.50"}
+
+
+def test_only_values_without_binary_are_passed_through() -> None:
+    from tickwork_local.tuning.attribute_values import plain
+
+    assert plain({"M": {"a": {"L": [{"S": "s"}, {"N": "1"}, {"NULL": True}]}}})
+    assert plain({"SS": ["a"]}) and plain({"BOOL": False})
+    assert not plain({"M": {"a": {"B": b"x"}}})
+    assert not plain({"BS": [b"x"]})
+    assert not plain({"S": 1}) and not plain({"S": "a", "N": "1"})
+
+
+def test_a_cached_jsonpath_finds_and_updates_as_a_fresh_parse() -> None:
+    import jsonpath_ng.ext
+    from moto.stepfunctions.parser.asl.utils import json_path
+
+    from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
+
+    documents = [{"a": {"b": [1, {"c": 2}]}}, {"a": {"b": []}}, {"x": 1}]
+    paths = ["$.a.b[1].c", "$.a.b[*]", "$.x", "$..c"]
+    fresh = [[m.value for m in jsonpath_ng.ext.parse(p).find(d)] for p in paths for d in documents]
+    with jsonpath_parsed_once():
+        assert json_path.parse("$.a.b[*]") is json_path.parse("$.a.b[*]")  # parsed once
+        cached = [[m.value for m in json_path.parse(p).find(d)] for p in paths for d in documents]
+    assert cached == fresh
+
+
+def test_the_state_machine_paths_answer_the_same_with_the_jsonpath_cache() -> None:
+    definition = {
+        "StartAt": "Shape",
+        "States": {
+            "Shape": {
+                "Type": "Pass",
+                "InputPath": "$.in",
+                "Parameters": {"v.$": "$.v", "all.$": "$"},
+                "ResultPath": "$.out",
+                "OutputPath": "$.out",
+                "End": True,
+            }
+        },
+    }
+
+    def run() -> Any:
+        sfn = _client("stepfunctions")
+        machine = sfn.create_state_machine(
+            name="paths",
+            definition=json.dumps(definition),
+            roleArn="arn:aws:iam::123456789012:role/x",
+        )["stateMachineArn"]
+        arn = sfn.start_execution(
+            stateMachineArn=machine, input=json.dumps({"in": {"v": [1, 2], "w": "x"}})
+        )["executionArn"]
+        while (found := sfn.describe_execution(executionArn=arn))["status"] == "RUNNING":
+            time.sleep(0.02)
+        return found["status"], json.loads(found["output"])
+
+    from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
+
+    with mock_aws(config=EMULATOR_CONFIG), jsonpath_parsed_once():
+        fixed = run()
+    with mock_aws(config=EMULATOR_CONFIG):
+        moto_alone = run()
+    assert fixed == moto_alone == ("SUCCEEDED", {"v": [1, 2], "all": {"v": [1, 2], "w": "x"}})
+
+
+def test_the_module_listing_is_moto_s_own_read_once() -> None:
+    from moto import backends
+
+    from tickwork_local.tuning.module_listing import moto_modules_listed_once
+
+    moto_alone = list(backends.list_of_moto_modules())
+    with moto_modules_listed_once():
+        first = list(backends.list_of_moto_modules())
+        with mock.patch("os.listdir", side_effect=AssertionError("listed again")):
+            again = list(backends.list_of_moto_modules())
+    assert first == again == moto_alone and "dynamodb" in first

@@ -1,7 +1,8 @@
 """GIVEN a table whose global secondary indexes are kept in sorted partitions
-(``tickwork_local.index_buckets``) WHEN items are put, updated, deleted, written in batches and in
-transactions (some refused and rolled back) THEN every query, page by page, answers exactly what
-moto answers when it reads the whole table — and reads only what it returns."""
+(``tickwork_local.tuning.index_buckets``) WHEN items are put, updated, deleted, written in
+batches and in transactions (some refused and rolled back) THEN every query, page by page,
+answers exactly what moto answers when it reads the whole table — and reads only what it
+returns."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from moto import mock_aws
 from moto.dynamodb.models.table import Table
 
 from tickwork_local.atomic_items import atomic_items
-from tickwork_local.emulator_tuning import tuned_emulator
+from tickwork_local.tuning import tuned_emulator
 
 REGION = "us-east-1"
 MOTO_QUERY, MOTO_ALL_ITEMS = Table.query, Table.all_items

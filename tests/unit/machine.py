@@ -10,6 +10,7 @@ from __future__ import annotations
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, OccurrenceSkipped, WaitContinued
 from tickwork.domain.fire import FireAttempt, FireFailure, Tick
+from tickwork.usecases.answers import RecordAnswer
 from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.launch import manual_execution, planned_execution
 from tickwork.usecases.record import record_failure, record_tick
@@ -27,7 +28,7 @@ def current(deps: Dependencies, action_id: str) -> str:
 def manual(deps: Dependencies, action_id: str, number: int) -> str:
     action = deps.records.get(action_id)
     assert action is not None
-    fire = action.manual_fire(number)
+    fire = action.manual.fire(number)
     assert fire is not None, f"no manual fire {number} in flight"
     return manual_execution(action, fire)
 
@@ -42,7 +43,7 @@ def run(deps: Dependencies, name: str, retry_count: int = 0) -> Tick | None:
     return tick
 
 
-def fail(deps: Dependencies, name: str, error: str = "PermanentFulfillmentError") -> dict:
+def fail(deps: Dependencies, name: str, error: str = "PermanentFulfillmentError") -> RecordAnswer:
     """The fulfillment failed past its retries: the machine's Catch reports it."""
     order = deps.executions.started[name]  # type: ignore[attr-defined]
     failure = FireFailure(

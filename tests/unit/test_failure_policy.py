@@ -36,7 +36,7 @@ def test_continue_is_a_recurrences_default_and_goes_on() -> None:
     answer = machine.fail(deps, machine.current(deps, "r"))
 
     action = deps.records.get("r")
-    assert answer["failurePolicy"] == "CONTINUE" and action.status == Status.PENDING
+    assert answer.failure_policy == "CONTINUE" and action.status == Status.PENDING
     assert action.occurrence == 2 and action.execution_time == NOW + timedelta(minutes=20)
     assert action.history[-1].outcome == Outcome.FAILED and action.needs_attention
     assert machine.current(deps, "r") in deps.executions.started
@@ -52,7 +52,7 @@ def test_pause_pauses_with_a_note_naming_the_failure() -> None:
 
     action = deps.records.get("r")
     assert action.status == Status.PAUSED and action.needs_attention
-    assert "occurrence 1 failed" in (action.pause_note or "")
+    assert action.pause is not None and "occurrence 1 failed" in (action.pause.note or "")
 
 
 def test_stop_ends_failed_and_a_one_off_stops_by_default() -> None:
@@ -73,7 +73,7 @@ def test_a_retry_by_hand_runs_the_failed_fire_with_its_own_key_and_clears_attent
     failed_key = deps.records.get("r").key_of(1)
     machine.fail(deps, machine.current(deps, "r"))
 
-    answer = retry_action("r", deps)
+    answer = retry_action("r", deps).to_wire()
 
     assert answer["outcome"] == "retried" and answer["occurrence"] == 1
     assert answer["idempotencyKey"] == failed_key  # receivers can dedupe the retry
@@ -94,7 +94,7 @@ def test_a_failed_retry_keeps_the_action_needing_attention() -> None:
     deps = fake_dependencies(NOW)
     _recurring(deps)
     machine.fail(deps, machine.current(deps, "r"))
-    number = retry_action("r", deps)["manual"]
+    number = retry_action("r", deps).to_wire()["manual"]
 
     machine.fail(deps, machine.manual(deps, "r", number))
 

@@ -31,7 +31,7 @@ def deps() -> Dependencies:
 
 def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_can_be_cancelled(deps) -> None:
     # WHEN a rate(1 minute) recurrence is cancelled (every moment is inside its lock)
-    answer = cancel_action("r", deps)
+    answer = cancel_action("r", deps).to_wire()
 
     # THEN it is accepted, applies after the imminent fire, and says so
     assert answer["outcome"] == "deferred" and answer["change"] == "CANCEL"
@@ -56,7 +56,7 @@ def test_a_cancel_deferred_to_the_last_fire_still_ends_the_action_cancelled() ->
     machine.run(deps, machine.current(deps, "r"))
 
     # WHEN it is cancelled there, and the last fire happens
-    assert cancel_action("r", deps)["outcome"] == "deferred"
+    assert cancel_action("r", deps).to_wire()["outcome"] == "deferred"
     deps.clock.current = NOW + timedelta(minutes=2)
     tick = machine.run(deps, machine.current(deps, "r"))
 
@@ -75,7 +75,7 @@ def test_an_update_inside_the_lock_applies_from_the_next_occurrence(deps) -> Non
                                         "data": {"v": 2}}), deps)  # fmt: skip
 
     # THEN the change waits; the imminent fire runs with what it was scheduled with
-    assert result.outcome == "deferred" and result.as_dict()["appliesAfter"]["occurrence"] == 1
+    assert result.outcome == "deferred" and result.to_wire()["appliesAfter"]["occurrence"] == 1
     deps.clock.current = NOW + timedelta(minutes=1)
     tick = machine.run(deps, machine.current(deps, "r"))
     assert tick is not None and tick.data == {"v": 1}
@@ -88,13 +88,17 @@ def test_an_update_inside_the_lock_applies_from_the_next_occurrence(deps) -> Non
 
 
 def test_a_pause_inside_the_lock_pauses_after_the_imminent_fire(deps) -> None:
-    answer = pause_action("r", "maintenance", deps)
+    answer = pause_action("r", "maintenance", deps).to_wire()
 
     assert answer["outcome"] == "deferred" and answer["change"] == "PAUSE"
     deps.clock.current = NOW + timedelta(minutes=1)
     assert machine.run(deps, machine.current(deps, "r")) is not None
     action = deps.records.get("r")
-    assert action.status == Status.PAUSED and action.pause_note == "maintenance"
+    assert (
+        action.status == Status.PAUSED
+        and action.pause is not None
+        and action.pause.note == "maintenance"
+    )
 
 
 def test_the_latest_change_asked_for_wins(deps) -> None:
@@ -129,5 +133,5 @@ def test_outside_the_lock_a_change_applies_at_once() -> None:
     deps = fake_dependencies(NOW, lock=timedelta(seconds=10))
     start_action(StartCommand(EVERY_MINUTE), deps)
 
-    assert cancel_action("r", deps)["outcome"] == "cancelled"
+    assert cancel_action("r", deps).to_wire()["outcome"] == "cancelled"
     assert deps.records.get("r").status == Status.CANCELLED

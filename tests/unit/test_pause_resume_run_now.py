@@ -35,7 +35,7 @@ def deps() -> Dependencies:
 def test_a_paused_action_does_not_fire_and_its_execution_is_stopped(deps) -> None:
     waiting = machine.current(deps, "h")
 
-    answer = pause_action("h", "waiting for the new price list", deps)
+    answer = pause_action("h", "waiting for the new price list", deps).to_wire()
 
     assert answer["outcome"] == "paused" and answer["note"] == "waiting for the new price list"
     action = deps.records.get("h")
@@ -52,7 +52,7 @@ def test_resume_goes_on_from_now_and_does_not_catch_up(deps) -> None:
     pause_action("h", None, deps)
     deps.clock.current = NOW + timedelta(hours=3, minutes=20)  # three fires passed meanwhile
 
-    answer = resume_action("h", None, deps)
+    answer = resume_action("h", None, deps).to_wire()
 
     action = deps.records.get("h")
     assert answer["outcome"] == "resumed" and action.status == Status.PENDING
@@ -80,7 +80,7 @@ def test_a_one_off_resumed_after_its_time_is_not_caught_up() -> None:
     pause_action("once", None, deps)
     deps.clock.advance(hours=2)
 
-    answer = resume_action("once", None, deps)
+    answer = resume_action("once", None, deps).to_wire()
 
     action = deps.records.get("once")
     assert answer["outcome"] == "completed" and action.status == Status.COMPLETED
@@ -89,9 +89,9 @@ def test_a_one_off_resumed_after_its_time_is_not_caught_up() -> None:
 
 
 def test_pause_and_resume_are_idempotent(deps) -> None:
-    assert resume_action("h", None, deps)["outcome"] == "unchanged"
+    assert resume_action("h", None, deps).to_wire()["outcome"] == "unchanged"
     pause_action("h", None, deps)
-    assert pause_action("h", None, deps)["outcome"] == "unchanged"
+    assert pause_action("h", None, deps).to_wire()["outcome"] == "unchanged"
 
 
 @pytest.mark.parametrize("change", [pause_action, resume_action])
@@ -115,8 +115,8 @@ def test_a_note_longer_than_allowed_is_refused_naming_the_field(deps) -> None:
 def test_run_now_fires_once_beside_the_schedule(deps) -> None:
     scheduled = deps.records.get("h")
 
-    answer = run_now("h", deps, request_id="req-1")
-    again = run_now("h", deps, request_id="req-1")  # the same request, delivered twice
+    answer = run_now("h", deps, request_id="req-1").to_wire()
+    again = run_now("h", deps, request_id="req-1").to_wire()  # the same request, delivered twice
 
     assert answer["outcome"] == "triggered" and again["outcome"] == "unchanged"
     assert answer["manual"] == 1 and answer["trigger"] == "RUN_NOW"
@@ -130,9 +130,9 @@ def test_run_now_fires_once_beside_the_schedule(deps) -> None:
         scheduled.occurrence,
     )
     assert [(h.trigger, h.outcome) for h in action.history] == [(Trigger.RUN_NOW, Outcome.FIRED)]
-    assert action.manual == ()
+    assert action.manual.in_flight == ()
     # a later delivery of the same request still fires nothing
-    assert run_now("h", deps, request_id="req-1")["outcome"] == "unchanged"
+    assert run_now("h", deps, request_id="req-1").to_wire()["outcome"] == "unchanged"
     assert len(deps.records.get("h").history) == 1
 
 
@@ -150,7 +150,7 @@ def test_run_now_of_a_one_off_fires_it_now_instead_of_later() -> None:
     deps = fake_dependencies(NOW)
     start_action(StartCommand({"id": "once", "duration": "1h"}), deps)
 
-    answer = run_now("once", deps)
+    answer = run_now("once", deps).to_wire()
 
     assert answer["outcome"] == "triggered"
     action = deps.records.get("once")

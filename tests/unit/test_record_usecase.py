@@ -23,7 +23,7 @@ def test_a_redelivered_last_tick_publishes_completed_again_and_records_nothing()
     record_tick(report, deps)
     deps.publisher.events.clear()  # as if the crash came between the write and the event
 
-    again = record_tick(report, deps)
+    again = record_tick(report, deps).to_wire()
 
     assert again["outcome"] == "ignored"
     action = deps.records.get("one")

@@ -36,13 +36,13 @@ def _signed(kind: str, detail: dict[str, Any], at: datetime = NOW) -> dict[str, 
 
 
 def _start(deps: Dependencies, detail: dict[str, Any], event_id: str) -> dict[str, Any]:
-    return accept_start(StartCommand(detail, event_id), deps)
+    return accept_start(StartCommand(detail, event_id), deps).to_wire()
 
 
 def _control(
     deps: Dependencies, kind: str, detail: dict[str, Any], event_id: str
 ) -> dict[str, Any]:
-    return accept_control(kind, detail, event_id, deps)
+    return accept_control(kind, detail, event_id, deps).to_wire()
 
 
 def _status(deps: Dependencies) -> Status:

@@ -80,7 +80,7 @@ def test_lock_boundary_is_two_minutes_before_the_fire(
             cancel_action("a:1", deps)
         assert deps.records.get("a:1").status == Status.PENDING
     else:
-        assert cancel_action("a:1", deps)["outcome"] == "cancelled"
+        assert cancel_action("a:1", deps).to_wire()["outcome"] == "cancelled"
 
 
 @pytest.mark.parametrize(

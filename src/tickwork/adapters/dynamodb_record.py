@@ -39,6 +39,8 @@ from tickwork.domain.steering import (
     FailedFire,
     FailurePolicy,
     ManualFire,
+    ManualFires,
+    Pause,
 )
 from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
@@ -273,19 +275,19 @@ def to_item(action: Action) -> dict[str, Any]:
         "groupShard": f"{action.group}#{shard_of(action.id)}",
         "idShard": f"ids#{shard_of(action.id)}",
         "attentionShard": f"attention#{shard_of(action.id)}" if action.needs_attention else None,
-        "manualShard": f"manual#{shard_of(action.id)}" if action.manual else None,
+        "manualShard": f"manual#{shard_of(action.id)}" if action.manual.in_flight else None,
         **_parked_keys(action),
         "onFailure": action.on_failure and str(action.on_failure),
         "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
         "roleArn": action.role_arn,
         "chain": action.chain or None,
-        "pauseNote": action.pause_note,
-        "pausedAt": action.paused_at and iso(action.paused_at),
+        "pauseNote": action.pause and action.pause.note,
+        "pausedAt": action.pause and iso(action.pause.at),
         "changedAt": action.changed_at and iso(action.changed_at),
         "deferred": _deferred_item(action.deferred),
-        "manual": [_manual_item(m) for m in action.manual] or None,
-        "manualCount": action.manual_count or None,
-        "asked": [_manual_item(m) for m in action.asked] or None,
+        "manual": [_manual_item(m) for m in action.manual.in_flight] or None,
+        "manualCount": action.manual.count or None,
+        "asked": [_manual_item(m) for m in action.manual.asked] or None,
         "unresolved": [_failed_item(u) for u in action.unresolved] or None,
     }
     return _to_dynamo(_drop_none(item))
@@ -327,13 +329,18 @@ def from_item(raw: dict[str, Any]) -> Action:
         ),
         chain=item.get("chain", ""),
         role_arn=item.get("roleArn"),
-        pause_note=item.get("pauseNote"),
-        paused_at=parse_iso(item["pausedAt"], "pausedAt") if item.get("pausedAt") else None,
+        pause=(
+            Pause(parse_iso(item["pausedAt"], "pausedAt"), item.get("pauseNote"))
+            if item.get("pausedAt")
+            else None
+        ),
         changed_at=parse_iso(item["changedAt"], "changedAt") if item.get("changedAt") else None,
         launch_at=from_epoch_ms(item["launchAt"]) if item.get("launchAt") is not None else None,
         deferred=_deferred(item.get("deferred")),
-        manual=tuple(_manual(m) for m in item.get("manual", [])),
-        manual_count=item.get("manualCount", 0),
-        asked=tuple(_manual(m) for m in item.get("asked", [])),
+        manual=ManualFires(
+            in_flight=tuple(_manual(m) for m in item.get("manual", [])),
+            count=item.get("manualCount", 0),
+            asked=tuple(_manual(m) for m in item.get("asked", [])),
+        ),
         unresolved=tuple(_failed(u) for u in item.get("unresolved", [])),
     )

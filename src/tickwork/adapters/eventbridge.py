@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tickwork.adapters.clients import AwsClients
-from tickwork.domain.events import DetailType
 
 if TYPE_CHECKING:
     from mypy_boto3_events import EventBridgeClient
+
+    from tickwork.ports import OutboundEvent
 
 __all__ = ["EventBridgePublisher", "EventNotAccepted"]
 
@@ -38,19 +39,19 @@ class EventBridgePublisher:
         client: EventBridgeClient = self._clients.client("events")
         return client
 
-    def publish(self, detail_type: DetailType, detail: dict[str, Any]) -> None:
+    def publish(self, event: OutboundEvent) -> None:
         response = self._client.put_events(
             Entries=[
                 {
                     "EventBusName": self._bus,
                     "Source": self._source,
-                    "DetailType": str(detail_type),
-                    "Detail": json.dumps(detail, default=str),
+                    "DetailType": str(event.detail_type),
+                    "Detail": json.dumps(event.to_wire(), default=str),
                 }
             ]
         )
         if response.get("FailedEntryCount"):
             entry = response["Entries"][0]
             raise EventNotAccepted(
-                f"{detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}"
+                f"{event.detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}"
             )

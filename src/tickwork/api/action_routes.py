@@ -24,6 +24,7 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.selection import Selection
 from tickwork.domain.start_request import WHEN_FIELDS
 from tickwork.domain.times import to_epoch_ms
+from tickwork.usecases.answers import Done
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 from tickwork.views import action_summary, action_view
@@ -139,10 +140,11 @@ def delete_action(
     action_id, deps = unquote(id), bootstrap.from_environment()
     if not purge:
         result = cancel_action(action_id, deps)
-        if result["outcome"] in ("cancelled", "deferred"):
+        if result.outcome in (Done.CANCELLED, Done.DEFERRED):
             count("cancelled")
-        status = HTTPStatus.ACCEPTED if result["outcome"] == "deferred" else HTTPStatus.OK
-        return Response(status, content_types.APPLICATION_JSON, ChangeResult.model_validate(result))
+        status = HTTPStatus.ACCEPTED if result.outcome is Done.DEFERRED else HTTPStatus.OK
+        answer = ChangeResult.model_validate(result.to_wire())
+        return Response(status, content_types.APPLICATION_JSON, answer)
     action = found(action_id, deps)
     if action.status not in FINISHED:
         raise ActionStillActive(action_id, str(action.status))

@@ -4,7 +4,6 @@ cancel a group or id prefix a page at a time."""
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -20,6 +19,7 @@ from tickwork.api.models import (
     RunNowRequest,
 )
 from tickwork.domain.selection import Selection
+from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.bulk import bulk_change
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.retry import retry_action
@@ -44,7 +44,7 @@ router = new_router()
 )
 def pause(id: str, body: NoteRequest | None = None) -> Response[ChangeResult]:
     result = pause_action(unquote(id), body.note if body else None, bootstrap.from_environment())
-    count(f"pause_{result['outcome']}")
+    count(f"pause_{result.outcome}")
     return _changed(result)
 
 
@@ -58,8 +58,8 @@ def pause(id: str, body: NoteRequest | None = None) -> Response[ChangeResult]:
 )
 def resume(id: str, body: NoteRequest | None = None) -> ChangeResult:
     result = resume_action(unquote(id), body.note if body else None, bootstrap.from_environment())
-    count(f"resume_{result['outcome']}")
-    return ChangeResult.model_validate(result)
+    count(f"resume_{result.outcome}")
+    return ChangeResult.model_validate(result.to_wire())
 
 
 @router.post(
@@ -75,7 +75,7 @@ def resume(id: str, body: NoteRequest | None = None) -> ChangeResult:
 def trigger(id: str, body: RunNowRequest | None = None) -> ChangeResult:
     result = run_now(unquote(id), bootstrap.from_environment(), body.request_id if body else None)
     count("run_now")
-    return ChangeResult.model_validate(result)
+    return ChangeResult.model_validate(result.to_wire())
 
 
 @router.post(
@@ -93,7 +93,7 @@ def retry(id: str, body: RetryRequest | None = None) -> ChangeResult:
         unquote(id), bootstrap.from_environment(), body.occurrence if body else None
     )
     count("retried")
-    return ChangeResult.model_validate(result)
+    return ChangeResult.model_validate(result.to_wire())
 
 
 def _bulk(operation: str, body: BulkRequest) -> BulkResult:
@@ -101,7 +101,7 @@ def _bulk(operation: str, body: BulkRequest) -> BulkResult:
     deps = bootstrap.from_environment()
     result = bulk_change(operation, selection, deps, body.note, body.limit, body.cursor)
     count(f"bulk_{operation}")
-    return BulkResult.model_validate(result)
+    return BulkResult.model_validate(result.to_wire())
 
 
 @router.post(
@@ -138,6 +138,7 @@ def bulk_cancel(body: BulkRequest) -> BulkResult:
     return _bulk("cancel", body)
 
 
-def _changed(result: dict[str, Any]) -> Response[ChangeResult]:
-    status = HTTPStatus.ACCEPTED if result["outcome"] == "deferred" else HTTPStatus.OK
-    return Response(status, content_types.APPLICATION_JSON, ChangeResult.model_validate(result))
+def _changed(result: ChangeAnswer) -> Response[ChangeResult]:
+    status = HTTPStatus.ACCEPTED if result.outcome is Done.DEFERRED else HTTPStatus.OK
+    answer = ChangeResult.model_validate(result.to_wire())
+    return Response(status, content_types.APPLICATION_JSON, answer)

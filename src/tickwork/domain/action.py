@@ -7,7 +7,7 @@ or talks to AWS. The records store persists it; the use cases decide which trans
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -18,12 +18,13 @@ from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
-    MAX_MANUAL_IN_FLIGHT,
     MAX_UNRESOLVED,
     Deferred,
     FailedFire,
     FailurePolicy,
     ManualFire,
+    ManualFires,
+    Pause,
     idempotency_key,
 )
 from tickwork.domain.times import ceil_ms
@@ -113,12 +114,9 @@ class Action:
     # A claimed fire whose execution ended without a tick or a report (None: FAIL).
     on_unknown_outcome: UnknownOutcomePolicy | None = None
     chain: str = ""  # new with every schedule the id is given: part of each fire's key
-    pause_note: str | None = None
-    paused_at: datetime | None = None
+    pause: Pause | None = None  # set while paused (kept by a replace of a paused action)
     deferred: Deferred | None = None  # waits for the imminent fire (inside the lock)
-    manual: tuple[ManualFire, ...] = ()  # fires an operator asked for, not yet recorded
-    manual_count: int = 0
-    asked: tuple[ManualFire, ...] = ()  # the latest recorded ones: a repeated request is known
+    manual: ManualFires = field(default_factory=ManualFires)  # fires an operator asked for
     unresolved: tuple[FailedFire, ...] = ()  # failed fires not retried yet
     role_arn: str | None = None  # the execution role its target is reached with
     # When a change was last applied to it (created, replaced, updated, cancelled, paused,
@@ -180,8 +178,7 @@ class Action:
             on_unknown_outcome=request.on_unknown_outcome,
             role_arn=request.role_arn,
             chain=_chain(action_id, created_at, generation),
-            pause_note=replacing.pause_note if paused and replacing else None,
-            paused_at=replacing.paused_at if paused and replacing else None,
+            pause=replacing.pause if paused and replacing else None,
             changed_at=now,
         )
 
@@ -209,9 +206,6 @@ class Action:
     def key_of(self, occurrence: int, manual: int = 0) -> str:
         """The idempotency key of this schedule's occurrence (or manual fire)."""
         return idempotency_key(self.id, self.chain or f"g{self.generation}", occurrence, manual)
-
-    def manual_fire(self, number: int) -> ManualFire | None:
-        return next((m for m in self.manual if m.number == number), None)
 
     @property
     def repeat(self) -> bool:
@@ -244,29 +238,29 @@ class Action:
         )
 
     # --- transitions ----------------------------------------------------------------------
-    def _moved(
-        self, now: datetime, status: Status, reason: str, limit: int, **changes: Any
-    ) -> Action:
+    # Each returns the next version; what else it changes is spelled out field by field in a
+    # ``replace`` the type checker holds to the record's fields.
+    def _moved(self, now: datetime, status: Status, reason: str, limit: int) -> Action:
+        """The next version in ``status``, the transition recorded (bounded to ``limit``)."""
         transitions = self.transitions
         if status != self.status or reason:
             transitions = (*transitions, Transition(now, self.status, status, reason))[-limit:]
         return replace(
-            self,
-            status=status,
-            version=self.version + 1,
-            updated_at=now,
-            transitions=transitions,
-            **changes,
+            self, status=status, version=self.version + 1, updated_at=now, transitions=transitions
         )
 
+    def _touched(self, now: datetime) -> Action:
+        """The next version, its status unmoved."""
+        return replace(self, version=self.version + 1, updated_at=now)
+
     def claimed(self, now: datetime, execution_name: str, limit: int) -> Action:
-        return self._moved(now, Status.IN_PROGRESS, "claimed", limit, claimed_by=execution_name)
+        moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
+        return replace(moved, claimed_by=execution_name)
 
     def released(self, now: datetime, limit: int) -> Action:
         """Give up a claim whose execution was lost: the fire runs again."""
-        return self._moved(
-            now, Status.PENDING, "claim released after an outage", limit, claimed_by=None
-        )
+        moved = self._moved(now, Status.PENDING, "claim released after an outage", limit)
+        return replace(moved, claimed_by=None)
 
     def fired(
         self,
@@ -276,114 +270,87 @@ class Action:
         result: dict[str, Any] | None,
         limits: Limits,
     ) -> Action:
-        history = (*self.history, record)[-limits.history :]
-        common = {
-            "history": history,
-            "last_result": result,
-            "retry_count": record.attempts - 1,
-            "claimed_by": None,
-            "last_error": None,
-        }
         if record.outcome is Outcome.NO_ACTION:
-            return self._moved(
-                now,
-                Status.NO_ACTION,
-                "no fulfillment for this action",
-                limits.transitions,
-                ttl=limits.expiry(now),
-                **common,
-            )
-        done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
-        if next_fire is None:
-            return self._moved(
-                now,
+            status, reason = Status.NO_ACTION, "no fulfillment for this action"
+        elif next_fire is None:
+            done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
+            status, reason = (
                 Status.COMPLETED,
                 f"occurrence {record.occurrence} {done}; it was the last",
-                limits.transitions,
-                ttl=limits.expiry(now),
-                **common,
             )
-        return self._moved(
-            now,
-            Status.PENDING,
-            f"occurrence {record.occurrence} {done}",
-            limits.transitions,
-            execution_time=next_fire,
-            occurrence=self.occurrence + 1,
-            execution_arn=None,
-            **common,
+        else:
+            done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
+            status, reason = Status.PENDING, f"occurrence {record.occurrence} {done}"
+        moved = replace(
+            self._moved(now, status, reason, limits.transitions),
+            history=(*self.history, record)[-limits.history :],
+            last_result=result,
+            retry_count=record.attempts - 1,
+            claimed_by=None,
+            last_error=None,
         )
+        if status is Status.PENDING:
+            assert next_fire is not None
+            return moved._next_occurrence(next_fire)
+        return replace(moved, ttl=limits.expiry(now))
 
     def failed(
         self, now: datetime, record: Occurrence, next_fire: datetime | None, limits: Limits
     ) -> Action:
         """The scheduled fire failed past its retries: recorded, retryable by hand, and then
         what the failure policy says — CONTINUE with ``next_fire``, PAUSE, or STOP (FAILED)."""
-        history = (*self.history, record)[-limits.history :]
-        failed_fire = FailedFire(
-            record.occurrence, record.scheduled_time, self.key_of(record.occurrence), record.error
-        )
-        common: dict[str, Any] = {
-            "history": history,
-            "last_error": record.error,
-            "retry_count": max(record.attempts - 1, self.retry_count),
-            "claimed_by": None,
-        }
         what = f"occurrence {record.occurrence} failed"
         policy = self.failure_policy
         if policy is FailurePolicy.STOP:
-            return self._moved(
-                now, Status.FAILED, what, limits.transitions, ttl=limits.expiry(now), **common
-            )
-        unresolved = (*self.unresolved, failed_fire)[-MAX_UNRESOLVED:]
-        if policy is FailurePolicy.PAUSE:
-            return self._moved(
-                now,
-                Status.PAUSED,
-                f"{what}; paused (onFailure PAUSE)",
-                limits.transitions,
-                unresolved=unresolved,
+            status, reason = Status.FAILED, what
+        elif policy is FailurePolicy.PAUSE:
+            status, reason = Status.PAUSED, f"{what}; paused (onFailure PAUSE)"
+        elif next_fire is None:
+            status, reason = Status.COMPLETED, f"{what}; it was the last"
+        else:
+            status, reason = Status.PENDING, f"{what}; continuing (onFailure CONTINUE)"
+        moved = replace(
+            self._moved(now, status, reason, limits.transitions),
+            history=(*self.history, record)[-limits.history :],
+            last_error=record.error,
+            retry_count=max(record.attempts - 1, self.retry_count),
+            claimed_by=None,
+        )
+        if policy is FailurePolicy.STOP:
+            return replace(moved, ttl=limits.expiry(now))
+        failed_fire = FailedFire(
+            record.occurrence, record.scheduled_time, self.key_of(record.occurrence), record.error
+        )
+        moved = replace(moved, unresolved=(*self.unresolved, failed_fire)[-MAX_UNRESOLVED:])
+        if status is Status.PAUSED:
+            note = f"{what}: {record.error or 'see history'}"[:500]
+            return replace(
+                moved,
                 generation=self.generation + 1,
                 execution_arn=None,
-                paused_at=now,
-                pause_note=f"{what}: {record.error or 'see history'}"[:500],
-                **common,
+                pause=Pause(now, note),
             )
-        if next_fire is None:
-            return self._moved(
-                now,
-                Status.COMPLETED,
-                f"{what}; it was the last",
-                limits.transitions,
-                unresolved=unresolved,
-                ttl=limits.expiry(now),
-                **common,
-            )
-        return self._moved(
-            now,
-            Status.PENDING,
-            f"{what}; continuing (onFailure CONTINUE)",
-            limits.transitions,
-            unresolved=unresolved,
-            execution_time=next_fire,
-            occurrence=self.occurrence + 1,
-            execution_arn=None,
-            **common,
+        if status is Status.COMPLETED:
+            return replace(moved, ttl=limits.expiry(now))
+        assert next_fire is not None
+        return moved._next_occurrence(next_fire)
+
+    def _next_occurrence(self, next_fire: datetime) -> Action:
+        """On to the next occurrence: its fire time, no execution yet."""
+        return replace(
+            self, execution_time=next_fire, occurrence=self.occurrence + 1, execution_arn=None
         )
 
     # --- steering ---------------------------------------------------------------------------
     def paused(self, now: datetime, note: str | None, limits: Limits) -> Action:
         """No fire until resumed: the waiting execution is superseded (a new generation)."""
-        return self._moved(
-            now,
-            Status.PAUSED,
-            f"paused: {note}" if note else "paused",
-            limits.transitions,
+        reason = f"paused: {note}" if note else "paused"
+        return replace(
+            self._moved(now, Status.PAUSED, reason, limits.transitions),
             generation=self.generation + 1,
             execution_arn=None,
             claimed_by=None,
-            paused_at=now,
-            pause_note=note,
+            pause=Pause(now, note),
             deferred=None,
             changed_at=now,
         )
@@ -391,15 +358,12 @@ class Action:
     def resumed(
         self, now: datetime, next_fire: datetime, note: str | None, limits: Limits
     ) -> Action:
-        return self._moved(
-            now,
-            Status.PENDING,
-            f"resumed: {note}" if note else "resumed",
-            limits.transitions,
+        reason = f"resumed: {note}" if note else "resumed"
+        return replace(
+            self._moved(now, Status.PENDING, reason, limits.transitions),
             execution_time=next_fire,
             execution_arn=None,
-            paused_at=None,
-            pause_note=None,
+            pause=None,
             changed_at=now,
         )
 
@@ -415,39 +379,30 @@ class Action:
             error="missed while paused",
             late_ms=int((now - self.execution_time).total_seconds() * 1000),
         )
-        return self._moved(
-            now,
-            Status.COMPLETED,
-            "resumed after its time: missed while paused, not caught up",
-            limits.transitions,
+        reason = "resumed after its time: missed while paused, not caught up"
+        return replace(
+            self._moved(now, Status.COMPLETED, reason, limits.transitions),
             history=(*self.history, record)[-limits.history :],
-            paused_at=None,
-            pause_note=None,
+            pause=None,
             ttl=limits.expiry(now),
             changed_at=now,
         )
 
     def fired_now(self, now: datetime, limits: Limits) -> Action:
         """A one-off asked to run now: its one fire moves to now (a new generation)."""
-        return self._moved(
-            now,
-            Status.PENDING,
-            "run now by hand",
-            limits.transitions,
+        return replace(
+            self._moved(now, Status.PENDING, "run now by hand", limits.transitions),
             generation=self.generation + 1,
             execution_time=now,
             execution_arn=None,
-            paused_at=None,
-            pause_note=None,
+            pause=None,
             deferred=None,
             changed_at=now,
         )
 
     def deferring(self, now: datetime, change: Deferred) -> Action:
         """A change that waits for the imminent fire (the latest one asked for wins)."""
-        return replace(
-            self, deferred=change, version=self.version + 1, updated_at=now, changed_at=now
-        )
+        return replace(self._touched(now), deferred=change, changed_at=now)
 
     def without_deferred(self) -> Action:
         return replace(self, deferred=None)
@@ -460,27 +415,16 @@ class Action:
         key: str = "",
         request_id: str | None = None,
     ) -> tuple[Action, ManualFire]:
-        number = self.manual_count + 1
+        number = self.manual.count + 1
         key = key or self.key_of(occurrence, number)
         fire = ManualFire(
             number, trigger, now, occurrence, key, request_id, generation=self.generation
         )
-        moved = replace(
-            self,
-            manual=(*self.manual, fire),
-            manual_count=number,
-            version=self.version + 1,
-            updated_at=now,
-            changed_at=now,
-        )
-        return moved, fire
+        return replace(self._touched(now), manual=self.manual.requested(fire), changed_at=now), fire
 
     def manual_claimed(self, now: datetime, number: int, execution_name: str | None) -> Action:
         """Claimed by an execution (None: released, its execution lost)."""
-        manual = tuple(
-            replace(m, claimed_by=execution_name) if m.number == number else m for m in self.manual
-        )
-        return replace(self, manual=manual, version=self.version + 1, updated_at=now)
+        return replace(self._touched(now), manual=self.manual.claimed(number, execution_name))
 
     def manual_recorded(
         self, now: datetime, number: int, record: Occurrence, key: str, limits: Limits
@@ -493,37 +437,27 @@ class Action:
                 *unresolved,
                 FailedFire(record.occurrence, record.scheduled_time, key, record.error, number),
             )[-MAX_UNRESOLVED:]
-        done = tuple(m for m in self.manual if m.number == number)
         return replace(
-            self,
-            manual=tuple(m for m in self.manual if m.number != number),
-            asked=(*self.asked, *done)[-MAX_MANUAL_IN_FLIGHT * 2 :],
+            self._touched(now),
+            manual=self.manual.recorded(number),
             history=(*self.history, record)[-limits.history :],
             unresolved=unresolved,
-            version=self.version + 1,
-            updated_at=now,
         )
 
     def cancelled(self, now: datetime, limits: Limits, reason: str = "cancelled") -> Action:
-        return self._moved(
-            now,
-            Status.CANCELLED,
-            reason,
-            limits.transitions,
+        return replace(
+            self._moved(now, Status.CANCELLED, reason, limits.transitions),
             generation=self.generation + 1,
             ttl=limits.expiry(now),
             deferred=None,
-            manual=(),
-            paused_at=None,
+            manual=replace(self.manual, in_flight=()),
+            pause=None,
             changed_at=now,
         )
 
     def retried(self, now: datetime, limits: Limits) -> Action:
-        return self._moved(
-            now,
-            Status.PENDING,
-            "retried by hand",
-            limits.transitions,
+        return replace(
+            self._moved(now, Status.PENDING, "retried by hand", limits.transitions),
             generation=self.generation + 1,
             execution_time=now,
             ttl=None,
@@ -535,16 +469,10 @@ class Action:
 
     def noted_failure(self, now: datetime, error: str, retry_count: int) -> Action:
         """An attempt failed and will be retried (or reported): keep its error on the record."""
-        return replace(
-            self,
-            last_error=error[:1000],
-            retry_count=retry_count,
-            version=self.version + 1,
-            updated_at=now,
-        )
+        return replace(self._touched(now), last_error=error[:1000], retry_count=retry_count)
 
     def with_execution(self, now: datetime, execution_arn: str) -> Action:
-        return replace(self, execution_arn=execution_arn, version=self.version + 1, updated_at=now)
+        return replace(self._touched(now), execution_arn=execution_arn)
 
     @property
     def is_parked(self) -> bool:
@@ -553,19 +481,11 @@ class Action:
 
     def launched(self, now: datetime, execution_arn: str) -> Action:
         """The pump started the parked fire's execution."""
-        return replace(
-            self,
-            execution_arn=execution_arn,
-            launch_at=None,
-            version=self.version + 1,
-            updated_at=now,
-        )
+        return replace(self._touched(now), execution_arn=execution_arn, launch_at=None)
 
     def parked_again(self, now: datetime, launch_at: datetime) -> Action:
         """Its execution could not be started (a quota, throttling): the pump tries again."""
-        return replace(
-            self, execution_arn=None, launch_at=launch_at, version=self.version + 1, updated_at=now
-        )
+        return replace(self._touched(now), execution_arn=None, launch_at=launch_at)
 
     # --- before the first write of a version ---------------------------------------------------
     def planned(self, execution_arn: str) -> Action:

@@ -25,9 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from tickwork.domain.errors import FieldProblem, MalformedFire, ValidationFailed
+from tickwork.domain.events import DetailType
 from tickwork.domain.times import ceil_ms, iso, parse_iso
 
 __all__ = [
@@ -154,6 +155,7 @@ class FireAttempt:
 
 @dataclass(frozen=True)
 class Tick(_OneFire):
+    detail_type: ClassVar[DetailType] = DetailType.TICK
     scheduled_time: datetime
     actual_time: datetime
     attempts: int
@@ -229,6 +231,7 @@ class Tick(_OneFire):
 
 @dataclass(frozen=True)
 class FireFailure(_OneFire):
+    detail_type: ClassVar[DetailType] = DetailType.FAILED
     scheduled_time: datetime
     execution_name: str
     error: str

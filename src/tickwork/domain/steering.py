@@ -7,6 +7,9 @@
 - ``ManualFire`` — a fire an operator asked for (run now, or a retry by hand of a failed one),
   from its request until its tick or failure is recorded.
 - ``FailedFire`` — a failed fire nobody has retried yet: what makes an action need attention.
+- ``Pause`` — why and since when an action is paused.
+- ``ManualFires`` — the fires asked for by hand: those in flight, how many in all, and the latest
+  recorded ones.
 
 Pure values; ``Action`` (domain/action.py) owns the transitions that use them.
 """
@@ -14,7 +17,7 @@ Pure values; ``Action`` (domain/action.py) owns the transitions that use them.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -31,6 +34,8 @@ __all__ = [
     "FailedFire",
     "FailurePolicy",
     "ManualFire",
+    "ManualFires",
+    "Pause",
     "check_note",
     "idempotency_key",
 ]
@@ -79,6 +84,48 @@ class ManualFire:
     request_id: str | None = None  # the caller's id for the request: a repeat adds nothing
     claimed_by: str | None = None  # the execution running it
     generation: int = 0  # the action's generation when it was asked for: names its execution
+
+
+@dataclass(frozen=True)
+class ManualFires:
+    """The fires an operator asked for: those not yet recorded (``in_flight``), how many were
+    ever asked for (``count``, which numbers them), and the latest recorded ones (``asked``,
+    so a repeated request is known and adds none)."""
+
+    in_flight: tuple[ManualFire, ...] = ()
+    count: int = 0
+    asked: tuple[ManualFire, ...] = ()
+
+    def fire(self, number: int) -> ManualFire | None:
+        return next((m for m in self.in_flight if m.number == number), None)
+
+    def by_request(self, request_id: str) -> ManualFire | None:
+        """The fire asked for by ``request_id``, in flight or recorded lately."""
+        return next((m for m in (*self.in_flight, *self.asked) if m.request_id == request_id), None)
+
+    def requested(self, fire: ManualFire) -> ManualFires:
+        return replace(self, in_flight=(*self.in_flight, fire), count=fire.number)
+
+    def claimed(self, number: int, execution_name: str | None) -> ManualFires:
+        claimed = tuple(
+            replace(m, claimed_by=execution_name) if m.number == number else m
+            for m in self.in_flight
+        )
+        return replace(self, in_flight=claimed)
+
+    def recorded(self, number: int) -> ManualFires:
+        done = tuple(m for m in self.in_flight if m.number == number)
+        return replace(
+            self,
+            in_flight=tuple(m for m in self.in_flight if m.number != number),
+            asked=(*self.asked, *done)[-MAX_MANUAL_IN_FLIGHT * 2 :],
+        )
+
+
+@dataclass(frozen=True)
+class Pause:
+    at: datetime
+    note: str | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ which the contract tests (tests/contract) hold to the same answers as the adapte
 from __future__ import annotations
 
 from tickwork.ports.clock import Clock
-from tickwork.ports.events import EventPublisher
+from tickwork.ports.events import EventPublisher, OutboundEvent
 from tickwork.ports.executions import ExecutionStarter, ExecutionState
 from tickwork.ports.notifier import Notification, Notifier
 from tickwork.ports.secrets import SecretSource
@@ -28,6 +28,7 @@ __all__ = [
     "FireTallies",
     "Notification",
     "Notifier",
+    "OutboundEvent",
     "ParkedFires",
     "SecretSource",
     "SignatureLedger",

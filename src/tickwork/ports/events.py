@@ -1,4 +1,4 @@
-"""Putting tickwork's own events (ticks, lifecycle, rejections) on its bus."""
+"""Putting tickwork's own events (ticks, failure reports, lifecycle) on its bus."""
 
 from __future__ import annotations
 
@@ -6,9 +6,19 @@ from typing import Any, Protocol
 
 from tickwork.domain.events import DetailType
 
-__all__ = ["EventPublisher"]
+__all__ = ["EventPublisher", "OutboundEvent"]
+
+
+class OutboundEvent(Protocol):
+    """An event tickwork emits: a ``Tick``, a ``FireFailure`` or an announcement
+    (domain.announcements), each naming its detail-type and writing its detail."""
+
+    @property
+    def detail_type(self) -> DetailType: ...
+
+    def to_wire(self) -> dict[str, Any]: ...
 
 
 class EventPublisher(Protocol):
-    def publish(self, detail_type: DetailType, detail: dict[str, Any]) -> None:
-        """Put one event on the bus; raises when the bus did not accept it."""
+    def publish(self, event: OutboundEvent) -> None:
+        """Put the event on the bus; raises when the bus did not accept it."""

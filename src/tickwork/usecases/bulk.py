@@ -10,18 +10,18 @@ meanwhile with ids before the cursor are not in this sweep.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionConflict, TickworkError, ValidationFailed
 from tickwork.domain.selection import Selection
+from tickwork.usecases.answers import BulkAnswer, BulkItem, ChangeAnswer, Done
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.stop import cancel_action
 
 __all__ = ["OPERATIONS", "bulk_change"]
 
 _ATTEMPTS = 3
-OPERATIONS: dict[str, Callable[[str, str | None, Dependencies], dict[str, Any]]] = {
+OPERATIONS: dict[str, Callable[[str, str | None, Dependencies], ChangeAnswer]] = {
     "pause": pause_action,
     "resume": resume_action,
     "cancel": lambda action_id, _note, deps: cancel_action(action_id, deps),
@@ -35,7 +35,7 @@ def bulk_change(
     note: str | None = None,
     limit: int = 100,
     cursor: str | None = None,
-) -> dict[str, Any]:
+) -> BulkAnswer:
     if operation not in OPERATIONS:
         raise ValidationFailed.of(
             "operation", f"{operation!r} is not a bulk change", f"use {', '.join(OPERATIONS)}"
@@ -48,23 +48,22 @@ def bulk_change(
         )
     change = OPERATIONS[operation]
     actions, next_cursor = deps.queries.page(selection, limit, cursor)
-    results = [_one(change, action.id, note, deps) for action in actions]
-    return {"matched": len(actions), "results": results, "nextCursor": next_cursor}
+    return BulkAnswer([_one(change, action.id, note, deps) for action in actions], next_cursor)
 
 
 def _one(
-    change: Callable[[str, str | None, Dependencies], dict[str, Any]],
+    change: Callable[[str, str | None, Dependencies], ChangeAnswer],
     action_id: str,
     note: str | None,
     deps: Dependencies,
-) -> dict[str, Any]:
+) -> BulkItem:
     for attempt in range(_ATTEMPTS):
         try:
             answer = change(action_id, note, deps)
-            return {"id": action_id, "outcome": answer["outcome"], "status": answer["status"]}
+            return BulkItem(action_id, answer.outcome, answer.status)
         except ActionConflict as raced:
             if attempt == _ATTEMPTS - 1:
-                return {"id": action_id, "outcome": "refused", "error": str(raced)}
+                return BulkItem(action_id, Done.REFUSED, error=str(raced))
         except TickworkError as refused:
-            return {"id": action_id, "outcome": "refused", "error": str(refused)}
+            return BulkItem(action_id, Done.REFUSED, error=str(refused))
     raise AssertionError("unreachable")

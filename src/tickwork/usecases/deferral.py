@@ -10,8 +10,8 @@ from datetime import datetime
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
+from tickwork.domain.announcements import Paused, Rejected, Stopped
 from tickwork.domain.errors import ValidationFailed
-from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred
 
 __all__ = ["settle"]
@@ -34,14 +34,14 @@ def settle(
             return base, []
         reason = "cancelled as asked inside the lock, after the fire it waited for"
         cancelled = base.cancelled(now, deps.limits, reason)
-        stopped = {"id": cancelled.id, "generation": updated.generation}
-        return cancelled, [lambda: deps.publisher.publish(DetailType.STOPPED, stopped)]
+        stopped = Stopped(cancelled.id, updated.generation)
+        return cancelled, [lambda: deps.publisher.publish(stopped)]
     if change.kind is ChangeKind.PAUSE:
         if base.status not in ACTIVE:
             return base, []
         paused = base.paused(now, change.note, deps.limits)
-        announced = {"id": paused.id, "generation": paused.generation, "note": change.note}
-        return paused, [lambda: deps.publisher.publish(DetailType.PAUSED, announced)]
+        announced = Paused(paused.id, paused.generation, change.note)
+        return paused, [lambda: deps.publisher.publish(announced)]
     return _updated(base, change, now, deps)
 
 
@@ -63,13 +63,14 @@ def _updated(
     except ValidationFailed as refused:
         # Valid when asked for, no longer (a one-off time that has passed): the schedule goes
         # on as it was, and the sender is told.
-        rejection = {
-            "id": base.id,
-            "request": "deferred update",
-            "reason": type(refused).__name__,
-            "message": str(refused),
-            "problems": [p.as_dict() for p in refused.problems],
-        }
-        return base, [lambda: deps.publisher.publish(DetailType.REJECTED, rejection)]
+        rejection = Rejected(
+            action_id=base.id,
+            request="deferred update",
+            reason=type(refused).__name__,
+            message=str(refused),
+            problems=[p.as_dict() for p in refused.problems],
+            event_id=change.event_id,
+        )
+        return base, [lambda: deps.publisher.publish(rejection)]
     replaced = scheduled_action(checked, base, now, change.spec_hash or "", change.event_id, deps)
     return replaced, [lambda: announce_started(replaced, deps)]

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
+from tickwork.domain.announcements import Skipped, Tampered
 from tickwork.domain.errors import (
     ActionConflict,
     ActionSuperseded,
@@ -26,7 +27,6 @@ from tickwork.domain.errors import (
     ValidationFailed,
     WaitContinued,
 )
-from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentRequest
@@ -57,10 +57,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
     """The claimed fire: check the seal, validate, fulfill in a slot, and make the tick."""
     if not seal_holds(action, deps):
         # Altered outside tickwork: what it would run is not what was scheduled.
-        deps.publisher.publish(
-            DetailType.TAMPERED,
-            {"id": action.id, "generation": action.generation, "occurrence": action.occurrence},
-        )
+        deps.publisher.publish(Tampered(action.id, action.generation, action.occurrence))
         # Never pass altered data on to workers: the tick carries none.
         tampered = {"reason": _TAMPERED, "tampered": True}
         return _tick(fire, action, key, now, Outcome.NO_ACTION, tampered, withhold_payload=True)
@@ -115,7 +112,7 @@ def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
     order = fire.order
     for _ in range(_CLAIM_ATTEMPTS):
         action = deps.records.get(order.action_id)
-        manual = action.manual_fire(order.manual) if action is not None else None
+        manual = action.manual.fire(order.manual) if action is not None else None
         if action is None or manual is None:
             raise ActionSuperseded(order.action_id, f"manual fire {order.manual} is not asked for")
         if manual.claimed_by == fire.execution_name:
@@ -172,15 +169,14 @@ def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) 
     skipped = _tick(fire, action, action.key_of(action.occurrence), now, Outcome.SKIPPED, reason)
     record_tick(skipped, deps)
     deps.publisher.publish(
-        DetailType.SKIPPED,
-        {
-            "id": action.id,
-            "generation": action.generation,
-            "occurrence": action.occurrence,
-            "scheduledTime": iso(skipped.scheduled_time),
-            "lateMs": skipped.late_ms,
-            "catchUp": policy,
-        },
+        Skipped(
+            action.id,
+            action.generation,
+            action.occurrence,
+            skipped.scheduled_time,
+            skipped.late_ms,
+            policy,
+        )
     )
     late = (now - fire.order.fire_at).total_seconds()
     raise OccurrenceSkipped(action.id, action.occurrence, late, policy)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tickwork.dependencies import Dependencies
+from tickwork.domain.announcements import Rejected
 from tickwork.domain.errors import (
     ActionFinished,
     ActionLocked,
@@ -27,6 +28,7 @@ from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.times import iso
 from tickwork.integrity.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.ports import Spent
+from tickwork.usecases.answers import ChangeAnswer, RecordAnswer, Rejection
 from tickwork.usecases.fire_proofs import check_proof
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.record import record_failure, record_tick
@@ -34,7 +36,7 @@ from tickwork.usecases.run_now import run_now
 from tickwork.usecases.stop import cancel_action
 
 if TYPE_CHECKING:
-    from tickwork.usecases.start import StartCommand
+    from tickwork.usecases.start import StartCommand, StartResult
 
 __all__ = ["accept_control", "accept_report", "accept_start"]
 
@@ -55,21 +57,21 @@ _CONTROL_FIELDS = {
 }
 
 
-def accept_start(command: StartCommand, deps: Dependencies) -> dict[str, Any]:
-    # Here, not at the top: the Stop function imports this module and never parses a Start
+def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rejection:
+    # Here, not at the top: the Control and Tick functions import this module and never parse a Start
     # (the Start request's models bring pydantic).
     from tickwork.usecases.start import start_action
 
     try:
         unsigned = _verified(DetailType.START, command.detail, command.event_id, deps)
-        return start_action(replace(command, detail=unsigned), deps).as_dict()
+        return start_action(replace(command, detail=unsigned), deps)
     except REFUSALS as refused:
         return _rejected(DetailType.START, command.detail, command.event_id, refused, deps)
 
 
 def accept_control(
     detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
-) -> dict[str, Any]:
+) -> ChangeAnswer | Rejection:
     """Schedule Stop, Pause, Resume or Run Now: ``{"id": ...}`` and the event's own fields."""
     kind = DetailType(detail_type) if detail_type in _CONTROL_FIELDS else DetailType.STOP
     try:
@@ -155,7 +157,7 @@ def _control_id(kind: DetailType, detail: Any) -> str:
 
 def accept_report(
     detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
-) -> dict[str, Any]:
+) -> RecordAnswer | Rejection:
     """A Schedule Tick or Schedule Failed of this stack's state machine: record the fire —
     only once its proof shows a fire of this stack made it."""
     kind = DetailType.FAILED if detail_type == DetailType.FAILED else DetailType.TICK
@@ -177,19 +179,19 @@ def _rejected(
     event_id: str | None,
     refused: Exception,
     deps: Dependencies,
-) -> dict[str, Any]:
+) -> Rejection:
     action_id = detail.get("id") if isinstance(detail, dict) else None
     problems = (
         [p.as_dict() for p in refused.problems] if isinstance(refused, ValidationFailed) else []
     )
-    rejection = {
-        "id": action_id if isinstance(action_id, str) else None,
-        "request": str(kind),
-        "eventId": event_id,
-        "reason": type(refused).__name__,
-        **({"signature": refused.reason} if isinstance(refused, SignatureRefused) else {}),
-        "message": str(refused),
-        "problems": problems,
-    }
-    deps.publisher.publish(DetailType.REJECTED, rejection)
-    return {"outcome": "rejected", **rejection}
+    rejection = Rejected(
+        action_id=action_id if isinstance(action_id, str) else None,
+        request=str(kind),
+        reason=type(refused).__name__,
+        message=str(refused),
+        problems=problems,
+        event_id=event_id,
+        signature=refused.reason if isinstance(refused, SignatureRefused) else None,
+    )
+    deps.publisher.publish(rejection)
+    return Rejection(rejection)

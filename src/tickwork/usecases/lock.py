@@ -9,13 +9,13 @@ as the imminent fire is recorded, so no schedule is ever unmanageable, whatever 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Status
 from tickwork.domain.errors import ActionLocked
 from tickwork.domain.steering import Deferred
 from tickwork.domain.times import iso
+from tickwork.usecases.answers import AppliesAfter, ChangeAnswer, Done
 
 __all__ = ["defer", "is_locked", "refuse_if_locked_one_off"]
 
@@ -34,23 +34,23 @@ def refuse_if_locked_one_off(action: Action, now: datetime, deps: Dependencies) 
         )
 
 
-def defer(action: Action, change: Deferred, now: datetime, deps: Dependencies) -> dict[str, Any]:
+def defer(action: Action, change: Deferred, now: datetime, deps: Dependencies) -> ChangeAnswer:
     """Keep ``change`` on the record until the imminent fire is recorded; the answer says so."""
     deps.records.save(action.deferring(now, change), expected_version=action.version)
-    fire_time = iso(action.execution_time or now)
+    fire_time = action.execution_time or now
     what = str(change.kind).lower()
-    return {
-        "id": action.id,
-        "outcome": "deferred",
-        "status": str(action.status),
-        "change": str(change.kind),
-        "appliesAfter": {"occurrence": action.occurrence, "fireTime": fire_time},
-        "message": (
-            f"occurrence {action.occurrence} fires at {fire_time}, inside the "
+    return ChangeAnswer(
+        action.id,
+        Done.DEFERRED,
+        str(action.status),
+        change=change.kind,
+        applies_after=AppliesAfter(action.occurrence, fire_time),
+        message=(
+            f"occurrence {action.occurrence} fires at {iso(fire_time)}, inside the "
             f"{int(deps.settings.lock.total_seconds())}s lock, and happens as planned; "
             f"this {what} applies from the next occurrence on"
             if action.status == Status.PENDING
             else f"occurrence {action.occurrence} is firing now and completes as planned; "
             f"this {what} applies from the next occurrence on"
         ),
-    }
+    )

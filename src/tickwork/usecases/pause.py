@@ -8,25 +8,24 @@ once that fire is recorded, a one-off's pause is refused.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import LIVE, Action, Status
+from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
-from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
-from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.times import ceil_ms
+from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["pause_action", "resume_action"]
 
 
-def pause_action(action_id: str, note: str | None, deps: Dependencies) -> dict[str, Any]:
+def pause_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
     note = check_note(note)
     action = _live(action_id, "paused", deps)
     if action.status == Status.PAUSED:
-        return _answer(action, "unchanged")
+        return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()
     if is_locked(action, now, deps):
         refuse_if_locked_one_off(action, now, deps)
@@ -36,14 +35,14 @@ def pause_action(action_id: str, note: str | None, deps: Dependencies) -> dict[s
     if action.execution_arn:
         deps.executions.stop(action.execution_arn, f"paused: {note}" if note else "paused")
     announce_paused(paused, deps)
-    return _answer(paused, "paused")
+    return _answer(paused, Done.PAUSED)
 
 
-def resume_action(action_id: str, note: str | None, deps: Dependencies) -> dict[str, Any]:
+def resume_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
     note = check_note(note)
     action = _live(action_id, "resumed", deps)
     if action.status != Status.PAUSED:
-        return _answer(action, "unchanged")
+        return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()
     due = action.execution_time
     if due is None or due <= now:
@@ -52,27 +51,18 @@ def resume_action(action_id: str, note: str | None, deps: Dependencies) -> dict[
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
         deps.records.save(finished, expected_version=action.version)
-        deps.publisher.publish(
-            DetailType.COMPLETED,
-            {"id": action.id, "generation": action.generation, "occurrences": action.occurrence},
-        )
-        return _answer(finished, "completed")
+        deps.publisher.publish(Completed(action.id, action.generation, action.occurrence))
+        return _answer(finished, Done.COMPLETED)
     resumed = action.resumed(now, ceil_ms(due), note, deps.limits)
     resumed = plan(resumed, now, deps)
     deps.records.save(resumed, expected_version=action.version)
     launch(resumed, now, deps)
-    deps.publisher.publish(
-        DetailType.RESUMED,
-        {"id": action.id, "generation": resumed.generation, "executionTime": iso(due)},
-    )
-    return _answer(resumed, "resumed")
+    deps.publisher.publish(Resumed(action.id, resumed.generation, due))
+    return _answer(resumed, Done.RESUMED)
 
 
 def announce_paused(action: Action, deps: Dependencies) -> None:
-    deps.publisher.publish(
-        DetailType.PAUSED,
-        {"id": action.id, "generation": action.generation, "note": action.pause_note},
-    )
+    deps.publisher.publish(Paused.of(action))
 
 
 def _live(action_id: str, wanted: str, deps: Dependencies) -> Action:
@@ -84,13 +74,12 @@ def _live(action_id: str, wanted: str, deps: Dependencies) -> Action:
     return action
 
 
-def _answer(action: Action, outcome: str) -> dict[str, Any]:
-    return {
-        "id": action.id,
-        "outcome": outcome,
-        "status": str(action.status),
-        "executionTime": iso(action.execution_time)
-        if action.execution_time and action.status != Status.PAUSED
-        else None,
-        "note": action.pause_note,
-    }
+def _answer(action: Action, outcome: Done) -> ChangeAnswer:
+    shown = action.execution_time if action.status != Status.PAUSED else None
+    return ChangeAnswer(
+        action.id,
+        outcome,
+        str(action.status),
+        execution_time=shown,
+        note=action.pause.note if action.pause else None,
+    )

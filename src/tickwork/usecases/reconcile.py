@@ -29,14 +29,14 @@ After an outage that lost every execution (a restarted local stack), ``horizon=N
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
+from tickwork.domain.announcements import Reconciled
 from tickwork.domain.errors import ActionConflict
-from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, FireKey, Outcome
 from tickwork.domain.fire_ending import (
     FIRE_FAILED,
@@ -49,31 +49,17 @@ from tickwork.domain.fire_ending import (
 )
 from tickwork.domain.steering import ManualFire
 from tickwork.ports import ExecutionState
+from tickwork.usecases.answers import Done
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.usecases.pump import launch_parked
 from tickwork.usecases.record import record_failure, record_tick
 
-__all__ = ["Repairs", "reconcile"]
+__all__ = ["reconcile"]
 
 _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its own
 # A claim this old may belong to an execution that ended with its tick or report refused by the
 # bus (Emit tick and Report failure retry for about 30 s): looked at before ``stuck_after``.
 _UNDELIVERED_AFTER = timedelta(seconds=30)
-
-
-@dataclass
-class Repairs:
-    restarted: list[str] = field(default_factory=list)
-    recorded: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    released: list[str] = field(default_factory=list)
-
-    @property
-    def total(self) -> int:
-        return len(self.restarted) + len(self.recorded) + len(self.failed) + len(self.released)
-
-    def as_dict(self) -> dict[str, list[str]]:
-        return asdict(self)
 
 
 def reconcile(
@@ -83,7 +69,7 @@ def reconcile(
     limit: int = 10_000,
 ) -> dict[str, Any]:
     now = deps.clock.now()
-    repairs = Repairs()
+    repairs = Reconciled()
     until = None if horizon is None else now + horizon
     for action in deps.queries.in_fire_order(Status.PENDING, limit, until):
         if _restart_if_lost(action, now, deps):
@@ -95,12 +81,12 @@ def reconcile(
         elif claimed_for >= _UNDELIVERED_AFTER:
             _resolve_claim(action, now, deps, repairs, only_undelivered=True)
     for action in deps.queries.with_manual_fires(limit):
-        for fire in action.manual:
+        for fire in action.manual.in_flight:
             if now - fire.requested_at >= stuck_after:
                 _resolve_manual(action, fire, now, deps, repairs)
     if repairs.total:
-        deps.publisher.publish(DetailType.RECONCILED, repairs.as_dict())
-    return repairs.as_dict()
+        deps.publisher.publish(repairs)
+    return repairs.to_wire()
 
 
 def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
@@ -121,7 +107,7 @@ def _resolve_claim(
     action: Action,
     now: datetime,
     deps: Dependencies,
-    repairs: Repairs,
+    repairs: Reconciled,
     only_undelivered: bool = False,
 ) -> None:
     """A claim held past ``stuck_after``: record what its execution left, exactly once. With
@@ -145,7 +131,7 @@ def _resolve_claim(
             return
     if action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL:
         lost = _unknown(action.fire_key, action.execution_time or now, name, state)
-        if record_failure(lost, deps)["outcome"] == "recorded":
+        if record_failure(lost, deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return
     with suppress(ActionConflict):  # RETRY: at least once, with the same idempotency key
@@ -156,7 +142,7 @@ def _resolve_claim(
 
 
 def _resolve_manual(
-    action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repairs: Repairs
+    action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repairs: Reconciled
 ) -> None:
     """A fire asked for by hand whose execution ended unrecorded, or was lost."""
     at_most_once = action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL
@@ -190,7 +176,7 @@ def _resolve_manual(
     if fire.claimed_by is not None and at_most_once:
         key = (action.id, fire.generation, fire.occurrence, fire.number)
         lost = _unknown(key, fire.requested_at, fire.claimed_by, state)
-        if record_failure(replace(lost, trigger=fire.trigger), deps)["outcome"] == "recorded":
+        if record_failure(replace(lost, trigger=fire.trigger), deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return
     with suppress(ActionConflict):
@@ -210,25 +196,27 @@ def _left_by(state: ExecutionState | None) -> LeftTick | LeftFailure | None:
     )
 
 
-def _record_left_tick(left: LeftTick, action_id: str, deps: Dependencies, repairs: Repairs) -> None:
+def _record_left_tick(
+    left: LeftTick, action_id: str, deps: Dependencies, repairs: Reconciled
+) -> None:
     """A fire that happened: its tick is recorded once. A tick the bus refused is put there
     first (its proof travels with it), so workers get it late rather than never."""
     if left.undelivered:
-        deps.publisher.publish(DetailType.TICK, left.tick.to_wire())
+        deps.publisher.publish(left.tick)
     # Put on the bus, the tick may be recorded by the tick handler first: a repair either way.
-    if record_tick(left.tick, deps)["outcome"] == "recorded" or left.undelivered:
+    if record_tick(left.tick, deps).outcome is Done.RECORDED or left.undelivered:
         repairs.recorded.append(action_id)
 
 
 def _record_left_failure(
-    failure: FireFailure, undelivered: bool, deps: Dependencies, repairs: Repairs
+    failure: FireFailure, undelivered: bool, deps: Dependencies, repairs: Reconciled
 ) -> None:
     """A fire that failed past its retries: recorded FAILED once, never run again. A proved
     report the bus refused is put there first."""
     published = undelivered and bool(failure.proof)
     if published:
-        deps.publisher.publish(DetailType.FAILED, failure.to_wire())
-    if record_failure(failure, deps)["outcome"] == "recorded" or published:
+        deps.publisher.publish(failure)
+    if record_failure(failure, deps).outcome is Done.RECORDED or published:
         repairs.failed.append(failure.action_id)
 
 

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
+from tickwork.domain.announcements import Completed
 from tickwork.domain.errors import ActionConflict
-from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.fire_tally import fire_kind
-from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.times import ceil_ms
+from tickwork.usecases.answers import Done, RecordAnswer
 from tickwork.usecases.deferral import settle
 from tickwork.usecases.launch import launch, plan
 
@@ -34,7 +35,7 @@ _WRITE_ATTEMPTS = 3
 _IGNORED = "stale or repeated delivery"
 
 
-def record_tick(tick: Tick, deps: Dependencies) -> dict[str, Any]:
+def record_tick(tick: Tick, deps: Dependencies) -> RecordAnswer:
     if tick.manual:
         record = _occurrence_of(tick)
         return _record_manual(tick.action_id, tick.manual, record, tick.idempotency_key, deps)
@@ -57,11 +58,11 @@ def record_tick(tick: Tick, deps: Dependencies) -> dict[str, Any]:
     raise ActionConflict(tick.action_id, f"could not record occurrence {tick.occurrence}")
 
 
-def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
+def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
     if failure.manual:
         for _ in range(_WRITE_ATTEMPTS):
             action = deps.records.get(failure.action_id)
-            fire = action.manual_fire(failure.manual) if action else None
+            fire = action.manual.fire(failure.manual) if action else None
             if action is None or fire is None:
                 break
             record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
@@ -71,11 +72,11 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
                 )
             except ActionConflict:
                 continue
-        return {"id": failure.action_id, "outcome": "ignored", "reason": _IGNORED}
+        return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
     for _ in range(_WRITE_ATTEMPTS):
         action = deps.records.get(failure.action_id)
         if action is None or not _is_current(action, failure.key):
-            return {"id": failure.action_id, "outcome": "ignored", "reason": _IGNORED}
+            return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
         now = deps.clock.now()
         record = _failed_occurrence(failure, action.retry_count, now)
         following = _following(action, failure.scheduled_time, failure.occurrence, now)
@@ -85,7 +86,7 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> dict[str, Any]:
         except ActionConflict:
             continue
         _tally(action, record, deps)
-        return {**answer, "error": record.error, "failurePolicy": str(action.failure_policy)}
+        return replace(answer, error=record.error, failure_policy=action.failure_policy)
     raise ActionConflict(
         failure.action_id, f"could not record the failure of occurrence {failure.occurrence}"
     )
@@ -102,7 +103,7 @@ def _following(
     return following and ceil_ms(following)
 
 
-def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) -> dict[str, Any]:
+def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) -> RecordAnswer:
     """Write what the fire left (and any change that waited for it), then start the next fire
     or announce the end."""
     after, announcements = settle(recorded, now, deps)
@@ -114,25 +115,17 @@ def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) 
     elif after.status == Status.COMPLETED:
         _publish_completed(after, recorded.history[-1].occurrence, deps)
     _announce(announcements)
-    return {
-        "id": after.id,
-        "outcome": "recorded",
-        "status": str(after.status),
-        "executionTime": (
-            iso(after.execution_time)
-            if after.status == Status.PENDING and after.execution_time
-            else None
-        ),
-    }
+    upcoming = after.execution_time if after.status == Status.PENDING else None
+    return RecordAnswer(after.id, Done.RECORDED, str(after.status), execution_time=upcoming)
 
 
 def _record_manual(
     action_id: str, number: int, record: Occurrence, key: str, deps: Dependencies
-) -> dict[str, Any]:
+) -> RecordAnswer:
     for _ in range(_WRITE_ATTEMPTS):
         action = deps.records.get(action_id)
-        if action is None or action.manual_fire(number) is None:
-            return {"id": action_id, "outcome": "ignored", "reason": _IGNORED}
+        if action is None or action.manual.fire(number) is None:
+            return RecordAnswer(action_id, Done.IGNORED, reason=_IGNORED)
         now = deps.clock.now()
         updated = action.manual_recorded(now, number, record, key, deps.limits)
         try:
@@ -140,13 +133,9 @@ def _record_manual(
         except ActionConflict:
             continue
         _tally(action, record, deps)
-        return {
-            "id": action_id,
-            "outcome": "recorded",
-            "status": str(updated.status),
-            "manual": number,
-            "trigger": str(record.trigger),
-        }
+        return RecordAnswer(
+            action_id, Done.RECORDED, str(updated.status), manual=number, trigger=record.trigger
+        )
     raise ActionConflict(action_id, f"could not record manual fire {number}")
 
 
@@ -189,7 +178,7 @@ def _is_current(action: Action, key: FireKey) -> bool:
     return action.status in ACTIVE and action.fire_key == key
 
 
-def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> dict[str, Any]:
+def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> RecordAnswer:
     moved_on = (
         action is not None
         and action.status == Status.PENDING
@@ -200,7 +189,7 @@ def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> dict[str, 
     elif action is not None and _completed_by(action, tick):
         # The write landed but the event may not have (a crash in between): at least once.
         _publish_completed(action, tick.occurrence, deps)
-    return {"id": tick.action_id, "outcome": "ignored", "reason": _IGNORED}
+    return RecordAnswer(tick.action_id, Done.IGNORED, reason=_IGNORED)
 
 
 def _completed_by(action: Action, tick: Tick) -> bool:
@@ -213,10 +202,7 @@ def _completed_by(action: Action, tick: Tick) -> bool:
 
 
 def _publish_completed(action: Action, occurrences: int, deps: Dependencies) -> None:
-    deps.publisher.publish(
-        DetailType.COMPLETED,
-        {"id": action.id, "generation": action.generation, "occurrences": occurrences},
-    )
+    deps.publisher.publish(Completed(action.id, action.generation, occurrences))
 
 
 def _announce(announcements: list[Callable[[], None]]) -> None:

@@ -9,22 +9,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Trigger
-from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.times import ceil_ms
+from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, launch_manual, plan
 from tickwork.usecases.run_now import ask_manual_fire
 
 __all__ = ["retry_action"]
 
 
-def retry_action(
-    action_id: str, deps: Dependencies, occurrence: int | None = None
-) -> dict[str, Any]:
+def retry_action(action_id: str, deps: Dependencies, occurrence: int | None = None) -> ChangeAnswer:
     """``occurrence`` picks which failed fire (default: the latest)."""
     action = deps.records.get(action_id)
     if action is None:
@@ -35,13 +32,13 @@ def retry_action(
         retried = plan(retried, now, deps)
         deps.records.save(retried, expected_version=action.version)
         launch(retried, now, deps)
-        return {
-            "id": action_id,
-            "outcome": "retried",
-            "status": str(retried.status),
-            "occurrence": retried.occurrence,
-            "executionTime": iso(retried.execution_time or now),
-        }
+        return ChangeAnswer(
+            action_id,
+            Done.RETRIED,
+            str(retried.status),
+            execution_time=retried.execution_time or now,
+            occurrence=retried.occurrence,
+        )
     if not action.unresolved or action.status == Status.CANCELLED:
         raise ActionNotRetryable(action_id, str(action.status))
     failed = [f for f in action.unresolved if occurrence is None or f.occurrence == occurrence]
@@ -58,12 +55,12 @@ def retry_action(
         action, Trigger.RETRY, deps, occurrence=target.occurrence, key=target.idempotency_key
     )
     launch_manual(updated, fire, now, deps)
-    return {
-        "id": action_id,
-        "outcome": "retried",
-        "status": str(updated.status),
-        "occurrence": target.occurrence,
-        "manual": fire.number,
-        "idempotencyKey": fire.idempotency_key,
-        "executionTime": iso(now),
-    }
+    return ChangeAnswer(
+        action_id,
+        Done.RETRIED,
+        str(updated.status),
+        execution_time=now,
+        occurrence=target.occurrence,
+        manual=fire.number,
+        idempotency_key=fire.idempotency_key,
+    )

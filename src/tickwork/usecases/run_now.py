@@ -7,14 +7,13 @@ fire is inside the lock). A one-off fires now instead of at its time, and is the
 
 from __future__ import annotations
 
-from typing import Any
-
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action
 from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresInFlight
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
-from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.times import ceil_ms
+from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import (
     launch,
     launch_manual,
@@ -26,7 +25,7 @@ from tickwork.usecases.lock import refuse_if_locked_one_off
 __all__ = ["ask_manual_fire", "run_now"]
 
 
-def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -> dict[str, Any]:
+def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -> ChangeAnswer:
     """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op."""
     check_note(request_id, "requestId")
     action = deps.records.get(action_id)
@@ -39,10 +38,10 @@ def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -
         return _one_off_now(action, deps)
     asked = _asked_before(action, request_id)
     if asked is not None:
-        return _answer(action, asked, "unchanged", deps)
+        return _answer(action, asked, Done.UNCHANGED, deps)
     updated, fire = ask_manual_fire(action, Trigger.RUN_NOW, deps, request_id=request_id)
     launch_manual(updated, fire, now, deps)
-    return _answer(updated, fire, "triggered", deps)
+    return _answer(updated, fire, Done.TRIGGERED, deps)
 
 
 def ask_manual_fire(
@@ -54,14 +53,14 @@ def ask_manual_fire(
     request_id: str | None = None,
 ) -> tuple[Action, ManualFire]:
     """Write a fire asked for by hand to the record (fenced on its version), bounded."""
-    if len(action.manual) >= MAX_MANUAL_IN_FLIGHT:
+    if len(action.manual.in_flight) >= MAX_MANUAL_IN_FLIGHT:
         raise ManualFiresInFlight(action.id, MAX_MANUAL_IN_FLIGHT)
     updated, fire = action.manual_requested(deps.clock.now(), trigger, occurrence, key, request_id)
     deps.records.save(updated, expected_version=action.version)
     return updated, fire
 
 
-def _one_off_now(action: Action, deps: Dependencies) -> dict[str, Any]:
+def _one_off_now(action: Action, deps: Dependencies) -> ChangeAnswer:
     now = deps.clock.now()
     refuse_if_locked_one_off(action, now, deps)  # it fires within the lock anyway
     moved = action.fired_now(ceil_ms(now), deps.limits)
@@ -70,36 +69,34 @@ def _one_off_now(action: Action, deps: Dependencies) -> dict[str, Any]:
     if action.status in ACTIVE and action.execution_arn:
         deps.executions.stop(action.execution_arn, "run now by hand")
     launch(moved, now, deps, trigger=Trigger.RUN_NOW)
-    return {
-        "id": action.id,
-        "outcome": "triggered",
-        "status": str(moved.status),
-        "trigger": str(Trigger.RUN_NOW),
-        "occurrence": moved.occurrence,
-        "manual": 0,
-        "executionArn": moved.execution_arn,
-        "idempotencyKey": moved.key_of(moved.occurrence),
-        "executionTime": iso(moved.execution_time or now),
-    }
+    return ChangeAnswer(
+        action.id,
+        Done.TRIGGERED,
+        str(moved.status),
+        execution_time=moved.execution_time or now,
+        occurrence=moved.occurrence,
+        manual=0,
+        trigger=Trigger.RUN_NOW,
+        idempotency_key=moved.key_of(moved.occurrence),
+        execution_arn=moved.execution_arn,
+    )
 
 
 def _asked_before(action: Action, request_id: str | None) -> ManualFire | None:
     if request_id is None:
         return None
-    return next((m for m in action.manual if m.request_id == request_id), None) or next(
-        (m for m in action.asked if m.request_id == request_id), None
+    return action.manual.by_request(request_id)
+
+
+def _answer(action: Action, fire: ManualFire, outcome: Done, deps: Dependencies) -> ChangeAnswer:
+    return ChangeAnswer(
+        action.id,
+        outcome,
+        str(action.status),
+        execution_time=fire.requested_at,
+        occurrence=fire.occurrence,
+        manual=fire.number,
+        trigger=fire.trigger,
+        idempotency_key=fire.idempotency_key,
+        execution_arn=deps.executions.execution_arn(manual_execution(action, fire)),
     )
-
-
-def _answer(action: Action, fire: ManualFire, outcome: str, deps: Dependencies) -> dict[str, Any]:
-    return {
-        "id": action.id,
-        "outcome": outcome,
-        "status": str(action.status),
-        "trigger": str(fire.trigger),
-        "occurrence": fire.occurrence,
-        "manual": fire.number,
-        "executionArn": deps.executions.execution_arn(manual_execution(action, fire)),
-        "idempotencyKey": fire.idempotency_key,
-        "executionTime": iso(fire.requested_at),
-    }

@@ -15,13 +15,14 @@ from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
+from tickwork.domain.announcements import Started
 from tickwork.domain.errors import ActionConflict, ActionExists, ValidationFailed
-from tickwork.domain.events import DetailType
 from tickwork.domain.identifiers import check_action_id
 from tickwork.domain.start_request import StartRequest, parse_start_detail
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
 from tickwork.fulfillment.access import check_access
+from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.sealing import seal_of
@@ -53,23 +54,24 @@ class StartCommand:
 @dataclass(frozen=True)
 class StartResult:
     action_id: str
-    outcome: str  # created | replaced | unchanged | deferred
+    outcome: Done  # CREATED, REPLACED, UNCHANGED or DEFERRED
     status: str
     fire_at: str | None
     execution_arn: str | None
-    deferred: dict[str, Any] | None = None  # the answer of a change inside the lock
+    deferred: ChangeAnswer | None = None  # the answer of a change inside the lock
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_wire(self) -> dict[str, Any]:
         answer = {
             "id": self.action_id,
-            "outcome": self.outcome,
+            "outcome": str(self.outcome),
             "status": self.status,
             "executionTime": self.fire_at,
             "executionArn": self.execution_arn,
         }
         if self.deferred is not None:
-            answer["appliesAfter"] = self.deferred["appliesAfter"]
-            answer["message"] = self.deferred["message"]
+            deferred = self.deferred.to_wire()
+            answer["appliesAfter"] = deferred["appliesAfter"]
+            answer["message"] = deferred["message"]
         return answer
 
 
@@ -120,13 +122,13 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     if existing is not None and _is_repeat_delivery(existing, digest, command.event_id):
         if existing.status == Status.PENDING:
             launch(existing, now, deps)
-        return _result(existing, "unchanged")
+        return _result(existing, Done.UNCHANGED)
 
     if existing is not None and is_locked(existing, now, deps):
         refuse_if_locked_one_off(existing, now, deps)
         change = Deferred(ChangeKind.UPDATE, now, command.detail, digest, command.event_id)
         deferred = defer(existing, change, now, deps)
-        return replace(_result(existing, "deferred"), deferred=deferred)
+        return replace(_result(existing, Done.DEFERRED), deferred=deferred)
 
     action = scheduled_action(checked, existing, now, digest, command.event_id, deps)
     if existing is None:
@@ -140,7 +142,7 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     if action.status == Status.PENDING:
         launch(action, now, deps)
     announce_started(action, deps)
-    return _result(action, "replaced" if existing else "created")
+    return _result(action, Done.REPLACED if existing else Done.CREATED)
 
 
 def scheduled_action(
@@ -168,18 +170,7 @@ def scheduled_action(
 
 
 def announce_started(action: Action, deps: Dependencies) -> None:
-    deps.publisher.publish(
-        DetailType.STARTED,
-        {
-            "id": action.id,
-            "generation": action.generation,
-            "status": str(action.status),
-            "executionTime": iso(action.execution_time) if action.execution_time else None,
-            "schedule": action.schedule.describe(),
-            "action": action.action,
-            "group": action.group,
-        },
-    )
+    deps.publisher.publish(Started(action))
 
 
 def _action_id(request: StartRequest, event_id: str | None) -> str:
@@ -218,7 +209,7 @@ def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> 
     return existing.spec_hash == digest and existing.status in LIVE
 
 
-def _result(action: Action, outcome: str) -> StartResult:
+def _result(action: Action, outcome: Done) -> StartResult:
     return StartResult(
         action_id=action.id,
         outcome=outcome,

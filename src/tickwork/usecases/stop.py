@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE
+from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
-from tickwork.domain.events import DetailType
 from tickwork.domain.steering import ChangeKind, Deferred
+from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["cancel_action"]
 
 
-def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
+def cancel_action(action_id: str, deps: Dependencies) -> ChangeAnswer:
     """Idempotent: cancelling a finished (or already cancelled) action reports its status.
 
     Inside the lock the imminent fire is fixed: a one-off is refused (``ActionLocked``), a
@@ -24,7 +23,7 @@ def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
     if action is None:
         raise ActionNotFound(action_id)
     if action.status not in LIVE:
-        return {"id": action_id, "outcome": "unchanged", "status": str(action.status)}
+        return ChangeAnswer(action_id, Done.UNCHANGED, str(action.status))
     now = deps.clock.now()
     if is_locked(action, now, deps):
         refuse_if_locked_one_off(action, now, deps)
@@ -34,8 +33,8 @@ def cancel_action(action_id: str, deps: Dependencies) -> dict[str, Any]:
     if action.status in ACTIVE and action.execution_arn:
         deps.executions.stop(action.execution_arn, "cancelled")
     announce_stopped(action.id, action.generation, deps)
-    return {"id": action_id, "outcome": "cancelled", "status": str(cancelled.status)}
+    return ChangeAnswer(action_id, Done.CANCELLED, str(cancelled.status))
 
 
 def announce_stopped(action_id: str, generation: int, deps: Dependencies) -> None:
-    deps.publisher.publish(DetailType.STOPPED, {"id": action_id, "generation": generation})
+    deps.publisher.publish(Stopped(action_id, generation))

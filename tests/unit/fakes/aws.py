@@ -9,7 +9,7 @@ from typing import Any
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireOrder
-from tickwork.ports import ExecutionState, Spent
+from tickwork.ports import ExecutionState, OutboundEvent, Spent
 
 __all__ = ["FakeExecutions", "FakePublisher", "FakeSecrets", "FakeSignatures", "NoTargets"]
 
@@ -51,8 +51,8 @@ class FakePublisher:
     def __init__(self) -> None:
         self.events: list[tuple[DetailType, dict[str, Any]]] = []
 
-    def publish(self, detail_type: DetailType, detail: dict[str, Any]) -> None:
-        self.events.append((detail_type, detail))
+    def publish(self, event: OutboundEvent) -> None:
+        self.events.append((event.detail_type, event.to_wire()))
 
     def of_type(self, detail_type: DetailType) -> list[dict[str, Any]]:
         return [d for t, d in self.events if t == detail_type]

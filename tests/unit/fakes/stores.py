@@ -79,7 +79,9 @@ class FakeQueries:
         return [copy.deepcopy(a) for a in due[:limit]]
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
-        chosen = sorted((a for a in self.store.items.values() if a.manual), key=lambda a: a.id)
+        chosen = sorted(
+            (a for a in self.store.items.values() if a.manual.in_flight), key=lambda a: a.id
+        )
         return [copy.deepcopy(a) for a in chosen[:limit]]
 
     def page(

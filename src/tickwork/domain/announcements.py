@@ -1,0 +1,201 @@
+"""The lifecycle events tickwork puts on its bus, one type each, written in one place.
+
+Each is made where its change is decided and published through ``EventPublisher.publish``
+as it is; its ``detail_type`` names the event and ``to_wire`` is its detail (docs/contracts.md,
+"Events on the bus"). Ticks and failure reports are ``domain.fire``'s ``Tick`` and
+``FireFailure``, published the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from tickwork.domain.action import Action
+from tickwork.domain.events import DetailType
+from tickwork.domain.times import iso
+
+__all__ = [
+    "Announcement",
+    "Completed",
+    "Paused",
+    "Reconciled",
+    "Rejected",
+    "Resumed",
+    "Skipped",
+    "Started",
+    "Stopped",
+    "Tampered",
+]
+
+
+@dataclass(frozen=True)
+class Started:
+    """An action was created or replaced."""
+
+    detail_type: ClassVar[DetailType] = DetailType.STARTED
+    action: Action
+
+    def to_wire(self) -> dict[str, Any]:
+        action = self.action
+        return {
+            "id": action.id,
+            "generation": action.generation,
+            "status": str(action.status),
+            "executionTime": iso(action.execution_time) if action.execution_time else None,
+            "schedule": action.schedule.describe(),
+            "action": action.action,
+            "group": action.group,
+        }
+
+
+@dataclass(frozen=True)
+class Completed:
+    """An action's last fire was recorded (or a paused one-off resumed after its time)."""
+
+    detail_type: ClassVar[DetailType] = DetailType.COMPLETED
+    action_id: str
+    generation: int
+    occurrences: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.action_id,
+            "generation": self.generation,
+            "occurrences": self.occurrences,
+        }
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """An action was cancelled (``generation``: the one that stopped)."""
+
+    detail_type: ClassVar[DetailType] = DetailType.STOPPED
+    action_id: str
+    generation: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.action_id, "generation": self.generation}
+
+
+@dataclass(frozen=True)
+class Paused:
+    detail_type: ClassVar[DetailType] = DetailType.PAUSED
+    action_id: str
+    generation: int
+    note: str | None
+
+    @classmethod
+    def of(cls, action: Action) -> Paused:
+        return cls(action.id, action.generation, action.pause.note if action.pause else None)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.action_id, "generation": self.generation, "note": self.note}
+
+
+@dataclass(frozen=True)
+class Resumed:
+    detail_type: ClassVar[DetailType] = DetailType.RESUMED
+    action_id: str
+    generation: int
+    execution_time: datetime
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.action_id,
+            "generation": self.generation,
+            "executionTime": iso(self.execution_time),
+        }
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A missed occurrence was not run (catch-up policy)."""
+
+    detail_type: ClassVar[DetailType] = DetailType.SKIPPED
+    action_id: str
+    generation: int
+    occurrence: int
+    scheduled_time: datetime
+    late_ms: int
+    catch_up: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.action_id,
+            "generation": self.generation,
+            "occurrence": self.occurrence,
+            "scheduledTime": iso(self.scheduled_time),
+            "lateMs": self.late_ms,
+            "catchUp": self.catch_up,
+        }
+
+
+@dataclass(frozen=True)
+class Tampered:
+    """A record's seal did not match: nothing ran."""
+
+    detail_type: ClassVar[DetailType] = DetailType.TAMPERED
+    action_id: str
+    generation: int
+    occurrence: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.action_id, "generation": self.generation, "occurrence": self.occurrence}
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An inbound event, a tick or report, or a change that waited, was refused; nothing was
+    written. ``request`` is what was refused (its detail-type, or "deferred update")."""
+
+    detail_type: ClassVar[DetailType] = DetailType.REJECTED
+    action_id: str | None
+    request: str
+    reason: str  # the error's name
+    message: str
+    problems: list[dict[str, str]] = field(default_factory=list)
+    event_id: str | None = None
+    signature: str | None = None  # why a signature was refused
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "id": self.action_id,
+            "request": self.request,
+            "eventId": self.event_id,
+            "reason": self.reason,
+            "message": self.message,
+            "problems": self.problems,
+        }
+        if self.signature is not None:
+            wire["signature"] = self.signature
+        return wire
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    """The reconciler repaired actions: the ids of each kind of repair."""
+
+    detail_type: ClassVar[DetailType] = DetailType.RECONCILED
+    restarted: list[str] = field(default_factory=list)
+    recorded: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    released: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.restarted) + len(self.recorded) + len(self.failed) + len(self.released)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "restarted": list(self.restarted),
+            "recorded": list(self.recorded),
+            "failed": list(self.failed),
+            "released": list(self.released),
+        }
+
+
+Announcement = (
+    Started | Completed | Stopped | Paused | Resumed | Skipped | Tampered | Rejected | Reconciled
+)
