@@ -4,6 +4,8 @@ THEN the record moves as the contract says, and repeats change nothing."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from moto import mock_aws
@@ -201,3 +203,38 @@ def test_a_control_event_with_an_unknown_field_is_rejected_naming_it(stack, invo
     assert error is None and result["outcome"] == "rejected"
     assert [p["field"] for p in result["problems"]] == ["until"]
     assert stack.record("test:duration-5m").status == Status.PENDING
+
+
+def test_the_pump_launches_a_parked_fire_from_its_events_file(stack, invoke, event) -> None:
+    # GIVEN a fire parked again, due for launch now (as after a refused start)
+    invoke("StartFunction", event("start/cron"))
+    parked = stack.record("test:schedule")
+    now = datetime.now(UTC)
+    stack.records.save(
+        replace(parked, version=parked.version + 1, execution_arn=None, launch_at=now),
+        parked.version,
+    )
+
+    # WHEN the pump runs on its schedule (sam local invoke PumpFunction -e events/pump/...)
+    result, error = invoke("PumpFunction", event("pump/scheduled"))
+
+    # THEN it starts that fire's execution and marks it launched
+    assert error is None and result == {"launched": ["test:schedule"], "moved": [], "refused": []}
+    launched = stack.record("test:schedule")
+    assert launched.launch_at is None and launched.execution_arn is not None
+
+
+def test_the_reconciler_restarts_a_lost_execution_from_its_events_file(
+    stack, invoke, event
+) -> None:
+    # GIVEN an action due soon whose execution was stopped by hand
+    invoke("StartFunction", event("start/duration-5m"))
+    arn = stack.record("test:duration-5m").execution_arn
+    stack.local.client("stepfunctions").stop_execution(executionArn=arn, cause="by hand")
+
+    # WHEN the reconciler runs on its schedule (events/reconcile/scheduled.json)
+    result, error = invoke("ReconcilerFunction", event("reconcile/scheduled"))
+
+    # THEN it starts a repair execution for it, and reports the repair
+    assert error is None and result["restarted"] == ["test:duration-5m"], result
+    assert stack.record("test:duration-5m").execution_arn.endswith("-r1")
