@@ -89,7 +89,7 @@ class ChangeAnswer:
             "appliesAfter": _applies_after(self.applies_after),
             "message": self.message,
         }
-        return {key: value for key, value in wire.items() if value is not None}
+        return _present(wire)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class RecordAnswer:
             "manual": self.manual,
             "trigger": str(self.trigger) if self.trigger else None,
         }
-        return {key: value for key, value in wire.items() if value is not None}
+        return _present(wire)
 
 
 @dataclass(frozen=True)
@@ -138,12 +138,14 @@ class BulkItem:
     error: str | None = None  # REFUSED: why
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {"id": self.action_id, "outcome": str(self.outcome)}
-        return wire | {
-            key: value
-            for key, value in (("status", self.status), ("error", self.error))
-            if value is not None
-        }
+        return _present(
+            {
+                "id": self.action_id,
+                "outcome": str(self.outcome),
+                "status": self.status,
+                "error": self.error,
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,11 @@ class BulkAnswer:
             "results": [item.to_wire() for item in self.results],
             "nextCursor": self.next_cursor,
         }
+
+
+def _present(wire: dict[str, Any]) -> dict[str, Any]:
+    """The fields that apply: those that are not None."""
+    return {key: value for key, value in wire.items() if value is not None}
 
 
 def _applies_after(after: AppliesAfter | None) -> dict[str, Any] | None:

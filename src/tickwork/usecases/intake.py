@@ -58,8 +58,8 @@ _CONTROL_FIELDS = {
 
 
 def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rejection:
-    # Here, not at the top: the Control and Tick functions import this module and never parse a Start
-    # (the Start request's models bring pydantic).
+    # Here, not at the top: the Control and Tick functions import this module and never parse
+    # a Start (the Start request's models bring pydantic).
     from tickwork.usecases.start import start_action
 
     try:
