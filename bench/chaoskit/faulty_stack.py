@@ -53,9 +53,10 @@ from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.eventbridge import EventBridgePublisher
 from tickwork.adapters.stepfunctions import StepFunctionsExecutions
 from tickwork.domain.announcements import Completed
+from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireOrder
+from tickwork.ports import ExecutionInput
 from tickwork.usecases import record
 from tickwork_local.service import run_local
 
@@ -129,9 +130,12 @@ def plant_start_refusals() -> None:
     first_time = _FirstTime()
     start = StepFunctionsExecutions.start
 
-    def refusing_start(self: StepFunctionsExecutions, name: str, order: FireOrder) -> str:
-        if order.action_id.startswith(REFUSED_PREFIX) and first_time(("refuse", name)):
-            _fault("start-refused", "StartExecution", order.action_id, order.occurrence)
+    def refusing_start(self: StepFunctionsExecutions, name: str, order: ExecutionInput) -> str:
+        fires = order.fires if isinstance(order, BatchOrder) else (order,)
+        refused = [f for f in fires if f.action_id.startswith(REFUSED_PREFIX)]
+        if refused and first_time(("refuse", name)):
+            for fire in refused:  # a batch is refused whole: each refused- member is told
+                _fault("start-refused", "StartExecution", fire.action_id, fire.occurrence)
             raise LaunchRefused(name, "ExecutionLimitExceeded")
         return start(self, name, order)
 

@@ -1,5 +1,6 @@
-"""A webhook receiver on loopback that answers 500 to its first ``failures`` requests, and
-holds each request ``hold_seconds`` (counting how many it holds at once: ``max_in_flight``).
+"""A webhook receiver on loopback that answers 500 to its first ``failures`` requests and
+``status`` (200 unless told) to the others, and holds each request ``hold_seconds`` (counting
+how many it holds at once: ``max_in_flight``).
 
 For the demo and the tests: a real HTTP endpoint for HTTP_REQUEST fulfillments, so retries
 are exercised against a real server rather than a mock.
@@ -17,8 +18,9 @@ __all__ = ["Receiver"]
 
 
 class Receiver:
-    def __init__(self, failures: int = 0, hold_seconds: float = 0.0) -> None:
+    def __init__(self, failures: int = 0, hold_seconds: float = 0.0, status: int = 200) -> None:
         self.failures = failures
+        self.status = status
         self.hold_seconds = hold_seconds
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
@@ -40,7 +42,7 @@ class Receiver:
                     threading.Event().wait(receiver.hold_seconds)
                 with receiver._lock:
                     receiver.in_flight -= 1
-                self.send_response(500 if failing else 200)
+                self.send_response(500 if failing else receiver.status)
                 self.end_headers()
                 self.wfile.write(b"not yet" if failing else b"ok")
 

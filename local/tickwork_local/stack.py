@@ -242,14 +242,25 @@ class LocalStack:
     def _abort_executions(self) -> None:
         """Stop waiting executions, so no interpreter thread outlives the emulator."""
         sfn = self.client("stepfunctions")
-        machine = self.outputs.get("StateMachineArn")
-        if not machine:
-            return
-        for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
-            "executions"
-        ]:
+        for execution in self.running_executions():
             if not stop_execution(sfn, execution["executionArn"], "local stack stopping"):
                 log.warning("could not stop %s: its interpreter never began", execution)
+
+    @property
+    def machines(self) -> list[str]:
+        """The stack's state machines: the fire machine, and the batch machine."""
+        names = ("StateMachineArn", "BatchStateMachineArn")
+        return [self.outputs[name] for name in names if name in self.outputs]
+
+    def running_executions(self) -> list[dict[str, Any]]:
+        sfn = self.client("stepfunctions")
+        return [
+            execution
+            for machine in self.machines
+            for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
+                "executions"
+            ]
+        ]
 
     def _set_env(self) -> None:
         env: dict[str, str] = {"AWS_DEFAULT_REGION": self.region, **_PROCESS_ENV}
@@ -386,13 +397,9 @@ class LocalStack:
 
     def wait_idle(self, timeout: float = 10.0) -> None:
         """Wait until no execution runs and every delivery queue is empty."""
-        sfn = self.client("stepfunctions")
-        machine = self.outputs["StateMachineArn"]
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            running = sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
-                "executions"
-            ]
+            running = self.running_executions()
             if not running and all(self._queue_empty(p) for p in self.pollers):
                 return
             time.sleep(0.1)

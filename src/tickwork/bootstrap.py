@@ -50,6 +50,7 @@ class Ports(TypedDict, total=False):
     parked: ParkedFires
     tallies: FireTallies
     executions: ExecutionStarter
+    batches: ExecutionStarter
     publisher: EventPublisher
     clock: Clock
     slots: ConcurrencySlots
@@ -91,6 +92,7 @@ def build(
             "parked",
             "tallies",
             "executions",
+            "batches",
             "publisher",
             "slots",
             "secrets",
@@ -119,6 +121,7 @@ def build(
         parked=ports["parked"],
         tallies=ports["tallies"],
         executions=ports["executions"],
+        batches=ports["batches"],
         publisher=ports["publisher"],
         clock=ports["clock"],
         slots=ports["slots"],
@@ -165,6 +168,9 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
+    # Without a batch machine (FireBatching=false), nothing is batched: it is never started.
+    batch_machine = settings.batch_state_machine_arn or settings.state_machine_arn
+    ports.setdefault("batches", StepFunctionsExecutions(batch_machine, clients=aws))
     ports.setdefault(
         "publisher",
         EventBridgePublisher(settings.event_bus_name, settings.event_source, clients=aws),

@@ -35,7 +35,8 @@ class Dependencies:
     queries: ActionQueries  # pages, counts, actions by status in fire order
     parked: ParkedFires  # fires waiting in the table for the pump
     tallies: FireTallies  # fires recorded, by minute and hour
-    executions: ExecutionStarter
+    executions: ExecutionStarter  # the fire machine's: one fire each
+    batches: ExecutionStarter  # the batch machine's: the fires due in one second
     publisher: EventPublisher
     clock: Clock
     slots: ConcurrencySlots

@@ -80,6 +80,7 @@ def action_view(action: Action) -> dict[str, Any]:
                 "lateMs": h.late_ms,
                 "trigger": str(h.trigger),
                 "manual": h.manual,
+                "execution": h.execution,
             }
             for h in action.history
         ],

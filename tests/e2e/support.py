@@ -74,9 +74,12 @@ class Stack:
         return [e["detail"] for e in events if e["detail"]["id"] == action_id]
 
     def executions(self) -> list[dict[str, Any]]:
+        """Every execution of the stack's machines, lone fires' and batches'."""
         sfn = self.local.client("stepfunctions")
-        return sfn.list_executions(stateMachineArn=self.local.outputs["StateMachineArn"])[
-            "executions"
+        return [
+            execution
+            for machine in self.local.machines
+            for execution in sfn.list_executions(stateMachineArn=machine)["executions"]
         ]
 
     def wait_execution(self, arn: str, timeout: float = 15) -> list[dict[str, Any]]:

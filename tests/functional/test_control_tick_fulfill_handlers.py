@@ -219,7 +219,12 @@ def test_the_pump_launches_a_parked_fire_from_its_events_file(stack, invoke, eve
     result, error = invoke("PumpFunction", event("pump/scheduled"))
 
     # THEN it starts that fire's execution and marks it launched
-    assert error is None and result == {"launched": ["test:schedule"], "moved": [], "refused": []}
+    assert error is None and result == {
+        "launched": ["test:schedule"],
+        "moved": [],
+        "refused": [],
+        "batches": [],
+    }
     launched = stack.record("test:schedule")
     assert launched.launch_at is None and launched.execution_arn is not None
 

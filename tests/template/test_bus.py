@@ -13,6 +13,7 @@ from moto import mock_aws
 from samtranslator.yaml_helper import yaml_parse
 
 from tests.template.scanner import sam_expanded
+from tickwork.domain.batch import BATCH_PREFIX
 from tickwork.domain.events import CONTROL, INBOUND, DetailType
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import Template
@@ -56,6 +57,13 @@ def test_start_and_control_rules_ignore_tickworks_own_source(
 def test_tick_rule_takes_only_tickworks_own_source(template: Template) -> None:
     pattern = _rule(template, "TickFunction")["Pattern"]
     assert pattern["source"] == [SOURCE]
+
+
+def test_tick_rule_leaves_out_the_events_of_batches_which_record_their_own_fires(
+    template: Template,
+) -> None:
+    pattern = _rule(template, "TickFunction")["Pattern"]
+    assert pattern["detail"] == {"executionName": [{"anything-but": {"prefix": BATCH_PREFIX}}]}
 
 
 def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principals(

@@ -5,7 +5,7 @@ A missing permission passes every emulated test and breaks the deployed stack; a
 the least-privilege failure this file exists to catch. The functions run in process against the
 emulated stack (moto) while each AWS call is recorded with the function that made it, then held
 against that function's role as SAM would deploy it (policy templates expanded, ARNs resolved).
-The state machine's role is held against the Task states of its definition.
+Each state machine's role is held against the Task states of its definition.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,7 @@ from samtranslator.yaml_helper import yaml_parse
 from tests.conftest import load_event
 from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
 from tests.template.scanner import sam_expanded
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.times import iso
 from tickwork.integrity.signature import SIGNATURE_HEADER
 from tickwork_local.receiver import Receiver
@@ -45,6 +47,7 @@ LOGS_DELIVERY = {
 }
 SCHEDULED_EVENT = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
 BASIC_EXECUTION = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+MACHINES = ("FireStateMachine", "BatchStateMachine")  # roles held against their definitions
 XRAY_WRITE = "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
 
 
@@ -85,7 +88,7 @@ def grants(stack_template: Template) -> dict[str, RoleGrants]:
 # --- every role, statically ---------------------------------------------------------------
 
 
-def test_every_function_and_the_state_machine_has_its_own_role(
+def test_every_function_and_state_machine_has_its_own_role(
     stack_template: Template, grants: dict[str, RoleGrants]
 ) -> None:
     owners = stack_template.of_type("AWS::Serverless::Function") | stack_template.of_type(
@@ -116,7 +119,7 @@ def test_a_star_resource_only_where_aws_offers_nothing_narrower(
         if "*" in grant.resources and not grant.excluded
         for action in grant.actions
     }
-    assert starred == {("FireStateMachine", action) for action in LOGS_DELIVERY}
+    assert starred == {(machine, action) for machine in MACHINES for action in LOGS_DELIVERY}
 
 
 def test_sms_may_publish_to_phone_numbers_and_no_topic(grants: dict[str, RoleGrants]) -> None:
@@ -172,16 +175,17 @@ def test_managed_policies_are_only_logs_and_xray_delivery(grants: dict[str, Role
     tracing on, X-Ray segments (AWSXrayWriteOnlyAccess; X-Ray's write APIs take only "*")."""
     managed = {owner: set(role.managed) for owner, role in grants.items()}
     expected = {
-        owner: {XRAY_WRITE} if owner == "FireStateMachine" else {BASIC_EXECUTION, XRAY_WRITE}
+        owner: {XRAY_WRITE} if owner in MACHINES else {BASIC_EXECUTION, XRAY_WRITE}
         for owner in grants
     }
     assert managed == expected
 
 
+@pytest.mark.parametrize("machine", MACHINES)
 def test_state_machine_role_grants_exactly_what_its_tasks_call(
-    stack_template: Template, grants: dict[str, RoleGrants]
+    stack_template: Template, grants: dict[str, RoleGrants], machine: str
 ) -> None:
-    definition = json.loads(stack_template.state_machine_definition("FireStateMachine"))
+    definition = json.loads(stack_template.state_machine_definition(machine))
     needed = set()
     for state in definition["States"].values():
         resource, parameters = state.get("Resource", ""), state.get("Parameters", {})
@@ -195,7 +199,7 @@ def test_state_machine_role_grants_exactly_what_its_tasks_call(
             assert state["Type"] != "Task", f"teach this test the grant of {resource}"
     granted = {
         (action, resource)
-        for grant in grants["FireStateMachine"].inline
+        for grant in grants[machine].inline
         if "*" not in grant.resources
         for action in grant.actions
         for resource in grant.resources
@@ -347,6 +351,7 @@ def run_every_path(s: Scenario) -> None:
     pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
     assert error is None and pumped["launched"] == ["perm:parked"], pumped
     assert s.fulfill("perm:parked")[1] == "WaitContinued"
+    fire_a_batch(s, soon)
     s.start({"id": "perm:missed", "duration": "10m", "catchUp": "SKIP"})
     assert s.fulfill("perm:missed", fireAt=soon(-600))[1] == "OccurrenceSkipped"
 
@@ -406,6 +411,41 @@ def run_every_path(s: Scenario) -> None:
     assert s.api("DELETE", path) == 200
     assert s.api("DELETE", f"{path}?purge=true") == 204
     assert s.api("POST", f"/actions/{quote('perm:fails', safe='')}/retry") == 200
+
+
+def fire_a_batch(s: Scenario, soon: Any) -> None:
+    """Parked fires due in one second: the pump starts them as one execution of the batch
+    machine; its task (invoked here as the machine would at their second, its fires' times
+    moved to now) fires, records and announces each, and hands a transient failure to an
+    execution of its own; the reconciler asks after the batch of a fire it holds."""
+    receiver = Receiver(failures=1)
+    try:
+        at = soon(901)
+        for n in range(5):
+            s.start({"id": f"perm:batch:{n}", "at": at})
+        s.start({"id": "perm:batch:flaky", "at": at, "action": "HTTP_REQUEST",
+                 "data": {"url": receiver.url, "method": "POST", "body": {}}})  # fmt: skip
+        time.sleep(1.2)
+        pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
+        assert error is None and len(pumped["batches"]) == 1, pumped
+        arn = s.record("perm:batch:0")["executionArn"]["S"]
+        # A fire of that batch due within the reconciler's horizon (written as tickwork would).
+        records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
+        member = records.get("perm:batch:0")
+        assert member is not None and member.execution_time is not None
+        soon_fire = member.execution_time - timedelta(seconds=840)
+        records.create(replace(member, id="perm:batch:late", execution_time=soon_fire, version=1))
+        execution = s.sfn.describe_execution(executionArn=arn)
+        order = json.loads(execution["input"])
+        order["fires"] = [{**fire, "fireAt": soon(0)} for fire in order["fires"]]
+        batch = {"batch": order, "executionName": execution["name"], "retryCount": 0}
+        ran, error = s.invoke("FulfillFunction", batch)
+    finally:
+        receiver.close()
+    assert error is None, ran
+    outcomes = {fire["id"]: fire["outcome"] for fire in ran["fires"]}
+    assert outcomes.pop("perm:batch:flaky") == "HANDED_OFF", ran
+    assert set(outcomes.values()) == {"FIRED"}, ran
 
 
 def fire_every_target(s: Scenario, soon: Any) -> None:
@@ -469,7 +509,7 @@ def calls() -> Iterator[list[Call]]:
 
 
 def test_every_function_ran(calls: list[Call], grants: dict[str, RoleGrants]) -> None:
-    functions = {owner for owner in grants if owner != "FireStateMachine"}
+    functions = {owner for owner in grants if owner not in MACHINES}
     assert {call.function for call in calls} == functions
 
 
@@ -518,7 +558,7 @@ def test_every_grant_of_a_function_is_used(
     unused = sorted(
         f"{owner}: {action} on {pattern}"
         for owner, role in grants.items()
-        if owner != "FireStateMachine"
+        if owner not in MACHINES
         for grant in role.inline
         for action in grant.actions
         for pattern in grant.resources

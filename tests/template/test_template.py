@@ -73,6 +73,17 @@ def test_happy_path_is_three_states() -> None:
     assert path == ["Wait for fire time", "Fulfill", "Emit tick"]
 
 
+def test_a_batch_is_two_states_for_all_its_fires() -> None:
+    machine = json.loads(TEMPLATE.state_machine_definition("BatchStateMachine"))
+    states, path, name = machine["States"], [], machine["StartAt"]
+    while name:
+        path.append(name)
+        state = states[name]
+        name = None if state.get("End") else state.get("Next")
+    assert path == ["Wait for the second", "Fulfill fires"]
+    assert states["Wait for the second"]["TimestampPath"] == "$.waitUntil"
+
+
 def test_layer_requirements_match_the_package_dependencies() -> None:
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     lines = (REPO / "src" / "requirements.txt").read_text().splitlines()

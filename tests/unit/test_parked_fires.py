@@ -47,7 +47,7 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
 
     # before its launch moment: nothing
     deps.clock.advance(minutes=104)
-    assert pump(deps) == {"launched": [], "moved": [], "refused": []}
+    assert pump(deps) == {"launched": [], "moved": [], "refused": [], "batches": []}
     assert deps.executions.started == {}
 
     # at it: one execution, waiting to the fire itself, and the record names it
@@ -138,7 +138,7 @@ def test_a_fire_claimed_by_its_execution_before_the_pump_marks_it_counts_as_laun
     run = pump(deps)
 
     # THEN the launch is reported as one, and the fire is claimed by that execution
-    assert run == {"launched": ["late"], "moved": [], "refused": []}
+    assert run == {"launched": ["late"], "moved": [], "refused": [], "batches": []}
     assert deps.records.items["late"].claimed_by == execution_name("late", 1, 1)
 
 
@@ -150,7 +150,7 @@ def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> 
 
     first = pump(deps, workers=1)
 
-    assert first == {"launched": [], "moved": [], "refused": ["p0"]}
+    assert first == {"launched": [], "moved": [], "refused": ["p0"], "batches": []}
     assert all(deps.records.items[f"p{n}"].is_parked for n in range(3))
     assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]
 

@@ -16,7 +16,11 @@ if TYPE_CHECKING:
     from botocore.config import Config
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["AwsClients", "OnTable"]
+__all__ = ["CONNECTIONS", "AwsClients", "OnTable"]
+
+# Connections each client keeps open: a batch task calls AWS from one thread per fire (at most
+# 100 at once), which botocore's default pool of 10 would make open and drop connections.
+CONNECTIONS = 100
 
 
 class AwsClients:
@@ -54,9 +58,11 @@ class AwsClients:
         return table
 
     def _where(self) -> dict[str, Any]:
+        from botocore.config import Config  # with the first client: boto3 imports it anyway
+
         where: dict[str, Any] = {"endpoint_url": self._endpoint_url} if self._endpoint_url else {}
-        if self._config is not None:
-            where["config"] = self._config
+        pool = Config(max_pool_connections=CONNECTIONS)
+        where["config"] = pool if self._config is None else pool.merge(self._config)
         return where
 
     def _once(self, key: str, make: Callable[[Any], Any]) -> Any:

@@ -112,6 +112,7 @@ def _occurrence_item(occurrence: Occurrence) -> dict[str, Any]:
             "lateMs": occurrence.late_ms,
             "trigger": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
             "manual": occurrence.manual or None,
+            "execution": occurrence.execution,
         }
     )
 
@@ -127,6 +128,7 @@ def _occurrence(item: dict[str, Any]) -> Occurrence:
         late_ms=item.get("lateMs"),
         trigger=Trigger(item.get("trigger", Trigger.SCHEDULED)),
         manual=item.get("manual", 0),
+        execution=item.get("execution"),
     )
 
 

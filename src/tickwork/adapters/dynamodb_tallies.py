@@ -22,7 +22,7 @@ log = logging.getLogger("tickwork")
 
 
 class DynamoDBFireTallies(OnTable):
-    def add(self, group: str, at: datetime, kind: FireKind) -> None:
+    def add(self, group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
         minute = to_epoch_ms(at) // 60_000
         for counter in fire_counter_ids(group, minute):
             try:
@@ -30,7 +30,7 @@ class DynamoDBFireTallies(OnTable):
                     Key={"id": counter},
                     UpdateExpression="ADD #k :one",
                     ExpressionAttributeNames={"#k": str(kind)},
-                    ExpressionAttributeValues={":one": 1},
+                    ExpressionAttributeValues={":one": count},
                 )
             except ClientError:
                 log.warning("fire not tallied in %s", counter, exc_info=True)

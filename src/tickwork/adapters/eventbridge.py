@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EventBridgePublisher", "EventNotAccepted"]
 
+_PER_CALL = 10  # PutEvents takes at most 10 entries
+
 
 class EventNotAccepted(Exception):
     """The bus refused an entry (PutEvents reports failures per entry, not as an error)."""
@@ -40,18 +42,28 @@ class EventBridgePublisher:
         return client
 
     def publish(self, event: OutboundEvent) -> None:
-        response = self._client.put_events(
-            Entries=[
-                {
-                    "EventBusName": self._bus,
-                    "Source": self._source,
-                    "DetailType": str(event.detail_type),
-                    "Detail": json.dumps(event.to_wire(), default=str),
-                }
-            ]
-        )
-        if response.get("FailedEntryCount"):
-            entry = response["Entries"][0]
-            raise EventNotAccepted(
-                f"{event.detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}"
+        self.publish_all([event])
+
+    def publish_all(self, events: list[OutboundEvent]) -> None:
+        refused: list[str] = []
+        for start in range(0, len(events), _PER_CALL):
+            chunk = events[start : start + _PER_CALL]
+            response = self._client.put_events(
+                Entries=[
+                    {
+                        "EventBusName": self._bus,
+                        "Source": self._source,
+                        "DetailType": str(event.detail_type),
+                        "Detail": json.dumps(event.to_wire(), default=str),
+                    }
+                    for event in chunk
+                ]
             )
+            if response.get("FailedEntryCount"):
+                refused += [
+                    f"{event.detail_type}: {entry.get('ErrorCode')} {entry.get('ErrorMessage')}"
+                    for event, entry in zip(chunk, response["Entries"], strict=False)
+                    if entry.get("ErrorCode")
+                ]
+        if refused:
+            raise EventNotAccepted("; ".join(refused))

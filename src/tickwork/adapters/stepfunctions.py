@@ -1,4 +1,5 @@
-"""ExecutionStarter over Step Functions: one Standard execution per upcoming fire."""
+"""ExecutionStarter over Step Functions: one Standard execution per upcoming fire (the fire
+machine), or per batch of fires due in the same second (the batch machine)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
 from tickwork.domain.errors import LaunchRefused
-from tickwork.domain.fire import FireOrder
-from tickwork.ports import ExecutionState
+from tickwork.ports import ExecutionInput, ExecutionState
 
 if TYPE_CHECKING:
     from mypy_boto3_stepfunctions import SFNClient
@@ -43,7 +43,7 @@ class StepFunctionsExecutions:
         prefix, _, machine = self._arn.rpartition(":stateMachine:")
         return f"{prefix}:execution:{machine}:{name}"
 
-    def start(self, name: str, order: FireOrder) -> str:
+    def start(self, name: str, order: ExecutionInput) -> str:
         try:
             response = self._client.start_execution(
                 stateMachineArn=self._arn, name=name, input=json.dumps(order.to_wire())

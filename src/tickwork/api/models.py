@@ -217,6 +217,11 @@ class HistoryEntry(_Response):
     late_ms: int | None = Field(default=None, description="How late it ran, in milliseconds.")
     trigger: str = Field(description="SCHEDULED, or RUN_NOW / RETRY: a fire an operator asked for.")
     manual: int = Field(description="The number of the manual fire it was (0: scheduled).")
+    execution: str | None = Field(
+        default=None,
+        description="The execution that ran it: its own (named after the action), or the batch "
+        "of fires due in the same second it ran in (b-<second>-<members>).",
+    )
 
 
 class TransitionEntry(_Response):

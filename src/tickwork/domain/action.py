@@ -72,6 +72,7 @@ class Occurrence:
     late_ms: int | None = None  # how late it ran (or was found, when skipped)
     trigger: Trigger = Trigger.SCHEDULED  # RUN_NOW and RETRY: an operator asked for it
     manual: int = 0  # the number of the manual fire it was
+    execution: str | None = None  # the execution that ran it: its own, or its batch
 
 
 @dataclass(frozen=True)
@@ -257,9 +258,12 @@ class Action:
         moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
         return replace(moved, claimed_by=execution_name)
 
-    def released(self, now: datetime, limit: int) -> Action:
-        """Give up a claim whose execution was lost: the fire runs again."""
-        moved = self._moved(now, Status.PENDING, "claim released after an outage", limit)
+    def released(
+        self, now: datetime, limit: int, reason: str = "claim released after an outage"
+    ) -> Action:
+        """Give up a claim whose execution was lost (or could not hand it on): the fire runs
+        again."""
+        moved = self._moved(now, Status.PENDING, reason, limit)
         return replace(moved, claimed_by=None)
 
     def fired(

@@ -87,6 +87,7 @@ class FireOrder(_OneFire):
     repair: int = 0
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
+    attempts_before: int = 0  # attempts it had in a batch before it was handed to this execution
 
     @property
     def key(self) -> FireKey:
@@ -105,6 +106,8 @@ class FireOrder(_OneFire):
         }
         if self.repair:
             wire["repair"] = self.repair
+        if self.attempts_before:
+            wire["attemptsBefore"] = self.attempts_before
         return wire
 
     @classmethod
@@ -119,6 +122,7 @@ class FireOrder(_OneFire):
                 repair=read.count("repair", minimum=0, default=0),
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
+                attempts_before=read.count("attemptsBefore", minimum=0, default=0),
             )
         )
 
@@ -131,7 +135,8 @@ class FireAttempt:
 
     @property
     def attempt(self) -> int:
-        return self.retry_count + 1
+        """Which attempt this is: the state's retries so far, and those made in a batch."""
+        return self.retry_count + 1 + self.order.attempts_before
 
     def to_wire(self) -> dict[str, Any]:
         return {

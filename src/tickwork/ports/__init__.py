@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tickwork.ports.clock import Clock
 from tickwork.ports.events import EventPublisher, OutboundEvent
-from tickwork.ports.executions import ExecutionStarter, ExecutionState
+from tickwork.ports.executions import ExecutionInput, ExecutionStarter, ExecutionState
 from tickwork.ports.notifier import Notification, Notifier
 from tickwork.ports.secrets import SecretSource
 from tickwork.ports.signatures import SignatureLedger, Spent
@@ -23,6 +23,7 @@ __all__ = [
     "Clock",
     "ConcurrencySlots",
     "EventPublisher",
+    "ExecutionInput",
     "ExecutionStarter",
     "ExecutionState",
     "FireTallies",

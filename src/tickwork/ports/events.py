@@ -22,3 +22,7 @@ class OutboundEvent(Protocol):
 class EventPublisher(Protocol):
     def publish(self, event: OutboundEvent) -> None:
         """Put the event on the bus; raises when the bus did not accept it."""
+
+    def publish_all(self, events: list[OutboundEvent]) -> None:
+        """Put the events on the bus, up to 10 in each call; raises, naming those the bus did
+        not accept, when any was not."""

@@ -1,13 +1,18 @@
-"""The fire state machine's executions: started by name, stopped, described."""
+"""Executions of a state machine (the fire machine's, or the batch machine's): started by
+name, stopped, described."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tickwork.domain.fire import FireOrder
+__all__ = ["ExecutionInput", "ExecutionStarter", "ExecutionState"]
 
-__all__ = ["ExecutionStarter", "ExecutionState"]
+
+class ExecutionInput(Protocol):
+    """An execution's input: a fire's ``FireOrder``, or a batch's ``BatchOrder``."""
+
+    def to_wire(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,7 @@ class ExecutionStarter(Protocol):
     def execution_arn(self, name: str) -> str:
         """The ARN an execution of this name has (names are deterministic)."""
 
-    def start(self, name: str, order: FireOrder) -> str:
+    def start(self, name: str, order: ExecutionInput) -> str:
         """Start the named execution with ``order`` as its input and return its ARN; starting
         one that exists is harmless. Refused for room (a quota, throttling): ``LaunchRefused``."""
 

@@ -69,9 +69,10 @@ class ParkedFires(Protocol):
 class FireTallies(Protocol):
     """How many fires were recorded, on time, late or failed, per minute and per hour."""
 
-    def add(self, group: str, at: datetime, kind: FireKind) -> None:
-        """Count one recorded fire of ``kind`` that happened ``at``, in all and in ``group``,
-        by minute and by hour (best effort: statistics, never the record of a fire)."""
+    def add(self, group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
+        """Count ``count`` recorded fires of ``kind`` that happened ``at``'s minute, in all and
+        in ``group``, by minute and by hour (best effort: statistics, never the record of a
+        fire)."""
 
     def read(
         self, group: str | None, hourly: bool, first: int, last: int

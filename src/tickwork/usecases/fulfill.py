@@ -212,7 +212,7 @@ def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Depende
     if action is None or action.claimed_by != fire.execution_name:
         return
     noted = action.noted_failure(
-        deps.clock.now(), f"{type(error).__name__}: {error}", fire.retry_count - waits
+        deps.clock.now(), f"{type(error).__name__}: {error}", fire.attempt - 1 - waits
     )
     with suppress(ActionConflict):
         deps.records.save(noted, expected_version=action.version)

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
+from tickwork.domain.batch import is_batch_name
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
@@ -21,6 +22,7 @@ __all__ = [
     "manual_execution",
     "plan",
     "planned_execution",
+    "stop_own_execution",
 ]
 
 log = logging.getLogger("tickwork")
@@ -55,7 +57,9 @@ def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
     it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
     due = action.execution_time
     if due is not None and due - now > deps.settings.launch_ahead:
-        return action.parked(due - deps.settings.launch_ahead)
+        # From the start of its second: the fires due in one second come due for launch
+        # together, so one pump run finds them all (and batches them).
+        return action.parked(due.replace(microsecond=0) - deps.settings.launch_ahead)
     return action.planned(planned_execution(action, deps)[1])
 
 
@@ -94,6 +98,15 @@ def launch(
         with suppress(ActionConflict):  # it moved on meanwhile: whatever moved it launches it
             deps.records.save(action.parked_again(now, now), expected_version=action.version)
         return None
+
+
+def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
+    """Stop the execution that waits for this action's fire alone. A batch's is left running:
+    it holds other actions' fires too, and finds this one changed (each fire is fenced on its
+    key), so it ends this one quietly."""
+    arn = action.execution_arn
+    if arn and not is_batch_name(arn.rpartition(":")[2]):
+        deps.executions.stop(arn, cause)
 
 
 def manual_execution(action: Action, fire: ManualFire, repair: int = 0) -> str:

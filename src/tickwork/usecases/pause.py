@@ -15,7 +15,7 @@ from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.launch import launch, plan
+from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["pause_action", "resume_action"]
@@ -32,8 +32,7 @@ def pause_action(action_id: str, note: str | None, deps: Dependencies) -> Change
         return defer(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
     paused = action.paused(now, note, deps.limits)
     deps.records.save(paused, expected_version=action.version)
-    if action.execution_arn:
-        deps.executions.stop(action.execution_arn, f"paused: {note}" if note else "paused")
+    stop_own_execution(action, f"paused: {note}" if note else "paused", deps)
     announce_paused(paused, deps)
     return _answer(paused, Done.PAUSED)
 

@@ -6,7 +6,8 @@ its record moved on ends quietly):
 
 - **restarted** — PENDING and due within the horizon, but its execution never started (a crash
   between the write and the start, a stack that was down) or ended without firing (stopped by
-  hand, a failure before the claim whose report was lost): start one. A parked fire whose
+  hand, a failure before the claim whose report was lost, a batch whose task failed past its
+  retries or was lost): start one, of its own. A parked fire whose
   launch moment passed (the pump was down) is launched as the pump would.
 - **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
   got recorded (a lost event, a tick handler that kept failing, a bus that refused the tick past
@@ -17,7 +18,8 @@ its record moved on ends quietly):
   left as its cause (or the record's last error). Nothing runs twice. Also a claimed fire whose
   execution ended any other way (an error no Catch takes, aborted, timed out, gone): its
   fulfilment may have happened, so under ``onUnknownOutcome`` FAIL (the default) it is recorded
-  FAILED as ``FireOutcomeUnknown``, retryable by hand with the same idempotency key.
+  FAILED as ``FireOutcomeUnknown``, retryable by hand with the same idempotency key. A fire
+  claimed by a batch whose execution ended without recording it is the same case.
 - **released** — the same unknown outcome under ``onUnknownOutcome`` RETRY: release the claim
   and fire again, with the same idempotency key. The one at-least-once repair, chosen by the
   action; receivers dedupe on the key.
@@ -36,6 +38,7 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Reconciled
+from tickwork.domain.batch import is_batch_name
 from tickwork.domain.errors import ActionConflict
 from tickwork.domain.fire import FireFailure, FireKey, Outcome
 from tickwork.domain.fire_ending import (
@@ -94,7 +97,7 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
         overdue = action.launch_at is not None and action.launch_at <= now
         return overdue and launch_parked(action.id, now, deps) == "launched"
     current = _name_of(action.execution_arn) or planned_execution(action, deps)[0]
-    state = deps.executions.describe(current)
+    state = _describe(current, deps)
     if state is not None and state.running:
         return False
     fresh = deps.records.get(action.id)
@@ -114,7 +117,7 @@ def _resolve_claim(
     ``only_undelivered``, only a tick or report the bus refused: nothing else will record it,
     so it need not wait for ``stuck_after``."""
     name = action.claimed_by or ""
-    state = deps.executions.describe(name) if name else None
+    state = _describe(name, deps) if name else None
     if state is not None and state.running:
         return  # still retrying, or waiting for a concurrency slot
     left = _left_by(state)
@@ -271,6 +274,11 @@ def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
                     deps.records.save(action.with_execution(now, arn), action.version)
             return True
     raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
+
+
+def _describe(name: str, deps: Dependencies) -> ExecutionState | None:
+    """The execution of that name: a batch's (its fires share it), or a lone fire's."""
+    return (deps.batches if is_batch_name(name) else deps.executions).describe(name)
 
 
 def _name_of(execution_arn: str | None) -> str | None:

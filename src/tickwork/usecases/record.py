@@ -29,36 +29,44 @@ from tickwork.usecases.answers import Done, RecordAnswer
 from tickwork.usecases.deferral import settle
 from tickwork.usecases.launch import launch, plan
 
-__all__ = ["record_failure", "record_tick"]
+__all__ = ["occurrence_of", "record_failure", "record_tick"]
 
 _WRITE_ATTEMPTS = 3
 _IGNORED = "stale or repeated delivery"
 
 
-def record_tick(tick: Tick, deps: Dependencies) -> RecordAnswer:
+def record_tick(
+    tick: Tick, deps: Dependencies, current: Action | None = None, tally: bool = True
+) -> RecordAnswer:
+    """``current``: the record as just read, if the caller has it (saves a read); ``tally``:
+    False when the caller counts the fire itself (a batch adds its fires' tallies at once)."""
     if tick.manual:
-        record = _occurrence_of(tick)
-        return _record_manual(tick.action_id, tick.manual, record, tick.idempotency_key, deps)
+        record = occurrence_of(tick)
+        return _record_manual(
+            tick.action_id, tick.manual, record, tick.idempotency_key, deps, tally
+        )
     for _ in range(_WRITE_ATTEMPTS):
-        action = deps.records.get(tick.action_id)
+        action = current or deps.records.get(tick.action_id)
+        current = None
         if action is None or not _is_current(action, tick.key):
             return _repeat(action, tick, deps)
         now = deps.clock.now()
         following = None
         if tick.outcome is not Outcome.NO_ACTION:
             following = _following(action, tick.scheduled_time, tick.occurrence, now)
-        occurrence = _occurrence_of(tick)
+        occurrence = occurrence_of(tick)
         fired = action.fired(now, occurrence, following, tick.result, deps.limits)
         try:
             answer = _write(action, fired, now, deps)
         except ActionConflict:
             continue
-        _tally(action, occurrence, deps)
+        if tally:
+            _tally(action, occurrence, deps)
         return answer
     raise ActionConflict(tick.action_id, f"could not record occurrence {tick.occurrence}")
 
 
-def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
+def record_failure(failure: FireFailure, deps: Dependencies, tally: bool = True) -> RecordAnswer:
     if failure.manual:
         for _ in range(_WRITE_ATTEMPTS):
             action = deps.records.get(failure.action_id)
@@ -68,7 +76,7 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
             record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
             try:
                 return _record_manual(
-                    failure.action_id, failure.manual, record, fire.idempotency_key, deps
+                    failure.action_id, failure.manual, record, fire.idempotency_key, deps, tally
                 )
             except ActionConflict:
                 continue
@@ -85,7 +93,8 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
             answer = _write(action, failed, now, deps)
         except ActionConflict:
             continue
-        _tally(action, record, deps)
+        if tally:
+            _tally(action, record, deps)
         return replace(answer, error=record.error, failure_policy=action.failure_policy)
     raise ActionConflict(
         failure.action_id, f"could not record the failure of occurrence {failure.occurrence}"
@@ -120,7 +129,12 @@ def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) 
 
 
 def _record_manual(
-    action_id: str, number: int, record: Occurrence, key: str, deps: Dependencies
+    action_id: str,
+    number: int,
+    record: Occurrence,
+    key: str,
+    deps: Dependencies,
+    tally: bool = True,
 ) -> RecordAnswer:
     for _ in range(_WRITE_ATTEMPTS):
         action = deps.records.get(action_id)
@@ -132,7 +146,8 @@ def _record_manual(
             deps.records.save(updated, expected_version=action.version)
         except ActionConflict:
             continue
-        _tally(action, record, deps)
+        if tally:
+            _tally(action, record, deps)
         return RecordAnswer(
             action_id, Done.RECORDED, str(updated.status), manual=number, trigger=record.trigger
         )
@@ -147,7 +162,7 @@ def _tally(action: Action, occurrence: Occurrence, deps: Dependencies) -> None:
         deps.tallies.add(action.group, occurrence.actual_time, kind)
 
 
-def _occurrence_of(tick: Tick) -> Occurrence:
+def occurrence_of(tick: Tick) -> Occurrence:
     return Occurrence(
         occurrence=tick.occurrence,
         scheduled_time=tick.scheduled_time,
@@ -157,6 +172,7 @@ def _occurrence_of(tick: Tick) -> Occurrence:
         late_ms=tick.late_ms,
         trigger=tick.trigger,
         manual=tick.manual,
+        execution=tick.execution_name,
     )
 
 
@@ -171,6 +187,7 @@ def _failed_occurrence(failure: FireFailure, retry_count: int, now: datetime) ->
         error=f"{failure.error}: {cause}"[:1000] if cause else failure.error,
         trigger=failure.trigger,
         manual=failure.manual,
+        execution=failure.execution_name or None,
     )
 
 

@@ -19,6 +19,7 @@ from tickwork.usecases.launch import (
     launch_manual,
     manual_execution,
     plan,
+    stop_own_execution,
 )
 from tickwork.usecases.lock import refuse_if_locked_one_off
 
@@ -66,8 +67,8 @@ def _one_off_now(action: Action, deps: Dependencies) -> ChangeAnswer:
     moved = action.fired_now(ceil_ms(now), deps.limits)
     moved = plan(moved, now, deps)
     deps.records.save(moved, expected_version=action.version)
-    if action.status in ACTIVE and action.execution_arn:
-        deps.executions.stop(action.execution_arn, "run now by hand")
+    if action.status in ACTIVE:
+        stop_own_execution(action, "run now by hand", deps)
     launch(moved, now, deps, trigger=Trigger.RUN_NOW)
     return ChangeAnswer(
         action.id,

@@ -23,7 +23,7 @@ from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
 from tickwork.fulfillment.access import check_access
 from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.launch import launch, plan
+from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.sealing import seal_of
 
@@ -135,10 +135,8 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         deps.records.create(action)
     else:
         deps.records.save(action, expected_version=existing.version)
-        if existing.status in ACTIVE and existing.execution_arn:
-            deps.executions.stop(
-                existing.execution_arn, f"replaced by generation {action.generation}"
-            )
+        if existing.status in ACTIVE:
+            stop_own_execution(existing, f"replaced by generation {action.generation}", deps)
     if action.status == Status.PENDING:
         launch(action, now, deps)
     announce_started(action, deps)

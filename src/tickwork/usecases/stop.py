@@ -8,6 +8,7 @@ from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.usecases.answers import ChangeAnswer, Done
+from tickwork.usecases.launch import stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["cancel_action"]
@@ -30,8 +31,8 @@ def cancel_action(action_id: str, deps: Dependencies) -> ChangeAnswer:
         return defer(action, Deferred(ChangeKind.CANCEL, now), now, deps)
     cancelled = action.cancelled(now, deps.limits)
     deps.records.save(cancelled, expected_version=action.version)
-    if action.status in ACTIVE and action.execution_arn:
-        deps.executions.stop(action.execution_arn, "cancelled")
+    if action.status in ACTIVE:
+        stop_own_execution(action, "cancelled", deps)
     announce_stopped(action.id, action.generation, deps)
     return ChangeAnswer(action_id, Done.CANCELLED, str(cancelled.status))
 

@@ -8,23 +8,23 @@ from typing import Any
 
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireOrder
-from tickwork.ports import ExecutionState, OutboundEvent, Spent
+from tickwork.ports import ExecutionInput, ExecutionState, OutboundEvent, Spent
 
 __all__ = ["FakeExecutions", "FakePublisher", "FakeSecrets", "FakeSignatures", "NoTargets"]
 
 
 class FakeExecutions:
-    def __init__(self) -> None:
+    def __init__(self, machine: str = "fire") -> None:
+        self.machine = machine
         self.refusals: list[str] = []  # codes the next starts are refused with, in turn
-        self.started: dict[str, FireOrder] = {}
+        self.started: dict[str, Any] = {}  # name -> its input (a FireOrder or a BatchOrder)
         self.stopped: list[str] = []
         self.ended: dict[str, ExecutionState] = {}  # name → how it ended; else RUNNING
 
     def execution_arn(self, name: str) -> str:
-        return f"arn:aws:states:us-east-1:123456789012:execution:fire:{name}"
+        return f"arn:aws:states:us-east-1:123456789012:execution:{self.machine}:{name}"
 
-    def start(self, name: str, order: FireOrder) -> str:
+    def start(self, name: str, order: ExecutionInput) -> str:
         if self.refusals:
             raise LaunchRefused(name, self.refusals.pop(0))
         self.started.setdefault(name, order)
@@ -50,9 +50,15 @@ class FakeExecutions:
 class FakePublisher:
     def __init__(self) -> None:
         self.events: list[tuple[DetailType, dict[str, Any]]] = []
+        self.calls = 0  # calls of publish_all
 
     def publish(self, event: OutboundEvent) -> None:
         self.events.append((event.detail_type, event.to_wire()))
+
+    def publish_all(self, events: list[OutboundEvent]) -> None:
+        self.calls += 1 if events else 0
+        for event in events:
+            self.publish(event)
 
     def of_type(self, detail_type: DetailType) -> list[dict[str, Any]]:
         return [d for t, d in self.events if t == detail_type]

@@ -62,6 +62,7 @@ def fake_dependencies(
         parked=FakeParkedFires(store),
         tallies=FakeFireTallies(),
         executions=FakeExecutions(),
+        batches=FakeExecutions(machine="batch"),
         publisher=FakePublisher(),
         clock=FakeClock(now),
         secrets=FakeSecrets(),

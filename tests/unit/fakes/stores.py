@@ -150,12 +150,12 @@ class FakeFireTallies:
     def __init__(self) -> None:
         self.fires: dict[tuple[str | None, bool, int], dict[str, int]] = {}
 
-    def add(self, group: str, at: datetime, kind: FireKind) -> None:
+    def add(self, group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
         minute = to_epoch_ms(at) // 60_000
         for scope in (None, group):
             for hourly, number in ((False, minute), (True, minute // 60)):
                 counts = self.fires.setdefault((scope, hourly, number), {})
-                counts[str(kind)] = counts.get(str(kind), 0) + 1
+                counts[str(kind)] = counts.get(str(kind), 0) + count
 
     def read(
         self, group: str | None, hourly: bool, first: int, last: int

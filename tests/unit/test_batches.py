@@ -1,0 +1,431 @@
+"""Batches: the parked fires due in the same second share one execution of the batch machine.
+The pump groups them (at least BatchMinFires, at most BatchMaxFires), and the batch's task
+fires each exactly as a lone fire's execution would: claimed, never early, recorded once,
+a transient failure retried alone, a permanent one reported, a changed fire left quiet."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.unit.fakes import fake_dependencies
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Status
+from tickwork.domain.batch import BatchOrder, is_batch_name
+from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireAttempt, Outcome
+from tickwork.domain.fire_tally import FireKind
+from tickwork.domain.naming import execution_name
+from tickwork.domain.times import iso
+from tickwork.ports import ExecutionState
+from tickwork.ports.notifier import Notification
+from tickwork.usecases.batch_plan import group
+from tickwork.usecases.fire_batch import fire_batch
+from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.pause import pause_action
+from tickwork.usecases.pump import pump
+from tickwork.usecases.reconcile import reconcile
+from tickwork.usecases.record import record_tick
+from tickwork.usecases.start import StartCommand, start_action
+from tickwork.usecases.stop import cancel_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+AHEAD = timedelta(minutes=15)
+SECOND = NOW + timedelta(hours=1)  # the second every fire of these tests is due in
+
+
+class ScriptedNotifier:
+    """Sends every notification, except for the template types told to fail: "FLAKY" fails
+    transiently the first ``flaky_times`` times, "BROKEN" fails for good."""
+
+    def __init__(self, flaky_times: int = 1) -> None:
+        self.sent: list[Notification] = []
+        self.flaky_left = flaky_times
+        self._lock = threading.Lock()
+
+    def send(self, notification: Notification) -> str:
+        with self._lock:
+            if notification.template_type == "BROKEN":
+                raise PermanentFulfillmentError("the provider refuses this recipient")
+            if notification.template_type == "FLAKY" and self.flaky_left > 0:
+                self.flaky_left -= 1
+                raise TransientFulfillmentError("the provider timed out")
+            self.sent.append(notification)
+            return f"m-{len(self.sent)}"
+
+    def sent_to(self, action_id: str) -> int:
+        return sum(n.action_id == action_id for n in self.sent)
+
+
+@pytest.fixture
+def notifier() -> ScriptedNotifier:
+    return ScriptedNotifier()
+
+
+@pytest.fixture
+def deps(notifier: ScriptedNotifier) -> Dependencies:
+    deps = fake_dependencies(
+        NOW,
+        notifier=notifier,
+        launch_ahead=AHEAD,
+        seal_secret_id="seal",
+        batch_state_machine_arn="arn:aws:states:us-east-1:123456789012:stateMachine:batch",
+    )
+    deps.secrets.values["seal"] = b"the-seal-key"  # ticks and reports carry their proof
+    return deps
+
+
+def _start(
+    deps: Dependencies, action_id: str, at: datetime, template: str = "REMINDER", **detail: Any
+) -> None:
+    data = {"notificationType": "SMS", "templateType": template, "mobile": "60123456789"}
+    command = {"id": action_id, "at": iso(at), "action": "SEND_NOTIFICATION", "data": data}
+    event_id = f"ev-{action_id}-{template}"  # a new event for each change
+    start_action(StartCommand({**command, **detail}, event_id), deps)
+
+
+def _due_together(deps: Dependencies, count: int, at: datetime = SECOND, **kw: Any) -> list[str]:
+    ids = [f"b{n:03d}" for n in range(count)]
+    for n, action_id in enumerate(ids):
+        _start(deps, action_id, at + timedelta(milliseconds=7 * n % 1000), **kw)
+    return ids
+
+
+def _pump_at_launch(deps: Dependencies) -> dict[str, Any]:
+    """The pump's first run after the second's fires came within the horizon."""
+    deps.clock.current = SECOND - AHEAD + timedelta(minutes=1)
+    return pump(deps)
+
+
+def _only_batch(deps: Dependencies) -> tuple[str, BatchOrder]:
+    [(name, order)] = deps.batches.started.items()
+    return name, order
+
+
+def _run_batch(deps: Dependencies, retry: int = 0) -> list[dict[str, Any]]:
+    """The batch machine's Wait ends at the second; its task runs every fire."""
+    name, order = _only_batch(deps)
+    deps.clock.current = max(deps.clock.current, order.second)
+    return [f.to_wire() for f in fire_batch(order, name, retry, deps)]
+
+
+# --- grouping ----------------------------------------------------------------------------------
+def test_fires_due_in_the_same_second_become_one_batch_of_their_keys_only(deps) -> None:
+    ids = _due_together(deps, 6)
+
+    run = _pump_at_launch(deps)
+
+    name, order = _only_batch(deps)
+    assert run["batches"] == [name] and sorted(run["launched"]) == ids
+    assert is_batch_name(name) and name.startswith(f"b-{int(SECOND.timestamp())}-")
+    assert deps.executions.started == {}  # none of them alone
+    wire = order.to_wire()
+    assert wire["waitUntil"] == iso(SECOND)
+    assert [f["id"] for f in wire["fires"]] == ids
+    assert set(wire["fires"][0]) == {"id", "generation", "occurrence", "fireAt"}  # no data
+    arn = deps.batches.execution_arn(name)
+    assert all(deps.records.items[i].execution_arn == arn for i in ids)
+    assert not any(deps.records.items[i].is_parked for i in ids)
+
+
+def test_the_fires_of_one_second_come_due_for_launch_together(deps) -> None:
+    # GIVEN fires spread over one second's milliseconds
+    ids = _due_together(deps, 6)
+
+    # WHEN the pump runs at the launch moment of the second's start
+    deps.clock.current = SECOND - AHEAD
+    run = pump(deps)
+
+    # THEN it finds them all at once: one batch, not a few of them alone
+    assert sorted(run["launched"]) == ids and len(run["batches"]) == 1
+    assert {deps.records.items[i].launch_at for i in ids} == {None}
+
+
+def test_fewer_than_the_minimum_in_a_second_run_alone(deps) -> None:
+    _due_together(deps, 4)
+    _start(deps, "later", SECOND + timedelta(seconds=1))
+
+    run = _pump_at_launch(deps)
+
+    assert run["batches"] == [] and deps.batches.started == {}
+    assert len(deps.executions.started) == 5
+
+
+def test_a_busy_second_makes_batches_of_at_most_the_maximum_and_a_short_rest_runs_alone(
+    notifier,
+) -> None:
+    deps = fake_dependencies(
+        NOW, notifier=notifier, launch_ahead=AHEAD, batch_min_fires=3, batch_max_fires=4,
+        batch_state_machine_arn="arn:batch",
+    )  # fmt: skip
+    ids = _due_together(deps, 10)  # 4 + 4 + 2: the last 2 are under the minimum
+
+    run = _pump_at_launch(deps)
+
+    sizes = [len(o.fires) for o in deps.batches.started.values()]
+    assert sizes == [4, 4] and len(run["batches"]) == 2
+    alone = {o.action_id for o in deps.executions.started.values()}
+    assert alone == set(ids[8:])
+    assert sorted(run["launched"]) == ids
+
+
+def test_batches_are_off_without_the_batch_machine(notifier) -> None:
+    deps = fake_dependencies(NOW, notifier=notifier, launch_ahead=AHEAD)
+    _due_together(deps, 8)
+
+    run = _pump_at_launch(deps)
+
+    assert run["batches"] == [] and len(deps.executions.started) == 8
+
+
+def test_the_batch_name_is_the_same_for_the_same_members_and_another_for_others(deps) -> None:
+    _due_together(deps, 5)
+    records = [deps.records.items[f"b{n:03d}"] for n in range(5)]
+
+    [first], _ = group(records, deps)
+    [again], _ = group(list(reversed(records)), deps)
+    [other], _ = group([records[3], records[0], records[4], records[1], records[2]], deps)
+    _start(deps, "b005", SECOND)
+    [more], _ = group([*records, deps.records.items["b005"]], deps)
+
+    assert first.name == again.name == other.name
+    assert more.name != first.name
+
+
+def test_a_refused_batch_leaves_every_fire_parked_and_the_next_run_launches_them(deps) -> None:
+    ids = _due_together(deps, 5)
+    deps.batches.refusals = ["ExecutionLimitExceeded"]
+
+    run = _pump_at_launch(deps)
+
+    assert sorted(run["refused"]) == ids and run["batches"] == []
+    assert all(deps.records.items[i].is_parked for i in ids)
+    again = pump(deps)
+    assert sorted(again["launched"]) == ids and len(again["batches"]) == 1
+
+
+# --- the batch task ----------------------------------------------------------------------------
+def test_the_task_fires_each_fire_once_at_its_millisecond_and_records_it(deps, notifier) -> None:
+    ids = _due_together(deps, 6)
+    _pump_at_launch(deps)
+    name, order = _only_batch(deps)
+
+    out = _run_batch(deps)
+
+    assert [f["outcome"] for f in out] == ["FIRED"] * 6
+    assert all(notifier.sent_to(i) == 1 for i in ids)
+    for fire in order.fires:
+        record = deps.records.items[fire.action_id]
+        assert record.status == Status.COMPLETED
+        [ran] = record.history
+        assert ran.execution == name and ran.outcome is Outcome.FIRED
+        assert ran.actual_time >= fire.fire_at  # never early
+    ticks = deps.publisher.of_type(DetailType.TICK)
+    assert sorted(t["id"] for t in ticks) == ids
+    assert all(t["executionName"] == name and t["proof"] for t in ticks)
+    assert deps.publisher.calls == 1  # one publish_all: the adapter puts 10 per PutEvents
+
+
+def test_the_tallies_are_added_once_per_batch_not_once_per_fire(deps) -> None:
+    _due_together(deps, 7, group="billing")
+    _pump_at_launch(deps)
+    calls: list[int] = []
+    add = deps.tallies.add
+
+    def counted(group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
+        calls.append(count)
+        add(group, at, kind, count)
+
+    deps.tallies.add = counted
+
+    _run_batch(deps)
+
+    assert calls == [7]
+    minute = int(SECOND.timestamp()) // 60
+    assert deps.tallies.read("billing", False, minute, minute) == {minute: {"onTime": 7}}
+
+
+def test_a_retried_task_fires_nothing_twice_and_puts_the_ticks_out_again(deps, notifier) -> None:
+    ids = _due_together(deps, 5)
+    _pump_at_launch(deps)
+    first = _run_batch(deps)
+
+    again = _run_batch(deps, retry=1)
+
+    assert [f["outcome"] for f in again] == ["FIRED"] * 5 == [f["outcome"] for f in first]
+    assert all(notifier.sent_to(i) == 1 for i in ids)
+    assert all(len(deps.records.items[i].history) == 1 for i in ids)
+    ticks = deps.publisher.of_type(DetailType.TICK)
+    assert len(ticks) == 10  # each tick again, with the same idempotency key
+    assert {t["idempotencyKey"] for t in ticks[:5]} == {t["idempotencyKey"] for t in ticks[5:]}
+    minute = int(SECOND.timestamp()) // 60
+    assert deps.tallies.read("default", False, minute, minute)[minute] == {"onTime": 5}
+
+
+def test_a_fire_claimed_by_a_task_that_crashed_resumes_in_its_retry(deps, notifier) -> None:
+    _due_together(deps, 5)
+    _pump_at_launch(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second + timedelta(seconds=1)
+    # the crashed attempt claimed b000 and died before sending it
+    victim = deps.records.items["b000"]
+    claimed = victim.claimed(deps.clock.now(), name, deps.limits.transitions)
+    deps.records.save(claimed, expected_version=victim.version)
+
+    out = _run_batch(deps, retry=1)
+
+    assert out[0]["outcome"] == "FIRED" and notifier.sent_to("b000") == 1
+    assert deps.records.items["b000"].history[-1].execution == name
+
+
+@pytest.mark.parametrize("change", ["cancel", "pause", "update"])
+def test_a_fire_changed_after_its_batch_launched_does_not_fire_in_it(
+    deps, notifier, change: str
+) -> None:
+    _due_together(deps, 5)
+    _pump_at_launch(deps)
+
+    if change == "cancel":
+        cancel_action("b002", deps)
+    elif change == "pause":
+        pause_action("b002", "for the test", deps)
+    else:
+        _start(deps, "b002", SECOND + timedelta(seconds=30), template="UPDATED")
+
+    assert deps.batches.stopped == [] and deps.executions.stopped == []  # the batch runs on
+    out = _run_batch(deps)
+
+    assert out[2]["outcome"] == "QUIET" and "reason" in out[2]
+    assert [f["outcome"] for i, f in enumerate(out) if i != 2] == ["FIRED"] * 4
+    assert notifier.sent_to("b002") == 0
+    if change == "update":  # the new version fires alone, as a lone fire would
+        record = deps.records.items["b002"]
+        assert record.generation == 2 and record.status == Status.PENDING
+        assert execution_name("b002", 2, 1) in deps.executions.started
+
+
+def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, notifier) -> None:
+    _due_together(deps, 5)
+    _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
+    _pump_at_launch(deps)
+
+    out = {f["id"]: f for f in _run_batch(deps)}
+
+    handed = out["flaky"]
+    own = execution_name("flaky", 1, 1)
+    assert handed["outcome"] == "HANDED_OFF" and handed["executionName"] == own
+    assert "TransientFulfillmentError" in handed["reason"]
+    assert all(f["outcome"] == "FIRED" for i, f in out.items() if i != "flaky")
+    record = deps.records.items["flaky"]
+    assert (record.status, record.claimed_by) == (Status.IN_PROGRESS, own)
+    assert record.execution_arn == deps.executions.execution_arn(own)
+    order = deps.executions.started[own]
+    retry_interval = deps.settings.retry_interval
+    assert deps.clock.now() <= order.wait_until <= deps.clock.now() + retry_interval
+    assert order.attempts_before == 1
+
+    # its own execution retries it after the wait: the second attempt, recorded once
+    deps.clock.current = order.wait_until
+    tick = fulfill_fire(FireAttempt(order, own), deps)
+    record_tick(tick, deps)
+    assert tick.attempts == 2 and notifier.sent_to("flaky") == 1
+    assert deps.records.items["flaky"].history[-1].execution == own
+
+
+def test_a_permanent_failure_takes_the_failure_path_and_the_others_fire(deps, notifier) -> None:
+    _due_together(deps, 5)
+    _start(deps, "broken", SECOND, template="BROKEN")
+    _pump_at_launch(deps)
+
+    out = {f["id"]: f for f in _run_batch(deps)}
+
+    assert out["broken"]["outcome"] == "FAILED"
+    assert out["broken"]["error"] == "PermanentFulfillmentError"
+    assert all(f["outcome"] == "FIRED" for i, f in out.items() if i != "broken")
+    record = deps.records.items["broken"]
+    assert record.status == Status.FAILED and record.history[-1].outcome is Outcome.FAILED
+    [report] = deps.publisher.of_type(DetailType.FAILED)
+    assert report["id"] == "broken" and report["proof"]
+    minute = int(SECOND.timestamp()) // 60
+    tallies = deps.tallies.read("default", False, minute, minute)[minute]
+    assert tallies == {"onTime": 5, "failed": 1}
+
+
+def test_a_hand_off_refused_by_step_functions_parks_the_fire_again(deps, notifier) -> None:
+    _due_together(deps, 4)
+    _start(deps, "flaky", SECOND, template="FLAKY")
+    _pump_at_launch(deps)
+    deps.executions.refusals = ["ExecutionLimitExceeded"]
+
+    out = {f["id"]: f for f in _run_batch(deps)}
+
+    assert out["flaky"]["outcome"] == "PARKED"
+    record = deps.records.items["flaky"]
+    assert record.status == Status.PENDING and record.claimed_by is None and record.is_parked
+    # the pump's next run gives it its own execution, which fires it (the flake has passed)
+    assert pump(deps)["launched"] == ["flaky"]
+    own = execution_name("flaky", 1, 1)
+    record_tick(fulfill_fire(FireAttempt(deps.executions.started[own], own), deps), deps)
+    assert notifier.sent_to("flaky") == 1
+
+
+# --- repairs -----------------------------------------------------------------------------------
+def test_the_reconciler_runs_alone_the_fires_a_failed_batch_never_claimed(deps, notifier) -> None:
+    ids = _due_together(deps, 5)
+    _pump_at_launch(deps)
+    name, order = _only_batch(deps)
+    deps.batches.end(name, "FAILED", error="States.TaskFailed", cause="the task kept failing")
+    deps.clock.current = order.second + timedelta(seconds=30)
+
+    repaired = reconcile(deps)
+
+    assert sorted(repaired["restarted"]) == ids
+    assert {o.action_id for o in deps.executions.started.values()} == set(ids)
+
+
+def test_the_reconciler_settles_a_fire_a_lost_batch_left_claimed(deps) -> None:
+    _due_together(deps, 5)
+    _pump_at_launch(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+    victim = deps.records.items["b001"]
+    deps.records.save(victim.claimed(order.second, name, 50), expected_version=victim.version)
+    deps.batches.end(name, "TIMED_OUT")
+    deps.clock.current = order.second + timedelta(minutes=20)
+
+    repaired = reconcile(deps)
+
+    # onUnknownOutcome FAIL, the default: the fulfilment may have happened
+    assert "b001" in repaired["failed"]
+    record = deps.records.items["b001"]
+    assert record.status == Status.FAILED
+    assert record.history[-1].error.startswith(f"FireOutcomeUnknown: its execution {name} ")
+
+
+def test_a_running_batch_is_left_alone_by_the_reconciler(deps) -> None:
+    _due_together(deps, 5)
+    _pump_at_launch(deps)
+    deps.clock.current = SECOND - timedelta(minutes=5)
+
+    assert reconcile(deps)["restarted"] == []
+    assert deps.executions.started == {}
+    assert isinstance(deps.batches.describe(_only_batch(deps)[0]), ExecutionState)
+
+
+def test_a_retried_task_puts_a_recorded_failure_out_again_and_records_it_once(deps) -> None:
+    _due_together(deps, 4)
+    _start(deps, "broken", SECOND, template="BROKEN")
+    _pump_at_launch(deps)
+    first = {f["id"]: f for f in _run_batch(deps)}
+
+    again = {f["id"]: f for f in _run_batch(deps, retry=1)}
+
+    assert first["broken"]["outcome"] == again["broken"]["outcome"] == "FAILED"
+    assert again["broken"]["error"] == "PermanentFulfillmentError"
+    reports = deps.publisher.of_type(DetailType.FAILED)
+    assert len(reports) == 2 and reports[0]["proof"] and reports[1]["proof"]
+    assert [h.outcome for h in deps.records.items["broken"].history] == [Outcome.FAILED]
