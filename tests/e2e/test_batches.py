@@ -181,3 +181,33 @@ def test_a_lost_batch_is_repaired_by_the_reconciler_and_each_fire_fires_once(mak
     ticks = [t for i in ids for t in stack.ticks_for(i, count=1, timeout=5)]
     assert sorted(t["id"] for t in ticks) == ids
     assert_never_early(ticks)
+
+
+def test_recurring_fires_that_fired_together_go_on_in_a_chained_batch(make_stack) -> None:
+    # GIVEN recurrences 11 s apart whose first fires share a second; a horizon of 12 s
+    stack: Stack = make_stack(LaunchAheadSeconds="12", **BATCHED)
+    second = _second_ahead(15)
+    ids = [f"chain:{n}" for n in range(3)]
+    for action_id in ids:
+        detail = {"rate": "rate(11 seconds)", "startTime": iso(second), "repeat": True}
+        stack.start({"id": action_id, **detail, "executionRemainder": 2})
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.is_parked)
+
+    # WHEN the pump launches the first fires, and they fire
+    run = _pump(stack, ids)
+
+    # THEN the batch started the second fires as one batch of its own, which fired them
+    assert len(run["batches"]) == 1
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=60)
+    batches = sorted(_batches(stack), key=lambda b: b["startDate"])
+    assert len(batches) == 2 and _lone(stack) == []
+    for batch in batches:
+        fired = _output(stack, batch["executionArn"])["fires"]
+        assert [f["outcome"] for f in fired] == ["FIRED"] * 3
+    ticks = [t for i in ids for t in stack.ticks_for(i, count=2, timeout=10)]
+    assert sorted((t["id"], t["occurrence"]) for t in ticks) == [
+        (i, o) for i in ids for o in (1, 2)
+    ]
+    assert_never_early(ticks)

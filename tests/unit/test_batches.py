@@ -45,9 +45,12 @@ class ScriptedNotifier:
     def __init__(self, flaky_times: int = 1) -> None:
         self.sent: list[Notification] = []
         self.flaky_left = flaky_times
+        self.slow = threading.Event()  # "SLOW" waits for it
         self._lock = threading.Lock()
 
     def send(self, notification: Notification) -> str:
+        if notification.template_type == "SLOW":
+            assert self.slow.wait(timeout=60), "the test never let the slow target answer"
         with self._lock:
             if notification.template_type == "BROKEN":
                 raise PermanentFulfillmentError("the provider refuses this recipient")
@@ -227,7 +230,28 @@ def test_the_task_fires_each_fire_once_at_its_millisecond_and_records_it(deps, n
     ticks = deps.publisher.of_type(DetailType.TICK)
     assert sorted(t["id"] for t in ticks) == ids
     assert all(t["executionName"] == name and t["proof"] for t in ticks)
-    assert deps.publisher.calls == 1  # one publish_all: the adapter puts 10 per PutEvents
+    # handed to the bus together, as they are recorded (the adapter puts 10 per PutEvents)
+    assert sum(deps.publisher.chunks) == 6 and max(deps.publisher.chunks) <= 10
+
+
+def test_a_slow_target_holds_back_no_other_fires_tick(deps, notifier) -> None:
+    ids = _due_together(deps, 5)
+    _start(deps, "slow", SECOND, template="SLOW")
+    _pump_at_launch(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+    task = threading.Thread(target=fire_batch, args=(order, name, 0, deps))
+    task.start()
+    try:
+        # WHEN the slow target has not answered yet THEN every other fire's tick is out
+        deadline = threading.Event()
+        while len(deps.publisher.of_type(DetailType.TICK)) < 5:
+            assert not deadline.wait(0.01) and task.is_alive()
+        assert sorted(t["id"] for t in deps.publisher.of_type(DetailType.TICK)) == ids
+    finally:
+        notifier.slow.set()
+        task.join(timeout=60)
+    assert {t["id"] for t in deps.publisher.of_type(DetailType.TICK)} == {*ids, "slow"}
 
 
 def test_the_tallies_are_added_once_per_batch_not_once_per_fire(deps) -> None:
@@ -429,3 +453,103 @@ def test_a_retried_task_puts_a_recorded_failure_out_again_and_records_it_once(de
     reports = deps.publisher.of_type(DetailType.FAILED)
     assert len(reports) == 2 and reports[0]["proof"] and reports[1]["proof"]
     assert [h.outcome for h in deps.records.items["broken"].history] == [Outcome.FAILED]
+
+
+# --- recurring fires go on together ------------------------------------------------------------
+def _recurring_together(deps: Dependencies, count: int, rate: str = "rate(1 minute)") -> list[str]:
+    """Recurring actions whose fires fall in the same seconds (created at the same instant)."""
+    ids = [f"r{n:03d}" for n in range(count)]
+    start = SECOND - timedelta(minutes=30)
+    for action_id in ids:
+        detail = {"id": action_id, "rate": rate, "startTime": iso(start)}
+        start_action(StartCommand(detail, f"ev-{action_id}"), deps)
+    return ids
+
+
+def test_the_next_fires_of_a_batchs_recurrences_go_on_in_a_batch_of_their_own(deps) -> None:
+    ids = _recurring_together(deps, 6)
+    first = deps.records.items[ids[0]].execution_time
+    deps.clock.current = first - AHEAD + timedelta(seconds=1)
+    assert len(pump(deps)["batches"]) == 1
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+
+    fire_batch(order, name, 0, deps)
+
+    # one chained batch, started by the task, holds every next fire: no execution of their own
+    chained = {n: o for n, o in deps.batches.started.items() if n != name}
+    [(next_name, next_order)] = chained.items()
+    assert deps.executions.started == {}
+    assert next_order.second == order.second + timedelta(minutes=1)
+    assert [f.action_id for f in next_order.fires] == ids
+    assert {f.occurrence for f in next_order.fires} == {2}
+    arn = deps.batches.execution_arn(next_name)
+    assert all(deps.records.items[i].execution_arn == arn for i in ids)
+    # and it goes on: the chained batch's task chains the third fires in turn
+    deps.clock.current = next_order.second
+    fire_batch(next_order, next_name, 0, deps)
+    assert len(deps.batches.started) == 3 and deps.executions.started == {}
+    assert all(deps.records.items[i].occurrence == 3 for i in ids)
+
+
+def test_a_next_fire_too_near_to_chain_gets_its_own_execution(deps) -> None:
+    ids = _recurring_together(deps, 5, rate="rate(5 seconds)")
+    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
+    pump(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+
+    fire_batch(order, name, 0, deps)
+
+    assert list(deps.batches.started) == [name]  # no chain: 5 s is within the task's reach
+    assert {o.action_id for o in deps.executions.started.values()} == set(ids)
+
+
+def test_a_retried_task_starts_the_same_chain_once_and_launches_nothing_alone(deps) -> None:
+    ids = _recurring_together(deps, 5)
+    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
+    pump(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+    fire_batch(order, name, 0, deps)
+    chained = dict(deps.batches.started)
+
+    fire_batch(order, name, 1, deps)  # the machine's retry after a crash at the end
+
+    assert deps.batches.started == chained and deps.executions.started == {}
+    assert all(deps.records.items[i].occurrence == 2 for i in ids)
+
+
+def test_a_refused_chain_parks_its_fires_again_for_the_pump(deps) -> None:
+    ids = _recurring_together(deps, 5)
+    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
+    pump(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+    deps.batches.refusals = ["ThrottlingException"]
+
+    fire_batch(order, name, 0, deps)
+
+    assert all(deps.records.items[i].is_parked for i in ids)
+    assert all(deps.records.items[i].occurrence == 2 for i in ids)
+    again = pump(deps)
+    assert sorted(again["launched"]) == ids and len(again["batches"]) == 1
+
+
+def test_a_chain_never_started_is_repaired_by_the_reconciler(deps) -> None:
+    ids = _recurring_together(deps, 5)
+    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
+    pump(deps)
+    name, order = _only_batch(deps)
+    deps.clock.current = order.second
+    start = deps.batches.start
+    deps.batches.start = lambda n, o: (_ for _ in ()).throw(RuntimeError("task died here"))
+    with pytest.raises(RuntimeError):
+        fire_batch(order, name, 0, deps)  # and every retry died too: the batch FAILED
+    deps.batches.start = start
+    deps.batches.end(name, "FAILED", error="States.TaskFailed")
+
+    repaired = reconcile(deps)
+
+    assert sorted(repaired["restarted"]) == ids
+    assert {o.action_id for o in deps.executions.started.values()} == set(ids)

@@ -6,6 +6,7 @@ statemachines/batch.asl.json.
   256 KiB payload limit;
 - ``batch_name`` — deterministic per (second, members, repair): a relaunch of the same batch is
   harmless, and a batch of other members never takes the name of one already started;
+  ``chain_name`` — the batch a batch's recurring fires go on to, per (that batch, second);
 - ``BatchFire`` — what became of one fire in the batch task, as its output lists it:
   ``FIRED`` (its attempts and lateness; ``NO_ACTION`` when it ran nothing), ``FAILED`` (the
   proved failure report's error), ``HANDED_OFF`` to its own execution (named: retried alone
@@ -34,6 +35,7 @@ __all__ = [
     "BatchOutcome",
     "BatchedFire",
     "batch_name",
+    "chain_name",
     "is_batch_name",
 ]
 
@@ -106,6 +108,15 @@ def batch_name(second: datetime, fires: tuple[BatchedFire, ...], repair: int = 0
     digest = hashlib.sha256(members.encode()).hexdigest()[:12]
     name = f"{BATCH_PREFIX}{int(second.timestamp())}-{digest}"
     return f"{name}-r{repair}" if repair else name
+
+
+def chain_name(parent: str, second: datetime) -> str:
+    """The batch a batch's recurring fires go on to at ``second``: named for that batch and the
+    second (not for its members, which are known only as they are recorded), so a retried task
+    names the same one."""
+    epoch = int(second.timestamp())
+    digest = hashlib.sha256(f"{parent}\n{epoch}".encode()).hexdigest()[:12]
+    return f"{BATCH_PREFIX}{epoch}-{digest}"
 
 
 def is_batch_name(execution_name: str | None) -> bool:

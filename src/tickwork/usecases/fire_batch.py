@@ -26,13 +26,15 @@ import contextvars
 import json
 import random
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Status
+from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import (
     BatchedFire,
     BatchFire,
@@ -52,9 +54,11 @@ from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.domain.times import ceil_ms
 from tickwork.ports import OutboundEvent
 from tickwork.usecases.answers import Done
+from tickwork.usecases.batch_chain import Chains
 from tickwork.usecases.fire_proofs import proved_failure, with_proof
-from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.fulfill import fulfil_claimed
 from tickwork.usecases.launch import fire_order, planned_execution
+from tickwork.usecases.outbox import Outbox
 from tickwork.usecases.record import occurrence_of, record_failure, record_tick
 
 __all__ = ["fire_batch"]
@@ -68,18 +72,33 @@ def fire_batch(
     order: BatchOrder, execution_name: str, retry_count: int, deps: Dependencies
 ) -> list[BatchFire]:
     """Run, record and announce every fire of the batch; what became of each."""
+    fires = list(order.fires)
+    threads = max(1, min(len(fires), _MOST_THREADS))
+    chains = Chains(execution_name, deps)
+    with ThreadPoolExecutor(max_workers=threads) as pool, Outbox(deps.publisher) as outbox:
+        # Each call runs in a copy of the caller's context (logging keys, tracing).
+        reads = [_in_context(pool, deps.records.get, f.action_id) for f in fires]
+        records = [read.result() for read in reads]
+        chains.plan(list(zip(fires, records, strict=True)))
 
-    def one(fire: BatchedFire) -> _Done:
-        return _fire_one(fire, execution_name, retry_count, deps)
+        def one(fire: BatchedFire, read: Action | None) -> _Done:
+            try:
+                done = _fire_one(fire, read, execution_name, retry_count, chains, deps)
+            finally:
+                chains.settle(fire)
+            if done.event is not None:
+                outbox.put(done.event)
+            return done
 
-    threads = max(1, min(len(order.fires), _MOST_THREADS))
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        # Each fire runs in a copy of the caller's context (logging keys, tracing).
-        runs = [pool.submit(contextvars.copy_context().run, one, f) for f in order.fires]
+        runs = [_in_context(pool, one, f, r) for f, r in zip(fires, records, strict=True)]
+        chains.start_when_ready()
         done = [run.result() for run in runs]
-    _tally(done, deps)
-    deps.publisher.publish_all([d.event for d in done if d.event is not None])
+        _tally(done, deps)
     return [d.fire for d in done]
+
+
+def _in_context[T](pool: ThreadPoolExecutor, call: Callable[..., T], *args: Any) -> Future[T]:
+    return pool.submit(contextvars.copy_context().run, call, *args)
 
 
 @dataclass(frozen=True)
@@ -91,7 +110,12 @@ class _Done:
 
 
 def _fire_one(
-    fire: BatchedFire, execution_name: str, retry_count: int, deps: Dependencies
+    fire: BatchedFire,
+    read: Action | None,
+    execution_name: str,
+    retry_count: int,
+    chains: Chains,
+    deps: Dependencies,
 ) -> _Done:
     order = FireOrder(fire.action_id, fire.generation, fire.occurrence, fire.fire_at, fire.fire_at)
     attempt = FireAttempt(order, execution_name, retry_count)
@@ -99,7 +123,7 @@ def _fire_one(
     if timedelta(0) < early <= _WITHIN_THE_SECOND:  # the Wait ended at the second: never early
         deps.clock.sleep(early.total_seconds())
     try:
-        tick = with_proof(fulfill_fire(attempt, deps), deps)
+        tick, claimed = fulfil_claimed(attempt, deps, read)
     except (ActionSuperseded, OccurrenceSkipped, WaitContinued) as quiet:
         again = _recorded_before(fire, order, execution_name, deps)
         if again is not None:  # this task ran before and recorded it: it goes out again
@@ -111,17 +135,14 @@ def _fire_one(
         report = _report(order, type(failed).__name__, _cause(failed), deps, execution_name)
         answer = record_failure(report, deps, tally=False)
         recorded = answer.outcome is Done.RECORDED
-        action = deps.records.get(fire.action_id)
-        group = action.group if action is not None and recorded else None
+        group = read.group if read is not None and recorded else None
         return _Done(_ran(fire, report, recorded), report, group, FireKind.FAILED)
     except Exception as transient:
         return _Done(_hand_off(fire, attempt, transient, deps))
-    action = deps.records.get(fire.action_id)
-    if action is not None and action.generation == tick.generation:
-        tick = replace(tick, data=action.data, metadata=action.metadata)
-    answer = record_tick(tick, deps, current=action, tally=False)
+    tick = with_proof(tick, deps)
+    answer = record_tick(tick, deps, current=claimed, tally=False, seat=chains.seat(fire))
     recorded = answer.outcome is Done.RECORDED
-    group = action.group if action is not None and recorded else None
+    group = claimed.group if recorded else None
     return _Done(_ran(fire, tick, recorded), tick, group, fire_kind(occurrence_of(tick)))
 
 

@@ -34,23 +34,32 @@ from tickwork.usecases.launch import launch
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.sealing import seal_holds
 
-__all__ = ["fulfill_fire"]
+__all__ = ["fulfil_claimed", "fulfill_fire"]
 
 _CLAIM_ATTEMPTS = 3
 _TAMPERED = "the record's seal does not match: it was altered outside tickwork; nothing ran"
 
 
 def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
+    return fulfil_claimed(fire, deps)[0]
+
+
+def fulfil_claimed(
+    fire: FireAttempt, deps: Dependencies, read: Action | None = None
+) -> tuple[Tick, Action]:
+    """The fire's tick, and its record as this execution's claim left it (the version a write
+    recording the tick is fenced on). ``read``: the record as the caller just read it, if it
+    has (a batch reads its fires' records first): a stale one only costs the claim a retry."""
     if fire.order.manual:
         action, key = _claim_manual(fire, deps)
-        return _run(fire, action, key, deps.clock.now(), deps)
-    action = _current(fire, deps)
+        return _run(fire, action, key, deps.clock.now(), deps), action
+    action = _current(fire, deps, read)
     _wait_until_due(fire, action, deps)
     now = deps.clock.now()
     if not action.catch_up.runs(fire.order.fire_at, now):
         _skip(fire, action, now, deps)
     action = _claim(fire, action, deps)
-    return _run(fire, action, action.key_of(fire.order.occurrence), now, deps)
+    return _run(fire, action, action.key_of(fire.order.occurrence), now, deps), action
 
 
 def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Dependencies) -> Tick:
@@ -89,9 +98,9 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
     return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result, slot_waits=waits)
 
 
-def _current(fire: FireAttempt, deps: Dependencies) -> Action:
+def _current(fire: FireAttempt, deps: Dependencies, read: Action | None = None) -> Action:
     order = fire.order
-    action = deps.records.get(order.action_id)
+    action = read or deps.records.get(order.action_id)
     if action is None:
         raise ActionSuperseded(order.action_id, "the record no longer exists")
     if action.fire_key != order.key:

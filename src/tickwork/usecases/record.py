@@ -17,10 +17,12 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import Protocol
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
 from tickwork.domain.announcements import Completed
+from tickwork.domain.batch import is_batch_name
 from tickwork.domain.errors import ActionConflict
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.fire_tally import fire_kind
@@ -29,17 +31,36 @@ from tickwork.usecases.answers import Done, RecordAnswer
 from tickwork.usecases.deferral import settle
 from tickwork.usecases.launch import launch, plan
 
-__all__ = ["occurrence_of", "record_failure", "record_tick"]
+__all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 
 _WRITE_ATTEMPTS = 3
 _IGNORED = "stale or repeated delivery"
 
 
+class NextSeat(Protocol):
+    """A place for the recorded fire's next fire in a batch already planned (a batch chains
+    its recurring fires' next fires into batches of their own: usecases.batch_chain)."""
+
+    def take(self, following: Action) -> str | None:
+        """The execution ARN to plan ``following`` (the record about to be written, at its
+        next fire) into, or None: it is planned and launched as usual."""
+        ...
+
+    def taken(self, written: bool) -> None:
+        """Whether the write that planned it into the seat's batch landed."""
+        ...
+
+
 def record_tick(
-    tick: Tick, deps: Dependencies, current: Action | None = None, tally: bool = True
+    tick: Tick,
+    deps: Dependencies,
+    current: Action | None = None,
+    tally: bool = True,
+    seat: NextSeat | None = None,
 ) -> RecordAnswer:
     """``current``: the record as just read, if the caller has it (saves a read); ``tally``:
-    False when the caller counts the fire itself (a batch adds its fires' tallies at once)."""
+    False when the caller counts the fire itself (a batch adds its fires' tallies at once);
+    ``seat``: where the next fire may go instead of an execution of its own."""
     if tick.manual:
         record = occurrence_of(tick)
         return _record_manual(
@@ -53,11 +74,11 @@ def record_tick(
         now = deps.clock.now()
         following = None
         if tick.outcome is not Outcome.NO_ACTION:
-            following = _following(action, tick.scheduled_time, tick.occurrence, now)
+            following = following_fire(action, tick.scheduled_time, tick.occurrence, now)
         occurrence = occurrence_of(tick)
         fired = action.fired(now, occurrence, following, tick.result, deps.limits)
         try:
-            answer = _write(action, fired, now, deps)
+            answer = _write(action, fired, now, deps, seat)
         except ActionConflict:
             continue
         if tally:
@@ -87,7 +108,7 @@ def record_failure(failure: FireFailure, deps: Dependencies, tally: bool = True)
             return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
         now = deps.clock.now()
         record = _failed_occurrence(failure, action.retry_count, now)
-        following = _following(action, failure.scheduled_time, failure.occurrence, now)
+        following = following_fire(action, failure.scheduled_time, failure.occurrence, now)
         failed = action.failed(now, record, following, deps.limits)
         try:
             answer = _write(action, failed, now, deps)
@@ -101,7 +122,7 @@ def record_failure(failure: FireFailure, deps: Dependencies, tally: bool = True)
     )
 
 
-def _following(
+def following_fire(
     action: Action, scheduled: datetime, occurrence: int, now: datetime
 ) -> datetime | None:
     """The next occurrence after this one. Occurrences missed in an outage that the catch-up
@@ -112,14 +133,28 @@ def _following(
     return following and ceil_ms(following)
 
 
-def _write(before: Action, recorded: Action, now: datetime, deps: Dependencies) -> RecordAnswer:
+def _write(
+    before: Action,
+    recorded: Action,
+    now: datetime,
+    deps: Dependencies,
+    seat: NextSeat | None = None,
+) -> RecordAnswer:
     """Write what the fire left (and any change that waited for it), then start the next fire
-    or announce the end."""
+    (unless the seat's batch holds it) or announce the end."""
     after, announcements = settle(recorded, now, deps)
+    seated = None
     if after.status == Status.PENDING:
-        after = plan(after, now, deps)
-    deps.records.save(after, expected_version=before.version)
-    if after.status == Status.PENDING:
+        seated = seat.take(after) if seat is not None else None
+        after = after.planned(seated) if seated else plan(after, now, deps)
+    written = False
+    try:
+        deps.records.save(after, expected_version=before.version)
+        written = True
+    finally:
+        if seat is not None and seated:
+            seat.taken(written)
+    if after.status == Status.PENDING and not seated:
         launch(after, now, deps)
     elif after.status == Status.COMPLETED:
         _publish_completed(after, recorded.history[-1].occurrence, deps)
@@ -201,12 +236,17 @@ def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> RecordAnsw
         and action.status == Status.PENDING
         and action.fire_key == (tick.action_id, tick.generation, tick.occurrence + 1, 0)
     )
-    if action is not None and moved_on:
+    if action is not None and moved_on and not _in_a_batch(action):
         launch(action, deps.clock.now(), deps)
     elif action is not None and _completed_by(action, tick):
         # The write landed but the event may not have (a crash in between): at least once.
         _publish_completed(action, tick.occurrence, deps)
     return RecordAnswer(tick.action_id, Done.IGNORED, reason=_IGNORED)
+
+
+def _in_a_batch(action: Action) -> bool:
+    """Its next fire was planned into a batch (which starts it, or the reconciler does)."""
+    return is_batch_name((action.execution_arn or "").rpartition(":")[2])
 
 
 def _completed_by(action: Action, tick: Tick) -> bool:

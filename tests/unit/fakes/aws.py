@@ -50,13 +50,14 @@ class FakeExecutions:
 class FakePublisher:
     def __init__(self) -> None:
         self.events: list[tuple[DetailType, dict[str, Any]]] = []
-        self.calls = 0  # calls of publish_all
+        self.chunks: list[int] = []  # how many events each call of publish_all carried
 
     def publish(self, event: OutboundEvent) -> None:
         self.events.append((event.detail_type, event.to_wire()))
 
     def publish_all(self, events: list[OutboundEvent]) -> None:
-        self.calls += 1 if events else 0
+        if events:
+            self.chunks.append(len(events))
         for event in events:
             self.publish(event)
 
