@@ -12,6 +12,7 @@ from typing import Any
 from tests.e2e.support import Stack, assert_never_early, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.batch import is_batch_name
+from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork_local.receiver import Receiver
 
@@ -87,6 +88,9 @@ def test_fires_due_in_one_second_share_one_execution_and_each_fires_once(make_st
     assert_never_early(ticks)
     # the batch recorded its fires itself: the tick function saw none of its ticks
     assert stack.invocations("TickFunction") == []
+    # and counted them once, for all of them at once
+    counts = stack.queries.count(Selection(group="default"))
+    assert (counts["COMPLETED"], counts["PENDING"], counts["IN_PROGRESS"]) == (6, 0, 0)
 
 
 def test_a_fire_cancelled_after_its_batch_launched_does_not_fire(make_stack) -> None:

@@ -25,6 +25,8 @@ from tickwork.domain.times import iso
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
+    from tickwork.adapters.dynamodb_count_tab import TabbedRecords
+
 __all__ = ["DynamoDBRecords"]
 
 _TRANSACTION_ATTEMPTS = 5
@@ -58,6 +60,11 @@ class DynamoDBRecords(OnTable):
 
     def save(self, action: Action, expected_version: int) -> None:
         self._write(action, expected_version)
+
+    def counting_later(self, tab: str, attempt: int) -> TabbedRecords:
+        from tickwork.adapters.dynamodb_count_tab import TabbedRecords  # it extends this class
+
+        return TabbedRecords(self._name, tab, attempt, self._given, self._clients, self._memo)
 
     def delete(self, action_id: str) -> None:
         """Delete the record and take it off its counters (a purge)."""

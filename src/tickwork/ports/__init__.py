@@ -14,7 +14,13 @@ from tickwork.ports.notifier import Notification, Notifier
 from tickwork.ports.secrets import SecretSource
 from tickwork.ports.signatures import SignatureLedger, Spent
 from tickwork.ports.slots import ConcurrencySlots
-from tickwork.ports.stores import ActionQueries, ActionRecords, FireTallies, ParkedFires
+from tickwork.ports.stores import (
+    ActionQueries,
+    ActionRecords,
+    CountingRecords,
+    FireTallies,
+    ParkedFires,
+)
 from tickwork.ports.targets import TargetClients
 
 __all__ = [
@@ -22,6 +28,7 @@ __all__ = [
     "ActionRecords",
     "Clock",
     "ConcurrencySlots",
+    "CountingRecords",
     "EventPublisher",
     "ExecutionInput",
     "ExecutionStarter",

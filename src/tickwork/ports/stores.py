@@ -11,7 +11,7 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.selection import Selection
 
-__all__ = ["ActionQueries", "ActionRecords", "FireTallies", "ParkedFires"]
+__all__ = ["ActionQueries", "ActionRecords", "CountingRecords", "FireTallies", "ParkedFires"]
 
 
 class ActionRecords(Protocol):
@@ -29,6 +29,27 @@ class ActionRecords(Protocol):
 
     def delete(self, action_id: str) -> None:
         """Remove the record (a purge); harmless if it is gone."""
+
+    def counting_later(self, tab: str, attempt: int) -> CountingRecords:
+        """The same records, but a write that changes what an action is counted as leaves
+        that change on the tab ``tab`` (a batch execution's name) instead of writing the
+        counters in a transaction of its own: ``add_counts`` adds the tab's changes at once.
+        ``attempt``: the how-many-th run of the tab's task this is (0 first)."""
+
+
+class CountingRecords(ActionRecords, Protocol):
+    """Records whose counter changes wait on a tab, added once for all (a batch's fires).
+
+    Exact across crashes: each record written carries its own pending change, so a later
+    attempt of the same tab finds what an earlier one wrote (``recover``) and adds only what
+    no attempt added yet."""
+
+    def recover(self, action_id: str) -> None:
+        """The record was written on this tab by an earlier attempt: take up its change,
+        unless an earlier attempt's ``add_counts`` added it."""
+
+    def add_counts(self) -> int:
+        """Add every change the tab holds to the counters; how many records it counted."""
 
 
 class ActionQueries(Protocol):

@@ -52,7 +52,7 @@ from tickwork.domain.errors import (
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
 from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.domain.times import ceil_ms
-from tickwork.ports import OutboundEvent
+from tickwork.ports import CountingRecords, OutboundEvent
 from tickwork.usecases.answers import Done
 from tickwork.usecases.batch_chain import Chains
 from tickwork.usecases.fire_proofs import proved_failure, with_proof
@@ -74,6 +74,9 @@ def fire_batch(
     """Run, record and announce every fire of the batch; what became of each."""
     fires = list(order.fires)
     threads = max(1, min(len(fires), _MOST_THREADS))
+    # The fires' counter changes wait on a tab named for the batch, added once at the end.
+    tab = deps.records.counting_later(execution_name, retry_count)
+    deps = replace(deps, records=tab)
     chains = Chains(execution_name, deps)
     with ThreadPoolExecutor(max_workers=threads) as pool, Outbox(deps.publisher) as outbox:
         # Each call runs in a copy of the caller's context (logging keys, tracing).
@@ -83,7 +86,7 @@ def fire_batch(
 
         def one(fire: BatchedFire, read: Action | None) -> _Done:
             try:
-                done = _fire_one(fire, read, execution_name, retry_count, chains, deps)
+                done = _fire_one(fire, read, execution_name, retry_count, chains, tab, deps)
             finally:
                 chains.settle(fire)
             if done.event is not None:
@@ -93,6 +96,7 @@ def fire_batch(
         runs = [_in_context(pool, one, f, r) for f, r in zip(fires, records, strict=True)]
         chains.start_when_ready()
         done = [run.result() for run in runs]
+        tab.add_counts()
         _tally(done, deps)
     return [d.fire for d in done]
 
@@ -115,6 +119,7 @@ def _fire_one(
     execution_name: str,
     retry_count: int,
     chains: Chains,
+    tab: CountingRecords,
     deps: Dependencies,
 ) -> _Done:
     order = FireOrder(fire.action_id, fire.generation, fire.occurrence, fire.fire_at, fire.fire_at)
@@ -127,6 +132,7 @@ def _fire_one(
     except (ActionSuperseded, OccurrenceSkipped, WaitContinued) as quiet:
         again = _recorded_before(fire, order, execution_name, deps)
         if again is not None:  # this task ran before and recorded it: it goes out again
+            tab.recover(fire.action_id)  # counted with this attempt's, if no attempt did yet
             _finish_recording(again, deps)
             return _Done(_ran(fire, again), again)
         reason = f"{type(quiet).__name__}: {quiet}"

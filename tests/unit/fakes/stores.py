@@ -15,7 +15,14 @@ from tickwork.domain.page_cursor import Position
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import to_epoch_ms
 
-__all__ = ["FakeFireTallies", "FakeParkedFires", "FakeQueries", "FakeRecords", "FakeStore"]
+__all__ = [
+    "FakeCountingRecords",
+    "FakeFireTallies",
+    "FakeParkedFires",
+    "FakeQueries",
+    "FakeRecords",
+    "FakeStore",
+]
 
 _HOUR_MS = 3_600_000
 _WATERMARK_LAG = timedelta(minutes=5)
@@ -27,6 +34,8 @@ class FakeStore:
     def __init__(self) -> None:
         self.items: dict[str, Action] = {}
         self.writes = 0
+        self.due_on: dict[str, str] = {}  # id -> the tab its last write left a count change on
+        self.counted: dict[tuple[str, int], set[str]] = {}  # (tab, attempt) -> ids it added
 
 
 class FakeRecords:
@@ -62,6 +71,48 @@ class FakeRecords:
     def _write(self, action: Action) -> None:
         self.items[action.id] = copy.deepcopy(action)
         self.store.writes += 1
+        self.store.due_on.pop(action.id, None)
+
+    def counting_later(self, tab: str, attempt: int) -> FakeCountingRecords:
+        return FakeCountingRecords(self.store, tab, attempt)
+
+
+class FakeCountingRecords(FakeRecords):
+    """Counts are read from the records themselves here, so they are always exact; this keeps
+    the adapter's bookkeeping (what a tab holds, what each attempt added) to answer as it
+    does."""
+
+    def __init__(self, store: FakeStore, tab: str, attempt: int) -> None:
+        super().__init__(store)
+        self.tab = tab
+        self.attempt = attempt
+        self.due: set[str] = set()
+
+    def save(self, action: Action, expected_version: int) -> None:
+        before = self.items.get(action.id)
+        super().save(action, expected_version)
+        if before is not None and _counted_as(before) != _counted_as(action):
+            self.due.add(action.id)
+            self.store.due_on[action.id] = self.tab
+
+    def recover(self, action_id: str) -> None:
+        if self.store.due_on.get(action_id) == self.tab:
+            self.due.add(action_id)
+
+    def add_counts(self) -> int:
+        counted = set().union(
+            *(self.store.counted.get((self.tab, a), set()) for a in range(self.attempt))
+        )
+        waiting = self.due - counted
+        self.store.counted.setdefault((self.tab, self.attempt), set()).update(waiting)
+        self.due -= waiting
+        return len(waiting)
+
+
+def _counted_as(action: Action) -> tuple[str, str, bool, int]:
+    status = Status.PENDING if action.status == Status.IN_PROGRESS else action.status
+    day = action.ttl // 86_400 if action.ttl is not None else 0
+    return (action.group, str(status), action.needs_attention, day)
 
 
 class FakeQueries:
