@@ -14,6 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.adapters.essential_events import EssentialEvents
 from tickwork.clock import SystemClock
 from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
@@ -114,6 +115,9 @@ def build(
             targets=ports["targets"],
         ),
     )
+    publisher = ports["publisher"]
+    if settings.lifecycle_events == "essential":
+        publisher = EssentialEvents(publisher)
     return Dependencies(
         settings=settings,
         records=ports["records"],
@@ -122,7 +126,7 @@ def build(
         tallies=ports["tallies"],
         executions=ports["executions"],
         batches=ports["batches"],
-        publisher=ports["publisher"],
+        publisher=publisher,
         clock=ports["clock"],
         slots=ports["slots"],
         secrets=secrets,

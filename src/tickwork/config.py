@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 __all__ = [
+    "LIFECYCLE_EVENTS",
     "MAX_BATCH_FIRES",
     "MAX_HISTORY",
     "MAX_LAUNCH_AHEAD",
@@ -26,6 +27,8 @@ MAX_BATCH_FIRES = 500
 # How SEND_NOTIFICATION delivers: "aws" sends (SES, SNS); "log" only logs (a development
 # setting, chosen explicitly, never a default).
 NOTIFICATION_DELIVERIES = ("aws", "log")
+# Which events tickwork puts on its bus: "all", or "essential" (domain.events.ESSENTIAL).
+LIFECYCLE_EVENTS = ("all", "essential")
 # The stack's allow-lists of target ARNs, by IAM service prefix, and their environment names.
 TARGET_LISTS = {
     "sqs": "TARGET_ARNS_SQS",
@@ -57,6 +60,8 @@ class Settings:
     early_tolerance: timedelta = timedelta(seconds=5)
     past_grace: timedelta = timedelta(seconds=60)
     history_limit: int = 20
+    # Status changes a record keeps (a recurring fire makes two: its claim, its return).
+    transition_limit: int = 20
     finished_ttl: timedelta = timedelta(days=30)
     slots_table_name: str | None = None
     concurrency_limits: dict[str, int] = field(default_factory=dict)
@@ -67,6 +72,7 @@ class Settings:
     signatures_table_name: str | None = None  # signatures already used (each is used once)
     allow_private_targets: bool = False  # HTTP fulfillments to private addresses (local stack)
     notification_delivery: str | None = None  # required where notifications are sent
+    lifecycle_events: str = "all"
     email_from: str | None = None  # SES identity e-mails are sent from
     email_template_prefix: str = ""  # SES template = prefix + templateType
     text_parameter_path: str = "/tickwork/templates/"  # SSM parameter = path + templateType
@@ -93,6 +99,11 @@ class Settings:
                 f"HISTORY_LIMIT={self.history_limit} is outside 1-{MAX_HISTORY}: a record keeps "
                 "that many occurrences and must stay under DynamoDB's 400 KB item limit"
             )
+        if not 1 <= self.transition_limit <= MAX_HISTORY:
+            raise ValueError(
+                f"TRANSITION_LIMIT={self.transition_limit} is outside 1-{MAX_HISTORY}: a record "
+                "keeps that many status changes and must stay under DynamoDB's 400 KB item limit"
+            )
         if not timedelta(0) < self.launch_ahead <= MAX_LAUNCH_AHEAD:
             raise ValueError(
                 f"LAUNCH_AHEAD_SECONDS={self.launch_ahead.total_seconds():g} is outside "
@@ -105,6 +116,11 @@ class Settings:
             raise ValueError(
                 f"BATCH_MIN_FIRES={self.batch_min_fires}, BATCH_MAX_FIRES={self.batch_max_fires}: "
                 f"give 2 <= BatchMinFires <= BatchMaxFires <= {MAX_BATCH_FIRES}"
+            )
+        if self.lifecycle_events not in LIFECYCLE_EVENTS:
+            raise ValueError(
+                f"LIFECYCLE_EVENTS={self.lifecycle_events!r}: give one of "
+                f"{', '.join(LIFECYCLE_EVENTS)}"
             )
         delivery = self.notification_delivery
         if delivery is not None and delivery not in NOTIFICATION_DELIVERIES:
@@ -130,6 +146,7 @@ class Settings:
             early_tolerance=seconds("EARLY_TOLERANCE_SECONDS", cls.early_tolerance),
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
             history_limit=int(env.get("HISTORY_LIMIT", cls.history_limit)),
+            transition_limit=int(env.get("TRANSITION_LIMIT", cls.transition_limit)),
             finished_ttl=timedelta(days=float(env.get("FINISHED_TTL_DAYS", 30))),
             slots_table_name=env.get("SLOTS_TABLE_NAME") or None,
             concurrency_limits=parse_limits(env.get("CONCURRENCY_LIMITS", "")),
@@ -140,6 +157,7 @@ class Settings:
             signatures_table_name=env.get("SIGNATURES_TABLE_NAME") or None,
             allow_private_targets=env.get("ALLOW_PRIVATE_TARGETS", "").lower() == "true",
             notification_delivery=env.get("NOTIFICATION_DELIVERY") or None,
+            lifecycle_events=env.get("LIFECYCLE_EVENTS") or cls.lifecycle_events,
             email_from=env.get("EMAIL_FROM_ADDRESS") or None,
             email_template_prefix=env.get("EMAIL_TEMPLATE_PREFIX", ""),
             text_parameter_path=env.get("TEXT_PARAMETER_PATH") or cls.text_parameter_path,

@@ -52,4 +52,8 @@ class Dependencies:
 
     @property
     def limits(self) -> Limits:
-        return Limits(history=self.settings.history_limit, finished_ttl=self.settings.finished_ttl)
+        return Limits(
+            history=self.settings.history_limit,
+            transitions=self.settings.transition_limit,
+            finished_ttl=self.settings.finished_ttl,
+        )

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.unit.fakes import fake_dependencies
+from tests.unit.fakes.aws import FakePublisher
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.batch import BatchOrder, is_batch_name
@@ -553,3 +554,23 @@ def test_a_chain_never_started_is_repaired_by_the_reconciler(deps) -> None:
 
     assert sorted(repaired["restarted"]) == ids
     assert {o.action_id for o in deps.executions.started.values()} == set(ids)
+
+
+@pytest.mark.parametrize(("events", "per_fire"), [("all", 3), ("essential", 1)])
+def test_a_stack_may_send_only_the_essential_events(notifier, events: str, per_fire: int) -> None:
+    bus = FakePublisher()
+    deps = fake_dependencies(
+        NOW, notifier=notifier, publisher=bus, launch_ahead=AHEAD, lifecycle_events=events,
+        batch_state_machine_arn="arn:batch",
+    )  # fmt: skip
+    _due_together(deps, 5)
+    _pump_at_launch(deps)
+
+    _run_batch(deps)
+
+    # a one-off sends Started when created, its Tick, and Completed when recorded; with
+    # "essential", its Tick only
+    kinds = [t for t, _ in bus.events]
+    assert len(kinds) == 5 * per_fire and kinds.count(DetailType.TICK) == 5
+    assert (DetailType.STARTED in kinds) is (events == "all")
+    assert (DetailType.COMPLETED in kinds) is (events == "all")

@@ -3,6 +3,7 @@ refused with the field, the limit and the fix, and nothing is written."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -54,10 +55,30 @@ def test_a_start_past_a_limit_is_refused_and_writes_nothing(detail, field, words
     assert deps.records.items == {} and deps.executions.started == {}
 
 
-def test_the_history_bound_is_checked_when_settings_load() -> None:
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("HISTORY_LIMIT", "500", "HISTORY_LIMIT=500 is outside 1-200"),
+        ("TRANSITION_LIMIT", "0", "TRANSITION_LIMIT=0 is outside 1-200"),
+        ("BATCH_MIN_FIRES", "1", "give 2 <= BatchMinFires <= BatchMaxFires <= 500"),
+        ("BATCH_MAX_FIRES", "501", "give 2 <= BatchMinFires <= BatchMaxFires <= 500"),
+        ("LIFECYCLE_EVENTS", "some", "LIFECYCLE_EVENTS='some': give one of all, essential"),
+    ],
+)
+def test_the_bounds_of_a_record_and_a_batch_are_checked_when_settings_load(
+    setting: str, value: str, message: str
+) -> None:
     env = {"TABLE_NAME": "t", "EVENT_BUS_NAME": "b", "STATE_MACHINE_ARN": "arn"}
-    with pytest.raises(ValueError, match="HISTORY_LIMIT=500 is outside 1-200"):
-        Settings.from_environment({**env, "HISTORY_LIMIT": "500"})
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Settings.from_environment({**env, setting: value})
+
+
+def test_batches_are_off_when_the_stack_turns_them_off() -> None:
+    env = {"TABLE_NAME": "t", "EVENT_BUS_NAME": "b", "STATE_MACHINE_ARN": "arn"}
+    on = {**env, "BATCH_STATE_MACHINE_ARN": "arn:batch", "FIRE_BATCHING": "true"}
+    assert Settings.from_environment(on).batch_state_machine_arn == "arn:batch"
+    off = {**on, "FIRE_BATCHING": "false"}
+    assert Settings.from_environment(off).batch_state_machine_arn is None
 
 
 def test_concurrency_limits_parse_and_bad_entries_name_the_fix() -> None:

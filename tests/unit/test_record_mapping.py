@@ -1,13 +1,18 @@
-"""GIVEN an action with history WHEN mapped to a DynamoDB item and back THEN nothing changes,
-and the item keeps the seed schema's camelCase names all the way down."""
+"""GIVEN an action with history WHEN mapped to a DynamoDB item and back THEN nothing changes;
+the item keeps the seed schema's names, and short ones in its history and transitions (the
+bulk of a busy record), whose items written before in long names still read."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
+
+import pytest
 
 from tickwork.adapters.dynamodb_record import from_item, status_shard, to_item
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.fire import Outcome
+from tickwork.domain.naming import execution_name
 from tickwork.domain.schedule import Schedule
 
 
@@ -48,13 +53,24 @@ def test_round_trip_is_lossless() -> None:
     assert from_item(to_item(action)) == action
 
 
-def test_item_uses_seed_names_and_camel_case_history() -> None:
+def test_item_uses_seed_names_and_short_names_in_history_and_transitions() -> None:
     item = to_item(_action())
     assert item["executionTime"] == 1772352000123
     assert (
         item["executionRemainder"] == 4 and item["frequency"] == "DAILY" and item["repeat"] is True
     )
+    # the bulk of a busy record: short names, epoch milliseconds
     assert item["history"] == [
+        {"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2, "r": "FIRED"}
+    ]
+    assert item["transitions"][0] == {"t": 1767225600000, "s": "P", "r": "created"}
+    assert item["statusShard"] == status_shard("PENDING", "a:1")
+    assert item["statusShard"].startswith("PENDING#")
+
+
+def test_items_written_in_long_names_are_read_as_they_are() -> None:
+    item = to_item(_action())
+    item["history"] = [
         {
             "occurrence": 1,
             "scheduledTime": "2026-02-28T08:00:00.000Z",
@@ -63,11 +79,42 @@ def test_item_uses_seed_names_and_camel_case_history() -> None:
             "outcome": "FIRED",
         }
     ]
-    assert item["transitions"][0] == {
-        "at": "2026-01-01T00:00:00.000Z",
-        "fromStatus": None,
-        "toStatus": "PENDING",
-        "reason": "created",
-    }
-    assert item["statusShard"] == status_shard("PENDING", "a:1")
-    assert item["statusShard"].startswith("PENDING#")
+    item["transitions"] = [
+        {"at": "2026-01-01T00:00:00.000Z", "fromStatus": None, "toStatus": "PENDING",
+         "reason": "created"}
+    ]  # fmt: skip
+
+    assert from_item(item) == _action()
+
+
+@pytest.mark.parametrize(
+    ("name", "stored"),
+    [
+        pytest.param("b-1772265600-0123456789ab", "b:0123456789ab", id="its-batch"),
+        pytest.param(execution_name("a:1", 3, 1), "~g3", id="its-own"),
+        pytest.param(execution_name("a:1", 1, 1, leg=1, repair=2), "~g1-l1-r2", id="repaired"),
+        pytest.param(execution_name("a:1", 1, 1, manual=4), "~g1-m4", id="by-hand"),
+        pytest.param("b-1772265601-0123456789ab", None, id="another-seconds-batch"),
+        pytest.param("someone-elses-name", None, id="any-other-name"),
+    ],
+)
+def test_the_execution_of_a_fire_is_stored_short_and_read_back_whole(
+    name: str, stored: str | None
+) -> None:
+    fire = replace(_action().history[0], execution=name)
+    action = replace(_action(), history=(fire,))
+
+    item = to_item(action)
+
+    assert item["history"][0]["x"] == (stored or name)
+    assert from_item(item).history[0].execution == name
+
+
+def test_a_fires_scheduled_time_is_told_by_its_lateness_when_it_can_be() -> None:
+    fire = replace(_action().history[0], late_ms=210)
+    action = replace(_action(), history=(fire,))
+
+    item = to_item(action)
+
+    assert "s" not in item["history"][0] and item["history"][0]["l"] == 210
+    assert from_item(item) == action

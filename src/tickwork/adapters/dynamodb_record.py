@@ -17,12 +17,22 @@ and the keys of the table's indexes:
   ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
   watermark item, ``PUMP_ITEM_ID``), so its reads grow with the fires it launches, never with
   the actions stored.
+
+The history and the transitions, most of a busy record, are kept in short names with epoch
+milliseconds (``history``: ``o`` occurrence, ``s``/``a`` scheduled and actual time, ``n``
+attempts, ``r`` outcome, ``e`` error, ``l`` lateness, ``t`` trigger, ``m`` manual, ``x`` the
+execution that ran it, told back from a short code; the scheduled time is left out when the
+actual time less the lateness tells it; ``transitions``: ``t`` at, ``f``/``s`` from and to
+status as one letter, ``r`` reason): every write of a record costs a write unit per KB of it.
+Items written before in long names are read as they are.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -32,6 +42,7 @@ from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
+from tickwork.domain.naming import execution_name
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
     ChangeKind,
@@ -100,24 +111,49 @@ def _from_dynamo(value: Any) -> Any:
     return value
 
 
-def _occurrence_item(occurrence: Occurrence) -> dict[str, Any]:
+def _occurrence_item(occurrence: Occurrence, action_id: str) -> dict[str, Any]:
+    """One fire of the history, in short names: the history is most of a busy record, and a
+    record's every write costs a write unit per KB of it."""
+    actual = to_epoch_ms(occurrence.actual_time)
+    scheduled = to_epoch_ms(occurrence.scheduled_time)
+    told_by_lateness = (
+        occurrence.late_ms is not None
+        and from_epoch_ms(actual - occurrence.late_ms) == occurrence.scheduled_time
+    )
     return _drop_none(
         {
-            "occurrence": occurrence.occurrence,
-            "scheduledTime": iso(occurrence.scheduled_time),
-            "actualTime": iso(occurrence.actual_time),
-            "attempts": occurrence.attempts,
-            "outcome": str(occurrence.outcome),
-            "error": occurrence.error,
-            "lateMs": occurrence.late_ms,
-            "trigger": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
-            "manual": occurrence.manual or None,
-            "execution": occurrence.execution,
+            "o": occurrence.occurrence,
+            "s": None if told_by_lateness else scheduled,  # else actual time less lateness
+            "a": actual,
+            "n": occurrence.attempts,
+            "r": str(occurrence.outcome),
+            "e": occurrence.error,
+            "l": occurrence.late_ms,
+            "t": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
+            "m": occurrence.manual or None,
+            "x": _execution_code(occurrence, action_id),
         }
     )
 
 
-def _occurrence(item: dict[str, Any]) -> Occurrence:
+def _occurrence(item: dict[str, Any], action_id: str) -> Occurrence:
+    if "o" not in item:  # written before the short names
+        return _legacy_occurrence(item)
+    occurrence = Occurrence(
+        occurrence=item["o"],
+        scheduled_time=from_epoch_ms(item["s"] if "s" in item else item["a"] - item["l"]),
+        actual_time=from_epoch_ms(item["a"]),
+        attempts=item["n"],
+        outcome=Outcome(item["r"]),
+        error=item.get("e"),
+        late_ms=item.get("l"),
+        trigger=Trigger(item.get("t", Trigger.SCHEDULED)),
+        manual=item.get("m", 0),
+    )
+    return replace(occurrence, execution=_execution_of(item.get("x"), occurrence, action_id))
+
+
+def _legacy_occurrence(item: dict[str, Any]) -> Occurrence:
     return Occurrence(
         occurrence=item["occurrence"],
         scheduled_time=parse_iso(item["scheduledTime"], "history.scheduledTime"),
@@ -129,6 +165,43 @@ def _occurrence(item: dict[str, Any]) -> Occurrence:
         trigger=Trigger(item.get("trigger", Trigger.SCHEDULED)),
         manual=item.get("manual", 0),
         execution=item.get("execution"),
+    )
+
+
+def _execution_code(occurrence: Occurrence, action_id: str) -> str | None:
+    """The name of the execution that ran a fire, as short as it can be told back: ``b:<hex>``
+    for a batch of the fire's second, ``~g<generation>[...]`` for the fire's own execution
+    (its name follows from the id and the fire), else the name itself."""
+    name = occurrence.execution
+    if name is None:
+        return None
+    batch = re.fullmatch(r"b-(\d+)-([0-9a-f]{12})", name)
+    if batch and int(batch[1]) == int(occurrence.scheduled_time.timestamp()):
+        return f"b:{batch[2]}"
+    own = re.fullmatch(rf".*-g(\d+)-o{occurrence.occurrence}((?:-[mlr]\d+)*)", name)
+    if own:
+        code = f"~g{own[1]}{own[2]}"
+        if _execution_of(code, occurrence, action_id) == name:
+            return code
+    return name
+
+
+def _execution_of(code: str | None, occurrence: Occurrence, action_id: str) -> str | None:
+    if code is None:
+        return None
+    if code.startswith("b:"):
+        return f"b-{int(occurrence.scheduled_time.timestamp())}-{code[2:]}"
+    own = re.fullmatch(r"~g(\d+)((?:-[mlr]\d+)*)", code)
+    if own is None:
+        return code
+    parts = {part[0]: int(part[1:]) for part in own[2].split("-") if part}
+    return execution_name(
+        action_id,
+        int(own[1]),
+        occurrence.occurrence,
+        leg=parts.get("l", 0),
+        repair=parts.get("r", 0),
+        manual=parts.get("m", 0),
     )
 
 
@@ -210,22 +283,44 @@ def _failed(item: dict[str, Any]) -> FailedFire:
     )
 
 
+_STATUS_CODES = {
+    Status.PENDING: "P",
+    Status.IN_PROGRESS: "I",
+    Status.PAUSED: "Z",
+    Status.COMPLETED: "C",
+    Status.FAILED: "F",
+    Status.NO_ACTION: "N",
+    Status.CANCELLED: "X",
+}
+_CODED_STATUS = {code: status for status, code in _STATUS_CODES.items()}
+
+
 def _transition_item(transition: Transition) -> dict[str, Any]:
-    return {
-        "at": iso(transition.at),
-        "fromStatus": transition.from_status and str(transition.from_status),
-        "toStatus": str(transition.to_status),
-        "reason": transition.reason,
-    }
+    return _drop_none(
+        {
+            "t": to_epoch_ms(transition.at),
+            "f": transition.from_status and _STATUS_CODES[transition.from_status],
+            "s": _STATUS_CODES[transition.to_status],
+            "r": transition.reason,
+        }
+    )
 
 
 def _transition(item: dict[str, Any]) -> Transition:
-    before = item.get("fromStatus")
+    if "t" not in item:  # written before the short names
+        before = item.get("fromStatus")
+        return Transition(
+            at=parse_iso(item["at"], "transitions.at"),
+            from_status=Status(before) if before else None,
+            to_status=Status(item["toStatus"]),
+            reason=item["reason"],
+        )
+    before = item.get("f")
     return Transition(
-        at=parse_iso(item["at"], "transitions.at"),
-        from_status=Status(before) if before else None,
-        to_status=Status(item["toStatus"]),
-        reason=item["reason"],
+        at=from_epoch_ms(item["t"]),
+        from_status=_CODED_STATUS[before] if before else None,
+        to_status=_CODED_STATUS[item["s"]],
+        reason=item["r"],
     )
 
 
@@ -267,7 +362,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "claimedBy": action.claimed_by,
         "lastResult": action.last_result,
         "lastError": action.last_error,
-        "history": [_occurrence_item(h) for h in action.history],
+        "history": [_occurrence_item(h, action.id) for h in action.history],
         "transitions": [_transition_item(t) for t in action.transitions],
         "ttl": action.ttl,
         "request": action.request,
@@ -318,7 +413,7 @@ def from_item(raw: dict[str, Any]) -> Action:
         claimed_by=item.get("claimedBy"),
         last_result=item.get("lastResult"),
         last_error=item.get("lastError"),
-        history=tuple(_occurrence(h) for h in item.get("history", [])),
+        history=tuple(_occurrence(h, item["id"]) for h in item.get("history", [])),
         transitions=tuple(_transition(t) for t in item.get("transitions", [])),
         ttl=item.get("ttl"),
         request=item.get("request"),

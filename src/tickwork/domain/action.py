@@ -516,7 +516,7 @@ class Limits:
     """Bounds on what a record keeps, and how long a finished one lives."""
 
     history: int = 20
-    transitions: int = 50
+    transitions: int = 20
     finished_ttl: timedelta = timedelta(days=30)
 
     def expiry(self, now: datetime) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["CONTROL", "INBOUND", "DetailType"]
+__all__ = ["CONTROL", "ESSENTIAL", "INBOUND", "DetailType"]
 
 
 class DetailType(StrEnum):
@@ -38,3 +38,19 @@ INBOUND = frozenset(
 )
 # Inbound events that steer an existing action (the Control function's).
 CONTROL = INBOUND - {DetailType.START}
+
+# What a stack sends with LifecycleEvents=essential: each fire's tick, and what needs someone's
+# attention (a fire failed or skipped, a Start refused, a record altered, repairs). Left out:
+# Started, Completed, Stopped, Paused and Resumed, which confirm what a caller did or can read
+# from the API, and cost an event each (a one-off's Started and Completed double its bill of
+# events).
+ESSENTIAL = frozenset(
+    {
+        DetailType.TICK,
+        DetailType.FAILED,
+        DetailType.REJECTED,
+        DetailType.SKIPPED,
+        DetailType.TAMPERED,
+        DetailType.RECONCILED,
+    }
+)

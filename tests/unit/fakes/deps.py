@@ -50,7 +50,10 @@ class FakeClock:
 
 
 def fake_dependencies(
-    now: datetime, notifier: Notifier | None = None, **settings: Any
+    now: datetime,
+    notifier: Notifier | None = None,
+    publisher: FakePublisher | None = None,
+    **settings: Any,
 ) -> Dependencies:
     # Every fire launches at once unless a test sets a horizon (parking has tests of its own).
     settings.setdefault("launch_ahead", MAX_LAUNCH_AHEAD)
@@ -63,7 +66,7 @@ def fake_dependencies(
         tallies=FakeFireTallies(),
         executions=FakeExecutions(),
         batches=FakeExecutions(machine="batch"),
-        publisher=FakePublisher(),
+        publisher=publisher or FakePublisher(),
         clock=FakeClock(now),
         secrets=FakeSecrets(),
         signatures=FakeSignatures(),
