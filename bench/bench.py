@@ -5,10 +5,16 @@ writes them all, with the command that produced them, to bench/RESULTS.md (and t
 histogram to bench/lateness.png). Parts:
 
   accuracy     the local stack (a child process): --accuracy-actions TICK actions due within
-               10 s, then as many spread over a minute; lateness p50/p95/p99/max, early fires
+               10 s, then as many spread over a minute (parked and pumped: fires due in one
+               second share a batch execution), then the burst again with FireBatching=false
+               (an execution each); lateness p50/p95/p99/max, early fires
   cost         an in-process stack: one-off, recurring, one-retry and cancelled actions;
                billed transitions, Lambda invocations and GB-s, DynamoDB units, events per
                fire, in dollars per million fires (prices in benchkit/prices.py)
+  rates        an in-process stack: lone fires (one a second), 10 a second, 100 a second and
+               1,000 due in one second, for one-offs and for recurring fires, with every
+               event and billed as LifecycleEvents=essential; per fire: transitions, invocations,
+               GB-s, read and write units by caller, events, the record's size, $ per million
   coldstart    every function's import + dependencies in a fresh interpreter, beside a bare
                `import boto3` + one client; the heaviest imports; warm CPU per event
   throughput   the local stack: --starts Starts published; accepted per second, and the
@@ -29,7 +35,8 @@ from pathlib import Path
 
 from benchkit.accuracy import measure_accuracy
 from benchkit.coldstart import measure_cold_starts
-from benchkit.cost import measure_costs
+from benchkit.cost import Usage, measure_costs
+from benchkit.cost_rates import RateUsage, measure_rate_costs
 from benchkit.histogram import write_histogram
 from benchkit.local_stack import local_stack
 from benchkit.pending import PARAMETERS as PENDING_PARAMETERS
@@ -39,7 +46,13 @@ from benchkit.stats import median
 from benchkit.throughput import measure_throughput
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("accuracy", "cost", "coldstart", "throughput", "pending")
+PARTS = ("accuracy", "cost", "rates", "coldstart", "throughput", "pending")
+# name, window (s), stack parameters beside the local stack's fast ones
+ACCURACY_RUNS: tuple[tuple[str, float, dict[str, str]], ...] = (
+    ("burst", 10.0, {}),
+    ("minute", 60.0, {}),
+    ("burst, no batches", 10.0, {"FireBatching": "false"}),
+)
 _BEGAN = time.monotonic()
 
 
@@ -91,9 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     if "accuracy" in parts:
         # Creation runs at ~30 Starts/s here: the first fire waits until all are created.
         lead = args.lead or max(45.0, args.accuracy_actions / 10)
-        for name, window in (("burst", 10.0), ("minute", 60.0)):
+        for name, window, parameters in ACCURACY_RUNS:
             # A fresh stack each: one run's backlog must not delay the next one's creation.
-            with local_stack(work / name, work / f"{name}.log") as stack:
+            folder = work / name.replace(" ", "-").replace(",", "")
+            with local_stack(folder, folder.with_suffix(".log"), parameters or None) as stack:
                 run = measure_accuracy(stack, name, args.accuracy_actions, window, lead, progress)
                 results.accuracy.append(run)
                 progress(
@@ -106,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         results.histogram = histogram.name
     if "cost" in parts:
         results.costs, results.warm = measure_costs(progress)
+    if "rates" in parts:
+        results.rates = measure_rate_costs(progress)
+        # The same runs billed without the events LifecycleEvents=essential does not send.
+        results.rates_essential = [usage.essential() for usage in results.rates]
     if "coldstart" in parts:
         results.bare, results.cold, results.xray = measure_cold_starts(args.cold_runs, progress)
     if "throughput" in parts:
@@ -148,6 +166,7 @@ def targets(results: Results) -> list[tuple[str, str, bool]]:
                 beyond <= 1,
             )
         )
+    found += _rate_targets(results.rates, results.rates_essential, once)
     if results.bare and results.cold:
         worst = max(results.cold, key=lambda c: c.median)
         ratio = worst.median / results.bare.median
@@ -187,6 +206,47 @@ def targets(results: Results) -> list[tuple[str, str, bool]]:
             ),
         ]
     return found
+
+
+# (scenario, kind, goal $ per million fires); the lone one's goal is today's per-fire execution
+RATE_GOALS = (
+    ("100 a second", "recurring", 5.0),
+    ("100 a second", "one-off", 10.0),
+    ("10 a second", "recurring", 15.0),
+)
+
+
+def _rate_targets(
+    rates: list[RateUsage], essential: list[RateUsage], lone_today: object
+) -> list[tuple[str, str, bool]]:
+    found: list[tuple[str, str, bool]] = []
+    for scenario, kind, goal in RATE_GOALS:
+        every = _rate(rates, scenario, kind)
+        lean = _rate(essential, scenario, kind)
+        if every is None:
+            continue
+        best = min(u.per_million for u in (every, lean) if u is not None)
+        shown = f"${every.per_million:.2f} (every event)" + (
+            f", ${lean.per_million:.2f} (essential events)" if lean else ""
+        )
+        found.append(
+            (f"{kind} fires at {scenario}: ≤ ${goal:.0f} per million", shown, best <= goal)
+        )
+    lone = _rate(rates, "lone (1 a second)", "one-off")
+    if lone is not None and isinstance(lone_today, Usage):
+        today = sum(lone_today.dollars().values())
+        found.append(
+            (
+                "lone one-offs no dearer than a one-off with its own execution ('cost' part)",
+                f"${lone.per_million:.2f} vs ${today:.2f}",
+                lone.per_million <= today,
+            )
+        )
+    return found
+
+
+def _rate(usages: list[RateUsage], scenario: str, kind: str) -> RateUsage | None:
+    return next((u for u in usages if u.scenario == scenario and u.kind == kind), None)
 
 
 if __name__ == "__main__":

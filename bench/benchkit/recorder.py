@@ -4,6 +4,7 @@ are left out: on AWS, EventBridge invokes a function without a queue."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +19,12 @@ from tickwork_local.runtime import InProcessRuntime
 __all__ = ["Call", "Invocation", "Recorder"]
 
 STATE_MACHINE = "state machine"
+# Who is calling: a context variable, so the worker threads a batch task hands a copy of its
+# context to (usecases/fire_batch.py) bill their calls to the task's function.
+_CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("bench-caller", default=None)
+_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("bench-off", default=False)
+_INVOCATION: contextvars.ContextVar[int] = contextvars.ContextVar("bench-invocation", default=-1)
+_READS = {"Query", "Scan"}
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,8 @@ class Call:
     service: str
     operation: str
     params: dict[str, Any]
+    invocation: int = -1  # the Invocation.index it was made in; -1: none (a state machine's)
+    items_read: tuple[dict[str, Any], ...] = ()  # a Query's or Scan's items, to size its units
 
 
 @dataclass(frozen=True)
@@ -34,14 +43,15 @@ class Invocation:
     wall_seconds: float
     cpu_seconds: float  # this thread's CPU, the emulator's share of its AWS calls included
     memory_mb: int
+    index: int = -1
 
 
 @dataclass
 class Recorder:
     calls: list[Call] = field(default_factory=list)
     invocations: list[Invocation] = field(default_factory=list)
-    _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _invoked: int = 0
 
     def clear(self) -> None:
         with self._lock:
@@ -51,20 +61,20 @@ class Recorder:
     @contextmanager
     def unrecorded(self) -> Iterator[None]:
         """The bench's own calls (reading histories, waiting): not part of the bill."""
-        self._local.off = True
+        token = _OFF.set(True)
         try:
             yield
         finally:
-            self._local.off = False
+            _OFF.reset(token)
 
     @contextmanager
     def calling_as(self, caller: str) -> Iterator[None]:
         """Calls made on this thread are ``caller``'s (e.g. the publisher of Starts)."""
-        self._local.function = caller
+        token = _CALLER.set(caller)
         try:
             yield
         finally:
-            self._local.function = None
+            _CALLER.reset(token)
 
     @contextmanager
     def installed(self, logical_ids: dict[str, str], memory: dict[str, int]) -> Iterator[None]:
@@ -75,15 +85,24 @@ class Recorder:
 
         def call(client: BaseClient, operation: str, params: dict[str, Any]) -> Any:
             service = client.meta.service_model.service_name
-            if not getattr(recorder._local, "off", False) and service != "sqs":
-                caller = getattr(recorder._local, "function", None) or STATE_MACHINE
-                with recorder._lock:
-                    recorder.calls.append(Call(caller, service, operation, dict(params)))
-            return original_call(client, operation, params)
+            result: Any = {}
+            try:
+                result = original_call(client, operation, params)
+                return result
+            finally:  # a refused call is billed too (a failed condition costs its units)
+                if not _OFF.get() and service != "sqs":
+                    caller = _CALLER.get() or STATE_MACHINE
+                    items = tuple(result.get("Items", ())) if operation in _READS else ()
+                    made = Call(caller, service, operation, dict(params), _INVOCATION.get(), items)
+                    with recorder._lock:
+                        recorder.calls.append(made)
 
         def invoke(runtime: InProcessRuntime, name: str, event: dict[str, Any]) -> Any:
-            previous = getattr(recorder._local, "function", None)
-            recorder._local.function = logical_ids.get(name, name)
+            token = _CALLER.set(logical_ids.get(name, name))
+            with recorder._lock:
+                recorder._invoked += 1
+                index = recorder._invoked
+            numbered = _INVOCATION.set(index)
             wall, cpu = time.perf_counter(), time.thread_time()
             try:
                 return original_invoke(runtime, name, event)
@@ -93,8 +112,10 @@ class Recorder:
                     time.perf_counter() - wall,
                     time.thread_time() - cpu,
                     memory.get(name, 128),
+                    index,
                 )
-                recorder._local.function = previous
+                _INVOCATION.reset(numbered)
+                _CALLER.reset(token)
                 with recorder._lock:
                     recorder.invocations.append(measured)
 

@@ -10,6 +10,7 @@ from benchkit import prices
 from benchkit.accuracy import Accuracy
 from benchkit.coldstart import ColdStart
 from benchkit.cost import Usage, polling_design_per_million
+from benchkit.cost_rates import RateUsage, rates_section
 from benchkit.pending import Pending
 from benchkit.recorder import Invocation
 from benchkit.stats import median
@@ -28,6 +29,8 @@ class Results:
     bare: ColdStart | None = None
     xray: ColdStart | None = None
     cold: list[ColdStart] = field(default_factory=list)
+    rates: list[RateUsage] = field(default_factory=list)
+    rates_essential: list[RateUsage] = field(default_factory=list)
     throughput: Throughput | None = None
     pending: Pending | None = None
     targets: list[tuple[str, str, bool]] = field(default_factory=list)  # target, measured, met
@@ -51,6 +54,8 @@ def render(results: Results) -> str:
         lines += _accuracy(results)
     if results.costs:
         lines += _costs(results.costs)
+    if results.rates:
+        lines += rates_section(results.rates, results.rates_essential)
     if results.cold and results.bare:
         lines += _cold(results.bare, results.cold, results.warm, results.xray)
     if results.throughput:
@@ -64,14 +69,19 @@ def _accuracy(results: Results) -> list[str]:
     lines = [
         "## 1. Fire accuracy on the local stack",
         "",
-        "Lateness = when the fulfillment ran minus the scheduled time (the tick's `lateMs`).",
+        "Lateness = when the fulfillment ran minus the scheduled time (the tick's `lateMs`). "
+        "The fires are created a minute or more ahead, so they are parked and the pump "
+        "launches them (the local stack's horizon is 5 s, its pump runs every second): fires "
+        "due in one second share a batch execution, except in the run with FireBatching=false, "
+        "where each fire has its own.",
         "",
         "| run | actions | fired | p50 s | p95 s | p99 s | max s | early | created in s |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for run in results.accuracy:
         lines.append(
-            f"| due within {run.window_seconds:.0f} s | {run.actions} | {len(run.lateness_ms)} | "
+            f"| {run.name}: due within {run.window_seconds:.0f} s | {run.actions} | "
+            f"{len(run.lateness_ms)} | "
             f"{run.pct(50):.3f} | {run.pct(95):.3f} | {run.pct(99):.3f} | {run.pct(100):.3f} | "
             f"{run.early} | {run.created_seconds:.1f} |"
         )
@@ -126,7 +136,7 @@ def _cold(
     bare: ColdStart, cold: list[ColdStart], warm: list[Invocation], xray: ColdStart | None
 ) -> list[str]:
     lines = [
-        "## 3. Cold start and warm cost per function",
+        "## 4. Cold start and warm cost per function",
         "",
         "Cold = a fresh interpreter importing the handler, building its dependencies and its "
         "first AWS client; "
@@ -159,7 +169,7 @@ def _cold(
 
 def _throughput(result: Throughput) -> list[str]:
     return [
-        "## 4. Local throughput",
+        "## 5. Local throughput",
         "",
         f"- {result.starts} Starts published (PutEvents batches of 10, 4 publishers): accepted "
         f"by the bus in {result.accept_seconds:.1f} s = **{result.accepted_per_second:.0f} "
@@ -173,7 +183,7 @@ def _throughput(result: Throughput) -> list[str]:
 def _pending(result: Pending) -> list[str]:
     total = result.far + result.near
     return [
-        "## 5. Pending actions at scale",
+        "## 6. Pending actions at scale",
         "",
         f"{result.far} one-offs spread over the next 90 days and {result.near} due within two "
         "minutes, published through the bus, on the local stack (LaunchAheadSeconds 60, a pump "

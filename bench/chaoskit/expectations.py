@@ -7,13 +7,15 @@ has its scheduled time, so a delivery before it is early.
 - one-off: ``(1, 1)`` at its ``at``; recurrence: ``(1, k)`` for k = 1..count, interval apart,
   from the first fire time read back after creation (``permanent`` too: each of its fires
   fails, and the recurrence goes on, as onFailure CONTINUE says);
-- accepted cancel: the fires recorded before it (the record's history), none after;
+- accepted cancel or pause: the fires recorded before it (the record's history), none after
+  (the action ends CANCELLED or PAUSED);
 - accepted update: the version-1 fires before it (history in the PATCH answer), then every
   fire of the new version from the ``executionTime`` in that answer;
-- deferred (202, a recurrence inside its lock) cancel or update: the version-1 fires up to the
-  imminent one it waited for; then none (cancel), or every fire of the new version from the
+- deferred (202, a recurrence inside its lock) cancel, pause or update: the version-1 fires up
+  to the imminent one it waited for; then none (cancel, pause), or every fire of the new
+  version from the
   schedule the record has at the end (its rate's anchor);
-- refused (409, a one-off inside its lock) cancel or update: the plan unchanged.
+- refused (409, a one-off inside its lock) cancel, pause or update: the plan unchanged.
 
 An accepted request whose raced fire was already inside the lock, a deferred one whose fire
 was not, or a refusal with no fire inside the lock, is a broken lock: counted as "wrong", as
@@ -33,6 +35,7 @@ __all__ = ["Expected", "expected_fires", "first_fire_time"]
 
 Key = tuple[int, int]  # (version, occurrence)
 _EPSILON = 0.01  # seconds: the API's times are kept to the millisecond
+_STOPPED = {"cancel": "CANCELLED", "pause": "PAUSED"}  # what an accepted one leaves
 
 
 @dataclass
@@ -88,12 +91,12 @@ def expected_fires(
         return _deferred(expected, race, record or {}, planned, count, lock)
     if not race.accepted:
         _check_refusal(expected, race, lock)
-        if race.status == 200:  # cancel found the action already finished
-            expected.problems.append(f"cancel found it {race.body.get('status')} already")
+        if race.status == 200:  # the cancel or pause found the action already finished
+            expected.problems.append(f"{race.operation} found it {race.body.get('status')} already")
         return expected
-    if race.operation == "cancel":
+    if race.operation in _STOPPED:
         fired_before = len((record or {}).get("history") or [])
-        expected.final_status = "CANCELLED"
+        expected.final_status = _STOPPED[race.operation]
         expected.fires = {key: at for key, at in planned.items() if key[1] <= fired_before}
     else:
         fired_before = len(race.body.get("history") or [])
@@ -124,8 +127,8 @@ def _deferred(
             f"{race.operation} deferred at {race.answered:.3f}, but occurrence {imminent} "
             f"was not inside its lock"
         )
-    if race.operation == "cancel":
-        expected.final_status = "CANCELLED"
+    if race.operation in _STOPPED:
+        expected.final_status = _STOPPED[race.operation]
         return expected
     spec = record.get("scheduleSpec") or {}
     if spec.get("kind") != "rate" or not spec.get("anchor"):

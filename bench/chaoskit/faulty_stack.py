@@ -11,6 +11,12 @@ of an action whose id starts with ``crash-``.
 The tick's delivery then fails, so its message comes back after the queue's visibility
 timeout (local/tickwork_local/delivery.py) and the redelivered tick must finish the job.
 
+**Batch crash**: the task of a batch holding a ``batchcrash-`` fire crashes the first time it
+has recorded that fire, before putting its tick on the bus, adding the batch's counts or
+finishing the others (each already in flight runs to its end, as in a killed task's last
+moments, but nothing after): the machine retries the task, which must not fire a recorded
+fire again, must resume the claimed ones, and must put the tick on the bus.
+
 **Start refused**: the first StartExecution of each fire of an action whose id starts with
 ``refused-`` fails with ``ExecutionLimitExceeded``, as Step Functions answers when the
 account's open executions are at their quota: the fire must be parked again and launched by
@@ -57,7 +63,7 @@ from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
 from tickwork.ports import ExecutionInput
-from tickwork.usecases import record
+from tickwork.usecases import fire_batch, record
 from tickwork_local.service import run_local
 
 FAULTY_STACK = Path(__file__)
@@ -67,11 +73,16 @@ PUMP_DOWN_PREFIX = "pumpdown-"
 BUS_DOWN_PREFIX = "busdown-"
 REPORT_LOST_PREFIX = "reportlost-"
 PUMP_OUTAGE_SECONDS = 8.0
+BATCH_CRASH_PREFIX = "batchcrash-"
 FAULT_LINE = "chaos-fault"
 
 
 class TickCrashed(RuntimeError):
     """The planted crash: the tick function died after writing the record."""
+
+
+class BatchCrashed(RuntimeError):
+    """The planted crash: a batch task died after recording one of its fires."""
 
 
 class _FirstTime:
@@ -126,6 +137,24 @@ def plant_tick_crash() -> None:
     EventBridgePublisher.publish = crashing_publish  # type: ignore[method-assign]
 
 
+def plant_batch_crash() -> None:
+    first_time = _FirstTime()
+    recorded = fire_batch.record_tick
+
+    def crashing_record_tick(tick: Any, deps: Any, *args: Any, **kwargs: Any) -> Any:
+        answer = recorded(tick, deps, *args, **kwargs)
+        if tick.action_id.startswith(BATCH_CRASH_PREFIX) and first_time(
+            ("batch-crash", tick.execution_name)
+        ):
+            _fault("batch-crash", tick.execution_name, tick.action_id, tick.occurrence)
+            raise BatchCrashed(
+                f"planted crash in batch {tick.execution_name} after {tick.action_id}"
+            )
+        return answer
+
+    fire_batch.record_tick = crashing_record_tick  # type: ignore[assignment]
+
+
 def plant_start_refusals() -> None:
     first_time = _FirstTime()
     start = StepFunctionsExecutions.start
@@ -137,7 +166,10 @@ def plant_start_refusals() -> None:
             for fire in refused:  # a batch is refused whole: each refused- member is told
                 _fault("start-refused", "StartExecution", fire.action_id, fire.occurrence)
             raise LaunchRefused(name, "ExecutionLimitExceeded")
-        return start(self, name, order)
+        arn = start(self, name, order)
+        if isinstance(order, BatchOrder) and first_time(("batch", name)):  # not a fault: a count
+            _fault("batch-started", name, order.fires[0].action_id, len(order.fires))
+        return arn
 
     StepFunctionsExecutions.start = refusing_start  # type: ignore[method-assign]
 
@@ -188,6 +220,7 @@ def main() -> None:
     args = _arguments()
     parameters = dict(pair.split("=", 1) for pair in args.parameter)
     plant_tick_crash()
+    plant_batch_crash()
     plant_start_refusals()
     plant_pump_outage()
     plant_bus_refusals()

@@ -85,7 +85,9 @@ def injected_faults(
         Kind.PUMP_DOWN: len(injectors.planted("pump-down")),
         Kind.BUS_DOWN: len(injectors.planted("bus-down")),
         Kind.REPORT_LOST: len(injectors.planted("report-lost")),
+        Kind.BATCH_CRASH: len(injectors.planted("batch-crash")),
         Kind.CANCEL: injectors.races.answered("cancel"),
+        Kind.PAUSE: injectors.races.answered("pause"),
         Kind.UPDATE: injectors.races.answered("update"),
         Kind.RESTART: 1 if kill.at else 0,
     }
@@ -100,6 +102,11 @@ def fault_summary(
         "tick crashes planted": dict(
             Counter(line["where"] for line in injectors.planted("tick-crash"))
         ),
+        "batches started (fires in all)": [
+            len(injectors.planted("batch-started")),
+            sum(int(line["occ"]) for line in injectors.planted("batch-started")),
+        ],
+        "batch tasks crashed part-way": len(injectors.planted("batch-crash")),
         "starts refused (ExecutionLimitExceeded)": len(injectors.planted("start-refused")),
         "pump outages": [line["where"] for line in injectors.planted("pump-down")],
         "ticks refused by the bus (every Emit tick attempt)": len(injectors.planted("bus-down")),

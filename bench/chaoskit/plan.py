@@ -7,8 +7,15 @@ waves (``kill-restart`` actions only in wave 2: that is their fault; ``bus-down`
 ``report-lost`` too, their repair by the reconciler lasting past a wave). Fire times are spread
 over each wave so the emulator is kept at about ``fire_rate`` fires a second.
 
-A recurrence is placed with ``startTime``: a rate counts from its creation, so its first fire
-falls in [startTime, startTime + interval); the run reads the real one back after creation.
+A recurrence is placed with ``startTime``, its first fire (EventBridge Scheduler's StartDate);
+the run reads the real one back after creation.
+
+**Batch groups**: in each wave, some actions of the kinds a batch can hold (every
+``batch-crash`` action, and about half of the others) are moved into groups of
+``BATCH_GROUP`` whose first fires fall in one second: their fires are parked (the stack's
+horizon is seconds) and the pump launches each group as one batch execution — so the faults
+of those kinds (transient and permanent failures, cancel / update / pause races after the
+launch, a refused start, a task crash) happen to fires of a batch.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ class Kind(StrEnum):
     PUMP_DOWN = "pump-down"
     BUS_DOWN = "bus-down"
     REPORT_LOST = "report-lost"
+    PAUSE = "pause-race"
+    BATCH_CRASH = "batch-crash"
 
 
 # The id prefix names the kind: the receiver and the planted crash decide by it.
@@ -64,9 +73,26 @@ ID_PREFIXES = {
     Kind.PUMP_DOWN: "pumpdown",
     Kind.BUS_DOWN: "busdown",
     Kind.REPORT_LOST: "reportlost",
+    Kind.PAUSE: "pause",
+    Kind.BATCH_CRASH: "batchcrash",
 }
 # Kinds whose fault lasts past the wave: a kill in the gap would cut it short.
 WAVE_2_ONLY = frozenset({Kind.RESTART, Kind.BUS_DOWN, Kind.REPORT_LOST})
+# Kinds whose fires may share a batch: their faults then hit a batch's fires.
+BATCHABLE = frozenset(
+    {
+        Kind.NONE,
+        Kind.TRANSIENT,
+        Kind.PERMANENT,
+        Kind.CANCEL,
+        Kind.UPDATE,
+        Kind.PAUSE,
+        Kind.START_REFUSED,
+        Kind.DUP_TICK,
+        Kind.BATCH_CRASH,
+    }
+)
+BATCH_GROUP = 4  # fires of a group, due in one second (the chaos stack's BatchMinFires is 3)
 
 
 @dataclass(frozen=True)
@@ -79,10 +105,11 @@ class PlannedAction:
     count: int = 1  # fires asked for
     via_bus: bool = True  # created by a Start on the bus, else by POST /actions
     failures: int = 0  # transient: 503s per occurrence before the 200
-    race_occurrence: int = 1  # cancel/update: the fire whose lock boundary is raced
+    race_occurrence: int = 1  # cancel/update/pause: the fire whose lock boundary is raced
     race_offset: float = 0.0  # seconds after (fire - lock) the request is sent
     duplicate_in_batch: bool = False  # dup-start: the copy rides in the same PutEvents call
     redeliver_after: float = 0.0  # dup-start: seconds after the first fire to redeliver
+    batch_group: int = 0  # > 0: its first fire shares a second with the rest of its group
 
     @property
     def recurring(self) -> bool:
@@ -175,8 +202,37 @@ def make_plan(size: int, seed: int, now: float, fire_rate: float) -> Plan:
         start, end = wave1 if wave == 1 else wave2
         latest = max(start, end - draft.footprint)
         actions.append(replace(draft, not_before=round(rng.uniform(start, latest), 3)))
+    actions = _grouped(actions, {1: wave1, 2: wave2}, rng)
     actions.sort(key=lambda a: a.not_before)
     return Plan(seed, waves, actions)
+
+
+def _grouped(
+    actions: list[PlannedAction], waves: dict[int, tuple[float, float]], rng: random.Random
+) -> list[PlannedAction]:
+    """Batch groups: in each wave, every batch-crash action and about half of the other
+    batchable ones, BATCH_GROUP to a second (the group's earliest, so each stays in its wave
+    and its fires before the wave's end)."""
+    placed = {a.id: a for a in actions}
+    number = 0
+    for wave, (start, _) in waves.items():
+        crashes = [a for a in actions if a.wave == wave and a.kind is Kind.BATCH_CRASH]
+        others = [
+            a
+            for a in actions
+            if a.wave == wave and a.kind in BATCHABLE and a.kind is not Kind.BATCH_CRASH
+        ]
+        rng.shuffle(others)
+        others = others[: max(0, len(others) // 2)]
+        members = crashes + others
+        for at in range(0, len(members) - BATCH_GROUP + 1, BATCH_GROUP):
+            group = members[at : at + BATCH_GROUP]
+            number += 1
+            second = max(start, float(int(min(a.not_before for a in group))))
+            for action in group:
+                moment = round(second + rng.uniform(0.0, 0.999), 3)
+                placed[action.id] = replace(action, not_before=moment, batch_group=number)
+    return list(placed.values())
 
 
 def _shapes(size: int, rng: random.Random) -> list[tuple[Kind, int, int, int]]:

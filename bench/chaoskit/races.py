@@ -1,9 +1,11 @@
-"""Cancels and updates sent at a fire's lock boundary (fire time - LockSeconds, +- jitter).
+"""Cancels, updates and pauses sent at a fire's lock boundary (fire time - LockSeconds, +-
+jitter): after the fire's execution — its batch's, when it is in one — was launched.
 
 Each ``cancel-race`` action gets ``DELETE /actions/{id}``, each ``update-race`` action
-``PATCH /actions/{id}`` with the data's body version bumped to 2. Whether tickwork applied it
-at once (200), deferred it to after the imminent fire (202: a recurrence inside its lock) or
-refused it (409: a one-off inside its lock) decides what the run then expects to fire.
+``PATCH /actions/{id}`` with the data's body version bumped to 2, each ``pause-race`` action
+``POST /actions/{id}/pause``. Whether tickwork applied it at once (200), deferred it to after
+the imminent fire (202: a recurrence inside its lock) or refused it (409: a one-off inside its
+lock) decides what the run then expects to fire.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from tickwork_local.process import LocalProcess
 __all__ = ["RaceOutcome", "Races"]
 
 LATE_LIMIT_SECONDS = 0.5  # a step the timeline ran later than this is not sent
+_OUTCOMES = {"cancel": "cancelled", "pause": "paused"}  # an accepted answer's outcome
+_OPERATIONS = {Kind.CANCEL: "cancel", Kind.UPDATE: "update", Kind.PAUSE: "pause"}
 
 
 @dataclass(frozen=True)
 class RaceOutcome:
     action_id: str
-    operation: str  # cancel | update
+    operation: str  # cancel | update | pause
     target: int  # the occurrence whose lock boundary was raced
     sent: float
     answered: float
@@ -36,8 +40,8 @@ class RaceOutcome:
     @property
     def accepted(self) -> bool:
         """Applied at once (200)."""
-        if self.operation == "cancel":
-            return self.status == 200 and self.body.get("outcome") == "cancelled"
+        if self.operation in _OUTCOMES:
+            return self.status == 200 and self.body.get("outcome") == _OUTCOMES[self.operation]
         return self.status == 200
 
     @property
@@ -48,7 +52,7 @@ class RaceOutcome:
     @property
     def applies_after(self) -> int:
         """The occurrence a deferred change waits for."""
-        if self.operation == "cancel":
+        if self.operation in _OUTCOMES:
             return int(self.body["appliesAfter"]["occurrence"])
         return int(self.body["occurrence"])
 
@@ -66,7 +70,7 @@ class Races:
 
     def schedule(self, timeline: Timeline, action: PlannedAction, first_fire: float) -> None:
         send_at = self.boundary(action, first_fire) + action.race_offset
-        operation = "cancel" if action.kind is Kind.CANCEL else "update"
+        operation = _OPERATIONS[action.kind]
         timeline.at(
             send_at, f"{operation} {action.id}", lambda: self._race(action, operation, send_at)
         )
@@ -83,6 +87,13 @@ class Races:
         try:
             if operation == "cancel":
                 answer = requests.delete(address, headers=self._stack.api_headers, timeout=60)
+            elif operation == "pause":
+                answer = requests.post(
+                    f"{address}/pause",
+                    json={"note": "chaos: paused after its launch"},
+                    headers=self._stack.api_headers,
+                    timeout=60,
+                )
             else:
                 answer = requests.patch(
                     address,

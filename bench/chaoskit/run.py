@@ -43,6 +43,7 @@ KILL_WAIT_LIMIT = 30.0  # give up waiting for a quiet moment after this long
 REPUBLISH_AFTER_FIRST = 0.3  # seconds; a recurrence stays active >= 3 s after its first fire
 REPUBLISH_SLACK = 0.5  # a republish running later than this is skipped
 DETAILS_KEPT = 50  # records of actions with problems saved in the report
+BATCH_MIN_FIRES = 3  # a batch group of the plan (4 fires) is a batch even if one moved on
 BLIND_MARGIN = 3.0  # seconds around the restart in which lifecycle events may go unseen
 
 
@@ -64,10 +65,12 @@ class ChaosRun:
         log = settings.state_dir.with_name(f"{settings.state_dir.name}-stack.log")
         # Three retries: a transient receiver fails at most twice, and a kill may cost one more.
         # The reconciler every few seconds: it puts the ticks and reports the bus refused there.
+        # Batches from 3 fires due in one second: the plan's batch groups (plan.py).
         parameters = {
             "LockSeconds": str(LOCK_SECONDS),
             "RetryMaxAttempts": "3",
             "ReconcileSchedule": RECONCILE_SCHEDULE,
+            "BatchMinFires": str(BATCH_MIN_FIRES),
         }
         program = [sys.executable, str(FAULTY_STACK), "--state-dir", str(settings.state_dir)]
         self.stack = LocalProcess(settings.state_dir, parameters, log, program)
@@ -130,7 +133,7 @@ class ChaosRun:
             first = self.first_fires[action.id]
             if action.kind is Kind.DUP_START:
                 self._schedule_start_duplicates(action, first)
-            elif action.kind in (Kind.CANCEL, Kind.UPDATE):
+            elif action.kind in (Kind.CANCEL, Kind.UPDATE, Kind.PAUSE):
                 self.races.schedule(self.timeline, action, first)
 
     def _schedule_start_duplicates(self, action: PlannedAction, first: float) -> None:

@@ -43,3 +43,70 @@ def test_dollars_follow_the_price_table() -> None:
     assert dollars["Step Functions"] == 3 * prices.STEP_FUNCTIONS_STANDARD_PER_TRANSITION * 1e6
     assert dollars["EventBridge"] == 1 * prices.EVENTBRIDGE_PER_CUSTOM_EVENT * 1e6
     assert dollars["Lambda"] == 2 * prices.LAMBDA_PER_REQUEST * 1e6
+
+
+def test_item_sizes_follow_dynamodb_rules() -> None:
+    from benchkit.units import item_size
+
+    # names plus values: "id" 2 + "abc" 3; "n" 1 + 123 (3 digits -> 2 bytes + 1)
+    assert item_size({"id": {"S": "abc"}, "n": {"N": "123"}}) == 2 + 3 + 1 + 3
+    # a list: 3 bytes plus one per element, each element its value
+    assert item_size({"l": {"L": [{"S": "ab"}, {"BOOL": True}]}}) == 1 + 3 + (1 + 2) + (1 + 1)
+    # the resource layer's plain values are sized the same as their typed form
+    assert item_size({"id": "abc", "n": 123}) == item_size({"id": {"S": "abc"}, "n": {"N": "123"}})
+
+
+def test_write_units_bill_the_larger_item_and_double_a_transaction() -> None:
+    from benchkit.units import units_of
+
+    big = {"id": {"S": "a"}, "blob": {"S": "x" * 2500}}  # 2,507 bytes: 3 units
+    sizes = {"a": 900}
+    assert units_of("PutItem", {"TableName": "t", "Item": big}, "t", sizes) == (0.0, 3)
+    # shrinking an item still bills the larger of before and after
+    small = {"id": {"S": "a"}, "v": {"N": "1"}}
+    assert units_of("PutItem", {"TableName": "t", "Item": small}, "t", {"a": 3000}) == (0.0, 3)
+    put = {"Put": {"TableName": "t", "Item": small}}
+    update = {"Update": {"TableName": "t", "Key": {"id": {"S": "#count"}}}}
+    assert units_of("TransactWriteItems", {"TransactItems": [put, update]}, "t", {}) == (0.0, 4.0)
+    # a strongly consistent read of a 5 KB item: 2 units; eventually consistent: half
+    get = {"TableName": "t", "Key": {"id": {"S": "a"}}}
+    assert units_of("GetItem", {**get, "ConsistentRead": True}, "t", {"a": 5000}) == (2.0, 0.0)
+    assert units_of("GetItem", get, "t", {"a": 5000}) == (1.0, 0.0)
+    # a query bills the items it read, at least one unit's worth
+    items = tuple({"id": {"S": "x" * 1000}} for _ in range(10))  # ~10 KB read: 3 units
+    assert units_of("Query", {"TableName": "t"}, "t", {}, items) == (1.5, 0.0)
+    assert units_of("Query", {"TableName": "t"}, "t", {}, ()) == (0.5, 0.0)
+
+
+def test_a_recurring_fire_is_the_difference_and_essential_drops_lifecycle_events() -> None:
+    from benchkit.cost_rates import RateUsage
+
+    three = RateUsage(
+        "s",
+        "recurring x3",
+        30,
+        transitions=9,
+        read_units=60,
+        write_units=90,
+        events=40,
+        events_by_type=Counter({"Schedule Tick": 30, "Schedule Started": 10}),
+        breakdown={"Fulfill PutItem": (0.0, 80.0)},
+    )
+    one = RateUsage(
+        "s",
+        "recurring x1",
+        10,
+        transitions=5,
+        read_units=20,
+        write_units=30,
+        events=20,
+        events_by_type=Counter({"Schedule Tick": 10, "Schedule Started": 10}),
+        breakdown={"Fulfill PutItem": (0.0, 20.0)},
+    )
+    steady = three.minus(one, fires=20)
+    assert steady.each(steady.transitions) == 0.2
+    assert steady.each(steady.write_units) == 3.0
+    assert steady.breakdown["Fulfill PutItem"] == (0.0, 60.0)
+    lean = one.essential()
+    assert lean.events == 10 and lean.events_by_type == Counter({"Schedule Tick": 10})
+    assert lean.per_million < one.per_million

@@ -1,4 +1,5 @@
-"""Rate schedules: EventBridge rate syntax, fixed elapsed intervals from the creation time."""
+"""Rate schedules: EventBridge rate syntax, fixed elapsed intervals from the creation time (or
+from the startTime, the first fire, when given)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from tests.unit.schedule_support import utc
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.rate import parse_rate
+from tickwork.domain.start_request import parse_start_detail
 
 
 @pytest.mark.parametrize(
@@ -98,3 +100,19 @@ def test_daily_rate_is_elapsed_time_across_dst() -> None:
     first = schedule.first_fire_time(created)
     # THEN it is exactly 24 hours later (10:00 EDT), not 09:00 wall clock
     assert first == utc(2026, 3, 8, 14)
+
+
+def test_a_rate_with_a_start_time_first_fires_at_it_as_eventbridge_scheduler_does() -> None:
+    # GIVEN a rate with a startTime, created at a moment of its own (the ms differ)
+    now = utc(2026, 3, 7, 12, 0, 0, 437_000)
+    detail = {"rate": "rate(11 seconds)", "startTime": "2026-03-07T12:00:30Z", "repeat": True}
+    request = parse_start_detail({"id": "r", **detail}, now)
+
+    # WHEN its fires are computed THEN the first is the startTime, then every 11 seconds
+    first = request.schedule.first_fire_time(now)
+    assert first == utc(2026, 3, 7, 12, 0, 30)
+    assert request.schedule.next_fire_time(first, 1) == utc(2026, 3, 7, 12, 0, 41)
+
+    # AND without one it counts from its creation, as before
+    bare = parse_start_detail({"id": "r", "rate": "rate(11 seconds)"}, now)
+    assert bare.schedule.first_fire_time(now) == now + timedelta(seconds=11)

@@ -33,6 +33,7 @@ from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
+from tickwork.domain.schedule.rate import parse_rate
 from tickwork.domain.schedule.wallclock import load_zone, parse_local
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import iso_exact, parse_epoch_ms
@@ -382,7 +383,11 @@ def _schedule(
     if model.cron is not None:
         return Schedule(ScheduleKind.CRON, model.cron, timezone=zone_name, **bounds)
     if model.rate is not None:
-        return Schedule(ScheduleKind.RATE, model.rate, now, zone_name, **bounds)
+        # Counted from its startTime when it has one (its first fire, as EventBridge
+        # Scheduler's StartDate is a rate's first occurrence), else from now.
+        start = bounds.get("start")
+        anchor = now if start is None else start - parse_rate(model.rate)
+        return Schedule(ScheduleKind.RATE, model.rate, anchor, zone_name, **bounds)
     if model.frequency is not None:
         preset = parse_frequency(model.frequency)
         anchor = first or _one_period_later(preset, now, zone)

@@ -1,0 +1,457 @@
+"""Cost per fire by how many fires fall due together, counted on the real definitions (the fire
+machine and the batch machine) in an in-process stack, as benchkit/cost.py counts.
+
+Scenarios: lone fires (one a second: each its own execution), 10 a second, 100 a second, and
+1,000 due in the same second; each for one-offs (creation included: the Start, the record, the
+pump's launch, the fire, its record) and for the fires of recurring actions (creation shared
+over their fires: the difference between actions with three fires and the same with one,
+divided by the two fires more — what each further fire costs, in steady state). Fires are
+created further away than the horizon, so the pump launches them (and batches them), as it
+does every fire created more than ``LaunchAheadSeconds`` ahead; a recurring action's next
+fires go on in chained batches.
+
+A recurring action's record is sized for its writes and reads as it stands once its history
+and transitions are full (benchkit/units.py, ``aged_size``): a run of three fires never gets
+there, and a busy record's size is most of what its fires cost in DynamoDB.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from moto import mock_aws
+
+from benchkit import prices
+from benchkit.cost import PARAMETERS as COST_PARAMETERS
+from benchkit.cost import PUBLISHER, _billed_transitions
+from benchkit.recorder import Call, Recorder
+from benchkit.stats import median
+from benchkit.units import Units, aged_size, item_size, units_of
+from tickwork.domain.events import ESSENTIAL, INBOUND, DetailType
+from tickwork.domain.times import iso
+from tickwork_local.server import EMULATOR_CONFIG
+from tickwork_local.stack import LocalStack
+
+__all__ = ["RATE_SCENARIOS", "RateUsage", "measure_rate_costs"]
+
+HORIZON_SECONDS = 12  # fires further away are parked and pumped; chains need next ≥ 10 s
+INTERVAL_SECONDS = 11  # a recurring action's fires: each next one is chained
+PARAMETERS = {
+    **COST_PARAMETERS,
+    "LaunchAheadSeconds": str(HORIZON_SECONDS),
+    "PumpSchedule": "rate(1 second)",
+}
+_CREATE_SECONDS_PER_ACTION = 0.06  # in-process Starts, measured ~30/s: room to spare
+
+
+@dataclass(frozen=True)
+class RateScenario:
+    name: str
+    per_second: int  # fires due in each second
+    seconds: int  # seconds with fires
+
+
+RATE_SCENARIOS = (
+    RateScenario("lone (1 a second)", 1, 10),
+    RateScenario("10 a second", 10, 3),
+    RateScenario("100 a second", 100, 3),
+    RateScenario("1,000 in the same second", 1000, 1),
+)
+
+
+@dataclass
+class RateUsage:
+    scenario: str
+    kind: str  # "one-off" or "recurring"
+    fires: int
+    transitions: float = 0.0
+    invocations: Counter[str] = field(default_factory=Counter)
+    gb_seconds: float = 0.0
+    read_units: float = 0.0
+    write_units: float = 0.0
+    events: float = 0.0
+    record_bytes: int = 0  # the record as its writes were sized
+    batches: int = 0
+    breakdown: dict[str, tuple[float, float]] = field(default_factory=dict)  # who: (RRU, WRU)
+    fixed: FixedRun | None = None  # the pump's run with nothing to do, billed by the month
+    events_by_type: Counter[str] = field(default_factory=Counter)
+
+    def essential(self) -> RateUsage:
+        """The same run's bill with only the events ``LifecycleEvents=essential`` sends (and
+        the Starts, which users publish)."""
+        kept = Counter(
+            {t: n for t, n in self.events_by_type.items() if t in ESSENTIAL or t in INBOUND}
+        )
+        return replace(self, events=float(sum(kept.values())), events_by_type=kept)
+
+    def each(self, value: float) -> float:
+        return value / self.fires
+
+    def dollars(self) -> dict[str, float]:
+        scale = prices.MILLION / self.fires
+        return {
+            "Step Functions": self.transitions
+            * prices.STEP_FUNCTIONS_STANDARD_PER_TRANSITION
+            * scale,
+            "Lambda": (
+                sum(self.invocations.values()) * prices.LAMBDA_PER_REQUEST
+                + self.gb_seconds * prices.LAMBDA_PER_GB_SECOND
+            )
+            * scale,
+            "DynamoDB": (
+                self.read_units * prices.DYNAMODB_PER_READ_REQUEST_UNIT
+                + self.write_units * prices.DYNAMODB_PER_WRITE_REQUEST_UNIT
+            )
+            * scale,
+            "EventBridge": self.events * prices.EVENTBRIDGE_PER_CUSTOM_EVENT * scale,
+        }
+
+    @property
+    def per_million(self) -> float:
+        return sum(self.dollars().values())
+
+    def minus(self, other: RateUsage, fires: int) -> RateUsage:
+        """What this run cost beyond ``other``, over ``fires`` fires."""
+        return RateUsage(
+            self.scenario,
+            self.kind,
+            fires,
+            self.transitions - other.transitions,
+            self.invocations - other.invocations,
+            max(0.0, self.gb_seconds - other.gb_seconds),
+            self.read_units - other.read_units,
+            self.write_units - other.write_units,
+            self.events - other.events,
+            self.record_bytes,
+            self.batches - other.batches,
+            {
+                who: (
+                    r - other.breakdown.get(who, (0.0, 0.0))[0],
+                    w - other.breakdown.get(who, (0.0, 0.0))[1],
+                )
+                for who, (r, w) in self.breakdown.items()
+            },
+            fixed=self.fixed,
+            events_by_type=self.events_by_type - other.events_by_type,
+        )
+
+
+def measure_rate_costs(
+    progress: Callable[[str], None], parameters: dict[str, str] | None = None
+) -> list[RateUsage]:
+    """Each scenario for one-offs and for recurring fires; a fresh stack each run."""
+    usages: list[RateUsage] = []
+    for scenario in RATE_SCENARIOS:
+        progress(f"cost by rate: {scenario.name}, one-offs ...")
+        once = _run(scenario, fires_each=0, progress=progress, parameters=parameters)
+        usages.append(once)
+        progress(f"cost by rate: {scenario.name}, recurring (1 and 3 fires each) ...")
+        one = _run(scenario, fires_each=1, progress=progress, parameters=parameters)
+        three = _run(scenario, fires_each=3, progress=progress, parameters=parameters)
+        actions = scenario.per_second * scenario.seconds
+        steady = three.minus(one, fires=2 * actions)
+        steady.kind = "recurring"
+        usages.append(steady)
+        progress(
+            f"  one-off ${once.per_million:.2f}, recurring ${steady.per_million:.2f} per million"
+        )
+    return usages
+
+
+def _run(
+    scenario: RateScenario,
+    fires_each: int,
+    progress: Callable[[str], None],
+    parameters: dict[str, str] | None,
+) -> RateUsage:
+    """One run: ``fires_each`` 0 makes one-offs, else recurring actions of that many fires."""
+    recorder = Recorder()
+    actions = scenario.per_second * scenario.seconds
+    with mock_aws(config=EMULATOR_CONFIG):
+        stack = LocalStack.from_repo(parameters={**PARAMETERS, **(parameters or {})})
+        names = {spec.name: spec.logical_id for spec in stack.functions}
+        memory = {spec.name: spec.memory_mb for spec in stack.functions}
+        with stack.running() as local, recorder.installed(names, memory):
+            lead = HORIZON_SECONDS + 5 + actions * _CREATE_SECONDS_PER_ACTION
+            first = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=math.ceil(lead))
+            ids = []
+            with recorder.calling_as(PUBLISHER):
+                for second in range(scenario.seconds):
+                    for n in range(scenario.per_second):
+                        # spread over the second's milliseconds, each fire at its own
+                        at = first + timedelta(seconds=second, milliseconds=n * 997 % 1000)
+                        action_id = f"rate-{second}-{n}"
+                        local.publish(DetailType.START, _detail(action_id, at, fires_each))
+                        ids.append(action_id)
+            _wait_all(local, recorder, ids, first, fires_each)
+            with recorder.unrecorded():
+                local.wait_idle(timeout=120)
+                return _usage(scenario, fires_each, local, recorder, actions)
+
+
+def _detail(action_id: str, at: datetime, fires_each: int) -> dict[str, Any]:
+    if not fires_each:
+        return {"id": action_id, "at": iso(at)}
+    return {
+        "id": action_id,
+        "rate": f"rate({INTERVAL_SECONDS} seconds)",
+        "startTime": iso(at),  # a rate's first fire: the actions' fires stay aligned
+        "repeat": True,
+        "executionRemainder": fires_each,
+    }
+
+
+def _wait_all(
+    local: LocalStack, recorder: Recorder, ids: list[str], first: datetime, fires_each: int
+) -> None:
+    """Until every action is COMPLETED (its last fire recorded)."""
+    ddb = local.client("dynamodb")
+    table = local.outputs["ActionsTableName"]
+    fires = max(1, fires_each)
+    deadline = time.monotonic() + (first - datetime.now(UTC)).total_seconds() + 60 * fires + 120
+    with recorder.unrecorded():
+        while time.monotonic() < deadline:
+            pages = ddb.get_paginator("scan").paginate(
+                TableName=table,
+                ProjectionExpression="id, #s",
+                ExpressionAttributeNames={"#s": "status"},
+            )
+            done = sum(
+                1
+                for page in pages
+                for item in page["Items"]
+                if not item["id"]["S"].startswith("#") and item["status"]["S"] == "COMPLETED"
+            )
+            if done >= len(ids):
+                return
+            time.sleep(0.5)
+    raise TimeoutError(f"only some of {len(ids)} actions completed")
+
+
+def _usage(
+    scenario: RateScenario,
+    fires_each: int,
+    local: LocalStack,
+    recorder: Recorder,
+    actions: int,
+) -> RateUsage:
+    kind = "one-off" if not fires_each else f"recurring x{fires_each}"
+    usage = RateUsage(scenario.name, kind, actions * max(1, fires_each))
+    sfn = local.client("stepfunctions")
+    for machine in local.machines:
+        pages = sfn.get_paginator("list_executions").paginate(stateMachineArn=machine)
+        for page in pages:
+            for execution in page["executions"]:
+                arn = execution["executionArn"]
+                history = sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
+                usage.transitions += _billed_transitions(history)
+                usage.batches += machine == local.outputs.get("BatchStateMachineArn")
+    sizes = _sizes(local, recurring=bool(fires_each))
+    records = [size for item_id, size in sizes.items() if not item_id.startswith("#")]
+    usage.record_bytes = max(records) if records else 0
+    units = Units(local.outputs["ActionsTableName"], sizes)
+    by_invocation: dict[int, list[Call]] = defaultdict(list)
+    for call in recorder.calls:
+        by_invocation[call.invocation].append(call)
+    runs = _scheduled_runs(recorder, by_invocation, units)
+    usage.fixed = runs.fixed
+    for invocation in recorder.invocations:
+        run = runs.by_index.get(invocation.index)
+        if run is not None and not run.worked:
+            continue  # an idle scheduled run: the stack's fixed cost, not the fires'
+        usage.invocations[invocation.function] += 1 if run is None else 0
+        billed = math.ceil(invocation.wall_seconds * 1000) / 1000
+        gb_seconds = billed * invocation.memory_mb / 1024
+        usage.gb_seconds += gb_seconds if run is None else max(0.0, gb_seconds - runs.fixed.gb_s)
+    for call in recorder.calls:
+        run = runs.by_index.get(call.invocation)
+        if run is not None and not run.worked:
+            continue
+        if call.service == "dynamodb":
+            reads, writes = units.add(call.operation, call.params, call.items_read)
+            if run is not None and call.operation in ("Query", "Scan"):
+                # A run's index pages: the first unit of each is the run's fixed cost.
+                reads = max(0.0, reads - units_of(call.operation, call.params, "", {})[0])
+            key = f"{call.caller} {call.operation}"
+            was = usage.breakdown.get(key, (0.0, 0.0))
+            usage.breakdown[key] = (was[0] + reads, was[1] + writes)
+            usage.read_units += reads
+            usage.write_units += writes
+        elif call.service == "events" and call.operation == "PutEvents":
+            entries = call.params.get("Entries", [])
+            usage.events += len(entries)
+            usage.events_by_type.update(entry.get("DetailType", "") for entry in entries)
+    return usage
+
+
+@dataclass(frozen=True)
+class FixedRun:
+    """What one scheduled run (the pump's, the reconciler's) costs with nothing to do."""
+
+    function: str
+    runs: int
+    read_units: float
+    gb_s: float
+
+    def per_month(self, runs_per_month: int) -> float:
+        return runs_per_month * (
+            prices.LAMBDA_PER_REQUEST
+            + self.gb_s * prices.LAMBDA_PER_GB_SECOND
+            + self.read_units * prices.DYNAMODB_PER_READ_REQUEST_UNIT
+        )
+
+
+@dataclass(frozen=True)
+class _Run:
+    worked: bool
+
+
+@dataclass(frozen=True)
+class _Runs:
+    by_index: dict[int, _Run]
+    fixed: FixedRun
+
+
+SCHEDULED = ("PumpFunction", "ReconcilerFunction")
+
+
+def _scheduled_runs(
+    recorder: Recorder, by_invocation: dict[int, list[Call]], units: Units
+) -> _Runs:
+    """The pump's and the reconciler's runs: a run that started nothing is idle; the median
+    idle pump run is the fixed cost of every run (a production pump runs once a minute
+    whatever the load, and its fires' share of a run is the rest)."""
+    by_index: dict[int, _Run] = {}
+    idle_reads: list[float] = []
+    idle_gb: list[float] = []
+    for invocation in recorder.invocations:
+        if invocation.function not in SCHEDULED:
+            continue
+        calls = by_invocation.get(invocation.index, [])
+        worked = invocation.function == "PumpFunction" and any(
+            call.operation in ("StartExecution", "PutItem", "UpdateItem", "TransactWriteItems")
+            for call in calls
+        )
+        by_index[invocation.index] = _Run(worked)
+        if not worked and invocation.function == "PumpFunction":
+            idle_reads.append(
+                sum(
+                    units_of(c.operation, c.params, units.table, units.sizes, c.items_read)[0]
+                    for c in calls
+                    if c.service == "dynamodb"
+                )
+            )
+            billed = math.ceil(invocation.wall_seconds * 1000) / 1000
+            idle_gb.append(billed * invocation.memory_mb / 1024)
+    fixed = FixedRun(
+        "PumpFunction",
+        len(idle_reads),
+        median(idle_reads) if idle_reads else 0.0,
+        median(idle_gb) if idle_gb else 0.0,
+    )
+    return _Runs(by_index, fixed)
+
+
+def _sizes(local: LocalStack, recurring: bool) -> dict[str, int]:
+    """Each item's size at the end of the run; a recurring record's once it is full."""
+    ddb = local.client("dynamodb")
+    sizes: dict[str, int] = {}
+    for page in ddb.get_paginator("scan").paginate(TableName=local.outputs["ActionsTableName"]):
+        for item in page["Items"]:
+            item_id = item["id"]["S"]
+            is_record = not item_id.startswith("#")
+            sizes[item_id] = aged_size(item) if recurring and is_record else item_size(item)
+    return sizes
+
+
+def per_fire_table(usages: list[RateUsage]) -> list[str]:
+    """The Markdown rows of the figures, one per scenario and kind."""
+    rows = []
+    for usage in usages:
+        dollars = usage.dollars()
+        calls = ", ".join(
+            f"{name.removesuffix('Function')} {usage.each(n):.3f}"
+            for name, n in sorted(usage.invocations.items())
+            if usage.each(n) >= 0.0005
+        )
+        rows.append(
+            f"| {usage.scenario} | {usage.kind} | {usage.each(usage.transitions):.3f} | {calls} | "
+            f"{usage.each(usage.gb_seconds):.4f} | {usage.each(usage.read_units):.2f} | "
+            f"{usage.each(usage.write_units):.2f} | {usage.each(usage.events):.2f} | "
+            f"{usage.record_bytes / 1024:.1f} | "
+            + " | ".join(f"{value:.2f}" for value in dollars.values())
+            + f" | **{usage.per_million:.2f}** |"
+        )
+    return rows
+
+
+PUMP_RUNS_PER_MONTH = 60 * 24 * 30  # the template's PumpSchedule, rate(1 minute)
+
+
+def rates_section(usages: list[RateUsage], essential: list[RateUsage]) -> list[str]:
+    """RESULTS.md's section: the table for every event, and for the essential ones."""
+    header = [
+        "| fires due together | kind | transitions | Lambda invocations | GB-s | RRU | WRU "
+        "| events | record KB | $ Step Functions | $ Lambda | $ DynamoDB | $ EventBridge "
+        "| **$ per million** |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines = [
+        "## 3. Cost per fire by how many fall due together (batches)",
+        "",
+        "Counted on the real definitions (the fire machine, the batch machine) in an in-process "
+        "stack (bench/benchkit/cost_rates.py): fires created beyond the horizon, so the pump "
+        "launches them and those due in one second share a batch; read and write units sized "
+        "as DynamoDB sizes items (bench/benchkit/units.py). **one-off**: creation included "
+        "(the Start, the record, the launch, the fire, its record). **recurring**: what each "
+        "further fire of a recurring action costs, creation shared — (actions with three "
+        "fires - the same with one) ÷ the two fires more; their next fires go on in chained "
+        "batches; their record is sized as it stands once its history and transitions are "
+        "full. Per fire:",
+        "",
+        *header,
+        *per_fire_table(usages),
+        "",
+        "With `LifecycleEvents=essential` (the Tick, Failed, Rejected, Skipped, Tampered and "
+        "Reconciled events only; the Starts users publish still count) — the same runs, "
+        "billed without the events that setting does not send:",
+        "",
+        *header,
+        *per_fire_table(essential or [u.essential() for u in usages]),
+        "",
+    ]
+    fixed = next((u.fixed for u in usages if u.fixed is not None and u.fixed.runs), None)
+    if fixed is not None:
+        lines += [
+            f"Left out of the figures: the pump's run itself, whatever it launches — one "
+            f"invocation, {fixed.read_units:.1f} read units of index pages and "
+            f"{fixed.gb_s:.4f} GB-s (median of {fixed.runs} runs that launched nothing): "
+            f"${fixed.per_month(PUMP_RUNS_PER_MONTH):.2f} a month at the template's "
+            "rate(1 minute), however many fires it launches. The reconciler's runs are the "
+            "same kind of fixed cost.",
+            "",
+        ]
+    lines += _writes(usages)
+    return lines
+
+
+def _writes(usages: list[RateUsage]) -> list[str]:
+    """Where the write units of a fire go, for the busiest scenarios."""
+    lines = ["Read and write units per fire by caller and call:", ""]
+    for usage in usages:
+        if usage.scenario not in ("100 a second",):
+            continue
+        parts = sorted(usage.breakdown.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
+        shown = ", ".join(
+            f"{who} {usage.each(r):.2f} R / {usage.each(w):.2f} W"
+            for who, (r, w) in parts
+            if usage.each(r) + usage.each(w) >= 0.01
+        )
+        lines.append(f"- {usage.scenario}, {usage.kind}: {shown}.")
+    return [*lines, ""]

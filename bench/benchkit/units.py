@@ -1,0 +1,150 @@
+"""DynamoDB request units of the calls a stack made, sized as DynamoDB sizes items.
+
+On-demand pricing bills a write request unit per KB written (an UpdateItem or a PutItem on the
+larger of the item before and after; each item of a transaction twice) and a read request unit
+per 4 KB read strongly (half for an eventually consistent read). Item sizes follow DynamoDB's
+rules: attribute names plus values (a number about one byte per two digits, a list or map three
+bytes plus one per element). The record a write puts is sized from the call itself; a read is
+sized by the item it read, as the table held it at the end of the run — or, for a recurring
+action's record, as it stands once its history and transitions are full (``aged_size``), which
+a short run never reaches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+from tickwork.adapters.dynamodb_record import from_item, to_item
+
+__all__ = ["Units", "aged_size", "item_size", "units_of"]
+
+_SERIALIZER = TypeSerializer()
+_DESERIALIZER = TypeDeserializer()
+_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
+_SMALL = 100  # a counter, tally, slot or marker item: well under a unit
+
+
+def _value_size(value: dict[str, Any]) -> int:
+    ((kind, inner),) = value.items()
+    if kind == "S":
+        return len(str(inner).encode())
+    if kind == "N":
+        digits = str(inner).lstrip("-").replace(".", "").strip("0")
+        return math.ceil(len(digits or "0") / 2) + 1
+    if kind == "B":
+        return len(inner)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "L":
+        return 3 + sum(1 + _value_size(e) for e in inner)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode()) + _value_size(e) for k, e in inner.items())
+    if kind in ("SS", "NS", "BS"):
+        return sum(len(str(e)) for e in inner)
+    raise ValueError(f"unknown DynamoDB type {kind}")
+
+
+_TYPES = {"S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"}
+
+
+def _as_typed(value: Any) -> dict[str, Any]:
+    """A value as the low-level client sends it; the resource layer's calls reach the
+    recorder still plain (boto3 serializes them further down)."""
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _TYPES:
+        return value
+    return dict(_SERIALIZER.serialize(value))
+
+
+def item_size(item: dict[str, Any]) -> int:
+    """The size DynamoDB bills of an item ({"S": ...} values, or plain ones)."""
+    return sum(len(name.encode()) + _value_size(_as_typed(value)) for name, value in item.items())
+
+
+def _typed(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: _SERIALIZER.serialize(value) for name, value in item.items()}
+
+
+def aged_size(typed_item: dict[str, Any], history: int = 20, transitions: int = 20) -> int:
+    """The record's size once its history and transitions are full, its latest entries
+    repeated: what every write of a recurring action's record costs in steady state."""
+    plain = {name: _DESERIALIZER.deserialize(value) for name, value in typed_item.items()}
+    action = from_item(plain)
+    if not action.history or len(action.transitions) < 2:
+        return item_size(typed_item)
+    aged = replace(
+        action,
+        history=(action.history[-1],) * history,
+        transitions=action.transitions[-2:] * (transitions // 2),
+    )
+    return item_size(_typed(to_item(aged)))
+
+
+class Units:
+    """Read and write request units of the calls on one table."""
+
+    def __init__(self, table: str, sizes: dict[str, int]) -> None:
+        self.table = table
+        self.sizes = sizes  # item id -> its size in bytes (aged, for recurring records)
+        self.reads = 0.0
+        self.writes = 0.0
+
+    def add(
+        self, operation: str, params: dict[str, Any], items_read: tuple[dict[str, Any], ...] = ()
+    ) -> tuple[float, float]:
+        reads, writes = units_of(operation, params, self.table, self.sizes, items_read)
+        self.reads += reads
+        self.writes += writes
+        return reads, writes
+
+
+def _id_of(value: Any) -> str:
+    return str(_as_typed(value).get("S", ""))
+
+
+def _size_of_key(params: dict[str, Any], sizes: dict[str, int]) -> int:
+    return sizes.get(_id_of(params.get("Key", {}).get("id", "")), _SMALL)
+
+
+def units_of(
+    operation: str,
+    params: dict[str, Any],
+    table: str,
+    sizes: dict[str, int],
+    items_read: tuple[dict[str, Any], ...] = (),
+) -> tuple[float, float]:
+    """(read units, write units) of one DynamoDB call; a Query's or a Scan's by the items it
+    read (``items_read``), at least one unit's worth."""
+    if params.get("TableName", table) != table and operation != "TransactWriteItems":
+        return (0.0, 1.0) if operation in _WRITES else (0.5, 0.0)
+    strong = 1.0 if params.get("ConsistentRead") else 0.5
+    if operation == "GetItem":
+        return strong * max(1, math.ceil(_size_of_key(params, sizes) / 4096)), 0.0
+    if operation == "PutItem":
+        written = item_size(params["Item"])
+        item_id = _id_of(params["Item"].get("id", ""))
+        size = max(written, sizes.get(item_id, 0))
+        return 0.0, max(1, math.ceil(size / 1024))
+    if operation in ("UpdateItem", "DeleteItem"):
+        return 0.0, max(1, math.ceil(_size_of_key(params, sizes) / 1024))
+    if operation == "TransactWriteItems":
+        units = 0
+        for entry in params["TransactItems"]:
+            ((kind, item),) = entry.items()
+            if kind == "Put":
+                item_id = _id_of(item["Item"].get("id", ""))
+                size = max(item_size(item["Item"]), sizes.get(item_id, 0))
+            else:
+                size = _size_of_key(item, sizes)
+            units += 2 * max(1, math.ceil(size / 1024))
+        return 0.0, float(units)
+    if operation == "BatchGetItem":
+        keys = [k for request in params["RequestItems"].values() for k in request["Keys"]]
+        return sum(max(1, math.ceil(sizes.get(_id_of(k["id"]), _SMALL) / 4096)) for k in keys), 0.0
+    if operation in ("Query", "Scan"):
+        read = sum(item_size(item) for item in items_read)
+        return strong * max(1, math.ceil(read / 4096)), 0.0
+    return 0.0, 0.0
