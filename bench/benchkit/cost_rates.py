@@ -33,6 +33,7 @@ from benchkit.cost import PUBLISHER, _billed_transitions
 from benchkit.recorder import Call, Recorder
 from benchkit.stats import median
 from benchkit.units import Units, aged_size, item_size, units_of
+from tickwork.config import Settings
 from tickwork.domain.events import ESSENTIAL, INBOUND, DetailType
 from tickwork.domain.times import iso
 from tickwork_local.server import EMULATOR_CONFIG
@@ -192,7 +193,7 @@ def _run(
             _wait_all(local, recorder, ids, first, fires_each)
             with recorder.unrecorded():
                 local.wait_idle(timeout=120)
-                return _usage(scenario, fires_each, local, recorder, actions)
+                return _usage(scenario, fires_each, local, recorder, actions, parameters)
 
 
 def _detail(action_id: str, at: datetime, fires_each: int) -> dict[str, Any]:
@@ -240,6 +241,7 @@ def _usage(
     local: LocalStack,
     recorder: Recorder,
     actions: int,
+    parameters: dict[str, str] | None = None,
 ) -> RateUsage:
     kind = "one-off" if not fires_each else f"recurring x{fires_each}"
     usage = RateUsage(scenario.name, kind, actions * max(1, fires_each))
@@ -252,7 +254,7 @@ def _usage(
                 history = sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
                 usage.transitions += _billed_transitions(history)
                 usage.batches += machine == local.outputs.get("BatchStateMachineArn")
-    sizes = _sizes(local, recurring=bool(fires_each))
+    sizes = _sizes(local, recurring=bool(fires_each), limits=_limits(parameters))
     records = [size for item_id, size in sizes.items() if not item_id.startswith("#")]
     usage.record_bytes = max(records) if records else 0
     units = Units(local.outputs["ActionsTableName"], sizes)
@@ -358,7 +360,16 @@ def _scheduled_runs(
     return _Runs(by_index, fixed)
 
 
-def _sizes(local: LocalStack, recurring: bool) -> dict[str, int]:
+def _limits(parameters: dict[str, str] | None) -> tuple[int, int]:
+    """The stack's HistoryLimit and TransitionLimit: given, or the defaults."""
+    given = {**PARAMETERS, **(parameters or {})}
+    return (
+        int(given.get("HistoryLimit", Settings.history_limit)),
+        int(given.get("TransitionLimit", Settings.transition_limit)),
+    )
+
+
+def _sizes(local: LocalStack, recurring: bool, limits: tuple[int, int]) -> dict[str, int]:
     """Each item's size at the end of the run; a recurring record's once it is full."""
     ddb = local.client("dynamodb")
     sizes: dict[str, int] = {}
@@ -366,7 +377,8 @@ def _sizes(local: LocalStack, recurring: bool) -> dict[str, int]:
         for item in page["Items"]:
             item_id = item["id"]["S"]
             is_record = not item_id.startswith("#")
-            sizes[item_id] = aged_size(item) if recurring and is_record else item_size(item)
+            aged = recurring and is_record
+            sizes[item_id] = aged_size(item, *limits) if aged else item_size(item)
     return sizes
 
 

@@ -68,7 +68,7 @@ def _typed(item: dict[str, Any]) -> dict[str, Any]:
     return {name: _SERIALIZER.serialize(value) for name, value in item.items()}
 
 
-def aged_size(typed_item: dict[str, Any], history: int = 20, transitions: int = 20) -> int:
+def aged_size(typed_item: dict[str, Any], history: int, transitions: int) -> int:
     """The record's size once its history and transitions are full, its latest entries
     repeated: what every write of a recurring action's record costs in steady state."""
     plain = {name: _DESERIALIZER.deserialize(value) for name, value in typed_item.items()}

@@ -59,9 +59,11 @@ class Settings:
     launch_ahead: timedelta = timedelta(minutes=15)
     early_tolerance: timedelta = timedelta(seconds=5)
     past_grace: timedelta = timedelta(seconds=60)
-    history_limit: int = 20
+    # Fires a record keeps: 10, as a Temporal schedule keeps its 10 most recent actions. A
+    # recurring record then stays under 2 KB, two write units a write (README, "Batches").
+    history_limit: int = 10
     # Status changes a record keeps (a recurring fire makes two: its claim, its return).
-    transition_limit: int = 20
+    transition_limit: int = 10
     finished_ttl: timedelta = timedelta(days=30)
     slots_table_name: str | None = None
     concurrency_limits: dict[str, int] = field(default_factory=dict)
