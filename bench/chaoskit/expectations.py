@@ -12,8 +12,8 @@ has its scheduled time, so a delivery before it is early.
 - accepted update: the version-1 fires before it (history in the PATCH answer), then every
   fire of the new version from the ``executionTime`` in that answer;
 - deferred (202, a recurrence inside its lock) cancel, pause or update: the version-1 fires up
-  to the imminent one it waited for; then none (cancel, pause), or every fire of the new
-  version from the
+  to the imminent one it waited for; then none (cancel, pause: a pause that waited for the
+  last fire leaves the action COMPLETED), or every fire of the new version from the
   schedule the record has at the end (its rate's anchor);
 - refused (409, a one-off inside its lock) cancel, pause or update: the plan unchanged.
 
@@ -129,6 +129,10 @@ def _deferred(
         )
     if race.operation in _STOPPED:
         expected.final_status = _STOPPED[race.operation]
+        if race.operation == "pause" and imminent >= count:
+            # A pause has nothing left to pause once the last fire is recorded: it completes
+            # (a cancel still ends it CANCELLED, as its answer said).
+            expected.final_status = "COMPLETED"
         return expected
     spec = record.get("scheduleSpec") or {}
     if spec.get("kind") != "rate" or not spec.get("anchor"):

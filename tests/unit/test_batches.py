@@ -16,7 +16,11 @@ from tests.unit.fakes.aws import FakePublisher
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.batch import BatchOrder, is_batch_name
-from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
+from tickwork.domain.errors import (
+    ActionSuperseded,
+    PermanentFulfillmentError,
+    TransientFulfillmentError,
+)
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.domain.fire_tally import FireKind
@@ -359,6 +363,39 @@ def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, not
     record_tick(tick, deps)
     assert tick.attempts == 2 and notifier.sent_to("flaky") == 1
     assert deps.records.items["flaky"].history[-1].execution == own
+
+
+@pytest.mark.parametrize("stranger_first", [False, True])
+def test_the_own_execution_takes_over_a_claim_the_batch_has_not_moved_yet(
+    deps, notifier, stranger_first
+) -> None:
+    """Its start comes before the batch moves the claim: it may run first (the jitter can be
+    zero), or the batch may crash in between. Either way the fire runs once, in it."""
+    from dataclasses import replace
+
+    _due_together(deps, 5)
+    _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
+    _pump_at_launch(deps)
+    batch, _ = _only_batch(deps)
+    _run_batch(deps)
+    own = execution_name("flaky", 1, 1)
+    order = deps.executions.started[own]
+    assert order.handed_from == batch
+    # the claim as it was before the batch moved it
+    record = deps.records.items["flaky"]
+    deps.records.items["flaky"] = replace(record, claimed_by=batch)
+    deps.clock.current = order.wait_until
+    if stranger_first:  # an execution the batch did not hand it to is still refused
+        stranger = replace(order, handed_from=None)
+        with pytest.raises(ActionSuperseded):
+            fulfill_fire(FireAttempt(stranger, own), deps)
+
+    tick = fulfill_fire(FireAttempt(order, own), deps)
+    record_tick(tick, deps)
+
+    assert tick.attempts == 2 and notifier.sent_to("flaky") == 1
+    record = deps.records.items["flaky"]
+    assert record.history[-1].execution == own and record.status is Status.COMPLETED
 
 
 def test_a_permanent_failure_takes_the_failure_path_and_the_others_fire(deps, notifier) -> None:

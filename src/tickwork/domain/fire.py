@@ -88,6 +88,7 @@ class FireOrder(_OneFire):
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
     attempts_before: int = 0  # attempts it had in a batch before it was handed to this execution
+    handed_from: str | None = None  # the batch that handed it over: its claim is this one's
 
     @property
     def key(self) -> FireKey:
@@ -108,6 +109,8 @@ class FireOrder(_OneFire):
             wire["repair"] = self.repair
         if self.attempts_before:
             wire["attemptsBefore"] = self.attempts_before
+        if self.handed_from:
+            wire["handedFrom"] = self.handed_from
         return wire
 
     @classmethod
@@ -123,6 +126,7 @@ class FireOrder(_OneFire):
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
                 attempts_before=read.count("attemptsBefore", minimum=0, default=0),
+                handed_from=read.optional_text("handedFrom"),
             )
         )
 

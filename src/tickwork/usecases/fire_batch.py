@@ -227,8 +227,9 @@ def _hand_off(
 ) -> BatchFire:
     """The fire's own execution of the fire machine retries it alone, from a jittered first
     interval on, its attempts so far counted; the batch's claim is handed over to it. Started
-    before the claim moves: a crash in between leaves the claim with the batch, whose retry
-    resumes the fire."""
+    before the claim moves, and its order names the batch (``handedFrom``): it takes the
+    claim over itself if it runs before the batch moved it, or if the batch crashed in
+    between (whose retry then finds the fire claimed elsewhere and leaves it)."""
     action = deps.records.get(fire.action_id)
     if action is None or action.fire_key != fire.key:
         return BatchFire(fire, BatchOutcome.QUIET, reason="it moved on meanwhile")
@@ -237,7 +238,10 @@ def _hand_off(
     wait = timedelta(seconds=random.uniform(0, deps.settings.retry_interval.total_seconds()))
     made = attempt.attempt if not _before_the_target(error) else attempt.attempt - 1
     order = replace(
-        fire_order(action, now, deps), wait_until=ceil_ms(now + wait), attempts_before=made
+        fire_order(action, now, deps),
+        wait_until=ceil_ms(now + wait),
+        attempts_before=made,
+        handed_from=attempt.execution_name,
     )
     reason = f"{type(error).__name__}: {error}"[:500]
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
@@ -30,7 +31,7 @@ from tickwork.domain.errors import (
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentRequest
-from tickwork.usecases.launch import launch
+from tickwork.usecases.launch import launch, planned_execution
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.sealing import seal_holds
 
@@ -109,7 +110,8 @@ def _current(fire: FireAttempt, deps: Dependencies, read: Action | None = None) 
             f"record is at generation {action.generation} occurrence {action.occurrence}, "
             f"this execution is for generation {order.generation} occurrence {order.occurrence}",
         )
-    mine = action.status == Status.IN_PROGRESS and action.claimed_by == fire.execution_name
+    holders = {fire.execution_name, order.handed_from}  # a batch's claim is handed on
+    mine = action.status == Status.IN_PROGRESS and action.claimed_by in holders
     if action.status != Status.PENDING and not mine:
         raise ActionSuperseded(order.action_id, f"record is {action.status}")
     return action
@@ -160,15 +162,27 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
 def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
     """PENDING → IN_PROGRESS, fenced on the version read; a retry of this execution passes."""
     for _ in range(_CLAIM_ATTEMPTS):
-        if action.status == Status.IN_PROGRESS:
+        if action.status == Status.IN_PROGRESS and action.claimed_by == fire.execution_name:
             return action
-        claimed = action.claimed(deps.clock.now(), fire.execution_name, deps.limits.transitions)
+        if action.status == Status.IN_PROGRESS:
+            claimed = _taken_over(fire, action, deps)
+        else:
+            claimed = action.claimed(deps.clock.now(), fire.execution_name, deps.limits.transitions)
         try:
             deps.records.save(claimed, expected_version=action.version)
             return claimed
         except ActionConflict:
             action = _current(fire, deps)
     raise ActionConflict(fire.order.action_id, f"could not claim after {_CLAIM_ATTEMPTS} attempts")
+
+
+def _taken_over(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
+    """The claim of the batch that handed this fire over (``_current`` let no other through),
+    taken by this execution: its start may come before the batch moved the claim, or the
+    batch may have crashed in between."""
+    name, arn = planned_execution(action, deps)
+    moved = action.with_execution(deps.clock.now(), arn) if name == fire.execution_name else action
+    return replace(moved, claimed_by=fire.execution_name)
 
 
 def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> NoReturn:
