@@ -2,9 +2,10 @@
 
 Fires come in two waves with a gap between them; the stack is killed (SIGKILL) in the gap
 and restarted, so every action of wave 2 waits through the kill. Each action gets one fault
-kind; every kind has one-offs and recurrences (``rate(N seconds)`` with 2-3 fires), in both
-waves (``kill-restart`` actions only in wave 2: that is their fault; ``bus-down`` and
-``report-lost`` too, their repair by the reconciler lasting past a wave). Fire times are spread
+kind; every kind has one-offs and recurrences (``rate(N seconds)`` with 2-3 fires) but
+``pump-down`` (one-offs), in both waves (``kill-restart`` actions only in wave 2: that is
+their fault; ``bus-down`` and ``report-lost`` too, their repair by the reconciler lasting
+past a wave). Fire times are spread
 over each wave so the emulator is kept at about ``fire_rate`` fires a second.
 
 A recurrence is placed with ``startTime``, its first fire (EventBridge Scheduler's StartDate);
@@ -20,6 +21,7 @@ launch, a refused start, a task crash) happen to fires of a batch.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -93,6 +95,10 @@ BATCHABLE = frozenset(
     }
 )
 BATCH_GROUP = 4  # fires of a group, due in one second (the chaos stack's BatchMinFires is 3)
+GROUP_SECONDS = 5  # a wave's groups fall in its first seconds, one a second
+# A pump-down action's first fire is at least this far into its wave: the outage it causes
+# (from its launch moment, 5 s before) begins after the wave's batch groups were launched.
+PUMP_DOWN_AFTER = 11.0
 
 
 @dataclass(frozen=True)
@@ -201,7 +207,9 @@ def make_plan(size: int, seed: int, now: float, fire_rate: float) -> Plan:
         )
         start, end = wave1 if wave == 1 else wave2
         latest = max(start, end - draft.footprint)
-        actions.append(replace(draft, not_before=round(rng.uniform(start, latest), 3)))
+        # The pump's outage (pump-down) comes after the wave's batch groups were launched.
+        earliest = min(start + PUMP_DOWN_AFTER, latest) if kind is Kind.PUMP_DOWN else start
+        actions.append(replace(draft, not_before=round(rng.uniform(earliest, latest), 3)))
     actions = _grouped(actions, {1: wave1, 2: wave2}, rng)
     actions.sort(key=lambda a: a.not_before)
     return Plan(seed, waves, actions)
@@ -211,8 +219,9 @@ def _grouped(
     actions: list[PlannedAction], waves: dict[int, tuple[float, float]], rng: random.Random
 ) -> list[PlannedAction]:
     """Batch groups: in each wave, every batch-crash action and about half of the other
-    batchable ones, BATCH_GROUP to a second (the group's earliest, so each stays in its wave
-    and its fires before the wave's end)."""
+    batchable ones, BATCH_GROUP to a second, in the wave's first seconds (one group a
+    second): launched before a pump-down outage can begin, whose missed launches the
+    reconciler makes one fire at a time."""
     placed = {a.id: a for a in actions}
     number = 0
     for wave, (start, _) in waves.items():
@@ -225,10 +234,10 @@ def _grouped(
         rng.shuffle(others)
         others = others[: max(0, len(others) // 2)]
         members = crashes + others
-        for at in range(0, len(members) - BATCH_GROUP + 1, BATCH_GROUP):
+        for index, at in enumerate(range(0, len(members) - BATCH_GROUP + 1, BATCH_GROUP)):
             group = members[at : at + BATCH_GROUP]
             number += 1
-            second = max(start, float(int(min(a.not_before for a in group))))
+            second = float(math.ceil(start) + index % GROUP_SECONDS)
             for action in group:
                 moment = round(second + rng.uniform(0.0, 0.999), 3)
                 placed[action.id] = replace(action, not_before=moment, batch_group=number)
@@ -243,7 +252,8 @@ def _shapes(size: int, rng: random.Random) -> list[tuple[Kind, int, int, int]]:
     shapes = []
     for kind in kinds:
         index = seen[kind] = seen.get(kind, 0) + 1
-        recurring = index % 2 == 0
+        # pump-down: one-offs, so each fits after the wave's batch groups (PUMP_DOWN_AFTER)
+        recurring = index % 2 == 0 and kind is not Kind.PUMP_DOWN
         wave = 2 if kind in WAVE_2_ONLY or (index // 2) % 2 == 1 else 1
         interval = rng.choice((3, 4, 5)) if recurring else 0
         count = rng.choice((2, 3)) if recurring else 1
