@@ -63,23 +63,15 @@ class Usage:
 
     def dollars(self) -> dict[str, float]:
         """Dollars per million fires (per million actions for a cancelled one), by service."""
-        scale = prices.MILLION / self.per
-        return {
-            "Step Functions": self.transitions
-            * prices.STEP_FUNCTIONS_STANDARD_PER_TRANSITION
-            * scale,
-            "Lambda": (
-                sum(self.invocations.values()) * prices.LAMBDA_PER_REQUEST
-                + self.gb_seconds * prices.LAMBDA_PER_GB_SECOND
-            )
-            * scale,
-            "DynamoDB": (
-                self.read_units * prices.DYNAMODB_PER_READ_REQUEST_UNIT
-                + self.write_units * prices.DYNAMODB_PER_WRITE_REQUEST_UNIT
-            )
-            * scale,
-            "EventBridge": self.events * prices.EVENTBRIDGE_PER_CUSTOM_EVENT * scale,
-        }
+        return prices.per_million(
+            self.per,
+            transitions=self.transitions,
+            requests=sum(self.invocations.values()),
+            gb_seconds=self.gb_seconds,
+            read_units=self.read_units,
+            write_units=self.write_units,
+            events=self.events,
+        )
 
 
 @dataclass(frozen=True)

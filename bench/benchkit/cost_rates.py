@@ -95,23 +95,15 @@ class RateUsage:
         return value / self.fires
 
     def dollars(self) -> dict[str, float]:
-        scale = prices.MILLION / self.fires
-        return {
-            "Step Functions": self.transitions
-            * prices.STEP_FUNCTIONS_STANDARD_PER_TRANSITION
-            * scale,
-            "Lambda": (
-                sum(self.invocations.values()) * prices.LAMBDA_PER_REQUEST
-                + self.gb_seconds * prices.LAMBDA_PER_GB_SECOND
-            )
-            * scale,
-            "DynamoDB": (
-                self.read_units * prices.DYNAMODB_PER_READ_REQUEST_UNIT
-                + self.write_units * prices.DYNAMODB_PER_WRITE_REQUEST_UNIT
-            )
-            * scale,
-            "EventBridge": self.events * prices.EVENTBRIDGE_PER_CUSTOM_EVENT * scale,
-        }
+        return prices.per_million(
+            self.fires,
+            transitions=self.transitions,
+            requests=sum(self.invocations.values()),
+            gb_seconds=self.gb_seconds,
+            read_units=self.read_units,
+            write_units=self.write_units,
+            events=self.events,
+        )
 
     @property
     def per_million(self) -> float:

@@ -14,3 +14,27 @@ EVENTBRIDGE_PER_CUSTOM_EVENT = 1.00 / 1_000_000  # PutEvents, per 64 KB entry
 EVENTBRIDGE_SCHEDULER_PER_INVOCATION = 1.00 / 1_000_000  # 14 M free a month not counted
 
 MILLION = 1_000_000
+
+
+def per_million(
+    units: float,
+    *,
+    transitions: float,
+    requests: float,
+    gb_seconds: float,
+    read_units: float,
+    write_units: float,
+    events: float,
+) -> dict[str, float]:
+    """What ``units`` fires (or actions) used, in dollars per million of them, by service."""
+    scale = MILLION / units
+    return {
+        "Step Functions": transitions * STEP_FUNCTIONS_STANDARD_PER_TRANSITION * scale,
+        "Lambda": (requests * LAMBDA_PER_REQUEST + gb_seconds * LAMBDA_PER_GB_SECOND) * scale,
+        "DynamoDB": (
+            read_units * DYNAMODB_PER_READ_REQUEST_UNIT
+            + write_units * DYNAMODB_PER_WRITE_REQUEST_UNIT
+        )
+        * scale,
+        "EventBridge": events * EVENTBRIDGE_PER_CUSTOM_EVENT * scale,
+    }
