@@ -21,7 +21,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from tickwork.adapters.clients import AwsClients
-from tickwork.adapters.dynamodb_counts import CountedMemo, counted_as, deltas
+from tickwork.adapters.dynamodb_counts import CountedMemo, counted_as, counter_add, deltas
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.action import Action
@@ -130,21 +130,7 @@ class TabbedRecords(DynamoDBRecords):
             adds = {name: value for name, value in fields.items() if value}
             if not adds:
                 continue
-            names = {f"#f{n}": name for n, name in enumerate(adds)}
-            writes.append(
-                {
-                    "Update": {
-                        "TableName": self._name,
-                        "Key": {"id": counter},
-                        "UpdateExpression": "ADD "
-                        + ", ".join(f"#f{n} :v{n}" for n in range(len(adds))),
-                        "ExpressionAttributeNames": names,
-                        "ExpressionAttributeValues": {
-                            f":v{n}": value for n, value in enumerate(adds.values())
-                        },
-                    }
-                }
-            )
+            writes.append(counter_add(self._name, counter, adds))
         self._table.meta.client.transact_write_items(TransactItems=writes)
 
 

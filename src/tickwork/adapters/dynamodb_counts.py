@@ -30,6 +30,7 @@ __all__ = [
     "CountedAs",
     "CountedMemo",
     "counted_as",
+    "counter_add",
     "counter_ids",
     "deltas",
     "fire_counter_id",
@@ -142,3 +143,19 @@ def counter_ids(group: str | None, days: range, shards: int) -> list[str]:
     return [
         f"{COUNTER_PREFIX}{scope}#{day}#{shard}" for day in (0, *days) for shard in range(shards)
     ]
+
+
+def counter_add(table: str, counter: str, fields: dict[str, int]) -> dict[str, Any]:
+    """One counter's ADDs as an item of a TransactWriteItems call."""
+    names = {f"#f{n}": name for n, name in enumerate(fields)}
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": {"id": counter},
+            "UpdateExpression": "ADD " + ", ".join(f"#f{n} :v{n}" for n in range(len(fields))),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": {
+                f":v{n}": value for n, value in enumerate(fields.values())
+            },
+        }
+    }

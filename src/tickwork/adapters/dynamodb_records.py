@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients, OnTable
-from tickwork.adapters.dynamodb_counts import CountedAs, CountedMemo, counted_as, deltas
+from tickwork.adapters.dynamodb_counts import (
+    CountedAs,
+    CountedMemo,
+    counted_as,
+    counter_add,
+    deltas,
+)
 from tickwork.adapters.dynamodb_record import from_item, to_item
 from tickwork.domain.action import Action
 from tickwork.domain.errors import ActionConflict
@@ -130,21 +136,7 @@ class DynamoDBRecords(OnTable):
         first.update({"Key": {"id": item["id"]}} if delete else {"Item": item})
         writes: list[Any] = [{"Delete" if delete else "Put": first}]
         for counter, fields in sorted(changes.items()):
-            names = {f"#f{n}": name for n, name in enumerate(fields)}
-            writes.append(
-                {
-                    "Update": {
-                        "TableName": self._name,
-                        "Key": {"id": counter},
-                        "UpdateExpression": "ADD "
-                        + ", ".join(f"#f{n} :v{n}" for n in range(len(fields))),
-                        "ExpressionAttributeNames": names,
-                        "ExpressionAttributeValues": {
-                            f":v{n}": value for n, value in enumerate(fields.values())
-                        },
-                    }
-                }
-            )
+            writes.append(counter_add(self._name, counter, fields))
         try:
             self._table.meta.client.transact_write_items(TransactItems=writes)
         except ClientError as error:
