@@ -249,7 +249,7 @@ def _usage(
     sizes = _sizes(local, recurring=bool(fires_each), limits=_limits(parameters))
     records = [size for item_id, size in sizes.items() if not item_id.startswith("#")]
     usage.record_bytes = max(records) if records else 0
-    units = Units(local.outputs["ActionsTableName"], sizes)
+    units = Units(local.outputs["ActionsTableName"], sizes, track=not fires_each)
     by_invocation: dict[int, list[Call]] = defaultdict(list)
     for call in recorder.calls:
         by_invocation[call.invocation].append(call)

@@ -4,10 +4,11 @@ On-demand pricing bills a write request unit per KB written (an UpdateItem or a 
 larger of the item before and after; each item of a transaction twice) and a read request unit
 per 4 KB read strongly (half for an eventually consistent read). Item sizes follow DynamoDB's
 rules: attribute names plus values (a number about one byte per two digits, a list or map three
-bytes plus one per element). The record a write puts is sized from the call itself; a read is
-sized by the item it read, as the table held it at the end of the run — or, for a recurring
-action's record, as it stands once its history and transitions are full (``aged_size``), which
-a short run never reaches.
+bytes plus one per element). The record a write puts is sized from the call itself, and the
+item it replaces by the put before it (``track``: a one-off's record grows over its few
+writes); a read, an update or a delete is sized by the item as the table held it at the end of
+the run — or, for a recurring action's record, as it stands once its history and transitions
+are full (``aged_size``), which a short run never reaches, and then the floor of every write.
 """
 
 from __future__ import annotations
@@ -86,16 +87,20 @@ def aged_size(typed_item: dict[str, Any], history: int, transitions: int) -> int
 class Units:
     """Read and write request units of the calls on one table."""
 
-    def __init__(self, table: str, sizes: dict[str, int]) -> None:
+    def __init__(self, table: str, sizes: dict[str, int], track: bool = False) -> None:
         self.table = table
         self.sizes = sizes  # item id -> its size in bytes (aged, for recurring records)
+        # ``track``: a put replaces the item its last put wrote (else the final or aged size)
+        self.written: dict[str, int] | None = {} if track else None
         self.reads = 0.0
         self.writes = 0.0
 
     def add(
         self, operation: str, params: dict[str, Any], items_read: tuple[dict[str, Any], ...] = ()
     ) -> tuple[float, float]:
-        reads, writes = units_of(operation, params, self.table, self.sizes, items_read)
+        reads, writes = units_of(
+            operation, params, self.table, self.sizes, items_read, self.written
+        )
         self.reads += reads
         self.writes += writes
         return reads, writes
@@ -115,30 +120,36 @@ def units_of(
     table: str,
     sizes: dict[str, int],
     items_read: tuple[dict[str, Any], ...] = (),
+    written: dict[str, int] | None = None,
 ) -> tuple[float, float]:
     """(read units, write units) of one DynamoDB call; a Query's or a Scan's by the items it
-    read (``items_read``), at least one unit's worth."""
+    read (``items_read``), at least one unit's worth. With ``written`` (each item's size as
+    the puts before left it, updated here) a put is billed on the larger of the item it
+    replaces and the one it writes, as DynamoDB bills it."""
+
+    def put_size(item: dict[str, Any]) -> int:
+        item_id = _id_of(item.get("id", ""))
+        size = item_size(item)
+        if written is None:
+            return max(size, sizes.get(item_id, 0))
+        before = written.get(item_id, 0)
+        written[item_id] = size
+        return max(size, before)
+
     if params.get("TableName", table) != table and operation != "TransactWriteItems":
         return (0.0, 1.0) if operation in _WRITES else (0.5, 0.0)
     strong = 1.0 if params.get("ConsistentRead") else 0.5
     if operation == "GetItem":
         return strong * max(1, math.ceil(_size_of_key(params, sizes) / 4096)), 0.0
     if operation == "PutItem":
-        written = item_size(params["Item"])
-        item_id = _id_of(params["Item"].get("id", ""))
-        size = max(written, sizes.get(item_id, 0))
-        return 0.0, max(1, math.ceil(size / 1024))
+        return 0.0, max(1, math.ceil(put_size(params["Item"]) / 1024))
     if operation in ("UpdateItem", "DeleteItem"):
         return 0.0, max(1, math.ceil(_size_of_key(params, sizes) / 1024))
     if operation == "TransactWriteItems":
         units = 0
         for entry in params["TransactItems"]:
             ((kind, item),) = entry.items()
-            if kind == "Put":
-                item_id = _id_of(item["Item"].get("id", ""))
-                size = max(item_size(item["Item"]), sizes.get(item_id, 0))
-            else:
-                size = _size_of_key(item, sizes)
+            size = put_size(item["Item"]) if kind == "Put" else _size_of_key(item, sizes)
             units += 2 * max(1, math.ceil(size / 1024))
         return 0.0, float(units)
     if operation == "BatchGetItem":

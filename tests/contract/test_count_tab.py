@@ -7,7 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+import boto3
+import pytest
+
 from tests.contract.conftest import Stores
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.action import Action, Status
 from tickwork.domain.selection import Selection
 
@@ -97,3 +101,33 @@ def test_a_write_with_no_change_to_the_counts_leaves_nothing_on_the_tab(stores: 
 
     assert tab.add_counts() == 0
     assert _counts(stores) == (1, 0)
+
+
+def test_the_tab_rides_on_the_record_compactly_and_an_older_form_still_reads(
+    stores: Stores,
+) -> None:
+    """The record carries ``countsDue`` as a list (the tab, then ``"<counter> <field> <n>"``);
+    a record a batch wrote before, with the map form, is taken up by a retry all the same."""
+    if not isinstance(stores.records, DynamoDBRecords):
+        pytest.skip("the fake keeps no DynamoDB item")
+    stores.add("t:0")
+    crashed = stores.records.counting_later("b-1-abc", 0)
+    _complete(stores, crashed, "t:0")  # and the task died before add_counts
+    table = boto3.resource("dynamodb").Table(stores.records._name)
+    due = table.get_item(Key={"id": "t:0"})["Item"]["countsDue"]
+    assert due[0] == "b-1-abc" and all(" COMPLETED " in a or " PENDING " in a for a in due[1:])
+    adds: dict[str, dict[str, int]] = {}
+    for text in due[1:]:
+        counter, name, value = text.rsplit(" ", 2)
+        adds.setdefault("#count#" + counter, {})[name] = int(value)
+    table.update_item(
+        Key={"id": "t:0"},
+        UpdateExpression="SET countsDue = :old",
+        ExpressionAttributeValues={":old": {"tab": "b-1-abc", "attempt": 0, "adds": adds}},
+    )
+
+    retry = stores.records.counting_later("b-1-abc", 1)
+    retry.recover("t:0")
+
+    assert retry.add_counts() == 1
+    assert _counts(stores) == (0, 1)

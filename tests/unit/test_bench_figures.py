@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
@@ -76,6 +77,24 @@ def test_write_units_bill_the_larger_item_and_double_a_transaction() -> None:
     items = tuple({"id": {"S": "x" * 1000}} for _ in range(10))  # ~10 KB read: 3 units
     assert units_of("Query", {"TableName": "t"}, "t", {}, items) == (1.5, 0.0)
     assert units_of("Query", {"TableName": "t"}, "t", {}, ()) == (0.5, 0.0)
+
+
+def test_tracked_puts_bill_the_item_each_replaces_not_the_final_one() -> None:
+    """A one-off's record grows over its writes: each put is billed on the larger of the item
+    the put before it wrote and its own, never on the record's final size."""
+    from benchkit.units import Units
+
+    def record(n: int) -> dict[str, Any]:
+        return {"id": {"S": "a"}, "blob": {"S": "x" * n}}
+
+    put = {"TableName": "t"}
+    tracked = Units("t", {"a": 1500}, track=True)  # it ends at 1.5 KB
+    assert tracked.add("PutItem", {**put, "Item": record(700)}) == (0.0, 1)
+    assert tracked.add("PutItem", {**put, "Item": record(900)}) == (0.0, 1)
+    assert tracked.add("PutItem", {**put, "Item": record(1500)}) == (0.0, 2)
+    assert tracked.add("PutItem", {**put, "Item": record(100)}) == (0.0, 2)  # shrinking it
+    untracked = Units("t", {"a": 1500})  # a recurring record: its aged size is every write's
+    assert untracked.add("PutItem", {**put, "Item": record(700)}) == (0.0, 2)
 
 
 def test_a_recurring_fire_is_the_difference_and_essential_drops_lifecycle_events() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from tickwork.adapters.dynamodb_record import from_item, status_shard, to_item
 from tickwork.domain.action import Action, Occurrence, Status, Transition
+from tickwork.domain.catch_up import CatchUp, CatchUpPolicy
 from tickwork.domain.fire import Outcome
 from tickwork.domain.naming import execution_name
 from tickwork.domain.schedule import Schedule
@@ -32,6 +33,7 @@ def _action() -> Action:
         version=7,
         created_at=datetime(2026, 1, 1, tzinfo=UTC),
         updated_at=datetime(2026, 3, 1, 8, tzinfo=UTC),
+        changed_at=datetime(2026, 1, 1, tzinfo=UTC),  # as created
         spec_hash="h",
         history=(
             Occurrence(
@@ -51,6 +53,24 @@ def _action() -> Action:
 def test_round_trip_is_lossless() -> None:
     action = _action()
     assert from_item(to_item(action)) == action
+
+
+def test_defaults_are_left_out_of_the_item_and_read_back() -> None:
+    """Every write pays per KB: the default catch-up and a changedAt equal to createdAt are
+    not stored; a changed action and another policy are."""
+    action = _action()
+    item = to_item(action)
+    assert "catchUp" not in item and "changedAt" not in item
+    assert from_item(item).catch_up == CatchUp() and from_item(item).changed_at == action.created_at
+
+    changed = replace(
+        action,
+        changed_at=datetime(2026, 2, 1, tzinfo=UTC),
+        catch_up=CatchUp(CatchUpPolicy.SKIP),
+    )
+    item = to_item(changed)
+    assert item["catchUp"]["policy"] == "SKIP" and item["changedAt"] == "2026-02-01T00:00:00.000Z"
+    assert from_item(item) == changed
 
 
 def test_item_uses_seed_names_and_short_names_in_history_and_transitions() -> None:

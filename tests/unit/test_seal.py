@@ -26,8 +26,36 @@ FIELDS = SealedFields(
 
 def test_the_seal_matches_its_fields() -> None:
     seal = compute_seal(KEY, FIELDS)
-    assert seal.startswith("v3=")
+    assert seal.startswith("v4=")
+    assert len(seal) == len("v4=") + 32  # the HMAC cut to 128 bits: each write pays per byte
     assert seal_matches(KEY, seal, FIELDS)
+
+
+def _v3_seal(fields: SealedFields) -> str:
+    """A seal as version 3 wrote it: every field, the whole HMAC."""
+    covered = {
+        "id": fields.action_id,
+        "action": fields.action,
+        "data": fields.data,
+        "metadata": fields.metadata,
+        "schedule": fields.schedule,
+        "catch_up": fields.catch_up,
+        "on_failure": fields.on_failure,
+        "role_arn": fields.role_arn,
+        "on_unknown_outcome": fields.on_unknown_outcome,
+    }
+    return "v3=" + hmac.new(KEY, canonical_json(covered), hashlib.sha256).hexdigest()
+
+
+def test_a_v3_seal_still_holds_and_breaks_on_any_change() -> None:
+    assert seal_matches(KEY, _v3_seal(FIELDS), FIELDS)
+    assert not seal_matches(KEY, _v3_seal(FIELDS), replace(FIELDS, metadata={"team": "x"}))
+
+
+def test_a_seal_cut_shorter_or_relabelled_does_not_match() -> None:
+    seal = compute_seal(KEY, FIELDS)
+    assert not seal_matches(KEY, seal[:-1], FIELDS)
+    assert not seal_matches(KEY, "v3=" + seal.split("=", 1)[1], FIELDS)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,9 @@ record, the executions and the events follow the contract — or nothing is writ
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -52,6 +55,24 @@ def test_same_event_twice_is_unchanged_and_starts_nothing_new() -> None:
     assert again.outcome == "unchanged"
     assert deps.records.get("a:1").generation == 1
     assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
+
+
+def test_a_record_holding_the_whole_spec_hash_still_knows_the_same_request() -> None:
+    """Records written before the hash was cut to 32 hex digits hold all 64: a redelivery of
+    the same Start (a new event id) is still the same request, not a replacement."""
+    deps = fake_dependencies(NOW)
+    detail = {"id": "a:1", "at": "2026-03-07T12:10:00Z"}
+    start_action(StartCommand(detail, "ev-1"), deps)
+    stored = deps.records.get("a:1")
+    canonical = json.dumps(detail, sort_keys=True, separators=(",", ":"), default=str)
+    whole = hashlib.sha256(canonical.encode()).hexdigest()
+    assert len(stored.spec_hash) == 32 and whole.startswith(stored.spec_hash)
+    deps.records.items["a:1"] = replace(stored, spec_hash=whole)
+
+    again = start_action(StartCommand(detail, "ev-2"), deps)
+
+    assert again.outcome == "unchanged"
+    assert deps.records.get("a:1").generation == 1
 
 
 def test_replace_before_the_lock_bumps_generation_and_stops_the_old_execution() -> None:

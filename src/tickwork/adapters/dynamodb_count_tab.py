@@ -3,9 +3,11 @@ instead of one per fire (a one-off's completion otherwise writes its record and 
 items in a transaction of its own: twice the write units of each, for every fire).
 
 A write on the tab is the record's plain conditional put, with the change it makes to the
-counters carried in the record itself (``countsDue``: the tab and the ADDs), and kept in
-memory. ``add_counts`` adds every change kept in one ``TransactWriteItems`` per at most 99
-counter items, each adding the records it counted to the attempt's marker item
+counters carried in the record itself, and kept in memory. ``countsDue`` is a list: the tab,
+then one ``"<counter> <field> <amount>"`` text per ADD, the counter's ``#count#`` prefix left
+out (a record pays a write unit per KB; a map of maps took half as much again).
+``add_counts`` adds every change kept in one ``TransactWriteItems`` per at most 99 counter
+items, each adding the records it counted to the attempt's marker item
 (``#counted#<tab>#<attempt>``, expiring after two days). A later attempt of the same tab
 (a retried batch task) reads the markers of the attempts before it, and ``recover`` takes up
 the change a record carries from an earlier attempt unless a marker counted it: nothing is
@@ -21,7 +23,13 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from tickwork.adapters.clients import AwsClients
-from tickwork.adapters.dynamodb_counts import CountedMemo, counted_as, counter_add, deltas
+from tickwork.adapters.dynamodb_counts import (
+    COUNTER_PREFIX,
+    CountedMemo,
+    counted_as,
+    counter_add,
+    deltas,
+)
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.action import Action
@@ -65,7 +73,7 @@ class TabbedRecords(DynamoDBRecords):
         if not changes:
             super().save(action, expected_version)
             return
-        item[DUE] = {"tab": self._tab, "adds": changes}
+        item[DUE] = _due_item(self._tab, changes)
         self._put(item, "version = :expected", {":expected": expected_version})
         self._memo.remember(item)
         with self._lock:
@@ -73,13 +81,9 @@ class TabbedRecords(DynamoDBRecords):
 
     def recover(self, action_id: str) -> None:
         item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
-        due = item.get(DUE) if item is not None else None
-        if not isinstance(due, dict) or due.get("tab") != self._tab:
+        tab, adds = _due_of(item.get(DUE) if item is not None else None)
+        if tab != self._tab:
             return
-        adds = {
-            str(counter): {str(name): int(value) for name, value in fields.items()}
-            for counter, fields in due["adds"].items()
-        }
         with self._lock:
             self._due.setdefault(action_id, adds)
 
@@ -132,6 +136,33 @@ class TabbedRecords(DynamoDBRecords):
                 continue
             writes.append(counter_add(self._name, counter, adds))
         self._table.meta.client.transact_write_items(TransactItems=writes)
+
+
+def _due_item(tab: str, changes: Changes) -> list[str]:
+    adds = (
+        f"{counter.removeprefix(COUNTER_PREFIX)} {name} {value}"
+        for counter, fields in sorted(changes.items())
+        for name, value in sorted(fields.items())
+    )
+    return [tab, *adds]
+
+
+def _due_of(stored: Any) -> tuple[str | None, Changes]:
+    """The tab and the ADDs a record carries; also as a map (``tab``, ``adds``), as written
+    before the list."""
+    if isinstance(stored, dict) and "tab" in stored:
+        adds = {
+            str(counter): {str(name): int(value) for name, value in fields.items()}
+            for counter, fields in stored.get("adds", {}).items()
+        }
+        return str(stored["tab"]), adds
+    if not isinstance(stored, list) or not stored:
+        return None, {}
+    changes: Changes = {}
+    for text in stored[1:]:
+        counter, name, value = str(text).rsplit(" ", 2)
+        changes.setdefault(COUNTER_PREFIX + counter, {})[name] = int(value)
+    return str(stored[0]), changes
 
 
 def _marker(tab: str, attempt: int) -> str:

@@ -24,7 +24,9 @@ attempts, ``r`` outcome, ``e`` error, ``l`` lateness, ``t`` trigger, ``m`` manua
 execution that ran it, told back from a short code; the scheduled time is left out when the
 actual time less the lateness tells it; ``transitions``: ``t`` at, ``f``/``s`` from and to
 status as one letter, ``r`` reason): every write of a record costs a write unit per KB of it.
-Items written before in long names are read as they are.
+For the same reason ``catchUp`` is left out at its default (ONCE after 60 s) and ``changedAt``
+while it equals ``createdAt``; both read back as those. Items written before in long names
+are read as they are.
 """
 
 from __future__ import annotations
@@ -336,6 +338,13 @@ def _parked_keys(action: Action) -> dict[str, Any]:
     return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}
 
 
+def _changed_at(action: Action) -> str | None:
+    """Left out while the action is as it was created: read back, it is ``createdAt``."""
+    if action.changed_at is None or action.changed_at == action.created_at:
+        return None
+    return iso(action.changed_at)
+
+
 def to_item(action: Action) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": action.id,
@@ -366,7 +375,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "transitions": [_transition_item(t) for t in action.transitions],
         "ttl": action.ttl,
         "request": action.request,
-        "catchUp": action.catch_up.to_dict(),
+        "catchUp": None if action.catch_up == CatchUp() else action.catch_up.to_dict(),
         "seal": action.seal,
         "group": action.group,
         "groupShard": f"{action.group}#{shard_of(action.id)}",
@@ -380,7 +389,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "chain": action.chain or None,
         "pauseNote": action.pause and action.pause.note,
         "pausedAt": action.pause and iso(action.pause.at),
-        "changedAt": action.changed_at and iso(action.changed_at),
+        "changedAt": _changed_at(action),
         "deferred": _deferred_item(action.deferred),
         "manual": [_manual_item(m) for m in action.manual.in_flight] or None,
         "manualCount": action.manual.count or None,
@@ -393,6 +402,7 @@ def to_item(action: Action) -> dict[str, Any]:
 def from_item(raw: dict[str, Any]) -> Action:
     item = _from_dynamo(raw)
     execution_ms = item.get("executionTime")
+    created_at = parse_iso(item["createdAt"], "createdAt")
     return Action(
         id=item["id"],
         action=item["action"],
@@ -404,7 +414,7 @@ def from_item(raw: dict[str, Any]) -> Action:
         occurrence=item["occurrence"],
         generation=item["generation"],
         version=item["version"],
-        created_at=parse_iso(item["createdAt"], "createdAt"),
+        created_at=created_at,
         updated_at=parse_iso(item["updatedAt"], "updatedAt"),
         spec_hash=item.get("specHash", ""),
         start_event_id=item.get("startEventId"),
@@ -431,7 +441,9 @@ def from_item(raw: dict[str, Any]) -> Action:
             if item.get("pausedAt")
             else None
         ),
-        changed_at=parse_iso(item["changedAt"], "changedAt") if item.get("changedAt") else None,
+        changed_at=(
+            parse_iso(item["changedAt"], "changedAt") if item.get("changedAt") else created_at
+        ),
         launch_at=from_epoch_ms(item["launchAt"]) if item.get("launchAt") is not None else None,
         deferred=_deferred(item.get("deferred")),
         manual=ManualFires(

@@ -5,11 +5,13 @@ anything runs. A record altered outside tickwork (a console edit, a stolen write
 no longer matches its seal, and its fire ends as NO_ACTION. The seal binds the id, so fields
 copied from another action do not match either.
 
-Versions: ``v2`` (written now) covers the id, the action type, its data (the target), the
-metadata, the schedule, the catch-up policy, the failure policy and the role the target is
-reached with. ``v1`` (written before) covered the first five: a v1 seal is still accepted, but
-only on a record whose v2-only fields are at their defaults, so a v1-sealed record cannot be
-given a role or a policy by hand.
+Versions: ``v4`` (written now) covers the id, the action type, its data (the target), the
+metadata, the schedule, the catch-up, failure and unknown-outcome policies and the role the
+target is reached with, as the HMAC-SHA256 cut to its first 128 bits (32 hex digits; RFC 2104
+section 5 allows a cut to half the hash, and a forger still faces 2^128 guesses): every write
+of a record pays for its bytes. ``v3`` (written before) is the same seal uncut. ``v1`` and
+``v2`` covered fewer fields: such a seal is still accepted, but only on a record whose newer
+fields are at their defaults, so an old seal cannot vouch for a role or a policy set by hand.
 
 Pure: the key is passed in.
 """
@@ -25,14 +27,16 @@ from tickwork.integrity.canonical import canonical_json
 
 __all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 
-SEAL_VERSION = "v3"
+SEAL_VERSION = "v4"
 # The fields each older seal version did not cover yet: such a seal vouches for a record only
 # while they hold their defaults (None).
 _NEWER_THAN = {
     "v1": ("catch_up", "on_failure", "role_arn", "on_unknown_outcome"),
     "v2": ("on_unknown_outcome",),
     "v3": (),
+    "v4": (),
 }
+_CUT = {"v4": 32}  # hex digits kept of the HMAC; the older versions keep all 64
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,8 @@ def _canonical(fields: dict[str, Any]) -> bytes:
 
 
 def _digest(key: bytes, version: str, fields: dict[str, Any]) -> str:
-    return f"{version}={hmac.new(key, _canonical(fields), hashlib.sha256).hexdigest()}"
+    digest = hmac.new(key, _canonical(fields), hashlib.sha256).hexdigest()
+    return f"{version}={digest[: _CUT.get(version, len(digest))]}"
 
 
 def compute_seal(key: bytes, fields: SealedFields) -> str:
