@@ -229,6 +229,8 @@ def _rate_targets(
         shown = f"${every.per_million:.2f} (every event)" + (
             f", ${lean.per_million:.2f} (essential events)" if lean else ""
         )
+        if every.per_million > goal >= best:
+            shown += ": met only with `LifecycleEvents=essential`"
         found.append(
             (f"{kind} fires at {scenario}: ≤ ${goal:.0f} per million", shown, best <= goal)
         )
