@@ -67,7 +67,7 @@ bench: $(STAMP) ## accuracy, cost per fire, cold starts, local throughput -> ben
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
 lint: $(STAMP) ## ruff
-	$(BIN)/ruff check src functions local cli tests bench
+	$(BIN)/ruff check src functions local cli client tests bench
 
 clean: ## remove the venv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .aws-sam

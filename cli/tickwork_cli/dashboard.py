@@ -19,52 +19,22 @@ import secrets
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tickwork_client.stack_api import BearerSigner, Signer, SigV4Signer
+
 __all__ = ["BearerSigner", "SigV4Signer", "Signer", "serving_dashboard"]
 
 LOOPBACK = "127.0.0.1"
-Signer = Callable[[str, str, dict[str, str], bytes], dict[str, str]]
 _PAGES = ("/", "/index.html", "/docs")
 _ASSETS = "/docs-assets/"
 _FORWARDED_REQUEST_HEADERS = ("content-type", "accept")
 _FORWARDED_RESPONSE_HEADERS = ("content-type", "cache-control", "location")
 _TIMEOUT_SECONDS = 30
-
-
-class SigV4Signer:
-    """Signs a request for API Gateway (``execute-api``) with the caller's credentials."""
-
-    def __init__(self, credentials: Any, region: str) -> None:
-        self._credentials = credentials  # botocore credentials: refreshed as they expire
-        self._region = region
-
-    def __call__(
-        self, method: str, url: str, headers: dict[str, str], body: bytes
-    ) -> dict[str, str]:
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
-
-        request = AWSRequest(method=method, url=url, data=body, headers=dict(headers))
-        frozen = self._credentials.get_frozen_credentials()
-        SigV4Auth(frozen, "execute-api", self._region).add_auth(request)
-        return dict(request.headers.items())
-
-
-class BearerSigner:
-    """The local API in its token mode: the stack's own token, as `tickwork local` printed."""
-
-    def __init__(self, token: str) -> None:
-        self._token = token
-
-    def __call__(
-        self, method: str, url: str, headers: dict[str, str], body: bytes
-    ) -> dict[str, str]:
-        return {**headers, "Authorization": f"Bearer {self._token}"}
 
 
 def _refusal(status: int, field: str, problem: str, fix: str) -> tuple[int, bytes]:

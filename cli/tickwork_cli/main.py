@@ -24,7 +24,6 @@ from tickwork.domain.json_text import loads_strict
 from tickwork.domain.preview import format_fire_times, next_fire_times
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso
-from tickwork.integrity.signed_events import sign_event
 from tickwork.usecases.lock import is_locked, refuse_if_locked_one_off
 from tickwork.usecases.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
@@ -33,6 +32,7 @@ from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option,
 from tickwork_cli.start_flags import start_detail
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
+from tickwork_client.publisher import BusRefused, TickworkClient
 
 CLI_SOURCE = "tickwork.cli"
 
@@ -459,25 +459,24 @@ def _publish_start(
 
 
 def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str) -> str:
+    """Publish through the publisher client (``tickwork_client``): one path for the CLI and a
+    team's services, signing included."""
     signing_key = context.target.outputs.get("StartSigningKeyArn")
+    key = None
     if detail_type in INBOUND and signing_key and "signature" not in detail:
         # The stack requires signed events: sign with its key (read like any AWS secret).
         secret = context.target.client("secretsmanager").get_secret_value(SecretId=signing_key)
         key = secret["SecretString"].encode()
-        detail = sign_event(key, detail_type, detail, int(time.time()))
-    response = context.target.client("events").put_events(
-        Entries=[
-            {
-                "EventBusName": context.target.outputs["EventBusName"],
-                "Source": source,
-                "DetailType": detail_type,
-                "Detail": json.dumps(detail),
-            }
-        ]
+    client = TickworkClient(
+        context.target.client("events"),
+        context.target.outputs["EventBusName"],
+        source=source,
+        signing_key=key,
     )
-    if response.get("FailedEntryCount"):
-        raise click.ClickException(f"the bus refused the event: {response['Entries'][0]}")
-    return str(response["Entries"][0]["EventId"])
+    try:
+        return client.publish(detail_type, detail).event_id
+    except BusRefused as refused:
+        raise click.ClickException(f"the bus refused the event: {refused}") from None
 
 
 def _pairs(items: tuple[str, ...]) -> dict[str, str]:

@@ -10,6 +10,7 @@ from ``at`` or ``executionTime``; without either it first fires one period from 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -42,14 +43,18 @@ __all__ = [
     "EXPRESSION_FIELD",
     "MAX_HORIZON",
     "MAX_OCCURRENCES",
+    "MAX_PAYLOAD_BYTES",
     "ONE_OFF_FIELDS",
     "RECURRING_FIELDS",
     "WHEN_FIELDS",
     "StartDetail",
     "StartRequest",
     "allowed_fields",
+    "check_payload_size",
     "parse_start_detail",
 ]
+
+MAX_PAYLOAD_BYTES = 192 * 1024  # data and metadata together: the record, the event, the input
 
 ONE_OFF_FIELDS = ("at", "executionTime", "duration", "delay")
 RECURRING_FIELDS = ("cron", "rate", "frequency")
@@ -431,3 +436,16 @@ def _collect[T](problems: list[FieldProblem], parse: Callable[..., T], *args: An
     except ValidationFailed as error:
         problems.extend(error.problems)
         return None
+
+
+def check_payload_size(request: StartRequest) -> None:
+    """``data`` and ``metadata`` fit what a record, an event and an execution input carry."""
+    size = len(
+        json.dumps({"data": request.data, "metadata": request.metadata}, default=str).encode()
+    )
+    if size > MAX_PAYLOAD_BYTES:
+        raise ValidationFailed.of(
+            "data",
+            f"data and metadata take {size} bytes, over the {MAX_PAYLOAD_BYTES}-byte limit",
+            "store large payloads elsewhere (e.g. S3) and schedule a reference to them",
+        )

@@ -21,6 +21,7 @@ _HOMES = {
     "NotificationData": "notification",
     "NotificationFulfillment": "notification",
     "FulfillmentRegistry": "registry",
+    "validate_data": "registry",
     "TickData": "tick",
     "TickFulfillment": "tick",
 }

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tickwork.fulfillment.base import Fulfillment
 
-__all__ = ["FulfillmentRegistry"]
+__all__ = ["FulfillmentRegistry", "validate_data"]
 
 _SHOWN_INPUT_CHARS = 60
 
@@ -56,17 +56,22 @@ class FulfillmentRegistry:
 
     def validate(self, action_type: str, data: Any) -> BaseModel:
         """Parse ``data`` with the action type's model, or say what to change, field by field."""
-        from pydantic import ValidationError
-
-        model = self.get(action_type).data_model
-        try:
-            return model.model_validate(data)
-        except ValidationError as err:
-            problems = [_field_problem(e, model) for e in err.errors(include_url=False)]
-            raise InvalidActionData(problems) from None
+        return validate_data(self.get(action_type).data_model, data)
 
     def json_schemas(self) -> dict[str, dict[str, Any]]:
         return {t: f.data_model.model_json_schema() for t, f in sorted(self._ready().items())}
+
+
+def validate_data(model: type[BaseModel], data: Any) -> BaseModel:
+    """``data`` parsed with an action type's model, or ``InvalidActionData`` naming each field
+    to change (the stack's check of a Start, and the publisher client's before it sends)."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        problems = [_field_problem(e, model) for e in err.errors(include_url=False)]
+        raise InvalidActionData(problems) from None
 
 
 def _field_problem(error: ErrorDetails, model: type[BaseModel]) -> FieldProblem:

@@ -18,7 +18,12 @@ from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Started
 from tickwork.domain.errors import ActionConflict, ActionExists, ValidationFailed
 from tickwork.domain.identifiers import check_action_id
-from tickwork.domain.start_request import StartRequest, parse_start_detail
+from tickwork.domain.start_request import (
+    MAX_PAYLOAD_BYTES,
+    StartRequest,
+    check_payload_size,
+    parse_start_detail,
+)
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
 from tickwork.fulfillment.access import check_access
@@ -39,11 +44,9 @@ __all__ = [
     "start_action",
 ]
 
+
 # Step Functions caps an execution's input and state data at 256 KiB and EventBridge an event
 # at 256 KB; the tick event carries data and metadata plus ~2 KiB of envelope and result.
-MAX_PAYLOAD_BYTES = 192 * 1024
-
-
 @dataclass(frozen=True)
 class StartCommand:
     detail: dict[str, Any]
@@ -100,7 +103,7 @@ def check_start(command: StartCommand, now: datetime, deps: Dependencies) -> Che
     """Everything a Start must pass before anything is written (also run by the CLI)."""
     request = parse_start_detail(command.detail, now, deps.settings.past_grace)
     action_id = _action_id(request, command.event_id)
-    _check_payload_size(request)
+    check_payload_size(request)
     data = deps.registry.validate(request.action, request.data)
     check_access(data, request.role_arn, deps.settings)
     first = request.schedule.first_fire_time(now)
@@ -178,18 +181,6 @@ def _action_id(request: StartRequest, event_id: str | None) -> str:
             "id", "is missing", 'give the action an "id" (e.g. "invoice:42:downgrade")'
         )
     return check_action_id(action_id)
-
-
-def _check_payload_size(request: StartRequest) -> None:
-    size = len(
-        json.dumps({"data": request.data, "metadata": request.metadata}, default=str).encode()
-    )
-    if size > MAX_PAYLOAD_BYTES:
-        raise ValidationFailed.of(
-            "data",
-            f"data and metadata take {size} bytes, over the {MAX_PAYLOAD_BYTES}-byte limit",
-            "store large payloads elsewhere (e.g. S3) and schedule a reference to them",
-        )
 
 
 _SPEC_HEX = 32  # 128 bits tell two requests apart; the record pays for every byte it holds

@@ -1,0 +1,116 @@
+"""Reading a stack back through its HTTP API: an action's status and history, and the bulk
+changes by group (``POST /bulk/pause`` and the like, a page at a time until done).
+
+The deployed API authorises with IAM: ``SigV4Signer`` signs each call with botocore and the
+caller's credentials (service ``execute-api``). The local stack's API takes its bearer token
+instead (``BearerSigner``; ``tickwork local`` prints it when it starts).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+__all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi"]
+
+Signer = Callable[[str, str, dict[str, str], bytes], dict[str, str]]
+
+
+class ApiError(Exception):
+    """The API refused a call: its status, and the error it named (``NotFound``, ...)."""
+
+    def __init__(self, status: int, error: str, message: str) -> None:
+        super().__init__(f"{status} {error}: {message}")
+        self.status = status
+        self.error = error
+        self.message = message
+
+
+class SigV4Signer:
+    """Signs a request for API Gateway (``execute-api``) with the caller's credentials."""
+
+    def __init__(self, credentials: Any, region: str) -> None:
+        self._credentials = credentials  # botocore credentials: refreshed as they expire
+        self._region = region
+
+    def __call__(
+        self, method: str, url: str, headers: dict[str, str], body: bytes
+    ) -> dict[str, str]:
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+
+        request = AWSRequest(method=method, url=url, data=body, headers=dict(headers))
+        frozen = self._credentials.get_frozen_credentials()
+        SigV4Auth(frozen, "execute-api", self._region).add_auth(request)
+        return dict(request.headers.items())
+
+
+class BearerSigner:
+    """The local API in its token mode: the stack's own token, as `tickwork local` printed."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __call__(
+        self, method: str, url: str, headers: dict[str, str], body: bytes
+    ) -> dict[str, str]:
+        return {**headers, "Authorization": f"Bearer {self._token}"}
+
+
+class StackApi:
+    """A stack's HTTP API at ``url`` (its ``ApiUrl`` output), every call signed by ``sign``."""
+
+    def __init__(self, url: str, sign: Signer, timeout: float = 30.0) -> None:
+        self._url = url.rstrip("/")
+        self._sign = sign
+        self._timeout = timeout
+        # The local stack's API is on loopback: never through a proxy from the environment.
+        loopback = urlsplit(self._url).hostname in ("127.0.0.1", "localhost", "::1")
+        handlers = [urllib.request.ProxyHandler({})] if loopback else []
+        self._opener = urllib.request.build_opener(*handlers)
+
+    def action(self, action_id: str) -> dict[str, Any]:
+        """The action as the API shows it: status, next fire, history and transitions."""
+        return self.call("GET", f"/actions/{quote(action_id, safe='')}")
+
+    def bulk(self, operation: str, group: str, note: str | None = None) -> dict[str, Any]:
+        """Pause, resume or cancel every action of ``group``: each page until none is left.
+        The counts of every page, added up, and each action's result."""
+        cursor: str | None = None
+        total: dict[str, Any] = {"matched": 0, "results": []}
+        while True:
+            body: dict[str, Any] = {"group": group}
+            if note is not None:
+                body["note"] = note
+            if cursor is not None:
+                body["cursor"] = cursor
+            page = self.call("POST", f"/bulk/{operation}", body)
+            total["matched"] += int(page.get("matched", 0))
+            total["results"].extend(page.get("results", []))
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return total
+
+    def call(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        data = b"" if body is None else json.dumps(body).encode()
+        url = f"{self._url}{path}"
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        signed = self._sign(method, url, headers, data)
+        request = urllib.request.Request(url, data=data or None, headers=signed, method=method)
+        try:
+            with self._opener.open(request, timeout=self._timeout) as response:
+                answer: dict[str, Any] = json.loads(response.read() or b"{}")
+                return answer
+        except urllib.error.HTTPError as error:
+            text = error.read().decode("utf-8", errors="replace")
+            try:
+                refusal = json.loads(text)
+            except ValueError:
+                refusal = {"message": text}
+            raise ApiError(
+                error.code, str(refusal.get("error", error.reason)), str(refusal.get("message"))
+            ) from None
