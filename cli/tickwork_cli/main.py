@@ -32,6 +32,7 @@ from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option,
 from tickwork_cli.start_flags import start_detail
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
+from tickwork_cli.templates import templates
 from tickwork_client.publisher import BusRefused, TickworkClient
 
 CLI_SOURCE = "tickwork.cli"
@@ -491,3 +492,4 @@ def _pairs(items: tuple[str, ...]) -> dict[str, str]:
 
 for _command in COMMANDS:
     cli.add_command(_command)
+cli.add_command(templates)

@@ -269,6 +269,8 @@ class LocalStack:
                 if env.get(key, value) != value:
                     raise ValueError(f"functions disagree on {key}: in process they share one env")
                 env[key] = value
+        # The CLI reaches the local stack without --stack: what a fire suggests says none.
+        env["STACK_NAME"] = ""
         for key, value in env.items():
             self._saved_env[key] = os.environ.get(key)
             os.environ[key] = value

@@ -205,6 +205,7 @@ def _notifier(settings: Settings, aws: AwsClients | None) -> Notifier:
             email_template_prefix=settings.email_template_prefix,
             text_parameter_path=settings.text_parameter_path,
             push_topic_arn=settings.push_topic_arn,
+            stack_name=settings.stack_name,
         )
     raise MissingPort(
         [

@@ -79,6 +79,7 @@ class Settings:
     email_template_prefix: str = ""  # SES template = prefix + templateType
     text_parameter_path: str = "/tickwork/templates/"  # SSM parameter = path + templateType
     push_topic_arn: str | None = None
+    stack_name: str | None = None  # the deployed stack, as the CLI's --stack names it
     # Targets the fulfill function's own role may reach (fnmatch patterns), by service; an
     # action with a roleArn under target_role_path runs under that role instead.
     target_arns: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -164,6 +165,7 @@ class Settings:
             email_template_prefix=env.get("EMAIL_TEMPLATE_PREFIX", ""),
             text_parameter_path=env.get("TEXT_PARAMETER_PATH") or cls.text_parameter_path,
             push_topic_arn=env.get("PUSH_TOPIC_ARN") or None,
+            stack_name=env.get("STACK_NAME") or None,
             target_arns={
                 service: tuple(p.strip() for p in env.get(name, "").split(",") if p.strip())
                 for service, name in TARGET_LISTS.items()

@@ -90,10 +90,18 @@ def test_a_push_goes_to_the_push_topic_with_the_user_to_filter_on(
     assert attributes["tickwork-idempotency-key"] == request.idempotency_key
 
 
-def test_an_email_template_that_does_not_exist_fails_finally_in_sess_words(stack: Stack) -> None:
+def test_an_email_template_that_does_not_exist_fails_finally_saying_the_command_to_create_it(
+    stack: Stack,
+) -> None:
     data = _seed(notificationType="EMAIL", email="joojo@example.com", mobile=None)
-    with pytest.raises(PermanentFulfillmentError, match="TemplateDoesNotExist"):
+    with pytest.raises(PermanentFulfillmentError) as failure:
         fire(stack, "SEND_NOTIFICATION", data)
+    assert "SES template USER_LATE_PAYMENT_NOTIFICATION" in str(failure.value)
+    # the local stack is reached without --stack: the command names none
+    assert "`tickwork templates put email USER_LATE_PAYMENT_NOTIFICATION --subject " in str(
+        failure.value
+    )
+    assert "--stack" not in str(failure.value)
     assert ses_backends[ACCOUNT][REGION].sent_messages == []
 
 
@@ -103,4 +111,8 @@ def test_a_text_that_does_not_exist_fails_finally_naming_the_parameter_to_create
     with pytest.raises(PermanentFulfillmentError) as failure:
         fire(stack, "SEND_NOTIFICATION", _seed())
     assert "/tickwork/templates/USER_LATE_PAYMENT_NOTIFICATION" in str(failure.value)
+    assert (
+        '`tickwork templates put sms USER_LATE_PAYMENT_NOTIFICATION --text "Hello {{name}}, ..."`'
+        in str(failure.value)
+    )
     assert sns_backends[ACCOUNT][REGION].sms_messages == {}

@@ -41,6 +41,7 @@ class AwsNotifier:
         email_template_prefix: str,
         text_parameter_path: str,
         push_topic_arn: str | None,
+        stack_name: str | None = None,
     ) -> None:
         self._base = clients
         self._configured: AwsClients | None = None
@@ -48,6 +49,7 @@ class AwsNotifier:
         self._prefix = email_template_prefix
         self._texts = text_parameter_path
         self._push_topic = push_topic_arn
+        self._stack_name = stack_name  # a deployed stack's name, for the commands it suggests
         self._ssm: Any = None
 
     def send(self, notification: Notification) -> str:
@@ -98,8 +100,20 @@ class AwsNotifier:
                 Tags=[{"Name": "idempotency-key", "Value": notification.idempotency_key}],
             )
         except Exception as error:
+            if "TemplateDoesNotExist" in str(error):
+                raise PermanentFulfillmentError(
+                    f"no e-mail template {notification.template_type!r} (SES template "
+                    f"{template}): create it with `tickwork templates put email "
+                    f'{notification.template_type} --subject "{{{{subject}}}}" '
+                    f'--text "Hello {{{{name}}}}, ..."`{self._stack_flag}'
+                ) from error
             raise classified(error, f"SES templated e-mail {template!r}") from error
         return str(answer["MessageId"])
+
+    @property
+    def _stack_flag(self) -> str:
+        """How the CLI names this stack, when it is a deployed one."""
+        return f" --stack {self._stack_name}" if self._stack_name else ""
 
     def _text(self, notification: Notification) -> str:
         name = f"{self._texts}{notification.template_type}"
@@ -107,9 +121,12 @@ class AwsNotifier:
             template = self._provider().get(name, max_age=_TEXT_SECONDS)
         except Exception as error:
             if "ParameterNotFound" in str(error) or "not found" in str(error).lower():
+                kind = notification.notification_type.lower()
                 raise PermanentFulfillmentError(
-                    f"no text for template {notification.template_type!r}: create the SSM "
-                    f"parameter {name} (placeholders such as {{{{name}}}})"
+                    f"no text for template {notification.template_type!r} (SSM parameter "
+                    f"{name}): create it with `tickwork templates put {kind} "
+                    f'{notification.template_type} --text "Hello {{{{name}}}}, ..."`'
+                    f"{self._stack_flag}"
                 ) from error
             cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
             raise classified(cause, f"the text of {notification.template_type}") from error

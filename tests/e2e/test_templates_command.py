@@ -1,0 +1,77 @@
+"""GIVEN `tickwork local` running WHEN notification templates are put, listed, shown, rendered and
+deleted with `tickwork templates` THEN they round-trip through the stack's own stores (SSM
+texts, SES templates) and render as a fire would send them; a fire of a missing one fails
+saying the exact command that creates it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tickwork_local.process import LocalProcess
+
+SMS = "USER_LATE_PAYMENT_NOTIFICATION"
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalProcess]:
+    process = LocalProcess(Path(tmp_path_factory.mktemp("templates")) / "state")
+    process.start()
+    yield process
+    process.stop()
+
+
+def test_texts_and_emails_round_trip_and_render(local: LocalProcess) -> None:
+    text = "Hi {{name}}, your payment is late. Reply STOP to opt out."
+    put = local.cli_json("templates", "put", "sms", SMS, "--text", text)
+    assert put["where"] == f"SSM parameter /tickwork/templates/{SMS}"
+    local.cli_json(
+        "templates",
+        "put",
+        "email",
+        "ORDER_READY",
+        "--subject",
+        "Order ready for {{name}}",
+        "--text",
+        "Hello {{name}}, your order is ready.",
+        "--html",
+        "<p>Hello {{name}}</p>",
+    )
+
+    listed = local.cli_json("templates", "list")
+    assert [(t["kind"], t["name"]) for t in listed] == [
+        ("sms/push", SMS),
+        ("email", "ORDER_READY"),
+    ]
+    assert local.cli_json("templates", "show", "sms", SMS)["text"] == text
+    shown = local.cli_json("templates", "show", "email", "ORDER_READY")
+    assert shown["subject"] == "Order ready for {{name}}"
+    assert shown["html"] == "<p>Hello {{name}}</p>"
+
+    rendered = local.cli_json("templates", "render", "sms", SMS, "--data", '{"name": "Joojo"}')
+    assert rendered["text"] == "Hi Joojo, your payment is late. Reply STOP to opt out."
+    sample = local.cli_json("templates", "render", "push", SMS)  # push shares the text
+    assert sample["text"].startswith("Hi Ada,")
+    mail = local.cli_json("templates", "render", "email", "ORDER_READY", "--data", '{"name": "Bo"}')
+    assert mail["subject"] == "Order ready for Bo"
+    assert mail["text"] == "Hello Bo, your order is ready."
+
+    # a put replaces: the new text is what shows and renders
+    local.cli_json("templates", "put", "sms", SMS, "--text", "Late: {{name}}")
+    assert local.cli_json("templates", "render", "sms", SMS)["text"] == "Late: Ada"
+
+    # and a delete takes it away
+    local.cli_json("templates", "delete", "email", "ORDER_READY")
+    assert [t["name"] for t in local.cli_json("templates", "list")] == [SMS]
+
+
+def test_bad_names_and_missing_templates_are_refused_with_the_fix(local: LocalProcess) -> None:
+    bad = local.cli("templates", "put", "sms", "lower-case", "--text", "x", check=False)
+    assert bad.returncode != 0 and "UPPER_SNAKE_CASE" in bad.stderr
+    missing = local.cli("templates", "show", "sms", "NO_SUCH_TEXT", check=False)
+    assert missing.returncode != 0
+    assert 'tickwork templates put sms NO_SUCH_TEXT --text "Hello {{name}}, ..."' in missing.stderr
+    no_subject = local.cli("templates", "put", "email", "X_MAIL", "--text", "x", check=False)
+    assert no_subject.returncode != 0 and "--subject" in no_subject.stderr
