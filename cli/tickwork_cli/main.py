@@ -29,6 +29,7 @@ from tickwork.usecases.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
 from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
+from tickwork_cli.outbox import outbox
 from tickwork_cli.start_flags import start_detail
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
@@ -493,3 +494,4 @@ def _pairs(items: tuple[str, ...]) -> dict[str, str]:
 for _command in COMMANDS:
     cli.add_command(_command)
 cli.add_command(templates)
+cli.add_command(outbox)

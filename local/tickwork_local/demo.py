@@ -1,14 +1,19 @@
 """``make demo``: a throwaway local stack, the sample actions in events/demo/, watched live.
 
-Schedules a one-off in a few seconds, a recurrence firing 3 times, a webhook that fails once
-and succeeds on retry, an action cancelled before it fires, a message to an SQS queue and an
-e-mail through an SES template; shows their status, next fire and lateness as they go; reads
-the message and the e-mail back from the emulated SQS and SES; prints a summary and exits 0 when
+Creates the SMS text and the e-mail template it needs with ``tickwork templates``; schedules a
+one-off in a few seconds, a recurrence firing 3 times, a webhook that fails once and succeeds on
+retry, an action cancelled before it fires, a message to an SQS queue and an e-mail through an
+SES template; shows their status, next fire and lateness as they go; publishes the seed's SMS
+example exactly as it is written (events/demo/seed-sms.json, through the publisher client) and
+fires it now with Run Now (its own first fire is the next 08:35:17 UTC); reads the SQS message
+back and the e-mail and the SMS from the outbox, rendered; prints a summary and exits 0 when
 every one ended as expected.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import statistics
 import tempfile
@@ -60,11 +65,18 @@ EXPECTED = {
     "demo:email": Expected("email.json", Status.COMPLETED, 1),
 }
 DEMO_QUEUE = "demo-orders"  # the queue events/demo/sqs-message.json sends to
-DEMO_TEMPLATE = {  # the SES template events/demo/email.json names (templateType)
-    "TemplateName": "DEMO_ORDER_READY",
-    "SubjectPart": "{{subject}}",
-    "TextPart": "Hello {{name}}, your order is ready.",
-}
+# The templates the demo's notifications name (templateType), made with `tickwork templates`.
+TEMPLATE_COMMANDS = [
+    [
+        "templates", "put", "email", "DEMO_ORDER_READY",
+        "--subject", "{{subject}}", "--text", "Hello {{name}}, your order is ready.",
+    ],
+    [
+        "templates", "put", "sms", "USER_LATE_PAYMENT_NOTIFICATION",
+        "--text", "Hi {{name}}, your payment is late. Please pay today to avoid a fee.",
+    ],
+]  # fmt: skip
+SEED_SMS = "seed-sms.json"  # the seed's own example, as its README writes it
 
 
 def run_demo(step_seconds: float = 1.0) -> int:
@@ -78,10 +90,10 @@ def run_demo(step_seconds: float = 1.0) -> int:
         stack = service.stack
         console.print(f"[bold]tickwork demo[/] — local stack on {service.endpoint}")
         queue_url = _create_targets(stack)
-        console.print(
-            f"  created the SQS queue [cyan]{DEMO_QUEUE}[/] and the SES template "
-            f"[cyan]{DEMO_TEMPLATE['TemplateName']}[/] the demo's actions deliver to"
-        )
+        console.print(f"  created the SQS queue [cyan]{DEMO_QUEUE}[/] the demo's actions send to")
+        for command in TEMPLATE_COMMANDS:
+            _tickwork(Path(state), command)
+            console.print(f"  $ tickwork {' '.join(_quoted(command))}")
         ticks = stack.tap([DetailType.TICK])
         for action_id, expected in EXPECTED.items():
             _send(stack, DEMO_EVENTS / expected.file, receiver.url)
@@ -94,10 +106,11 @@ def run_demo(step_seconds: float = 1.0) -> int:
         )
         records = bootstrap.from_environment().records
         finished = _watch(console, records, ticks)
+        texted = _seed_sms(console, stack, records)
         stack.wait_idle(timeout=10)
         ticks.drain()
         actions = {i: records.get(i) for i in EXPECTED}
-        delivered = _read_back(console, stack, queue_url)
+        delivered = _read_back(console, stack, queue_url) and texted
     receiver.close()
     return _summary(
         console,
@@ -110,17 +123,55 @@ def run_demo(step_seconds: float = 1.0) -> int:
 
 
 def _create_targets(stack: LocalStack) -> str:
-    stack.client("ses").create_template(Template=DEMO_TEMPLATE)
     return str(stack.client("sqs").create_queue(QueueName=DEMO_QUEUE)["QueueUrl"])
 
 
-def _read_back(console: Console, stack: LocalStack, queue_url: str) -> bool:
-    """The SQS message and the e-mail, as their recipients see them: exactly one of each."""
+def _tickwork(state_dir: Path, arguments: list[str]) -> None:
+    """A `tickwork` command against this demo's stack, in this process (the CLI's own code)."""
+    from tickwork_cli.main import cli
+
+    with contextlib.redirect_stdout(io.StringIO()):  # the demo prints the command instead
+        cli.main(["--state-dir", str(state_dir), *arguments, "--json"], standalone_mode=False)
+
+
+def _quoted(arguments: list[str]) -> list[str]:
+    return [json.dumps(a) if " " in a or "{" in a else a for a in arguments]
+
+
+def _seed_sms(console: Console, stack: LocalStack, records: ActionRecords) -> bool:
+    """The seed's SMS example published as written, fired now, and read from the outbox."""
+    from tickwork_client import TickworkClient
+
+    client = TickworkClient(stack.client("events"), stack.bus, source="app.billing")
+    detail = json.loads((DEMO_EVENTS / SEED_SMS).read_text())["detail"]
+    sent = client.publish_start(detail)
     console.print()
-    from moto.ses.models import ses_backends  # SES keeps no readable outbox but the emulator's
+    console.print(
+        f"  published the seed's SMS example as written (events/demo/{SEED_SMS}) as "
+        f"[cyan]{sent.action_id}[/]: daily, first at {sent.next_fires[0]:%Y-%m-%d %H:%M:%S} UTC"
+    )
+    deadline = time.monotonic() + TIMEOUT_SECONDS / 2
+    while records.get(sent.action_id) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    client.run_now(sent.action_id, request_id="demo")
+    console.print(f"  $ tickwork run-now {sent.action_id}   (fire it now, the schedule unmoved)")
+    while time.monotonic() < deadline:
+        texts = stack.outbox.messages("sms", sent.action_id)
+        if texts:
+            console.print(
+                f"  [bold]SMS[/] to {texts[0]['to']}: {texts[0]['body']!r} "
+                f"(from the outbox: `tickwork outbox --kind sms`)"
+            )
+            return True
+        time.sleep(0.2)
+    console.print(f"[red]  no SMS from {sent.action_id} in the outbox[/]")
+    return False
 
-    from tickwork_local.template import ACCOUNT
 
+def _read_back(console: Console, stack: LocalStack, queue_url: str) -> bool:
+    """The SQS message as its queue's reader sees it, and the e-mail as the outbox kept it
+    (rendered): exactly one of each."""
+    console.print()
     messages = (
         stack.client("sqs")
         .receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, MessageAttributeNames=["All"])
@@ -131,12 +182,11 @@ def _read_back(console: Console, stack: LocalStack, queue_url: str) -> bool:
         console.print(
             f"  [bold]SQS[/] {DEMO_QUEUE} received {message['Body']} (idempotency key {key})"
         )
-    emails = ses_backends[ACCOUNT][stack.region].sent_messages
+    emails = stack.outbox.messages("email")
     for email in emails:
-        data = json.loads(getattr(email, "template_data", "{}") or "{}")
         console.print(
-            f"  [bold]SES[/] sent template {getattr(email, 'template', '?')} from {email.source} "
-            f"to {', '.join(email.destinations.get('ToAddresses', []))} with {data}"
+            f"  [bold]e-mail[/] from {email['from']} to {email['to']}: subject "
+            f"{email['subject']!r}, {email.get('body')!r} (SES template {email['template']})"
         )
     if len(messages) == 1 and len(emails) == 1:
         return True
@@ -212,7 +262,7 @@ def _summary(
     finished: bool,
     wall: float,
 ) -> int:
-    fired = _fires(events)
+    fired = {i: ticks for i, ticks in _fires(events).items() if i in EXPECTED}  # not the SMS
     late = [_lateness(t) for ticks in fired.values() for t in ticks]
     duplicates = sum(len(ts) - len({t["occurrence"] for t in ts}) for ts in fired.values())
     early = sum(1 for x in late if x < 0)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from tickwork_local.server import LOOPBACK, free_port
 from tickwork_local.sigv4 import SigV4Verifier
@@ -28,6 +28,7 @@ from tickwork_local.sigv4 import SigV4Verifier
 __all__ = ["serving_api", "to_v2_event"]
 
 Invoke = Callable[[dict[str, Any]], tuple[Any, str | None]]
+LocalRoute = Callable[[dict[str, str]], Any]
 
 
 def to_v2_event(
@@ -108,7 +109,10 @@ def serving_api(
     port: int | None = None,
     token: str | None = None,
     verifier: SigV4Verifier | None = None,
+    local_routes: dict[str, LocalRoute] | None = None,
 ) -> Iterator[str]:
+    """``local_routes``: GET paths the local stack answers itself, beside the function's (its
+    outbox), each given the query's fields; behind the same token or signature."""
     # One request at a time through the function, as one Lambda container does: Powertools'
     # resolver keeps the current request on the shared app object.
     container = threading.Lock()
@@ -131,6 +135,13 @@ def serving_api(
                 self.command, self.path, self.headers, token
             ):
                 self._send(401, _REFUSED, {"Content-Type": "application/json"})
+                return
+            target = urlsplit(self.path)
+            route = (local_routes or {}).get(target.path) if self.command == "GET" else None
+            if route is not None:
+                query = {k: v[-1] for k, v in parse_qs(target.query).items()}
+                answer = json.dumps(route(query), default=str).encode()
+                self._send(200, answer, {"Content-Type": "application/json"})
                 return
             with container:
                 result, error = invoke(

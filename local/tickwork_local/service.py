@@ -29,6 +29,7 @@ from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
 from tickwork_local.keys import KeyFile, write_private
 from tickwork_local.moto_version import require_supported_moto
+from tickwork_local.outbox import OUTBOX_FILE, Outbox
 from tickwork_local.server import serving
 from tickwork_local.stack import LocalStack
 
@@ -61,6 +62,7 @@ def running_service(
     state_dir.mkdir(parents=True, exist_ok=True)
     local = LocalStack.from_repo(parameters=parameters, secret_value=KeyFile(state_dir).value)
     local.max_open_executions = max_open_executions
+    local.outbox = Outbox(state_dir / OUTBOX_FILE)  # for `tickwork outbox`, in another process
     with (
         serving(port) as endpoint,
         local.running() as stack,

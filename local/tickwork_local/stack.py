@@ -30,6 +30,7 @@ from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
 from tickwork_local.execution_quota import open_execution_quota
 from tickwork_local.moto_version import require_supported_moto
+from tickwork_local.outbox import Outbox
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 from tickwork_local.tuning import tuned_emulator
@@ -150,6 +151,8 @@ class LocalStack:
         self.api_auth = "token"  # or "sigv4": how serving_api guards the API
         # RUNNING executions Step Functions allows before ExecutionLimitExceeded (None: no quota)
         self.max_open_executions: int | None = None
+        # What fires sent (tickwork_local.outbox); ``tickwork local`` keeps it in a file too.
+        self.outbox = Outbox()
         self._clients = AwsClients(boto3.Session(region_name=self.region))
         self._saved_env: dict[str, str | None] = {}
 
@@ -173,7 +176,7 @@ class LocalStack:
         """The HTTP API function on a loopback port, as API Gateway would call it: behind a
         bearer token (``api_token``: the one given, else a new random one), or, with ``auth``
         "sigv4", behind SigV4 as the deployed API is (signed with the local credentials)."""
-        from tickwork_local.http_api import serving_api
+        from tickwork_local.http_api import LocalRoute, serving_api
         from tickwork_local.server import LOCAL_CREDENTIALS
         from tickwork_local.sigv4 import SigV4Verifier
 
@@ -187,12 +190,19 @@ class LocalStack:
                 LOCAL_CREDENTIALS["AWS_ACCESS_KEY_ID"]: LOCAL_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
             }
             verifier = SigV4Verifier(local, self.region)
-        with serving_api(invoke, port, self.api_token, verifier) as url:
+        routes: dict[str, LocalRoute] = {"/local/outbox": self._outbox_route}
+        with serving_api(invoke, port, self.api_token, verifier, routes) as url:
             self.outputs["ApiUrl"] = f"{url}/"
             yield url
 
     def client(self, service: str) -> Any:
         return self._clients.client(service)
+
+    def _outbox_route(self, query: dict[str, str]) -> dict[str, Any]:
+        """GET /local/outbox[?kind=sms&id=ACTION&limit=N]: what fires sent, newest first."""
+        messages = self.outbox.messages(query.get("kind"), query.get("id"))
+        limit = int(query["limit"]) if query.get("limit", "").isdigit() else 100
+        return {"messages": messages[:limit], "total": len(messages)}
 
     def add_function(
         self, name: str, handler: Callable[[dict[str, Any], Any], Any], timeout: int = 30
@@ -223,8 +233,10 @@ class LocalStack:
                 tuned_emulator(),
                 atomic_items(),
                 open_execution_quota(lambda: self.max_open_executions),
+                self.outbox.installed(),
             ):
                 self._create_resources()
+                self.outbox.push_topic_arn = self.outputs.get("PushTopicArn")
                 workers: list[QueuePoller | ScheduleRunner] = [*self.pollers, *self.schedules]
                 for worker in workers:
                     worker.start()

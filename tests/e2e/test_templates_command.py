@@ -5,8 +5,10 @@ saying the exact command that creates it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,3 +77,31 @@ def test_bad_names_and_missing_templates_are_refused_with_the_fix(local: LocalPr
     assert 'tickwork templates put sms NO_SUCH_TEXT --text "Hello {{name}}, ..."' in missing.stderr
     no_subject = local.cli("templates", "put", "email", "X_MAIL", "--text", "x", check=False)
     assert no_subject.returncode != 0 and "--subject" in no_subject.stderr
+
+
+def test_the_seeds_sms_example_fires_and_its_rendered_text_is_in_the_outbox(
+    local: LocalProcess,
+) -> None:
+    """Published exactly as the seed writes it (no id, daily from a past executionTime), fired
+    now by hand: `tickwork outbox` shows the SMS as sent, with the fire that sent it."""
+    local.cli_json("templates", "put", "sms", SMS, "--text", "Hi {{name}}, your payment is late.")
+    sent = local.cli_json("send", "events/demo/seed-sms.json")
+    action_id = f"evt-{sent['eventId']}"
+    deadline = time.monotonic() + 30
+    while local.cli("show", action_id, check=False).returncode != 0:
+        assert time.monotonic() < deadline, "the seed's Start was never scheduled"
+        time.sleep(0.2)
+    local.cli_json("run-now", action_id)
+
+    texts: list[dict[str, Any]] = []
+    while not texts:
+        assert time.monotonic() < deadline, "no SMS in the outbox"
+        time.sleep(0.2)
+        texts = local.cli_json("outbox", "--kind", "sms", "--id", action_id)
+    (sms,) = texts
+    assert (sms["to"], sms["body"]) == ("+60123456789", "Hi Joojo, your payment is late.")
+    assert sms["fire"]["id"] == action_id
+    whole = local.cli_json("outbox", "--read", str(sms["number"]))
+    assert whole["body"] == sms["body"]
+    listed = local.cli("outbox").stdout
+    assert f"(fire {action_id} #0)" in listed and "sms" in listed

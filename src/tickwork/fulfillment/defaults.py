@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tickwork.fulfillment.base import Fulfillment
     from tickwork.ports import TargetClients
 
-__all__ = ["builtin_data_models", "default_registry"]
+__all__ = ["builtin_data_models", "builtin_fulfillments", "default_registry"]
 
 
 def default_registry(
@@ -55,8 +55,8 @@ def default_registry(
     return FulfillmentRegistry(build)
 
 
-def builtin_data_models() -> dict[str, type[BaseModel]]:
-    """Each built-in action type's data model, by type (for documents: nothing is built)."""
+def builtin_fulfillments() -> list[type[Fulfillment]]:
+    """Each built-in action type's fulfillment class (nothing is built)."""
     from tickwork.fulfillment.event_bus import EventBusFulfillment
     from tickwork.fulfillment.http_request import HttpRequestFulfillment
     from tickwork.fulfillment.lambda_invoke import LambdaInvokeFulfillment
@@ -66,7 +66,7 @@ def builtin_data_models() -> dict[str, type[BaseModel]]:
     from tickwork.fulfillment.step_functions import StepFunctionsFulfillment
     from tickwork.fulfillment.tick import TickFulfillment
 
-    kinds: list[type[Fulfillment]] = [
+    return [
         TickFulfillment,
         NotificationFulfillment,
         HttpRequestFulfillment,
@@ -76,4 +76,8 @@ def builtin_data_models() -> dict[str, type[BaseModel]]:
         LambdaInvokeFulfillment,
         StepFunctionsFulfillment,
     ]
-    return {kind.action_type: kind.data_model for kind in kinds}
+
+
+def builtin_data_models() -> dict[str, type[BaseModel]]:
+    """Each built-in action type's data model, by type (for documents: nothing is built)."""
+    return {kind.action_type: kind.data_model for kind in builtin_fulfillments()}
