@@ -124,6 +124,12 @@ class TickworkClient:
             )
         detail: dict[str, Any] = {} if action_id is None else {"id": action_id}
         detail.update(when_fields(when))
+        if times is not None and detail.get("executionRemainder", times) != times:
+            raise ValidationFailed.of(
+                "times",
+                f"{times} fires, where the when says {detail['executionRemainder']}",
+                "give the count once: count= on the when, or times= here",
+            )
         optional = {
             "action": action,
             "data": data,

@@ -12,7 +12,8 @@
 - a string: any expression ``tickwork next`` takes (``"rate(1 hour)"``, ``"90s"``, a 5-field
   cron, an ISO 8601 time).
 
-How many times a recurring action fires is ``times=`` on ``schedule`` (``executionRemainder``).
+How many times a recurring action fires is ``count=`` here or ``times=`` on ``schedule``
+(``executionRemainder``).
 """
 
 from __future__ import annotations
@@ -48,25 +49,33 @@ def at(moment: datetime | str) -> When:
     return When({"at": moment})
 
 
-def cron(expression: str) -> When:
-    """A cron: 5 fields (``"30 9 * * MON-FRI"``) or EventBridge's ``cron(m h dom mon dow y)``."""
-    return When({"cron": expression})
+def cron(expression: str, count: int | None = None) -> When:
+    """A cron: 5 fields (``"30 9 * * MON-FRI"``) or EventBridge's ``cron(m h dom mon dow y)``;
+    ``count`` fires at most."""
+    return When(_counted({"cron": expression}, count))
 
 
-def rate(every_: str | timedelta) -> When:
-    """A fixed rate: ``"5 minutes"``, ``"rate(5 minutes)"`` or a timedelta of whole seconds."""
+def rate(every_: str | timedelta, count: int | None = None) -> When:
+    """A fixed rate: ``"5 minutes"``, ``"rate(5 minutes)"`` or a timedelta of whole seconds;
+    ``count`` fires at most."""
     if isinstance(every_, timedelta):
-        return When({"rate": f"rate({_rate_text(every_)})"})
+        return When(_counted({"rate": f"rate({_rate_text(every_)})"}, count))
     text = every_.strip()
-    return When({"rate": text if text.lower().startswith("rate(") else f"rate({text})"})
+    expression = text if text.lower().startswith("rate(") else f"rate({text})"
+    return When(_counted({"rate": expression}, count))
 
 
-def every(preset: str, first: datetime | str | None = None) -> When:
-    """A frequency preset (TEN_MINS, HOURLY, DAILY, WEEKLY, MONTHLY), from ``first``."""
+def every(preset: str, first: datetime | str | None = None, count: int | None = None) -> When:
+    """A frequency preset (TEN_MINS, HOURLY, DAILY, WEEKLY, MONTHLY), from ``first``;
+    ``count`` fires at most (the seed's ``executionRemainder``)."""
     fields: dict[str, Any] = {"frequency": preset.upper()}
     if first is not None:
         fields["at"] = _iso(first) if isinstance(first, datetime) else first
-    return When(fields)
+    return When(_counted(fields, count))
+
+
+def _counted(fields: dict[str, Any], count: int | None) -> dict[str, Any]:
+    return fields if count is None else {**fields, "executionRemainder": count}
 
 
 def when_fields(when: When | datetime | timedelta | str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ chart, and pages through the table."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from tests.browser.conftest import CHROMIUM, REPO, ROUTES, Seeded
 from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.fire import FireFailure
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.tick import TickData
 from tickwork.usecases.record import record_failure
 from tickwork.usecases.start import StartCommand, start_action
 
@@ -232,3 +235,27 @@ def test_the_dashboard_of_a_stack_behind_sigv4_works_through_tickwork_dashboard(
         page.goto(f"{url}/#token={token}")
         expect(page.get_by_test_id("action-row")).to_have_count(5)
         expect(page.get_by_test_id("message")).not_to_contain_text("Authorization")
+
+
+def test_the_local_outbox_panel_shows_what_a_fire_sent(
+    stack: Stack, page: Page, token_link: Callable[[str], str]
+) -> None:
+    """On the local stack the dashboard shows the outbox: each message a fire sent, its fire.
+    (This stack runs no executions: the message is kept as a fulfillment's call keeps it.)"""
+    fire = FulfillmentRequest(
+        action_id="dash:sqs",
+        action="SQS_MESSAGE",
+        occurrence=1,
+        scheduled_time=datetime.now(UTC),
+        data=TickData(),
+        idempotency_key="0b9f7c1e-1111-5222-8333-444455556666",
+    )
+    stack.local.outbox.keep("queue", {"to": "dash-orders", "body": "order 7 is due"}, fire)
+
+    page.goto(token_link("/"))
+
+    panel = page.get_by_test_id("outbox")
+    expect(panel).to_be_visible()
+    expect(panel.get_by_test_id("outbox-row")).to_have_count(1)
+    expect(panel.get_by_test_id("outbox-text")).to_have_text("order 7 is due")
+    expect(panel).to_contain_text("dash:sqs #1")

@@ -19,7 +19,7 @@ from moto import mock_aws
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import DetailType
-from tickwork.domain.preview import detail_fire_times
+from tickwork.domain.start_request import parse_start_detail
 from tickwork.integrity.signed_events import check_event_signature
 from tickwork_client import TickworkClient, at, cron, every, rate
 
@@ -81,6 +81,7 @@ def _client(bus: Bus, **options: Any) -> TickworkClient:
         ({"when": rate("5 minutes"), "group": "no spaces allowed"}, "group"),
         ({"when": rate("5 minutes"), "data": {"blob": "x" * 200_000}}, "data"),
         ({}, "when"),
+        ({"when": rate("5 minutes", count=3), "times": 4}, "times"),
     ],
     ids=lambda value: value if isinstance(value, str) else None,
 )
@@ -157,6 +158,9 @@ def test_an_action_without_an_id_is_named_for_its_event(bus: Bus) -> None:
             {"frequency": "DAILY", "at": "2026-03-08T08:00:00.000Z"},
         ),
         ("rate(10 minutes)", {"rate": "rate(10 minutes)"}),
+        (every("WEEKLY", count=4), {"frequency": "WEEKLY", "executionRemainder": 4}),
+        (cron("0 * * * *", count=2), {"cron": "0 * * * *", "executionRemainder": 2}),
+        (rate("2 hours", count=3), {"rate": "rate(2 hours)", "executionRemainder": 3}),
         ("30 * * * *", {"cron": "30 * * * *"}),
     ],
 )
@@ -167,7 +171,8 @@ def test_each_typed_when_becomes_the_start_field_the_stack_reads(
 
     detail = bus.seen()[0]["detail"]
     assert {k: v for k, v in detail.items() if k not in ("id", "action")} == fields
-    assert sent.next_fires == detail_fire_times(fields, NOW, 5)[: len(sent.next_fires)]
+    # as the stack schedules the same detail, received now
+    assert sent.next_fires == parse_start_detail(detail, NOW).schedule.upcoming(NOW, 5)
 
 
 def test_a_signed_client_signs_every_inbound_event_with_the_stack_key(bus: Bus) -> None:
