@@ -32,19 +32,8 @@ def test_the_seal_matches_its_fields() -> None:
 
 
 def _v3_seal(fields: SealedFields) -> str:
-    """A seal as version 3 wrote it: every field, the whole HMAC."""
-    covered = {
-        "id": fields.action_id,
-        "action": fields.action,
-        "data": fields.data,
-        "metadata": fields.metadata,
-        "schedule": fields.schedule,
-        "catch_up": fields.catch_up,
-        "on_failure": fields.on_failure,
-        "role_arn": fields.role_arn,
-        "on_unknown_outcome": fields.on_unknown_outcome,
-    }
-    return "v3=" + hmac.new(KEY, canonical_json(covered), hashlib.sha256).hexdigest()
+    """A seal as version 3 wrote it: every field (version 2's and onUnknownOutcome), uncut."""
+    return _whole_seal("v3", fields, ("on_unknown_outcome",))
 
 
 def test_a_v3_seal_still_holds_and_breaks_on_any_change() -> None:
@@ -118,17 +107,21 @@ def test_a_previous_version_seal_cannot_vouch_for_a_field_it_never_covered(chang
 
 def _v2_seal(fields: SealedFields) -> str:
     """A seal as version 2 wrote it: every field but onUnknownOutcome."""
+    return _whole_seal("v2", fields)
+
+
+def _whole_seal(version: str, fields: SealedFields, newer: tuple[str, ...] = ()) -> str:
+    """A seal over version 2's fields (and ``newer`` ones), the whole HMAC, as written."""
+    names = ("catch_up", "on_failure", "role_arn", *newer)
     covered = {
         "id": fields.action_id,
         "action": fields.action,
         "data": fields.data,
         "metadata": fields.metadata,
         "schedule": fields.schedule,
-        "catch_up": fields.catch_up,
-        "on_failure": fields.on_failure,
-        "role_arn": fields.role_arn,
+        **{name: getattr(fields, name) for name in names},
     }
-    return "v2=" + hmac.new(KEY, canonical_json(covered), hashlib.sha256).hexdigest()
+    return f"{version}=" + hmac.new(KEY, canonical_json(covered), hashlib.sha256).hexdigest()
 
 
 def test_a_v2_seal_holds_until_on_unknown_outcome_is_set_by_hand() -> None:
