@@ -15,11 +15,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from typing import Any
 
+from pydantic import BaseModel
+
+from tickwork.domain.action import FINISHED, Status
 from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.identifiers import check_action_id, check_group
@@ -27,14 +30,30 @@ from tickwork.domain.start_request import check_payload_size, parse_start_detail
 from tickwork.domain.steering import check_note
 from tickwork.fulfillment.defaults import builtin_data_models
 from tickwork.fulfillment.registry import validate_data
-from tickwork.integrity.signed_events import sign_event
+from tickwork.integrity.signed_events import SIGNATURE_FIELD, sign_event
 from tickwork_client.stack_api import ApiError, StackApi
 from tickwork_client.when import When, when_fields
 
-__all__ = ["BusRefused", "Published", "TickworkClient", "check_start_detail"]
+__all__ = ["BusRefused", "Published", "TickworkClient", "check_json", "check_start_detail"]
 
 DEFAULT_SOURCE = "tickwork.client"
 _NEXT_FIRES = 5
+_PUT_ATTEMPTS = 3
+_PASSING = {"ThrottlingException", "InternalFailure", "InternalException"}  # worth a retry
+_STATUSES = tuple(str(status) for status in Status)
+_ENDED = {str(status) for status in FINISHED}
+# A Start's field, as the argument of schedule() that sets it.
+_ARGUMENTS = {
+    "executionRemainder": "times",
+    "startTime": "start",
+    "endTime": "end",
+    "catchUp": "catch_up",
+    "catchUpWindow": "catch_up",
+    "onFailure": "on_failure",
+    "onUnknownOutcome": "on_unknown_outcome",
+    "roleArn": "role_arn",
+    "id": "action_id",
+}
 
 
 class BusRefused(Exception):
@@ -52,18 +71,29 @@ class Published:
     next_fires: list[datetime] = field(default_factory=list)  # a Start's, computed here
 
 
-def check_start_detail(detail: dict[str, Any], now: datetime) -> list[datetime]:
+def check_start_detail(
+    detail: dict[str, Any],
+    now: datetime,
+    action_models: dict[str, type[BaseModel]] | None = None,
+) -> list[datetime]:
     """Refuse what the stack would refuse in a Start detail (``ValidationFailed``, each field
-    and its fix); else its next fire times after ``now``, as the stack will schedule them."""
+    and its fix); else its next fire times after ``now``, as the stack will schedule them.
+    ``action_models``: the data models of action types the stack registers beside the
+    built-in ones, by type."""
+    detail = {k: v for k, v in detail.items() if k != SIGNATURE_FIELD}
+    check_json(detail)
+    if "id" in detail:
+        check_action_id(detail["id"])
     request = parse_start_detail(detail, now)
     check_payload_size(request)
-    models = builtin_data_models()
+    models = {**builtin_data_models(), **(action_models or {})}
     model = models.get(request.action)
     if model is None:
         raise ValidationFailed.of(
             "action",
             f"{request.action!r} is not an action type",
-            f"give one of {', '.join(sorted(models))}",
+            f"give one of {', '.join(sorted(models))}, or pass the stack's own type's data "
+            "model in TickworkClient(action_models={...})",
         )
     validate_data(model, request.data)
     upcoming = request.schedule.upcoming(now, _NEXT_FIRES)
@@ -72,6 +102,38 @@ def check_start_detail(detail: dict[str, Any], now: datetime) -> list[datetime]:
             "endTime", "the schedule has no fire before its end", "move endTime later or drop it"
         )
     return upcoming
+
+
+def check_json(detail: dict[str, Any]) -> None:
+    """Every value is JSON as the bus carries it (no datetime, set or object), or the first
+    field that is not is named."""
+    for name, value in detail.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ValidationFailed.of(
+                _json_path(name, value),
+                f"is not JSON ({error})",
+                "give strings, numbers, booleans, null, lists and objects: a time as ISO "
+                "8601 text, a Decimal as a number",
+            ) from None
+
+
+def _json_path(name: str, value: Any) -> str:
+    """The first place inside ``value`` that JSON cannot hold, as ``data.items.0.at``."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            try:
+                json.dumps(inner, allow_nan=False)
+            except (TypeError, ValueError):
+                return _json_path(f"{name}.{key}", inner)
+    if isinstance(value, list):
+        for index, inner in enumerate(value):
+            try:
+                json.dumps(inner, allow_nan=False)
+            except (TypeError, ValueError):
+                return _json_path(f"{name}.{index}", inner)
+    return name
 
 
 class TickworkClient:
@@ -85,17 +147,22 @@ class TickworkClient:
         source: str = DEFAULT_SOURCE,
         signing_key: bytes | str | None = None,
         api: StackApi | None = None,
+        action_models: dict[str, type[BaseModel]] | None = None,
         clock: Callable[[], datetime] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """``events``: a boto3 EventBridge client; ``bus_name``: the stack's ``EventBusName``;
         ``signing_key``: the stack's start-signing secret, when it requires signed events;
-        ``api``: the stack's API, to read actions back and change groups in bulk."""
+        ``api``: the stack's API, to read actions back and change groups in bulk;
+        ``action_models``: the data models of the stack's own action types, by type."""
         self._events = events
         self._bus = bus_name
         self._source = source
         self._key = signing_key.encode() if isinstance(signing_key, str) else signing_key
         self._api = api
+        self._models = dict(action_models or {})
         self._now = clock or (lambda: datetime.now(UTC))
+        self._sleep = sleep
 
     # --- scheduling -------------------------------------------------------------------------
     def schedule(
@@ -122,6 +189,16 @@ class TickworkClient:
             raise ValidationFailed.of(
                 "when", "no time given", "pass when=datetime, timedelta, cron(), rate(), ..."
             )
+        naive = (isinstance(when, datetime) and when.tzinfo is None) or (
+            isinstance(when, When) and when.naive
+        )
+        if naive and timezone is None:
+            raise ValidationFailed.of(
+                "when",
+                "is a datetime without a zone: it would be read as UTC, not this machine's time",
+                "give an aware datetime (datetime(..., tzinfo=UTC) or ZoneInfo(...)), or "
+                "timezone= the zone it is in",
+            )
         detail: dict[str, Any] = {} if action_id is None else {"id": action_id}
         detail.update(when_fields(when))
         if times is not None and detail.get("executionRemainder", times) != times:
@@ -145,11 +222,16 @@ class TickworkClient:
             "roleArn": role_arn,
         }
         detail.update({name: value for name, value in optional.items() if value is not None})
-        return self.publish_start(detail)
+        try:
+            return self.publish_start(detail)
+        except ValidationFailed as refused:  # named as this call's arguments are
+            raise ValidationFailed(
+                [replace(p, field=_argument(p.field)) for p in refused.problems]
+            ) from None
 
     def publish_start(self, detail: dict[str, Any]) -> Published:
         """Check a Start detail as the stack will, then publish it as it is."""
-        fires = check_start_detail(detail, self._now())
+        fires = check_start_detail(detail, self._now(), self._models)
         published = self.publish(DetailType.START, detail)
         return Published(
             published.event_id,
@@ -175,7 +257,7 @@ class TickworkClient:
         the same request fire nothing more."""
         detail: dict[str, Any] = {"id": check_action_id(action_id)}
         if request_id is not None:
-            detail["requestId"] = request_id
+            detail["requestId"] = check_note(request_id, "requestId")
         return self.publish(DetailType.RUN_NOW, detail)
 
     def cancel_group(self, group: str) -> dict[str, Any]:
@@ -204,6 +286,10 @@ class TickworkClient:
         test of the action as ``status`` returns it. The stack applies events a moment after
         they are published; an action it has not created yet is waited for too.
         ``TimeoutError`` names what it last saw."""
+        if isinstance(until, str) and until not in _STATUSES:
+            raise ValidationFailed.of(
+                "until", f"{until!r} is not a status", f"give one of {', '.join(_STATUSES)}"
+            )
         wanted = until if callable(until) else (lambda action: action.get("status") == until)
         deadline = time.monotonic() + timeout
         seen: dict[str, Any] | None = None
@@ -215,10 +301,17 @@ class TickworkClient:
                     raise
             if seen is not None and wanted(seen):
                 return seen
+            status = None if seen is None else seen.get("status")
+            if status in _ENDED and isinstance(until, str):  # an ended action stays ended
+                raise TimeoutError(f"{action_id} ended {status}, never {until}")
             if time.monotonic() > deadline:
                 last = "not created" if seen is None else f"status {seen.get('status')}"
-                raise TimeoutError(f"{action_id}: still {last} after {timeout:g} s")
-            time.sleep(every)
+                hint = " (a Start the stack refused: see its Schedule Rejected event)"
+                raise TimeoutError(
+                    f"{action_id}: still {last} after {timeout:g} s"
+                    + (hint if seen is None else "")
+                )
+            self._sleep(every)
 
     def history(self, action_id: str) -> list[dict[str, Any]]:
         """The action's latest fires, oldest first: occurrence, times, outcome, execution."""
@@ -229,24 +322,34 @@ class TickworkClient:
     def publish(self, detail_type: str, detail: dict[str, Any]) -> Published:
         """Put one event on the bus; an inbound one (a Start, Stop, Pause, Resume or Run Now)
         signed when the client holds the key and it is not signed yet."""
-        if self._key is not None and detail_type in INBOUND and "signature" not in detail:
+        check_json(detail)
+        if self._key is not None and detail_type in INBOUND and SIGNATURE_FIELD not in detail:
             detail = sign_event(self._key, detail_type, detail, int(time.time()))
-        response = self._events.put_events(
-            Entries=[
-                {
-                    "EventBusName": self._bus,
-                    "Source": self._source,
-                    "DetailType": str(detail_type),
-                    "Detail": json.dumps(detail, default=str),
-                }
-            ]
+        entry = self._put(
+            {
+                "EventBusName": self._bus,
+                "Source": self._source,
+                "DetailType": str(detail_type),
+                "Detail": json.dumps(detail),
+            }
         )
-        entry = response["Entries"][0]
-        if response.get("FailedEntryCount") or "EventId" not in entry:
-            raise BusRefused(f"{entry.get('ErrorCode')}: {entry.get('ErrorMessage')}")
         event_id = str(entry["EventId"])
         action_id = str(detail.get("id") or f"evt-{event_id}")
         return Published(event_id, str(detail_type), action_id, detail)
+
+    def _put(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """One entry on the bus; an entry the bus failed for a passing reason (throttled, an
+        internal error) is put again, up to 3 times with backoff, as boto3 retries a call."""
+        for attempt in range(_PUT_ATTEMPTS):
+            response = self._events.put_events(Entries=[entry])
+            answer: dict[str, Any] = response["Entries"][0]
+            if not response.get("FailedEntryCount") and "EventId" in answer:
+                return answer
+            code = str(answer.get("ErrorCode"))
+            if code not in _PASSING or attempt == _PUT_ATTEMPTS - 1:
+                raise BusRefused(f"{code}: {answer.get('ErrorMessage')}")
+            self._sleep(0.1 * 2**attempt)
+        raise AssertionError("the loop returns or raises")
 
     def _stack(self) -> StackApi:
         if self._api is None:
@@ -260,6 +363,13 @@ class TickworkClient:
                 ]
             )
         return self._api
+
+
+def _argument(field: str) -> str:
+    """A problem's field named as schedule()'s argument, the Start's own name beside it."""
+    head, dot, rest = field.partition(".")
+    name = _ARGUMENTS.get(head)
+    return field if name is None else f"{name} ({head}{dot}{rest})"
 
 
 def _noted(action_id: str, note: str | None) -> dict[str, Any]:

@@ -106,11 +106,17 @@ class StackApi:
                 answer: dict[str, Any] = json.loads(response.read() or b"{}")
                 return answer
         except urllib.error.HTTPError as error:
-            text = error.read().decode("utf-8", errors="replace")
-            try:
-                refusal = json.loads(text)
-            except ValueError:
-                refusal = {"message": text}
-            raise ApiError(
-                error.code, str(refusal.get("error", error.reason)), str(refusal.get("message"))
-            ) from None
+            return self._refused(error)
+        except urllib.error.URLError as error:
+            raise ApiError(0, "Unreachable", f"{url}: {error.reason}") from None
+
+    @staticmethod
+    def _refused(error: urllib.error.HTTPError) -> dict[str, Any]:
+        text = error.read().decode("utf-8", errors="replace")
+        try:
+            refusal = json.loads(text)
+        except ValueError:
+            refusal = {"message": text}
+        raise ApiError(
+            error.code, str(refusal.get("error", error.reason)), str(refusal.get("message"))
+        ) from None

@@ -35,6 +35,7 @@ class When:
     """The Start detail's "when" fields (exactly one of them, with a frequency's first time)."""
 
     fields: dict[str, Any] = field(default_factory=dict)
+    naive: bool = False  # made from a datetime without a zone: schedule() wants timezone=
 
 
 def _iso(moment: datetime) -> str:
@@ -45,7 +46,7 @@ def _iso(moment: datetime) -> str:
 def at(moment: datetime | str) -> When:
     """One fire at ``moment``: a datetime, an ISO 8601 text or ``at(yyyy-mm-ddThh:mm:ss)``."""
     if isinstance(moment, datetime):
-        return When({"at": _iso(moment)})
+        return When({"at": _iso(moment)}, naive=moment.tzinfo is None)
     return When({"at": moment})
 
 
@@ -71,7 +72,8 @@ def every(preset: str, first: datetime | str | None = None, count: int | None = 
     fields: dict[str, Any] = {"frequency": preset.upper()}
     if first is not None:
         fields["at"] = _iso(first) if isinstance(first, datetime) else first
-    return When(_counted(fields, count))
+    naive = isinstance(first, datetime) and first.tzinfo is None
+    return When(_counted(fields, count), naive=naive)
 
 
 def _counted(fields: dict[str, Any], count: int | None) -> dict[str, Any]:
@@ -83,7 +85,7 @@ def when_fields(when: When | datetime | timedelta | str) -> dict[str, Any]:
     if isinstance(when, When):
         return dict(when.fields)
     if isinstance(when, datetime):
-        return at(when).fields
+        return at(when).fields  # a naive one: read in the Start's timezone (schedule() asks it)
     if isinstance(when, timedelta):
         return {"delay": f"{_whole_seconds(when, 'when')}s"}
     if isinstance(when, str):

@@ -25,6 +25,7 @@ import email.policy
 import itertools
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ _FIRE: contextvars.ContextVar[FulfillmentRequest | None] = contextvars.ContextVa
 )
 _SENDS = {("sns", "Publish"), ("ses", "SendTemplatedEmail"), ("sqs", "SendMessage")}
 _SENDS |= {("events", "PutEvents")}
+_ANSWERED = re.compile(r" answered (\d{3})\b")  # a webhook's error that got an HTTP status
 
 
 class Outbox:
@@ -67,7 +69,6 @@ class Outbox:
 
     def keep(self, kind: str, fields: dict[str, Any], fire: FulfillmentRequest) -> None:
         message = {
-            "at": iso(datetime.now(UTC)),
             "kind": kind,
             **fields,
             "fire": {
@@ -79,8 +80,9 @@ class Outbox:
                 "scheduledTime": iso(fire.scheduled_time),
             },
         }
-        with self._lock:
+        with self._lock:  # numbered and stamped in the order kept: newest first holds
             message["number"] = next(self._numbers)
+            message["at"] = iso(datetime.now(UTC))
             self._messages.append(message)
             if self.path is not None:
                 with open(self.path, "a", encoding="utf-8") as out:
@@ -114,8 +116,9 @@ class Outbox:
             try:
                 result = fulfill(fulfillment, request)
             except Exception as error:
-                if request.action == "HTTP_REQUEST":  # sent, and answered with an error
-                    outbox._keep_webhook(request, {"error": str(error)})
+                answered = _ANSWERED.search(str(error))
+                if request.action == "HTTP_REQUEST" and answered:  # sent, answered an error
+                    outbox._keep_webhook(request, {"status": int(answered[1]), "error": str(error)})
                 raise
             finally:
                 _FIRE.reset(token)
@@ -155,7 +158,10 @@ class Outbox:
         elif service == "ses":
             self.keep("email", self._email(client, params, answer), fire)
         elif service == "events":
-            for entry in params.get("Entries", []):
+            results = answer.get("Entries", [])
+            for n, entry in enumerate(params.get("Entries", [])):
+                if n >= len(results) or "EventId" not in results[n]:
+                    continue  # the bus refused this one: not sent
                 fields = {"to": entry.get("EventBusName", "default"), "body": entry.get("Detail")}
                 self.keep("event", {**fields, "detailType": entry.get("DetailType")}, fire)
         elif "PhoneNumber" in params:

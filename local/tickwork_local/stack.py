@@ -281,8 +281,10 @@ class LocalStack:
                 if env.get(key, value) != value:
                     raise ValueError(f"functions disagree on {key}: in process they share one env")
                 env[key] = value
-        # The CLI reaches the local stack without --stack: what a fire suggests says none.
+        # The CLI reaches the local stack without --stack: what a fire suggests says none. A
+        # text put with `tickwork templates` is what the next fire sends: no cache.
         env["STACK_NAME"] = ""
+        env["TEXT_CACHE_SECONDS"] = "0"
         for key, value in env.items():
             self._saved_env[key] = os.environ.get(key)
             os.environ[key] = value

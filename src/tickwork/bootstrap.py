@@ -206,6 +206,7 @@ def _notifier(settings: Settings, aws: AwsClients | None) -> Notifier:
             text_parameter_path=settings.text_parameter_path,
             push_topic_arn=settings.push_topic_arn,
             stack_name=settings.stack_name,
+            text_cache_seconds=settings.text_cache_seconds,
         )
     raise MissingPort(
         [

@@ -80,6 +80,7 @@ class Settings:
     text_parameter_path: str = "/tickwork/templates/"  # SSM parameter = path + templateType
     push_topic_arn: str | None = None
     stack_name: str | None = None  # the deployed stack, as the CLI's --stack names it
+    text_cache_seconds: int = 300  # SMS and push texts read from SSM are reused this long
     # Targets the fulfill function's own role may reach (fnmatch patterns), by service; an
     # action with a roleArn under target_role_path runs under that role instead.
     target_arns: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -166,6 +167,7 @@ class Settings:
             text_parameter_path=env.get("TEXT_PARAMETER_PATH") or cls.text_parameter_path,
             push_topic_arn=env.get("PUSH_TOPIC_ARN") or None,
             stack_name=env.get("STACK_NAME") or None,
+            text_cache_seconds=int(env.get("TEXT_CACHE_SECONDS") or 300),
             target_arns={
                 service: tuple(p.strip() for p in env.get(name, "").split(",") if p.strip())
                 for service, name in TARGET_LISTS.items()

@@ -53,6 +53,14 @@ def test_the_readme_example_steers_an_action_through_the_client_alone(
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             exec(compile(_example(), "README.md#client-example", "exec"), {})
+        # and waiting for a status an ended action will never reach says so at once
+        reader = TickworkClient(
+            stack.local.client("events"),
+            stack.local.outputs["EventBusName"],
+            api=StackApi(url, BearerSigner(str(stack.local.api_token))),
+        )
+        with pytest.raises(TimeoutError, match="ended CANCELLED, never PENDING"):
+            reader.wait("reminder:42", "PENDING", timeout=60)
 
     # (the functions running in process print their metrics as JSON lines beside it)
     lines = [line for line in printed.getvalue().splitlines() if not line.startswith("{")]

@@ -6,6 +6,8 @@ SNS recorded — and a missing template or text is a final failure that says wha
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +18,9 @@ from moto.sns.models import sns_backends
 from tests.conftest import load_event
 from tests.e2e.support import Stack
 from tests.functional.target_support import Targets, fire
+from tickwork import bootstrap
 from tickwork.domain.errors import PermanentFulfillmentError
+from tickwork_cli.main import cli
 from tickwork_local.template import ACCOUNT
 
 REGION = "us-east-1"
@@ -116,3 +120,28 @@ def test_a_text_that_does_not_exist_fails_finally_naming_the_parameter_to_create
         in str(failure.value)
     )
     assert sns_backends[ACCOUNT][REGION].sms_messages == {}
+
+
+def test_on_a_deployed_stack_the_command_a_missing_text_names_targets_that_stack(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command parses as the CLI reads it: --stack before the command (a group option)."""
+    monkeypatch.setenv("STACK_NAME", "tickwork-prod")  # as template.yaml gives the function
+    bootstrap.from_environment.cache_clear()
+    try:
+        with pytest.raises(PermanentFulfillmentError) as failure:
+            fire(stack, "SEND_NOTIFICATION", _seed())
+    finally:
+        monkeypatch.undo()
+        bootstrap.from_environment.cache_clear()
+
+    command = re.search(r"`(tickwork [^`]+)`", str(failure.value))
+    assert command, str(failure.value)
+    words = shlex.split(command[1])
+    with cli.make_context("tickwork", words[1:], resilient_parsing=True) as context:
+        assert context.params["stack"] == "tickwork-prod"
+        group = cli.get_command(context, "templates")
+        assert group is not None and context.protected_args + context.args == [
+            "templates", "put", "sms", "USER_LATE_PAYMENT_NOTIFICATION",
+            "--text", "Hello {{name}}, ...",
+        ]  # fmt: skip

@@ -21,7 +21,7 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import DetailType
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.integrity.signed_events import check_event_signature
-from tickwork_client import TickworkClient, at, cron, every, rate
+from tickwork_client import BusRefused, TickworkClient, at, cron, every, rate
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 BUS = "tickwork-test-bus"
@@ -227,3 +227,96 @@ def test_the_client_imports_none_of_the_stacks_runtime() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert loaded.strip() == "[]"
+
+
+def test_a_naive_datetime_needs_its_zone_and_is_read_in_it(bus: Bus) -> None:
+    """A datetime without tzinfo would silently be UTC on the stack: the client asks which
+    zone it is in, and with timezone= the stack reads it there."""
+    client = _client(bus)
+    with pytest.raises(ValidationFailed) as refused:
+        client.schedule("z:1", datetime(2026, 3, 8, 9, 30))
+    assert (
+        refused.value.problems[0].field == "when" and "timezone=" in refused.value.problems[0].fix
+    )
+    with pytest.raises(ValidationFailed):
+        client.schedule("z:1", every("DAILY", first=datetime(2026, 3, 8, 9, 30)))
+    assert bus.seen() == []
+
+    sent = client.schedule("z:1", datetime(2026, 3, 8, 9, 30), timezone="Asia/Kuala_Lumpur")
+
+    assert sent.next_fires == [datetime(2026, 3, 8, 1, 30, tzinfo=UTC)]  # 09:30 at UTC+8
+
+
+def test_data_that_is_not_json_is_named_before_anything_is_sent(bus: Bus) -> None:
+    client = _client(bus, signing_key=KEY)
+    with pytest.raises(ValidationFailed) as refused:
+        client.schedule("j:1", rate("1 hour"), data={"order": {"due": NOW}})
+    assert refused.value.problems[0].field == "data.order.due"
+    assert bus.seen() == []
+
+
+def test_arguments_are_named_as_the_call_names_them(bus: Bus) -> None:
+    client = _client(bus)
+    with pytest.raises(ValidationFailed) as refused:
+        client.schedule("a:1", rate("1 hour"), catch_up="SOMETIMES", times=0)
+    fields = {problem.field for problem in refused.value.problems}
+    assert fields == {"catch_up (catchUp)", "times (executionRemainder)"}
+    with pytest.raises(ValidationFailed) as bad_id:
+        client.schedule("bad id", rate("1 hour"))
+    assert bad_id.value.problems[0].field == "action_id (id)"
+    with pytest.raises(ValidationFailed) as long_request:
+        client.run_now("a:1", request_id="r" * 1000)
+    assert long_request.value.problems[0].field == "requestId"
+    assert bus.seen() == []
+
+
+def test_the_stacks_own_action_types_are_checked_with_their_models(bus: Bus) -> None:
+    from pydantic import BaseModel, ConfigDict
+
+    class FaxData(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        number: str
+
+    client = _client(bus, action_models={"SEND_FAX": FaxData})
+    with pytest.raises(ValidationFailed) as refused:
+        client.schedule("f:1", rate("1 hour"), action="SEND_FAX", data={"numbr": "1"})
+    assert {p.field for p in refused.value.problems} >= {"data.number"}
+
+    client.schedule("f:1", rate("1 hour"), action="SEND_FAX", data={"number": "1"})
+    assert bus.seen()[0]["detail"]["action"] == "SEND_FAX"
+
+
+class _Throttled:
+    """EventBridge answering a call with a failed entry, as it does when throttled (moto has no
+    such failure): then as the bus it wraps."""
+
+    def __init__(self, events: Any, failures: int, code: str = "ThrottlingException") -> None:
+        self._events, self._failures, self._code = events, failures, code
+        self.calls = 0
+
+    def put_events(self, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls <= self._failures:
+            failed = {"ErrorCode": self._code, "ErrorMessage": "Rate exceeded"}
+            return {"FailedEntryCount": 1, "Entries": [failed]}
+        return dict(self._events.put_events(Entries=Entries))
+
+
+def test_a_throttled_entry_is_put_again_and_a_refused_one_raises(bus: Bus) -> None:
+    throttled = _Throttled(bus.events, failures=2)
+    client = TickworkClient(throttled, BUS, clock=lambda: NOW, sleep=lambda _: None)
+    sent = client.schedule("t:1", rate("1 hour"))
+    assert throttled.calls == 3 and [e["id"] for e in bus.seen()] == [sent.event_id]
+
+    refused = _Throttled(bus.events, failures=1, code="AccessDeniedException")
+    client = TickworkClient(refused, BUS, clock=lambda: NOW, sleep=lambda _: None)
+    with pytest.raises(BusRefused, match="AccessDeniedException"):
+        client.schedule("t:2", rate("1 hour"))
+    assert refused.calls == 1
+
+
+def test_waiting_for_a_status_that_is_not_one_is_refused(bus: Bus) -> None:
+    client = _client(bus)
+    with pytest.raises(ValidationFailed) as refused:
+        client.wait("w:1", "PAUSD")
+    assert refused.value.problems[0].field == "until"

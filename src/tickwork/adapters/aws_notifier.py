@@ -26,7 +26,7 @@ from tickwork.ports.notifier import Notification
 __all__ = ["AwsNotifier", "render"]
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
-_TEXT_SECONDS = 300
+_TEXT_SECONDS = 300  # how long a text is cached (TEXT_CACHE_SECONDS; the local stack: 0)
 
 
 def render(template: str, data: dict[str, str]) -> str:
@@ -42,6 +42,7 @@ class AwsNotifier:
         text_parameter_path: str,
         push_topic_arn: str | None,
         stack_name: str | None = None,
+        text_cache_seconds: int = _TEXT_SECONDS,
     ) -> None:
         self._base = clients
         self._configured: AwsClients | None = None
@@ -50,6 +51,7 @@ class AwsNotifier:
         self._texts = text_parameter_path
         self._push_topic = push_topic_arn
         self._stack_name = stack_name  # a deployed stack's name, for the commands it suggests
+        self._text_seconds = text_cache_seconds
         self._ssm: Any = None
 
     def send(self, notification: Notification) -> str:
@@ -103,30 +105,30 @@ class AwsNotifier:
             if "TemplateDoesNotExist" in str(error):
                 raise PermanentFulfillmentError(
                     f"no e-mail template {notification.template_type!r} (SES template "
-                    f"{template}): create it with `tickwork templates put email "
+                    f"{template}): create it with `{self._cli} templates put email "
                     f'{notification.template_type} --subject "{{{{subject}}}}" '
-                    f'--text "Hello {{{{name}}}}, ..."`{self._stack_flag}'
+                    f'--text "Hello {{{{name}}}}, ..."`'
                 ) from error
             raise classified(error, f"SES templated e-mail {template!r}") from error
         return str(answer["MessageId"])
 
     @property
-    def _stack_flag(self) -> str:
-        """How the CLI names this stack, when it is a deployed one."""
-        return f" --stack {self._stack_name}" if self._stack_name else ""
+    def _cli(self) -> str:
+        """The CLI pointed at this stack: ``--stack NAME`` for a deployed one (a group option,
+        before the command); nothing for the local stack, the CLI's default."""
+        return f"tickwork --stack {self._stack_name}" if self._stack_name else "tickwork"
 
     def _text(self, notification: Notification) -> str:
         name = f"{self._texts}{notification.template_type}"
         try:
-            template = self._provider().get(name, max_age=_TEXT_SECONDS)
+            template = self._provider().get(name, max_age=self._text_seconds)
         except Exception as error:
             if "ParameterNotFound" in str(error) or "not found" in str(error).lower():
                 kind = notification.notification_type.lower()
                 raise PermanentFulfillmentError(
                     f"no text for template {notification.template_type!r} (SSM parameter "
-                    f"{name}): create it with `tickwork templates put {kind} "
+                    f"{name}): create it with `{self._cli} templates put {kind} "
                     f'{notification.template_type} --text "Hello {{{{name}}}}, ..."`'
-                    f"{self._stack_flag}"
                 ) from error
             cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
             raise classified(cause, f"the text of {notification.template_type}") from error
