@@ -153,12 +153,14 @@ def _put_email(
 
 
 @templates.command(name="list")
+@click.option("--kind", type=click.Choice(KINDS, case_sensitive=False), help="Only this kind.")
 @json_option
 @pass_context
-def list_(context: Context, as_json: bool) -> None:
-    """Every template the stack's notifications can use, by kind."""
-    rows = [{"kind": "sms/push", **t} for t in _texts(context)]
-    rows += [{"kind": "email", **t} for t in _emails(context)]
+def list_(context: Context, kind: str | None, as_json: bool) -> None:
+    """Every template the stack's notifications can use, by kind (SMS and push share texts)."""
+    kind = kind.lower() if kind else None
+    rows = [] if kind == "email" else [{"kind": "sms/push", **t} for t in _texts(context)]
+    rows += [] if kind in ("sms", "push") else [{"kind": "email", **t} for t in _emails(context)]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return

@@ -47,6 +47,10 @@ def test_texts_and_emails_round_trip_and_render(local: LocalProcess) -> None:
         ("sms/push", SMS),
         ("email", "ORDER_READY"),
     ]
+    assert [t["name"] for t in local.cli_json("templates", "list", "--kind", "email")] == [
+        "ORDER_READY"
+    ]
+    assert [t["name"] for t in local.cli_json("templates", "list", "--kind", "push")] == [SMS]
     assert local.cli_json("templates", "show", "sms", SMS)["text"] == text
     shown = local.cli_json("templates", "show", "email", "ORDER_READY")
     assert shown["subject"] == "Order ready for {{name}}"
