@@ -106,34 +106,44 @@ def check_start_detail(
 
 def check_json(detail: dict[str, Any]) -> None:
     """Every value is JSON as the bus carries it (no datetime, set or object), or the first
-    field that is not is named."""
+    place that is not is named."""
     for name, value in detail.items():
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as error:
+        if not _is_json(value):
             raise ValidationFailed.of(
                 _json_path(name, value),
-                f"is not JSON ({error})",
+                f"is not JSON ({type(_first_bad(value)).__name__})",
                 "give strings, numbers, booleans, null, lists and objects: a time as ISO "
                 "8601 text, a Decimal as a number",
-            ) from None
+            )
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _inner(value: Any) -> list[tuple[Any, Any]]:
+    if isinstance(value, dict):
+        return list(value.items())
+    return list(enumerate(value)) if isinstance(value, list | tuple) else []
 
 
 def _json_path(name: str, value: Any) -> str:
     """The first place inside ``value`` that JSON cannot hold, as ``data.items.0.at``."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            try:
-                json.dumps(inner, allow_nan=False)
-            except (TypeError, ValueError):
-                return _json_path(f"{name}.{key}", inner)
-    if isinstance(value, list):
-        for index, inner in enumerate(value):
-            try:
-                json.dumps(inner, allow_nan=False)
-            except (TypeError, ValueError):
-                return _json_path(f"{name}.{index}", inner)
+    for key, inner in _inner(value):
+        if not _is_json(inner):
+            return _json_path(f"{name}.{key}", inner)
     return name
+
+
+def _first_bad(value: Any) -> Any:
+    for _key, inner in _inner(value):
+        if not _is_json(inner):
+            return _first_bad(inner)
+    return value
 
 
 class TickworkClient:
