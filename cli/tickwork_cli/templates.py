@@ -7,15 +7,13 @@ texts through the same renderer a fire uses, e-mails through SES's own TestRende
 
 from __future__ import annotations
 
-import email
-import email.policy
 import json
 import re
 from typing import Any
 
 import click
 
-from tickwork.adapters.aws_notifier import render
+from tickwork.adapters.aws_notifier import render, render_email
 from tickwork.domain.errors import ValidationFailed
 from tickwork_cli import render as show
 from tickwork_cli.context import Context, guard, json_option, pass_context
@@ -264,17 +262,9 @@ def rendered(context: Context, kind: str, name: str, fields: dict[str, str]) -> 
     stored = _stored(context, kind, name)
     if kind != "email":
         return {"kind": kind, "name": name, "text": render(stored["text"], fields)}
-    full = _email_name(context, name)
-    mime = context.target.client("ses").test_render_template(
-        TemplateName=full, TemplateData=json.dumps(fields)
-    )["RenderedTemplate"]
-    message = email.message_from_string(mime, policy=email.policy.default)
-    parts: dict[str, Any] = {"kind": kind, "name": name, "subject": message["Subject"]}
-    for part in message.walk():
-        if part.get_content_type() in ("text/plain", "text/html") and not part.is_multipart():
-            key = "text" if part.get_content_type() == "text/plain" else "html"
-            parts[key] = str(part.get_content()).strip()
-    return parts
+    ses = context.target.client("ses")
+    parts = render_email(ses, _email_name(context, name), json.dumps(fields))
+    return {"kind": kind, "name": name, **parts}
 
 
 @templates.command()

@@ -109,9 +109,10 @@ def check_json(detail: dict[str, Any]) -> None:
     place that is not is named."""
     for name, value in detail.items():
         if not _is_json(value):
+            path, bad = _first_bad(name, value)
             raise ValidationFailed.of(
-                _json_path(name, value),
-                f"is not JSON ({type(_first_bad(value)).__name__})",
+                path,
+                f"is not JSON ({type(bad).__name__})",
                 "give strings, numbers, booleans, null, lists and objects: a time as ISO "
                 "8601 text, a Decimal as a number",
             )
@@ -125,25 +126,17 @@ def _is_json(value: Any) -> bool:
     return True
 
 
-def _inner(value: Any) -> list[tuple[Any, Any]]:
+def _first_bad(path: str, value: Any) -> tuple[str, Any]:
+    """The first place inside ``value`` that JSON cannot hold (``data.items.0.at``), and what
+    it holds."""
     if isinstance(value, dict):
-        return list(value.items())
-    return list(enumerate(value)) if isinstance(value, list | tuple) else []
-
-
-def _json_path(name: str, value: Any) -> str:
-    """The first place inside ``value`` that JSON cannot hold, as ``data.items.0.at``."""
-    for key, inner in _inner(value):
-        if not _is_json(inner):
-            return _json_path(f"{name}.{key}", inner)
-    return name
-
-
-def _first_bad(value: Any) -> Any:
-    for _key, inner in _inner(value):
-        if not _is_json(inner):
-            return _first_bad(inner)
-    return value
+        inner: list[tuple[Any, Any]] = list(value.items())
+    else:
+        inner = list(enumerate(value)) if isinstance(value, list | tuple) else []
+    for key, item in inner:
+        if not _is_json(item):
+            return _first_bad(f"{path}.{key}", item)
+    return path, value
 
 
 class TickworkClient:

@@ -12,7 +12,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote, urlsplit
 
 __all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi"]
@@ -106,12 +106,12 @@ class StackApi:
                 answer: dict[str, Any] = json.loads(response.read() or b"{}")
                 return answer
         except urllib.error.HTTPError as error:
-            return self._refused(error)
+            self._refused(error)
         except urllib.error.URLError as error:
             raise ApiError(0, "Unreachable", f"{url}: {error.reason}") from None
 
     @staticmethod
-    def _refused(error: urllib.error.HTTPError) -> dict[str, Any]:
+    def _refused(error: urllib.error.HTTPError) -> NoReturn:
         text = error.read().decode("utf-8", errors="replace")
         try:
             refusal = json.loads(text)

@@ -20,8 +20,6 @@ appended to a JSON-lines file, which ``tickwork outbox`` reads from another proc
 from __future__ import annotations
 
 import contextvars
-import email
-import email.policy
 import itertools
 import json
 import logging
@@ -35,6 +33,7 @@ from typing import Any
 
 from botocore.client import BaseClient
 
+from tickwork.adapters.aws_notifier import render_email
 from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.defaults import builtin_fulfillments
@@ -187,15 +186,12 @@ class Outbox:
             "template": params.get("Template"),
             "messageId": answer.get("MessageId"),
         }
-        mime = client.test_render_template(
-            TemplateName=params["Template"], TemplateData=params.get("TemplateData", "{}")
-        )["RenderedTemplate"]
-        message = email.message_from_string(mime, policy=email.policy.default)
-        fields["subject"] = message["Subject"]
-        for part in message.walk():
-            if part.get_content_type() in ("text/plain", "text/html") and not part.is_multipart():
-                key = "body" if part.get_content_type() == "text/plain" else "html"
-                fields[key] = str(part.get_content()).strip()
+        parts = render_email(client, params["Template"], params.get("TemplateData", "{}"))
+        fields["subject"] = parts["subject"]
+        if "text" in parts:  # the outbox's "body" of every kind: the text an e-mail reads
+            fields["body"] = parts["text"]
+        if "html" in parts:
+            fields["html"] = parts["html"]
         return fields
 
     def _keep_webhook(self, request: FulfillmentRequest, result: dict[str, Any]) -> None:

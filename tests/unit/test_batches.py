@@ -504,13 +504,21 @@ def _recurring_together(deps: Dependencies, count: int, rate: str = "rate(1 minu
     return ids
 
 
-def test_the_next_fires_of_a_batchs_recurrences_go_on_in_a_batch_of_their_own(deps) -> None:
-    ids = _recurring_together(deps, 6)
-    first = deps.records.items[ids[0]].execution_time
-    deps.clock.current = first - AHEAD + timedelta(seconds=1)
+def _launched_together(
+    deps: Dependencies, count: int, rate: str = "rate(1 minute)"
+) -> tuple[list[str], str, BatchOrder]:
+    """Recurring actions whose first fires the pump launched as one batch, the clock at its
+    second (where the batch machine's Wait ends)."""
+    ids = _recurring_together(deps, count, rate)
+    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
     assert len(pump(deps)["batches"]) == 1
     name, order = _only_batch(deps)
     deps.clock.current = order.second
+    return ids, name, order
+
+
+def test_the_next_fires_of_a_batchs_recurrences_go_on_in_a_batch_of_their_own(deps) -> None:
+    ids, name, order = _launched_together(deps, 6)
 
     fire_batch(order, name, 0, deps)
 
@@ -531,11 +539,7 @@ def test_the_next_fires_of_a_batchs_recurrences_go_on_in_a_batch_of_their_own(de
 
 
 def test_a_next_fire_too_near_to_chain_gets_its_own_execution(deps) -> None:
-    ids = _recurring_together(deps, 5, rate="rate(5 seconds)")
-    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
-    pump(deps)
-    name, order = _only_batch(deps)
-    deps.clock.current = order.second
+    ids, name, order = _launched_together(deps, 5, rate="rate(5 seconds)")
 
     fire_batch(order, name, 0, deps)
 
@@ -544,11 +548,7 @@ def test_a_next_fire_too_near_to_chain_gets_its_own_execution(deps) -> None:
 
 
 def test_a_retried_task_starts_the_same_chain_once_and_launches_nothing_alone(deps) -> None:
-    ids = _recurring_together(deps, 5)
-    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
-    pump(deps)
-    name, order = _only_batch(deps)
-    deps.clock.current = order.second
+    ids, name, order = _launched_together(deps, 5)
     fire_batch(order, name, 0, deps)
     chained = dict(deps.batches.started)
 
@@ -559,11 +559,7 @@ def test_a_retried_task_starts_the_same_chain_once_and_launches_nothing_alone(de
 
 
 def test_a_refused_chain_parks_its_fires_again_for_the_pump(deps) -> None:
-    ids = _recurring_together(deps, 5)
-    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
-    pump(deps)
-    name, order = _only_batch(deps)
-    deps.clock.current = order.second
+    ids, name, order = _launched_together(deps, 5)
     deps.batches.refusals = ["ThrottlingException"]
 
     fire_batch(order, name, 0, deps)
@@ -575,11 +571,7 @@ def test_a_refused_chain_parks_its_fires_again_for_the_pump(deps) -> None:
 
 
 def test_a_chain_never_started_is_repaired_by_the_reconciler(deps) -> None:
-    ids = _recurring_together(deps, 5)
-    deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
-    pump(deps)
-    name, order = _only_batch(deps)
-    deps.clock.current = order.second
+    ids, name, order = _launched_together(deps, 5)
     start = deps.batches.start
     deps.batches.start = lambda n, o: (_ for _ in ()).throw(RuntimeError("task died here"))
     with pytest.raises(RuntimeError):

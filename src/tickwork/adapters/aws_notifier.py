@@ -14,6 +14,8 @@ target's are: throttling and 5xx retried; a missing template, identity or topic 
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import re
 from typing import Any
@@ -23,7 +25,7 @@ from tickwork.domain.errors import PermanentFulfillmentError
 from tickwork.fulfillment.aws_errors import classified
 from tickwork.ports.notifier import Notification
 
-__all__ = ["AwsNotifier", "render"]
+__all__ = ["AwsNotifier", "render", "render_email"]
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 _TEXT_SECONDS = 300  # how long a text is cached (TEXT_CACHE_SECONDS; the local stack: 0)
@@ -31,6 +33,21 @@ _TEXT_SECONDS = 300  # how long a text is cached (TEXT_CACHE_SECONDS; the local 
 
 def render(template: str, data: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda match: data.get(match[1], ""), template)
+
+
+def render_email(ses: Any, template: str, template_data: str) -> dict[str, Any]:
+    """The e-mail SES would send of ``template`` with ``template_data`` (JSON text), as SES's
+    TestRenderTemplate renders it: its ``subject``, its ``text`` body and its ``html`` one."""
+    mime = ses.test_render_template(TemplateName=template, TemplateData=template_data)[
+        "RenderedTemplate"
+    ]
+    message = email.message_from_string(mime, policy=email.policy.default)
+    parts: dict[str, Any] = {"subject": message["Subject"]}
+    for part in message.walk():
+        kind = part.get_content_type()
+        if kind in ("text/plain", "text/html") and not part.is_multipart():
+            parts["text" if kind == "text/plain" else "html"] = str(part.get_content()).strip()
+    return parts
 
 
 class AwsNotifier:
