@@ -102,14 +102,19 @@ class Target:
 
     def dependencies(self) -> Dependencies:
         """The same ports the functions use, built by the same bootstrap, pointed at this stack
-        with this session's credentials. A CLI command validates and reads; it never fires, so
-        notifications are set to the log-only delivery it never calls."""
+        with this session's credentials. A CLI command validates, reads and steers; it never
+        fires, so notifications are set to the log-only delivery it never calls. An execution it
+        starts (run now, resume, retry) is proved with the stack's seal key, which an operator's
+        credentials may read (SealKeyArn)."""
         parameters = self.parameters or {}
         settings = Settings.from_environment(
             {
                 "TABLE_NAME": self.outputs["ActionsTableName"],
                 "EVENT_BUS_NAME": self.outputs["EventBusName"],
                 "STATE_MACHINE_ARN": self.outputs["StateMachineArn"],
+                "BATCH_STATE_MACHINE_ARN": self.outputs.get("BatchStateMachineArn", ""),
+                # Executions started by hand (run now, resume, retry) carry a proved order.
+                "SEAL_SECRET_ARN": self.outputs.get("SealKeyArn", ""),
                 "EVENT_SOURCE": parameters.get("EventSource", "tickwork"),
                 "LOCK_SECONDS": parameters.get("LockSeconds", ""),
                 "LAUNCH_AHEAD_SECONDS": parameters.get("LaunchAheadSeconds", ""),

@@ -89,7 +89,10 @@ class Settings:
     batch_state_machine_arn: str | None = None  # None: no batches (FireBatching=false)
     batch_min_fires: int = 5
     batch_max_fires: int = 100
-    retry_interval: timedelta = timedelta(seconds=2)  # a fire handed off by a batch waits this
+    retry_interval: timedelta = timedelta(seconds=2)  # a fire handed over by a batch waits this
+    # Retries after a transient failure (RetryMaxAttempts): a fire gets 1 + this many attempts,
+    # lone or batched (a batch's attempts count against its own execution's).
+    retry_max_attempts: int = 5
 
     @property
     def home(self) -> tuple[str, str, str]:
@@ -181,6 +184,7 @@ class Settings:
             batch_min_fires=int(env.get("BATCH_MIN_FIRES", cls.batch_min_fires)),
             batch_max_fires=int(env.get("BATCH_MAX_FIRES", cls.batch_max_fires)),
             retry_interval=seconds("RETRY_INTERVAL_SECONDS", cls.retry_interval),
+            retry_max_attempts=int(env.get("RETRY_MAX_ATTEMPTS", cls.retry_max_attempts)),
         )
 
 

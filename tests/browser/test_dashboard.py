@@ -5,7 +5,7 @@ chart, and pages through the table."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from tests.browser.conftest import CHROMIUM, REPO, ROUTES, Seeded
 from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.fire import FireFailure
+from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.tick import TickData
 from tickwork.usecases.record import record_failure
@@ -165,9 +166,15 @@ def test_dashboard_steers_an_action_and_filters_by_group_and_attention(
         StartCommand({"id": "sub:42:renew", "rate": "rate(1 hour)", "group": "sub-42"}), deps
     )
     start_action(StartCommand({"id": "other", "rate": "rate(1 hour)"}), deps)
-    start_action(StartCommand({"id": "flaky", "rate": "rate(1 hour)"}), deps)
+    soon = iso(datetime.now(UTC) + timedelta(seconds=3))  # inside the horizon: an execution
+    start_action(StartCommand({"id": "flaky", "rate": "rate(1 hour)", "startTime": soon}), deps)
     flaky = stack.record("flaky")
-    failure = FireFailure("flaky", flaky.generation, 1, flaky.execution_time, "x", "FireFailed")
+    assert flaky.execution_arn is not None
+    name = flaky.execution_arn.rpartition(":")[2]  # its own execution's report
+    failure = FireFailure(
+        "flaky", flaky.generation, 1, flaky.execution_time, name, "FireFailed",
+        execution_arn=flaky.execution_arn,
+    )  # fmt: skip
     record_failure(failure, deps)  # CONTINUE: it goes on, needing attention
 
     # GIVEN the page, filtered to one group

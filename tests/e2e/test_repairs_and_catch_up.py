@@ -39,12 +39,14 @@ def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(stack:
     assert len([e for e in stack.executions() if e["name"].startswith("lost-tick")]) == 1
 
 
-def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(stack: Stack) -> None:
-    # GIVEN a 2-fire recurrence that skips fires missed by over 2 s, whose execution was
-    # stopped by hand before the first fire, and an outage until 3 s past that fire
+def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(make_stack) -> None:
+    # GIVEN a 2-fire recurrence that skips fires missed by over 2 s, whose execution (started
+    # at once: its first fire, 10 s away, is inside the horizon) was stopped by hand before
+    # the first fire, and an outage until 3 s past that fire
+    stack: Stack = make_stack(LaunchAheadSeconds="30")
     stack.start(
         {"id": "skipper", "rate": "rate(5 seconds)", "executionRemainder": 2,
-         "catchUp": "SKIP", "misfireThreshold": "2s"}
+         "startTime": in_seconds(10), "catchUp": "SKIP", "misfireThreshold": "2s"}
     )  # fmt: skip
     first = stack.wait_record("skipper", lambda a: a.execution_arn is not None)
     sfn = stack.local.client("stepfunctions")

@@ -116,15 +116,19 @@ def test_a_tick_or_failure_put_on_the_bus_by_anyone_but_a_fire_changes_nothing(
     scheduled = iso(waiting.execution_time) if waiting.execution_time else in_seconds(600)
 
     # WHEN a principal of the account puts a Schedule Tick and a Schedule Failed with tickwork's
-    # source for it, of the right shape, one with a made-up proof
+    # source for it, of the right shape (naming the fire machine's execution), one with a
+    # made-up proof
+    execution = waiting.execution_arn
     tick = {
         **key, "trigger": "SCHEDULED", "idempotencyKey": "x", "scheduledTime": scheduled,
         "actualTime": scheduled, "lateMs": 0, "attempts": 1, "action": "TICK", "data": {},
         "metadata": {}, "outcome": "FIRED", "result": {}, "executionName": "forged",
+        "executionArn": execution,
     }  # fmt: skip
     failure = {
         **key, "trigger": "SCHEDULED", "scheduledTime": scheduled, "executionName": "forged",
-        "error": "FireFailed", "cause": None, "proof": "v1=" + "0" * 64,
+        "executionArn": execution, "error": "FireFailed", "cause": None,
+        "proof": "v1=" + "0" * 64,
     }  # fmt: skip
     stack.local.publish("Schedule Tick", tick, source="tickwork")
     stack.local.publish("Schedule Failed", failure, source="tickwork")

@@ -3,6 +3,7 @@ THEN the record moves as the contract says, and repeats change nothing."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -34,10 +35,65 @@ def test_stop_of_an_unknown_id_is_rejected(stack, invoke, event) -> None:
     assert result["reason"] == "ActionNotFound"
 
 
-def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
-    invoke("StartFunction", event("start/duration-5m"))
+def _start_soon(invoke, event) -> None:
+    """events/start/duration-5m, due in a second: its fire can be fulfilled now."""
+    start = event("start/duration-5m")
+    start["detail"]["duration"] = "1s"
+    invoke("StartFunction", start)
 
-    tick, error = invoke("FulfillFunction", event("fulfill/fire"))
+
+def _fire(stack) -> dict:
+    """What the Fulfill task invokes the fulfill function with for the execution the record
+    names: its input as the stack started it (its order, proved), its name and ARN."""
+    arn = stack.record("test:duration-5m").execution_arn
+    described = stack.local.client("stepfunctions").describe_execution(executionArn=arn)
+    return {
+        "input": json.loads(described["input"]),
+        "executionName": described["name"],
+        "executionArn": arn,
+        "retryCount": 0,
+    }
+
+
+def test_the_fulfill_event_file_is_an_order_no_execution_was_started_with(
+    stack, invoke, event
+) -> None:
+    """events/fulfill/fire.json shows the payload's shape; its input carries no proof, so the
+    fulfill step refuses it (ForgedOrder), fires nothing and says so on the bus."""
+    invoke("StartFunction", event("start/duration-5m"))
+    before = stack.record("test:duration-5m")
+
+    payload, error = invoke("FulfillFunction", event("fulfill/fire"))
+
+    assert error == "ForgedOrder" and "carries no proof" in payload["errorMessage"]
+    assert stack.record("test:duration-5m").version == before.version
+    tampered = stack.lifecycle.wait_for(
+        lambda evs: any(e["detail-type"] == "Schedule Tampered" for e in evs), timeout=5
+    )
+    [detail] = [e["detail"] for e in tampered if e["detail-type"] == "Schedule Tampered"]
+    assert detail["id"] == "test:duration-5m" and "carries no proof" in detail["reason"]
+    assert detail["executionArn"].endswith(":test_duration-5m-f165be39-g1-o1")
+
+
+def test_a_failure_report_is_proved_only_for_an_order_the_stack_issued(
+    stack, invoke, event
+) -> None:
+    """Invoked directly with a made-up input and error, the fulfill step makes no report: a
+    proved report would have the tick function record the fire FAILED though it never ran."""
+    _start_soon(invoke, event)
+    made_up = {**event("fulfill/fire")["input"], "error": {"Error": "X", "Cause": "made up"}}
+    name = "test_duration-5m-f165be39-g1-o1"
+
+    report, error = invoke("FulfillFunction", {"report": made_up, "executionName": name})
+
+    assert error == "ForgedOrder" and "proof" not in report
+    assert stack.record("test:duration-5m").status == Status.PENDING
+
+
+def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
+    _start_soon(invoke, event)
+
+    tick, error = invoke("FulfillFunction", _fire(stack))
     assert error is None
     assert tick["outcome"] == "FIRED" and tick["occurrence"] == 1 and tick["attempts"] == 1
     assert stack.record("test:duration-5m").status == Status.IN_PROGRESS
@@ -59,12 +115,17 @@ def test_fulfill_then_tick_completes_a_one_off(stack, invoke, event) -> None:
     assert stack.record("test:duration-5m").version == action.version
 
 
-def _proved_failure(invoke, event) -> dict:
+def _proved_failure(stack, invoke, event) -> dict:
     """The Schedule Failed detail the state machine's Catch has the fulfill step make."""
-    fire, shown = event("fulfill/fire"), event("tick/failed")["detail"]
+    fire, shown = _fire(stack), event("tick/failed")["detail"]
     caught = {**fire["input"], "error": {"Error": shown["error"], "Cause": shown["cause"]}}
     report, error = invoke(
-        "FulfillFunction", {"report": caught, "executionName": fire["executionName"]}
+        "FulfillFunction",
+        {
+            "report": caught,
+            "executionName": fire["executionName"],
+            "executionArn": fire["executionArn"],
+        },
     )
     assert error is None, report
     return report
@@ -76,8 +137,8 @@ def test_a_report_no_fire_of_this_stack_made_is_rejected_as_forged(
 ) -> None:
     """events/tick/* show the shapes; put on the bus by anyone but a fire of this stack (no
     proof, or one that does not match), the tick function refuses them and writes nothing."""
-    invoke("StartFunction", event("start/duration-5m"))
-    invoke("FulfillFunction", event("fulfill/fire"))
+    _start_soon(invoke, event)
+    invoke("FulfillFunction", _fire(stack))
     before = stack.record("test:duration-5m")
 
     forged, error = invoke("TickFunction", event(name))
@@ -97,18 +158,19 @@ def test_a_report_no_fire_of_this_stack_made_is_rejected_as_forged(
 
 def test_fulfill_of_a_superseded_execution_raises_by_name(stack, invoke, event) -> None:
     invoke("StartFunction", event("start/duration-5m"))
+    fire = _fire(stack)
     invoke("ControlFunction", event("control/cancel"))
 
-    payload, error = invoke("FulfillFunction", event("fulfill/fire"))
+    payload, error = invoke("FulfillFunction", fire)
 
     assert error == "ActionSuperseded"
     assert payload["errorType"] == "ActionSuperseded"
 
 
 def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> None:
-    invoke("StartFunction", event("start/duration-5m"))
-    invoke("FulfillFunction", event("fulfill/fire"))
-    failed = {**event("tick/failed"), "detail": _proved_failure(invoke, event)}
+    _start_soon(invoke, event)
+    invoke("FulfillFunction", _fire(stack))
+    failed = {**event("tick/failed"), "detail": _proved_failure(stack, invoke, event)}
 
     result, error = invoke("TickFunction", failed)
 
@@ -123,10 +185,10 @@ def test_failed_event_records_failed_with_the_error(stack, invoke, event) -> Non
 
 def test_a_report_of_another_shape_is_rejected_and_records_nothing(stack, invoke, event) -> None:
     # GIVEN a claimed fire, and a failure report in the shape of an earlier state machine
-    invoke("StartFunction", event("start/duration-5m"))
-    invoke("FulfillFunction", event("fulfill/fire"))
+    _start_soon(invoke, event)
+    invoke("FulfillFunction", _fire(stack))
     before = stack.record("test:duration-5m")
-    earlier = {**event("tick/failed"), "detail": _proved_failure(invoke, event)}
+    earlier = {**event("tick/failed"), "detail": _proved_failure(stack, invoke, event)}
     earlier["detail"]["fireAt"] = earlier["detail"].pop("scheduledTime")
 
     # WHEN the tick function gets it

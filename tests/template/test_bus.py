@@ -13,7 +13,6 @@ from moto import mock_aws
 from samtranslator.yaml_helper import yaml_parse
 
 from tests.template.scanner import sam_expanded
-from tickwork.domain.batch import BATCH_PREFIX
 from tickwork.domain.events import CONTROL, INBOUND, DetailType
 from tickwork_local.stack import LocalStack
 from tickwork_local.template import Template
@@ -59,11 +58,17 @@ def test_tick_rule_takes_only_tickworks_own_source(template: Template) -> None:
     assert pattern["source"] == [SOURCE]
 
 
-def test_tick_rule_leaves_out_the_events_of_batches_which_record_their_own_fires(
+def test_tick_rule_takes_only_the_fire_machines_events_as_its_arns_name_it(
     template: Template,
 ) -> None:
+    """A batch records its members itself; its events are told apart by the machine their
+    execution belongs to, never by a name an action id can shape."""
     pattern = _rule(template, "TickFunction")["Pattern"]
-    assert pattern["detail"] == {"executionName": [{"anything-but": {"prefix": BATCH_PREFIX}}]}
+    fire_executions = (
+        "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:"
+        "${AWS::StackName}-fire:"
+    )
+    assert pattern["detail"] == {"executionArn": [{"prefix": {"Fn::Sub": fire_executions}}]}
 
 
 def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principals(

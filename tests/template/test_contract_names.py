@@ -61,6 +61,7 @@ def test_the_failure_report_is_the_proved_failure_the_fulfill_step_makes() -> No
     assert prove["Parameters"]["Payload"] == {
         "report.$": "$",
         "executionName.$": "$$.Execution.Name",
+        "executionArn.$": "$$.Execution.Id",  # the execution's whole identity: its machine
     }
     assert prove["Parameters"]["FunctionName"] == STATES["Fulfill"]["Parameters"]["FunctionName"]
 

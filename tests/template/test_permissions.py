@@ -29,7 +29,7 @@ from tests.conftest import load_event
 from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
 from tests.template.scanner import sam_expanded
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
-from tickwork.domain.times import iso
+from tickwork.domain.times import iso, parse_iso
 from tickwork.integrity.signature import SIGNATURE_HEADER
 from tickwork_local.receiver import Receiver
 from tickwork_local.stack import LocalStack, stop_execution
@@ -269,7 +269,12 @@ class Scenario:
         arn = self.record(action_id)["executionArn"]["S"]
         execution = self.sfn.describe_execution(executionArn=arn)
         fire = {**json.loads(execution["input"]), **changes}
-        return {"input": fire, "executionName": execution["name"], "retryCount": 0}
+        return {
+            "input": fire,
+            "executionName": execution["name"],
+            "executionArn": arn,
+            "retryCount": 0,
+        }
 
     def manual_input(self, action_id: str) -> dict[str, Any]:
         """The Fulfill payload of the action's first manual fire (run now)."""
@@ -352,8 +357,9 @@ def run_every_path(s: Scenario) -> None:
     assert error is None and pumped["launched"] == ["perm:parked"], pumped
     assert s.fulfill("perm:parked")[1] == "WaitContinued"
     fire_a_batch(s, soon)
-    s.start({"id": "perm:missed", "duration": "10m", "catchUp": "SKIP"})
-    assert s.fulfill("perm:missed", fireAt=soon(-600))[1] == "OccurrenceSkipped"
+    s.start({"id": "perm:missed", "at": soon(1), "catchUp": "SKIP", "misfireThreshold": "1s"})
+    time.sleep(2.2)  # missed: more than its threshold late
+    assert s.fulfill("perm:missed")[1] == "OccurrenceSkipped"
 
     # Tick: a one-off completes (Schedule Completed), a recurrence starts its next fire,
     # a failure is recorded.
@@ -364,7 +370,12 @@ def run_every_path(s: Scenario) -> None:
     # As the state machine's Catch does: the fulfill step makes the report, with its proof.
     caught = {**fire["input"], "error": {"Error": "FireFailed", "Cause": "by the scenario"}}
     report, error = s.invoke(
-        "FulfillFunction", {"report": caught, "executionName": fire["executionName"]}
+        "FulfillFunction",
+        {
+            "report": caught,
+            "executionName": fire["executionName"],
+            "executionArn": fire["executionArn"],
+        },
     )
     assert error is None and report["proof"], report
     assert s.tick("Schedule Failed", report)["status"] == "FAILED"
@@ -415,37 +426,54 @@ def run_every_path(s: Scenario) -> None:
 
 def fire_a_batch(s: Scenario, soon: Any) -> None:
     """Parked fires due in one second: the pump starts them as one execution of the batch
-    machine; its task (invoked here as the machine would at their second, its fires' times
-    moved to now) fires, records and announces each, and hands a transient failure to an
-    execution of its own; the reconciler asks after the batch of a fire it holds."""
+    machine; its task (invoked here as the machine would at their second) fires, records and
+    announces each, and hands a transient failure over to an execution of its own; the
+    reconciler asks after the batch of a fire it holds. Parked 15 minutes ahead, the fires are
+    then moved (written as tickwork would) to 2 s from now, their launch moment come."""
     receiver = Receiver(failures=1)
     try:
-        at = soon(901)
-        for n in range(5):
-            s.start({"id": f"perm:batch:{n}", "at": at})
-        s.start({"id": "perm:batch:flaky", "at": at, "action": "HTTP_REQUEST",
+        ids = [f"perm:batch:{n}" for n in range(5)]
+        for action_id in ids:
+            s.start({"id": action_id, "at": soon(901)})
+        s.start({"id": "perm:batch:flaky", "at": soon(901), "action": "HTTP_REQUEST",
                  "data": {"url": receiver.url, "method": "POST", "body": {}}})  # fmt: skip
-        time.sleep(1.2)
+        records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
+        second = parse_iso(soon(2)).replace(microsecond=0)
+        for action_id in [*ids, "perm:batch:flaky"]:
+            parked = records.get(action_id)
+            assert parked is not None and parked.is_parked
+            now = datetime.now(UTC)
+            due = replace(parked, execution_time=second, launch_at=now, version=parked.version + 1)
+            records.save(due, expected_version=parked.version)
         pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
         assert error is None and len(pumped["batches"]) == 1, pumped
         arn = s.record("perm:batch:0")["executionArn"]["S"]
         # A fire of that batch due within the reconciler's horizon (written as tickwork would).
-        records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
         member = records.get("perm:batch:0")
         assert member is not None and member.execution_time is not None
-        soon_fire = member.execution_time - timedelta(seconds=840)
+        soon_fire = member.execution_time + timedelta(seconds=60)
         records.create(replace(member, id="perm:batch:late", execution_time=soon_fire, version=1))
         execution = s.sfn.describe_execution(executionArn=arn)
-        order = json.loads(execution["input"])
-        order["fires"] = [{**fire, "fireAt": soon(0)} for fire in order["fires"]]
-        batch = {"batch": order, "executionName": execution["name"], "retryCount": 0}
+        batch = {
+            "batch": json.loads(execution["input"]),
+            "executionName": execution["name"],
+            "executionArn": arn,
+            "retryCount": 0,
+        }
+        while datetime.now(UTC) < second:  # the batch machine's Wait ends at the second
+            time.sleep(0.05)
         ran, error = s.invoke("FulfillFunction", batch)
     finally:
         receiver.close()
     assert error is None, ran
-    outcomes = {fire["id"]: fire["outcome"] for fire in ran["fires"]}
-    assert outcomes.pop("perm:batch:flaky") == "HANDED_OFF", ran
-    assert set(outcomes.values()) == {"FIRED"}, ran
+    outcomes = {fire["id"]: fire for fire in ran["fires"]}
+    assert outcomes.pop("perm:batch:flaky")["outcome"] == "HANDED_OFF", ran
+    # TICK=2: each member needs a slot of its own; those that found none wait in their own
+    # executions, handed over
+    fired = [f for f in outcomes.values() if f["outcome"] == "FIRED"]
+    waiting = [f for f in outcomes.values() if f["outcome"] == "HANDED_OFF"]
+    assert fired and len(fired) + len(waiting) == 5, ran
+    assert all(f["reason"].startswith("ConcurrencyLimited") for f in waiting), ran
 
 
 def fire_every_target(s: Scenario, soon: Any) -> None:

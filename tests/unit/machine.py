@@ -35,8 +35,9 @@ def manual(deps: Dependencies, action_id: str, number: int) -> str:
 
 def run(deps: Dependencies, name: str, retry_count: int = 0) -> Tick | None:
     order = deps.executions.started[name]  # type: ignore[attr-defined]
+    arn = deps.executions.execution_arn(name)
     try:
-        tick = fulfill_fire(FireAttempt(order, name, retry_count), deps)
+        tick = fulfill_fire(FireAttempt(order, arn, retry_count), deps)
     except (ActionSuperseded, WaitContinued, OccurrenceSkipped):
         return None
     record_tick(tick, deps)
@@ -52,6 +53,7 @@ def fail(deps: Dependencies, name: str, error: str = "PermanentFulfillmentError"
         occurrence=order.occurrence,
         scheduled_time=order.fire_at,
         execution_name=name,
+        execution_arn=deps.executions.execution_arn(name),
         error=error,
         cause='{"errorMessage": "the receiver answered 503"}',
         manual=order.manual,

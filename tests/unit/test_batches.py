@@ -15,7 +15,7 @@ from tests.unit.fakes import fake_dependencies
 from tests.unit.fakes.aws import FakePublisher
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.batch import BatchOrder, is_batch_name
+from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import (
     ActionSuperseded,
     PermanentFulfillmentError,
@@ -31,6 +31,7 @@ from tickwork.ports.notifier import Notification
 from tickwork.usecases.batch_plan import group
 from tickwork.usecases.fire_batch import fire_batch
 from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.orders import start_lone
 from tickwork.usecases.pause import pause_action
 from tickwork.usecases.pump import pump
 from tickwork.usecases.reconcile import reconcile
@@ -118,7 +119,7 @@ def _run_batch(deps: Dependencies, retry: int = 0) -> list[dict[str, Any]]:
     """The batch machine's Wait ends at the second; its task runs every fire."""
     name, order = _only_batch(deps)
     deps.clock.current = max(deps.clock.current, order.second)
-    return [f.to_wire() for f in fire_batch(order, name, retry, deps)]
+    return [f.to_wire() for f in fire_batch(order, deps.batches.execution_arn(name), retry, deps)]
 
 
 # --- grouping ----------------------------------------------------------------------------------
@@ -129,7 +130,7 @@ def test_fires_due_in_the_same_second_become_one_batch_of_their_keys_only(deps) 
 
     name, order = _only_batch(deps)
     assert run["batches"] == [name] and sorted(run["launched"]) == ids
-    assert is_batch_name(name) and name.startswith(f"b-{int(SECOND.timestamp())}-")
+    assert name.startswith(f"b-{int(SECOND.timestamp())}-")  # for people: a batch is its machine
     assert deps.executions.started == {}  # none of them alone
     wire = order.to_wire()
     assert wire["waitUntil"] == iso(SECOND)
@@ -174,7 +175,7 @@ def test_a_busy_second_makes_batches_of_at_most_the_maximum_and_a_short_rest_run
 
     run = _pump_at_launch(deps)
 
-    sizes = [len(o.fires) for o in deps.batches.started.values()]
+    sizes = [len(o.members) for o in deps.batches.started.values()]
     assert sizes == [4, 4] and len(run["batches"]) == 2
     alone = {o.action_id for o in deps.executions.started.values()}
     assert alone == set(ids[8:])
@@ -226,7 +227,7 @@ def test_the_task_fires_each_fire_once_at_its_millisecond_and_records_it(deps, n
 
     assert [f["outcome"] for f in out] == ["FIRED"] * 6
     assert all(notifier.sent_to(i) == 1 for i in ids)
-    for fire in order.fires:
+    for fire in order.members:
         record = deps.records.items[fire.action_id]
         assert record.status == Status.COMPLETED
         [ran] = record.history
@@ -245,7 +246,9 @@ def test_a_slow_target_holds_back_no_other_fires_tick(deps, notifier) -> None:
     _pump_at_launch(deps)
     name, order = _only_batch(deps)
     deps.clock.current = order.second
-    task = threading.Thread(target=fire_batch, args=(order, name, 0, deps))
+    task = threading.Thread(
+        target=fire_batch, args=(order, deps.batches.execution_arn(name), 0, deps)
+    )
     task.start()
     try:
         # WHEN the slow target has not answered yet THEN every other fire's tick is out
@@ -302,7 +305,9 @@ def test_a_fire_claimed_by_a_task_that_crashed_resumes_in_its_retry(deps, notifi
     deps.clock.current = order.second + timedelta(seconds=1)
     # the crashed attempt claimed b000 and died before sending it
     victim = deps.records.items["b000"]
-    claimed = victim.claimed(deps.clock.now(), name, deps.limits.transitions)
+    claimed = victim.claimed(
+        deps.clock.now(), deps.batches.execution_arn(name), deps.limits.transitions
+    )
     deps.records.save(claimed, expected_version=victim.version)
 
     out = _run_batch(deps, retry=1)
@@ -349,53 +354,72 @@ def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, not
     assert handed["outcome"] == "HANDED_OFF" and handed["executionName"] == own
     assert "TransientFulfillmentError" in handed["reason"]
     assert all(f["outcome"] == "FIRED" for i, f in out.items() if i != "flaky")
+    # the record names its own execution and holds the claim for it (before it started)
+    own_arn = deps.executions.execution_arn(own)
     record = deps.records.items["flaky"]
-    assert (record.status, record.claimed_by) == (Status.IN_PROGRESS, own)
-    assert record.execution_arn == deps.executions.execution_arn(own)
+    assert (record.status, record.claimed_by) == (Status.IN_PROGRESS, own_arn)
+    assert record.execution_arn == own_arn
     order = deps.executions.started[own]
     retry_interval = deps.settings.retry_interval
     assert deps.clock.now() <= order.wait_until <= deps.clock.now() + retry_interval
-    assert order.attempts_before == 1
+    assert order.attempts_before == 1 and order.proof
 
     # its own execution retries it after the wait: the second attempt, recorded once
     deps.clock.current = order.wait_until
-    tick = fulfill_fire(FireAttempt(order, own), deps)
+    tick = fulfill_fire(FireAttempt(order, own_arn), deps)
     record_tick(tick, deps)
     assert tick.attempts == 2 and notifier.sent_to("flaky") == 1
     assert deps.records.items["flaky"].history[-1].execution == own
 
 
-@pytest.mark.parametrize("stranger_first", [False, True])
-def test_the_own_execution_takes_over_a_claim_the_batch_has_not_moved_yet(
-    deps, notifier, stranger_first
-) -> None:
-    """Its start comes before the batch moves the claim: it may run first (the jitter can be
-    zero), or the batch may crash in between. Either way the fire runs once, in it."""
-    from dataclasses import replace
-
+def test_only_the_execution_a_hand_over_names_may_run_the_fire(deps, notifier) -> None:
+    """The hand-over is the record's: it names the fire's own execution and holds the claim for
+    it before that execution starts. Another execution with a proved order for the same fire
+    (a repair, a replay under another name) is left out."""
     _due_together(deps, 5)
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
-    batch, _ = _only_batch(deps)
     _run_batch(deps)
     own = execution_name("flaky", 1, 1)
     order = deps.executions.started[own]
-    assert order.handed_from == batch
-    # the claim as it was before the batch moved it
-    record = deps.records.items["flaky"]
-    deps.records.items["flaky"] = replace(record, claimed_by=batch)
     deps.clock.current = order.wait_until
-    if stranger_first:  # an execution the batch did not hand it to is still refused
-        stranger = replace(order, handed_from=None)
-        with pytest.raises(ActionSuperseded):
-            fulfill_fire(FireAttempt(stranger, own), deps)
+    other = execution_name("flaky", 1, 1, repair=7)
+    start_lone(other, order, deps)  # the stack's proof, for another execution
 
-    tick = fulfill_fire(FireAttempt(order, own), deps)
+    with pytest.raises(ActionSuperseded, match="another execution holds it"):
+        fulfill_fire(FireAttempt(deps.executions.started[other], _fire_arn(deps, other)), deps)
+    tick = fulfill_fire(FireAttempt(order, _fire_arn(deps, own)), deps)
     record_tick(tick, deps)
 
     assert tick.attempts == 2 and notifier.sent_to("flaky") == 1
     record = deps.records.items["flaky"]
     assert record.history[-1].execution == own and record.status is Status.COMPLETED
+
+
+def test_a_hand_over_whose_execution_never_started_is_started_by_the_task_retry(
+    deps, notifier
+) -> None:
+    # GIVEN a batch task that handed a fire over and crashed before its execution started
+    _due_together(deps, 5)
+    _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
+    _pump_at_launch(deps)
+    _run_batch(deps)
+    own = execution_name("flaky", 1, 1)
+    del deps.executions.started[own]
+
+    # WHEN the machine retries the task
+    again = {f["id"]: f for f in _run_batch(deps, retry=1)}
+
+    # THEN the fire's own execution is started, and it alone runs the fire
+    assert again["flaky"]["outcome"] == "HANDED_OFF" and own in deps.executions.started
+    order = deps.executions.started[own]
+    deps.clock.current = order.wait_until
+    record_tick(fulfill_fire(FireAttempt(order, _fire_arn(deps, own)), deps), deps)
+    assert notifier.sent_to("flaky") == 1
+
+
+def _fire_arn(deps: Dependencies, name: str) -> str:
+    return deps.executions.execution_arn(name)
 
 
 def test_a_permanent_failure_takes_the_failure_path_and_the_others_fire(deps, notifier) -> None:
@@ -431,7 +455,8 @@ def test_a_hand_off_refused_by_step_functions_parks_the_fire_again(deps, notifie
     # the pump's next run gives it its own execution, which fires it (the flake has passed)
     assert pump(deps)["launched"] == ["flaky"]
     own = execution_name("flaky", 1, 1)
-    record_tick(fulfill_fire(FireAttempt(deps.executions.started[own], own), deps), deps)
+    order = deps.executions.started[own]
+    record_tick(fulfill_fire(FireAttempt(order, _fire_arn(deps, own)), deps), deps)
     assert notifier.sent_to("flaky") == 1
 
 
@@ -455,7 +480,8 @@ def test_the_reconciler_settles_a_fire_a_lost_batch_left_claimed(deps) -> None:
     name, order = _only_batch(deps)
     deps.clock.current = order.second
     victim = deps.records.items["b001"]
-    deps.records.save(victim.claimed(order.second, name, 50), expected_version=victim.version)
+    held = victim.claimed(order.second, deps.batches.execution_arn(name), 50)
+    deps.records.save(held, expected_version=victim.version)
     deps.batches.end(name, "TIMED_OUT")
     deps.clock.current = order.second + timedelta(minutes=20)
 
@@ -520,20 +546,20 @@ def _launched_together(
 def test_the_next_fires_of_a_batchs_recurrences_go_on_in_a_batch_of_their_own(deps) -> None:
     ids, name, order = _launched_together(deps, 6)
 
-    fire_batch(order, name, 0, deps)
+    fire_batch(order, deps.batches.execution_arn(name), 0, deps)
 
     # one chained batch, started by the task, holds every next fire: no execution of their own
     chained = {n: o for n, o in deps.batches.started.items() if n != name}
     [(next_name, next_order)] = chained.items()
     assert deps.executions.started == {}
     assert next_order.second == order.second + timedelta(minutes=1)
-    assert [f.action_id for f in next_order.fires] == ids
-    assert {f.occurrence for f in next_order.fires} == {2}
+    assert [f.action_id for f in next_order.members] == ids
+    assert {f.occurrence for f in next_order.members} == {2}
     arn = deps.batches.execution_arn(next_name)
     assert all(deps.records.items[i].execution_arn == arn for i in ids)
     # and it goes on: the chained batch's task chains the third fires in turn
     deps.clock.current = next_order.second
-    fire_batch(next_order, next_name, 0, deps)
+    fire_batch(next_order, deps.batches.execution_arn(next_name), 0, deps)
     assert len(deps.batches.started) == 3 and deps.executions.started == {}
     assert all(deps.records.items[i].occurrence == 3 for i in ids)
 
@@ -541,7 +567,7 @@ def test_the_next_fires_of_a_batchs_recurrences_go_on_in_a_batch_of_their_own(de
 def test_a_next_fire_too_near_to_chain_gets_its_own_execution(deps) -> None:
     ids, name, order = _launched_together(deps, 5, rate="rate(5 seconds)")
 
-    fire_batch(order, name, 0, deps)
+    fire_batch(order, deps.batches.execution_arn(name), 0, deps)
 
     assert list(deps.batches.started) == [name]  # no chain: 5 s is within the task's reach
     assert {o.action_id for o in deps.executions.started.values()} == set(ids)
@@ -549,10 +575,12 @@ def test_a_next_fire_too_near_to_chain_gets_its_own_execution(deps) -> None:
 
 def test_a_retried_task_starts_the_same_chain_once_and_launches_nothing_alone(deps) -> None:
     ids, name, order = _launched_together(deps, 5)
-    fire_batch(order, name, 0, deps)
+    fire_batch(order, deps.batches.execution_arn(name), 0, deps)
     chained = dict(deps.batches.started)
 
-    fire_batch(order, name, 1, deps)  # the machine's retry after a crash at the end
+    fire_batch(
+        order, deps.batches.execution_arn(name), 1, deps
+    )  # the machine's retry after a crash at the end
 
     assert deps.batches.started == chained and deps.executions.started == {}
     assert all(deps.records.items[i].occurrence == 2 for i in ids)
@@ -562,7 +590,7 @@ def test_a_refused_chain_parks_its_fires_again_for_the_pump(deps) -> None:
     ids, name, order = _launched_together(deps, 5)
     deps.batches.refusals = ["ThrottlingException"]
 
-    fire_batch(order, name, 0, deps)
+    fire_batch(order, deps.batches.execution_arn(name), 0, deps)
 
     assert all(deps.records.items[i].is_parked for i in ids)
     assert all(deps.records.items[i].occurrence == 2 for i in ids)
@@ -575,7 +603,9 @@ def test_a_chain_never_started_is_repaired_by_the_reconciler(deps) -> None:
     start = deps.batches.start
     deps.batches.start = lambda n, o: (_ for _ in ()).throw(RuntimeError("task died here"))
     with pytest.raises(RuntimeError):
-        fire_batch(order, name, 0, deps)  # and every retry died too: the batch FAILED
+        fire_batch(
+            order, deps.batches.execution_arn(name), 0, deps
+        )  # and every retry died too: the batch FAILED
     deps.batches.start = start
     deps.batches.end(name, "FAILED", error="States.TaskFailed")
 

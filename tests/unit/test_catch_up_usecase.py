@@ -37,7 +37,7 @@ def _run_current(deps: Dependencies) -> Tick | None:
     """Run the action's current execution the way the machine would: fulfill, then the tick."""
     action = deps.records.get("r")
     name, _ = planned_execution(action, deps)
-    fire = FireAttempt(deps.executions.started[name], name)
+    fire = FireAttempt(deps.executions.started[name], deps.executions.execution_arn(name))
     try:
         tick = fulfill_fire(fire, deps)
     except OccurrenceSkipped:

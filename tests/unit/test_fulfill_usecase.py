@@ -41,7 +41,9 @@ def test_on_time_fire_claims_and_returns_the_tick(deps) -> None:
     assert tick.outcome is Outcome.FIRED and tick.late_ms == 250 and tick.data == {"k": 1}
     assert tick.to_wire()["lateMs"] == 250
     action = deps.records.get("a:1")
-    assert action.status == Status.IN_PROGRESS and action.claimed_by == NAME
+    # the claim names the execution by its whole identity: its machine and its name
+    assert action.status == Status.IN_PROGRESS
+    assert action.claimed_by == deps.executions.execution_arn(NAME)
 
 
 def test_an_early_wake_sleeps_until_the_fire_time(deps) -> None:
@@ -60,8 +62,12 @@ def test_a_wake_far_before_the_fire_continues_in_the_next_leg(deps) -> None:
     with pytest.raises(WaitContinued):
         fulfill_fire(_fire(), deps)
 
-    assert execution_name("a:1", 1, 1, leg=1) in deps.executions.started
-    assert deps.records.get("a:1").status == Status.PENDING
+    leg = execution_name("a:1", 1, 1, leg=1)
+    assert leg in deps.executions.started
+    # the record names the next leg: only it may claim the fire now
+    action = deps.records.get("a:1")
+    assert action.status == Status.PENDING
+    assert action.execution_arn == deps.executions.execution_arn(leg)
 
 
 def test_a_retry_of_the_claiming_execution_passes_the_claim(deps) -> None:
@@ -78,7 +84,7 @@ def test_another_execution_after_the_claim_is_superseded(deps) -> None:
     fulfill_fire(_fire(), deps)
     other = attempt("a:1", 1, "2026-03-07T12:10:00.000Z", "someone-else")
 
-    with pytest.raises(ActionSuperseded, match="IN_PROGRESS"):
+    with pytest.raises(ActionSuperseded, match="another execution holds it"):
         fulfill_fire(other, deps)
 
 

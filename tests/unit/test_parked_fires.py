@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.unit.fakes import attempt, fake_dependencies
+from tests.unit.machine import run as run_execution
 from tickwork.domain.action import Status
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
@@ -119,9 +120,7 @@ def test_a_refused_start_parks_the_fire_again_and_the_pump_retries_it(deps) -> N
     assert list(deps.executions.started) == [execution_name("soon", 1, 1)]
 
 
-def test_a_fire_claimed_by_its_execution_before_the_pump_marks_it_counts_as_launched(
-    deps,
-) -> None:
+def test_a_late_launch_runs_at_once_and_finds_the_record_naming_it(deps) -> None:
     # GIVEN a parked fire whose launch came late: its execution runs (and claims it) at once
     _start(deps, "late", at=iso(NOW + timedelta(hours=1)))
     deps.clock.advance(hours=1, seconds=1)
@@ -134,12 +133,13 @@ def test_a_fire_claimed_by_its_execution_before_the_pump_marks_it_counts_as_laun
 
     deps.executions.start = start_and_claim_at_once
 
-    # WHEN the pump launches it, its mark meeting the claim's write
+    # WHEN the pump launches it
     run = pump(deps)
 
-    # THEN the launch is reported as one, and the fire is claimed by that execution
+    # THEN the record named the execution before it started, so its claim holds at once
     assert run == {"launched": ["late"], "moved": [], "refused": [], "batches": []}
-    assert deps.records.items["late"].claimed_by == execution_name("late", 1, 1)
+    own = deps.executions.execution_arn(execution_name("late", 1, 1))
+    assert deps.records.items["late"].claimed_by == own
 
 
 def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> None:
@@ -160,18 +160,21 @@ def test_a_cancel_racing_the_pump_wins_and_nothing_fires(deps) -> None:
     deps.clock.advance(minutes=46)
     real_start = deps.executions.start
 
-    def start_then_cancelled(name, order):
-        arn = real_start(name, order)
+    def cancelled_then_start(name, order):
         if deps.records.items["race"].status == Status.PENDING:
-            cancel_action("race", deps)  # lands between the pump's start and its mark
-        return arn
+            cancel_action("race", deps)  # lands between the pump's mark and its start
+        return real_start(name, order)
 
-    deps.executions.start = start_then_cancelled
+    deps.executions.start = cancelled_then_start
     run = pump(deps)
 
-    assert run["moved"] == ["race"] and run["launched"] == []
+    # THEN the cancel stopped the execution the record named, and were it to run all the same
+    # it would find its fire cancelled: nothing fires
+    assert run["launched"] == ["race"]
+    name = execution_name("race", 1, 1)
+    assert deps.executions.stopped == [deps.executions.execution_arn(name)]
     assert deps.records.items["race"].status == Status.CANCELLED
-    assert deps.records.items["race"].execution_arn is None
+    assert run_execution(deps, name) is None
 
 
 def test_a_paused_parked_action_resumes_parked_again(deps) -> None:

@@ -386,7 +386,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "onFailure": action.on_failure and str(action.on_failure),
         "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
         "roleArn": action.role_arn,
-        "chain": action.chain or None,
+        "chain": action.lineage or None,
         "pauseNote": action.pause and action.pause.note,
         "pausedAt": action.pause and iso(action.pause.at),
         "changedAt": _changed_at(action),
@@ -434,7 +434,7 @@ def from_item(raw: dict[str, Any]) -> Action:
         on_unknown_outcome=(
             UnknownOutcomePolicy(item["onUnknownOutcome"]) if item.get("onUnknownOutcome") else None
         ),
-        chain=item.get("chain", ""),
+        lineage=item.get("chain", ""),
         role_arn=item.get("roleArn"),
         pause=(
             Pause(parse_iso(item["pausedAt"], "pausedAt"), item.get("pauseNote"))

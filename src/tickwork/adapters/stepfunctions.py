@@ -43,6 +43,9 @@ class StepFunctionsExecutions:
         prefix, _, machine = self._arn.rpartition(":stateMachine:")
         return f"{prefix}:execution:{machine}:{name}"
 
+    def owns(self, execution_arn: str) -> bool:
+        return execution_arn.startswith(self.execution_arn(""))
+
     def start(self, name: str, order: ExecutionInput) -> str:
         try:
             response = self._client.start_execution(

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
+from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireKey, Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
@@ -114,7 +115,9 @@ class Action:
     on_failure: FailurePolicy | None = None  # None: CONTINUE for a recurrence, STOP for a one-off
     # A claimed fire whose execution ended without a tick or a report (None: FAIL).
     on_unknown_outcome: UnknownOutcomePolicy | None = None
-    chain: str = ""  # new with every schedule the id is given: part of each fire's key
+    # New with every schedule the id is given (stored as ``chain``): part of each fire's
+    # idempotency key, so no two schedules of one id ever share a key.
+    lineage: str = ""
     pause: Pause | None = None  # set while paused (kept by a replace of a paused action)
     deferred: Deferred | None = None  # waits for the imminent fire (inside the lock)
     manual: ManualFires = field(default_factory=ManualFires)  # fires an operator asked for
@@ -178,7 +181,7 @@ class Action:
             on_failure=request.on_failure,
             on_unknown_outcome=request.on_unknown_outcome,
             role_arn=request.role_arn,
-            chain=_chain(action_id, created_at, generation),
+            lineage=_lineage(action_id, created_at, generation),
             pause=replacing.pause if paused and replacing else None,
             changed_at=now,
         )
@@ -206,7 +209,7 @@ class Action:
 
     def key_of(self, occurrence: int, manual: int = 0) -> str:
         """The idempotency key of this schedule's occurrence (or manual fire)."""
-        return idempotency_key(self.id, self.chain or f"g{self.generation}", occurrence, manual)
+        return idempotency_key(self.id, self.lineage or f"g{self.generation}", occurrence, manual)
 
     @property
     def repeat(self) -> bool:
@@ -254,9 +257,21 @@ class Action:
         """The next version, its status unmoved."""
         return replace(self, version=self.version + 1, updated_at=now)
 
-    def claimed(self, now: datetime, execution_name: str, limit: int) -> Action:
+    def holds_claim(self, execution_arn: str) -> bool:
+        """Whether that execution holds the claim on the fire the record is at."""
+        return self.status == Status.IN_PROGRESS and same_execution(self.claimed_by, execution_arn)
+
+    def claimed(self, now: datetime, execution_arn: str, limit: int) -> Action:
+        """PENDING → IN_PROGRESS: the execution (its ARN) may run the fire now."""
         moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
-        return replace(moved, claimed_by=execution_name)
+        return replace(moved, claimed_by=execution_arn)
+
+    def handed_over(self, now: datetime, to_execution_arn: str, limit: int) -> Action:
+        """A batch holding the claim hands it, and the fire, to the fire's own lone execution,
+        which retries it alone (docs/protocol.md, "A handed-over fire"): the record names it
+        before it is started, so nothing but the record decides who may run the fire."""
+        moved = self._moved(now, Status.IN_PROGRESS, "handed over to its own execution", limit)
+        return replace(moved, claimed_by=to_execution_arn, execution_arn=to_execution_arn)
 
     def released(
         self, now: datetime, limit: int, reason: str = "claim released after an outage"
@@ -426,9 +441,9 @@ class Action:
         )
         return replace(self._touched(now), manual=self.manual.requested(fire), changed_at=now), fire
 
-    def manual_claimed(self, now: datetime, number: int, execution_name: str | None) -> Action:
-        """Claimed by an execution (None: released, its execution lost)."""
-        return replace(self._touched(now), manual=self.manual.claimed(number, execution_name))
+    def manual_claimed(self, now: datetime, number: int, execution_arn: str | None) -> Action:
+        """Claimed by an execution, by its ARN (None: released, its execution lost)."""
+        return replace(self._touched(now), manual=self.manual.claimed(number, execution_arn))
 
     def manual_recorded(
         self, now: datetime, number: int, record: Occurrence, key: str, limits: Limits
@@ -505,7 +520,7 @@ class Action:
         return replace(self, seal=seal)
 
 
-def _chain(action_id: str, created_at: datetime, generation: int) -> str:
+def _lineage(action_id: str, created_at: datetime, generation: int) -> str:
     """New with each schedule an id is given (a replace, an update, a purge and re-create)."""
     text = f"{action_id}|{created_at.isoformat()}|{generation}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]

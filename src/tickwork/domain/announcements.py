@@ -134,15 +134,26 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Tampered:
-    """A record's seal did not match: nothing ran."""
+    """Nothing ran: a record's seal did not match, or an execution's order was not one the stack
+    issued for it (``reason`` says which; ``execution``, the execution's ARN, for an order)."""
 
     detail_type: ClassVar[DetailType] = DetailType.TAMPERED
     action_id: str
     generation: int
     occurrence: int
+    reason: str = "the record's seal does not match"
+    execution: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        return {"id": self.action_id, "generation": self.generation, "occurrence": self.occurrence}
+        wire: dict[str, Any] = {
+            "id": self.action_id,
+            "generation": self.generation,
+            "occurrence": self.occurrence,
+            "reason": self.reason,
+        }
+        if self.execution is not None:
+            wire["executionArn"] = self.execution
+        return wire
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,19 @@
-"""A batch: the parked fires due in the same second, run by one execution of
-statemachines/batch.asl.json.
+"""A batch: fires due together, run by one execution of statemachines/batch.asl.json.
+Words as docs/protocol.md's glossary defines them.
 
-- ``BatchOrder`` — the execution's input: the second, and each fire's key and fire time (never
-  its data: the task reads the records), so a batch of ``BatchMaxFires`` stays far under the
-  256 KiB payload limit;
+- ``BatchOrder`` — the execution's input: the second its Wait ends at and its *members* (each
+  fire's key and fire time, never its data: the task reads the records), so a batch of
+  ``BatchMaxFires`` stays far under the 256 KiB payload limit; proved by the stack that starts it;
 - ``batch_name`` — deterministic per (second, members, repair): a relaunch of the same batch is
   harmless, and a batch of other members never takes the name of one already started;
-  ``chain_name`` — the batch a batch's recurring fires go on to, per (that batch, second);
-- ``BatchFire`` — what became of one fire in the batch task, as its output lists it:
-  ``FIRED`` (its attempts and lateness; ``NO_ACTION`` when it ran nothing), ``FAILED`` (the
-  proved failure report's error), ``HANDED_OFF`` to its own execution (named: retried alone
-  with the stack's backoff), ``PARKED`` again (its own execution was refused: the pump retries
-  it), or ``QUIET`` (superseded, paused, cancelled or skipped: why).
+  ``follow_on_name`` — the batch a batch starts for its members' next fires, per (that batch,
+  second). Names are for people: a batch is known by its machine (``domain.execution``);
+- ``MemberResult`` — what became of one member in the batch task, as its output lists it
+  (``MemberOutcome``): ``FIRED`` (its attempts and lateness; ``NO_ACTION`` when it ran
+  nothing), ``FAILED`` (the proved failure report's error), ``HANDED_OVER`` to its own lone
+  execution (named: retried alone with the stack's backoff), ``PARKED`` again (its own
+  execution was refused: the pump retries it), or ``QUIET`` (superseded, paused, cancelled or
+  skipped: why).
 
 Pure: names, shapes and their wire forms.
 """
@@ -19,6 +21,7 @@ Pure: names, shapes and their wire forms.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -29,21 +32,21 @@ from tickwork.domain.fire import FireFailure, FireKey, Tick
 from tickwork.domain.times import iso, parse_iso
 
 __all__ = [
-    "BATCH_PREFIX",
-    "BatchFire",
     "BatchOrder",
-    "BatchOutcome",
-    "BatchedFire",
+    "Member",
+    "MemberOutcome",
+    "MemberResult",
     "batch_name",
-    "chain_name",
-    "is_batch_name",
+    "follow_on_name",
 ]
 
-BATCH_PREFIX = "b-"  # no action's execution name starts so: ids start with a letter or digit
+_NAME_PREFIX = "b-"  # for people reading a list of executions; never read back
 
 
 @dataclass(frozen=True)
-class BatchedFire:
+class Member:
+    """One fire a batch order lists."""
+
     action_id: str
     generation: int
     occurrence: int
@@ -64,17 +67,26 @@ class BatchedFire:
 
 @dataclass(frozen=True)
 class BatchOrder:
-    second: datetime  # the Wait ends at it; each fire then runs at its own millisecond
-    fires: tuple[BatchedFire, ...]
+    second: datetime  # the Wait ends at it; each member then runs at its own millisecond
+    members: tuple[Member, ...]
     repair: int = 0  # from 1 on: a reconciler's repair of a batch that ended without them
+    proof: str = ""  # made by the code that starts the execution: integrity.order_proof
+
+    def listed_twice(self) -> list[str]:
+        """The action ids the order lists more than once (the stack never issues such an order:
+        one record holds one fire at a time)."""
+        counts = Counter(member.action_id for member in self.members)
+        return sorted(action_id for action_id, n in counts.items() if n > 1)
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
             "waitUntil": iso(self.second),
-            "fires": [fire.to_wire() for fire in self.fires],
+            "fires": [member.to_wire() for member in self.members],
         }
         if self.repair:
             wire["repair"] = self.repair
+        if self.proof:
+            wire["proof"] = self.proof
         return wire
 
     @classmethod
@@ -82,8 +94,8 @@ class BatchOrder:
         if not isinstance(wire, dict) or not isinstance(wire.get("fires"), list):
             raise MalformedFire.of("batch", "is not a batch order", "send waitUntil and fires")
         try:
-            fires = tuple(
-                BatchedFire(
+            members = tuple(
+                Member(
                     str(f["id"]),
                     int(f["generation"]),
                     int(f["occurrence"]),
@@ -98,61 +110,60 @@ class BatchOrder:
                 f"a fire is not id, generation, occurrence, fireAt: {error}",
                 "send each fire's key and fire time, as the pump writes them",
             ) from error
-        return cls(second, fires, int(wire.get("repair", 0)))
+        proof = wire.get("proof")
+        return cls(
+            second, members, int(wire.get("repair", 0)), proof if isinstance(proof, str) else ""
+        )
 
 
-def batch_name(second: datetime, fires: tuple[BatchedFire, ...], repair: int = 0) -> str:
+def batch_name(second: datetime, members: tuple[Member, ...], repair: int = 0) -> str:
     """``b-<epoch second>-<12 hex of its members' keys>[-r<repair>]``: valid for Step Functions,
     the same for the same members, another for any other."""
-    members = "\n".join(f"{f.action_id}\x1f{f.generation}\x1f{f.occurrence}" for f in fires)
-    digest = hashlib.sha256(members.encode()).hexdigest()[:12]
-    name = f"{BATCH_PREFIX}{int(second.timestamp())}-{digest}"
+    keys = "\n".join(f"{m.action_id}\x1f{m.generation}\x1f{m.occurrence}" for m in members)
+    digest = hashlib.sha256(keys.encode()).hexdigest()[:12]
+    name = f"{_NAME_PREFIX}{int(second.timestamp())}-{digest}"
     return f"{name}-r{repair}" if repair else name
 
 
-def chain_name(parent: str, second: datetime) -> str:
-    """The batch a batch's recurring fires go on to at ``second``: named for that batch and the
-    second (not for its members, which are known only as they are recorded), so a retried task
-    names the same one."""
+def follow_on_name(parent: str, second: datetime) -> str:
+    """The follow-on batch a batch starts at ``second`` for its members' next fires: named for
+    that batch and the second (not for its members, which are known only as they are recorded),
+    so a retried task names the same one."""
     epoch = int(second.timestamp())
     digest = hashlib.sha256(f"{parent}\n{epoch}".encode()).hexdigest()[:12]
-    return f"{BATCH_PREFIX}{epoch}-{digest}"
+    return f"{_NAME_PREFIX}{epoch}-{digest}"
 
 
-def is_batch_name(execution_name: str | None) -> bool:
-    return bool(execution_name) and str(execution_name).startswith(BATCH_PREFIX)
-
-
-class BatchOutcome(StrEnum):
+class MemberOutcome(StrEnum):
     FIRED = "FIRED"
     NO_ACTION = "NO_ACTION"
     FAILED = "FAILED"
-    HANDED_OFF = "HANDED_OFF"
+    HANDED_OVER = "HANDED_OFF"  # the wire keeps the name the contract has always had
     PARKED = "PARKED"
     QUIET = "QUIET"
 
 
 @dataclass(frozen=True)
-class BatchFire:
-    fire: BatchedFire
-    outcome: BatchOutcome
+class MemberResult:
+    member: Member
+    outcome: MemberOutcome
     tick: Tick | None = None  # FIRED
     failure: FireFailure | None = None  # FAILED
-    execution_name: str | None = None  # HANDED_OFF: its own execution
-    reason: str | None = None  # QUIET, PARKED, HANDED_OFF: why
+    handed_to: str | None = None  # HANDED_OVER: the name of its own lone execution
+    reason: str | None = None  # QUIET, PARKED, HANDED_OVER: why
     recorded: bool = False  # FIRED, NO_ACTION, FAILED: this run recorded it (not a repeat)
 
     def to_wire(self) -> dict[str, Any]:
         """Its line in the batch's output: the fire, its outcome, and what goes with it — the
-        tick's attempts and lateness, the failure's error, the execution it was handed to, or
-        why it ended quietly (never the tick itself: the output stays small)."""
-        wire: dict[str, Any] = {**self.fire.to_wire(), "outcome": str(self.outcome)}
+        tick's attempts and lateness, the failure's error, the execution it was handed over to,
+        or why it ended quietly (never the tick itself: the output stays small)."""
+        wire: dict[str, Any] = {**self.member.to_wire(), "outcome": str(self.outcome)}
         if self.tick is not None:
             wire.update(attempts=self.tick.attempts, lateMs=self.tick.late_ms)
         if self.failure is not None:
             wire["error"] = self.failure.error
-        if self.execution_name is not None:
-            wire["executionName"] = self.execution_name
+        if self.handed_to is not None:
+            wire["executionName"] = self.handed_to
         if self.reason is not None:
             wire["reason"] = self.reason
         return wire

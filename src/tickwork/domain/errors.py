@@ -19,12 +19,14 @@ __all__ = [
     "ActionSuperseded",
     "ConcurrencyLimited",
     "FieldProblem",
+    "ForgedOrder",
     "InvalidActionData",
     "LaunchRefused",
     "MalformedFire",
     "ManualFiresInFlight",
     "OccurrenceSkipped",
     "PermanentFulfillmentError",
+    "RetriesExhausted",
     "SignatureRefused",
     "TickworkError",
     "TransientFulfillmentError",
@@ -97,6 +99,17 @@ class ForgedReport(TickworkError):
         super().__init__(
             f"{detail_type} {problem}: only the stack's own fires make these; nothing is recorded"
         )
+
+
+class ForgedOrder(TickworkError):
+    """An execution's input that the stack did not issue, or that the record contradicts: no
+    proof, a proof for another execution or kind, a fire time that is not the record's, a
+    member listed twice (docs/protocol.md, "What an order must prove"). Nothing fires."""
+
+    def __init__(self, execution: str, problem: str) -> None:
+        self.execution = execution
+        self.problem = problem
+        super().__init__(f"execution {execution}: {problem}; nothing fired")
 
 
 class ActionNotFound(TickworkError):
@@ -235,3 +248,13 @@ class TransientFulfillmentError(TickworkError):
 
 class PermanentFulfillmentError(TickworkError):
     """The fulfillment failed in a way no retry can fix: not retried."""
+
+
+class RetriesExhausted(PermanentFulfillmentError):
+    """The last attempt the retry policy allows failed transiently: not retried again. Raised
+    for a fire a batch handed over, whose attempts in the batch count against the policy, so it
+    gets as many attempts as a lone fire (1 + RetryMaxAttempts)."""
+
+    def __init__(self, attempt: int, error: Exception) -> None:
+        self.attempt = attempt
+        super().__init__(f"attempt {attempt}, the last the retry policy allows, failed: {error}")

@@ -87,8 +87,8 @@ class FireOrder(_OneFire):
     repair: int = 0
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
-    attempts_before: int = 0  # attempts it had in a batch before it was handed to this execution
-    handed_from: str | None = None  # the batch that handed it over: its claim is this one's
+    attempts_before: int = 0  # attempts it had in a batch before it was handed over to this one
+    proof: str = ""  # made by the code that starts the execution: integrity.order_proof
 
     @property
     def key(self) -> FireKey:
@@ -109,8 +109,8 @@ class FireOrder(_OneFire):
             wire["repair"] = self.repair
         if self.attempts_before:
             wire["attemptsBefore"] = self.attempts_before
-        if self.handed_from:
-            wire["handedFrom"] = self.handed_from
+        if self.proof:
+            wire["proof"] = self.proof
         return wire
 
     @classmethod
@@ -126,7 +126,7 @@ class FireOrder(_OneFire):
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
                 attempts_before=read.count("attemptsBefore", minimum=0, default=0),
-                handed_from=read.optional_text("handedFrom"),
+                proof=read.optional_text("proof") or "",
             )
         )
 
@@ -134,8 +134,15 @@ class FireOrder(_OneFire):
 @dataclass(frozen=True)
 class FireAttempt:
     order: FireOrder
-    execution_name: str
+    # The execution's whole identity ($$.Execution.Id): its machine and its name. An execution
+    # started before the payload carried it gives its name only: the handler names it on the
+    # machine whose task sends the payload ('' until it does).
+    execution_arn: str
     retry_count: int = 0
+
+    @property
+    def execution_name(self) -> str:
+        return self.execution_arn.rpartition(":")[2]
 
     @property
     def attempt(self) -> int:
@@ -146,6 +153,7 @@ class FireAttempt:
         return {
             "input": self.order.to_wire(),
             "executionName": self.execution_name,
+            "executionArn": self.execution_arn,
             "retryCount": self.retry_count,
         }
 
@@ -153,10 +161,11 @@ class FireAttempt:
     def from_wire(cls, wire: Any) -> FireAttempt:
         read = _Reader(wire, "payload")
         order = read.order("input")
+        read.text("executionName")  # required: the state machine always sends it
         return read.done(
             cls(
                 order=order or _NO_ORDER,
-                execution_name=read.text("executionName"),
+                execution_arn=read.optional_text("executionArn") or "",
                 retry_count=read.count("retryCount", minimum=0, default=0),
             )
         )
@@ -179,6 +188,7 @@ class Tick(_OneFire):
     trigger: Trigger = Trigger.SCHEDULED
     proof: str = ""  # made by the fulfill step: domain.fire_proof
     slot_waits: int = 0  # retries that waited for a concurrency slot (not in ``attempts``)
+    execution_arn: str = ""  # the execution that ran it, whole (its machine and name)
 
     def __post_init__(self) -> None:
         # Kept to the millisecond, as on the wire: what is read back equals what was written.
@@ -208,6 +218,7 @@ class Tick(_OneFire):
             "outcome": str(self.outcome),
             "result": self.result,
             "executionName": self.execution_name,
+            **({"executionArn": self.execution_arn} if self.execution_arn else {}),
             # Only when it waited: the tick of a fire that never waited is as it always was.
             **({"slotWaits": self.slot_waits} if self.slot_waits else {}),
             **({"proof": self.proof} if self.proof else {}),
@@ -234,6 +245,7 @@ class Tick(_OneFire):
                 trigger=read.trigger("trigger"),
                 proof=read.optional_text("proof") or "",
                 slot_waits=read.count("slotWaits", minimum=0, default=0),
+                execution_arn=read.optional_text("executionArn") or "",
             )
         )
 
@@ -248,6 +260,7 @@ class FireFailure(_OneFire):
     manual: int = 0
     trigger: Trigger = Trigger.SCHEDULED
     proof: str = ""  # made by the fulfill step: domain.fire_proof
+    execution_arn: str = ""  # the execution whose fire failed, whole (its machine and name)
 
     @property
     def key(self) -> FireKey:
@@ -260,6 +273,7 @@ class FireFailure(_OneFire):
             "trigger": str(self.trigger),
             "scheduledTime": iso(self.scheduled_time),
             "executionName": self.execution_name,
+            **({"executionArn": self.execution_arn} if self.execution_arn else {}),
             "error": self.error,
             "cause": self.cause,
             **({"proof": self.proof} if self.proof else {}),
@@ -278,6 +292,7 @@ class FireFailure(_OneFire):
                 manual=read.count("manual", minimum=0, default=0),
                 trigger=read.trigger("trigger"),
                 proof=read.optional_text("proof") or "",
+                execution_arn=read.optional_text("executionArn") or "",
             )
         )
 

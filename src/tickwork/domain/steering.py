@@ -82,7 +82,7 @@ class ManualFire:
     occurrence: int = 0  # RETRY: the occurrence it runs again
     idempotency_key: str = ""  # RETRY: the failed fire's own key, so receivers can dedupe
     request_id: str | None = None  # the caller's id for the request: a repeat adds nothing
-    claimed_by: str | None = None  # the execution running it
+    claimed_by: str | None = None  # the execution running it (its ARN)
     generation: int = 0  # the action's generation when it was asked for: names its execution
 
 
@@ -106,9 +106,9 @@ class ManualFires:
     def requested(self, fire: ManualFire) -> ManualFires:
         return replace(self, in_flight=(*self.in_flight, fire), count=fire.number)
 
-    def claimed(self, number: int, execution_name: str | None) -> ManualFires:
+    def claimed(self, number: int, execution_arn: str | None) -> ManualFires:
         claimed = tuple(
-            replace(m, claimed_by=execution_name) if m.number == number else m
+            replace(m, claimed_by=execution_arn) if m.number == number else m
             for m in self.in_flight
         )
         return replace(self, in_flight=claimed)

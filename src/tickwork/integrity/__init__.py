@@ -7,8 +7,10 @@
   Stop, Pause, Resume, Run Now), made by publishers and checked before anything is written;
 - ``seal`` — the seal on each action record over what its fires do, checked before each fire;
 - ``fire_proof`` — the proof on each tick and failure report, made only by the fulfill step and
-  checked by the tick handler.
+  checked by the tick handler;
+- ``order_proof`` — the proof on each execution's input, made by the code that starts it and
+  checked by the fulfill step before anything fires.
 
 Reading the keys and recording which signatures were spent is the use cases' part
-(usecases/sealing.py, usecases/fire_proofs.py, usecases/intake.py).
+(usecases/sealing.py, usecases/fire_proofs.py, usecases/orders.py, usecases/intake.py).
 """

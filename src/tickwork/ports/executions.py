@@ -33,6 +33,9 @@ class ExecutionStarter(Protocol):
     def execution_arn(self, name: str) -> str:
         """The ARN an execution of this name has (names are deterministic)."""
 
+    def owns(self, execution_arn: str) -> bool:
+        """Whether that execution is one of this state machine's (its ARN names the machine)."""
+
     def start(self, name: str, order: ExecutionInput) -> str:
         """Start the named execution with ``order`` as its input and return its ARN; starting
         one that exists is harmless. Refused for room (a quota, throttling): ``LaunchRefused``."""

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
-from tickwork.domain.batch import BatchedFire, BatchOrder, batch_name
+from tickwork.domain.batch import BatchOrder, Member, batch_name
 
 __all__ = ["Planned", "group"]
 
@@ -58,8 +58,6 @@ def group(due: Iterable[Action], deps: Dependencies) -> tuple[list[Planned], lis
 
 def _planned(second: int, actions: list[Action]) -> Planned:
     at = datetime.fromtimestamp(second, UTC)
-    fires = tuple(
-        BatchedFire(a.id, a.generation, a.occurrence, a.execution_time or at) for a in actions
-    )
+    fires = tuple(Member(a.id, a.generation, a.occurrence, a.execution_time or at) for a in actions)
     order = BatchOrder(at, fires)
     return Planned(batch_name(at, fires), order, tuple(actions))

@@ -8,10 +8,12 @@ from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
+from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireFailure, FireOrder, Tick
 from tickwork.integrity.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
+from tickwork.usecases.orders import check_lone
 
-__all__ = ["MAX_CAUSE", "check_proof", "proved_failure", "with_proof"]
+__all__ = ["MAX_CAUSE", "check_proof", "prove_failure", "proved_failure", "with_proof"]
 
 # A report's cause is cut to this: the report is also the cause of the execution's FireFailed
 # ending, which Step Functions holds to 32,768 characters.
@@ -28,9 +30,19 @@ def with_proof(tick: Tick, deps: Dependencies) -> Tick:
     return tick if key is None else replace(tick, proof=proof_of(key, tick.to_wire()))
 
 
-def proved_failure(report: dict[str, Any], execution_name: str, deps: Dependencies) -> FireFailure:
+def prove_failure(report: Any, execution_arn: str, deps: Dependencies) -> FireFailure:
+    """The fire machine's "Prove failure" step: the report of a fire that failed past its
+    retries, proved — only when its order is one the stack issued for that execution
+    (``ForgedOrder`` otherwise: a report is never made for an input anyone could write)."""
+    order = FireOrder.from_wire(report, "report")
+    check_lone(order, execution_arn, deps)
+    return proved_failure(report, execution_arn, deps)
+
+
+def proved_failure(report: dict[str, Any], execution_arn: str, deps: Dependencies) -> FireFailure:
     """The Schedule Failed detail of a fire that failed past its retries, with its proof: the
-    state machine's Catch hands the fire's input and its error (``$.error``) here."""
+    state machine's Catch hands the fire's input and its error (``$.error``) here (the handler
+    has checked the input is an order the stack issued for that execution)."""
     order = FireOrder.from_wire(report, "report")
     caught = report.get("error")
     error: dict[str, Any] = caught if isinstance(caught, dict) else {}
@@ -39,7 +51,8 @@ def proved_failure(report: dict[str, Any], execution_name: str, deps: Dependenci
         generation=order.generation,
         occurrence=order.occurrence,
         scheduled_time=order.fire_at,
-        execution_name=execution_name,
+        execution_name=name_of(execution_arn),
+        execution_arn=execution_arn,
         error=str(error.get("Error") or "States.Unknown")[:256],
         cause=str(error["Cause"])[:MAX_CAUSE] if error.get("Cause") is not None else None,
         manual=order.manual,

@@ -1,17 +1,20 @@
-"""One fire: fence, guard the clock, claim, dispatch to the action type's fulfillment.
+"""One fire: prove the order, check it against the record, never early, claim, dispatch to the
+action type's fulfillment. docs/protocol.md, "A lone fire".
 
-Called by the state machine's Fulfill task after its Wait. Its return value is the detail of
-the "Schedule Tick" event the machine emits next. Raises, by name for the machine to match:
-``ActionSuperseded`` / ``WaitContinued`` / ``OccurrenceSkipped`` (end quietly),
+Called by the fire machine's Fulfill task after its Wait (``fulfill_fire``), and by a batch's
+task for each of its members (``fulfill_claimed``, the batch's order proved by it). Its return
+value is the detail of the "Schedule Tick" event the machine emits next. Raises, by name for
+the machine to match: ``ForgedOrder`` (refused: the order is not the stack's, or the record
+contradicts it), ``ActionSuperseded`` / ``WaitContinued`` / ``OccurrenceSkipped`` (end quietly),
 ``ConcurrencyLimited`` (waits for a slot, retried with jitter), ``TransientFulfillmentError``
-(retried with backoff), ``PermanentFulfillmentError`` (not retried, recorded FAILED).
+(retried with backoff), ``PermanentFulfillmentError`` and ``RetriesExhausted`` (not retried,
+recorded FAILED).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
@@ -22,35 +25,41 @@ from tickwork.domain.errors import (
     ActionConflict,
     ActionSuperseded,
     ConcurrencyLimited,
+    ForgedOrder,
     OccurrenceSkipped,
     PermanentFulfillmentError,
+    RetriesExhausted,
     TransientFulfillmentError,
     ValidationFailed,
     WaitContinued,
 )
+from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
-from tickwork.domain.times import iso
+from tickwork.domain.times import ceil_ms, iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.orders import check_lone
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.sealing import seal_holds
+from tickwork.usecases.updates import Rule, update
 
-__all__ = ["fulfil_claimed", "fulfill_fire"]
+__all__ = ["fulfill_claimed", "fulfill_fire"]
 
-_CLAIM_ATTEMPTS = 3
 _TAMPERED = "the record's seal does not match: it was altered outside tickwork; nothing ran"
 
 
 def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
-    return fulfil_claimed(fire, deps)[0]
+    """The fire machine's Fulfill task: its order proved, then the fire."""
+    check_lone(fire.order, fire.execution_arn, deps)
+    return fulfill_claimed(fire, deps)[0]
 
 
-def fulfil_claimed(
+def fulfill_claimed(
     fire: FireAttempt, deps: Dependencies, read: Action | None = None
 ) -> tuple[Tick, Action]:
     """The fire's tick, and its record as this execution's claim left it (the version a write
     recording the tick is fenced on). ``read``: the record as the caller just read it, if it
-    has (a batch reads its fires' records first): a stale one only costs the claim a retry."""
+    has (a batch reads its members' records first): a stale one only costs the claim a retry."""
     if fire.order.manual:
         action, key = _claim_manual(fire, deps)
         return _run(fire, action, key, deps.clock.now(), deps), action
@@ -80,7 +89,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
         return _tick(fire, action, key, now, Outcome.NO_ACTION, {"reason": str(refused)})
     waits = 0  # the retries of this execution that were waits for a slot, not attempts
     try:
-        with _slot(action.action, fire.execution_name, deps) as waits:
+        with _slot(action.action, _holder(fire), deps) as waits:
             request = FulfillmentRequest(
                 action_id=action.id,
                 action=action.action,
@@ -95,11 +104,25 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
             result = fulfillment.fulfill(request)
     except (TransientFulfillmentError, PermanentFulfillmentError) as error:
         _note_failure(fire, error, waits, deps)
+        if isinstance(error, TransientFulfillmentError) and _last_attempt(fire, waits, deps):
+            raise RetriesExhausted(fire.attempt - waits, error) from error
         raise
     return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result, slot_waits=waits)
 
 
+def _last_attempt(fire: FireAttempt, waits: int, deps: Dependencies) -> bool:
+    """Whether this was the last attempt the retry policy allows a fire a batch handed over
+    (its attempts in the batch count): the machine would retry it, so it is ended here. A lone
+    fire's own execution counts its attempts itself (``RetryMaxAttempts``)."""
+    return bool(fire.order.attempts_before) and (
+        fire.attempt - waits >= 1 + deps.settings.retry_max_attempts
+    )
+
+
 def _current(fire: FireAttempt, deps: Dependencies, read: Action | None = None) -> Action:
+    """The record, if this execution may run the fire it is at: the order's fire, due when the
+    order says, claimed by this very execution (a retry resumes it), or waiting (PENDING) for
+    this execution, which the record names."""
     order = fire.order
     action = read or deps.records.get(order.action_id)
     if action is None:
@@ -110,35 +133,63 @@ def _current(fire: FireAttempt, deps: Dependencies, read: Action | None = None) 
             f"record is at generation {action.generation} occurrence {action.occurrence}, "
             f"this execution is for generation {order.generation} occurrence {order.occurrence}",
         )
-    holders = {fire.execution_name, order.handed_from}  # a batch's claim is handed on
-    mine = action.status == Status.IN_PROGRESS and action.claimed_by in holders
-    if action.status != Status.PENDING and not mine:
+    if action.execution_time is None or ceil_ms(action.execution_time) != ceil_ms(order.fire_at):
+        _refuse(
+            fire,
+            f"its fire time {iso(order.fire_at)} is not the record's "
+            f"({iso(action.execution_time) if action.execution_time else 'none'})",
+            deps,
+        )
+    if action.holds_claim(fire.execution_arn):
+        return action
+    if action.status == Status.IN_PROGRESS:
+        raise ActionSuperseded(order.action_id, f"another execution holds it: {action.claimed_by}")
+    if action.status != Status.PENDING:
         raise ActionSuperseded(order.action_id, f"record is {action.status}")
+    if not same_execution(action.execution_arn, fire.execution_arn):
+        # Only the execution the record names may claim its fire: any other is a stale one
+        # (the fire was parked again, handed over, repaired) and ends quietly.
+        raise ActionSuperseded(
+            order.action_id, f"the record names another execution: {action.execution_arn}"
+        )
     return action
+
+
+def _refuse(fire: FireAttempt, problem: str, deps: Dependencies) -> NoReturn:
+    """An order the record contradicts: announced as tampering, nothing fires."""
+    order = fire.order
+    refused = ForgedOrder(fire.execution_arn, problem)
+    deps.publisher.publish(
+        Tampered(
+            order.action_id, order.generation, order.occurrence, str(refused), fire.execution_arn
+        )
+    )
+    raise refused
 
 
 def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
     """A fire asked for by hand: claimed on its own entry of the record, fenced on the version,
     so it runs once however often it is delivered; the schedule's own fire is untouched."""
     order = fire.order
-    for _ in range(_CLAIM_ATTEMPTS):
-        action = deps.records.get(order.action_id)
-        manual = action.manual.fire(order.manual) if action is not None else None
-        if action is None or manual is None:
+
+    def claim(action: Action) -> Action:
+        manual = action.manual.fire(order.manual)
+        if manual is None:
             raise ActionSuperseded(order.action_id, f"manual fire {order.manual} is not asked for")
-        if manual.claimed_by == fire.execution_name:
-            return action, manual.idempotency_key
+        if manual.claimed_by == fire.execution_arn:
+            return action
         if manual.claimed_by is not None:
             raise ActionSuperseded(
                 order.action_id, f"manual fire {order.manual} is run by {manual.claimed_by}"
             )
-        claimed = action.manual_claimed(deps.clock.now(), order.manual, fire.execution_name)
-        try:
-            deps.records.save(claimed, expected_version=action.version)
-        except ActionConflict:
-            continue
-        return claimed, manual.idempotency_key
-    raise ActionConflict(order.action_id, f"could not claim after {_CLAIM_ATTEMPTS} attempts")
+        return action.manual_claimed(deps.clock.now(), order.manual, fire.execution_arn)
+
+    written = update(deps.records, order.action_id, Rule.CLAIM_MANUAL, claim)
+    if written is None:
+        raise ActionSuperseded(order.action_id, "the record no longer exists")
+    manual = written.after.manual.fire(order.manual)
+    assert manual is not None
+    return written.after, manual.idempotency_key
 
 
 def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> None:
@@ -148,41 +199,36 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
     fire_at = order.fire_at
     early = fire_at - deps.clock.now()
     if early > deps.settings.early_tolerance:
-        arn = launch(action, deps.clock.now(), deps, leg=order.leg + 1, repair=order.repair)
-        # If the record moved on meanwhile, the new leg finds out and ends quietly.
-        with suppress(ActionConflict):
-            if arn is not None:
-                deps.records.save(action.with_execution(deps.clock.now(), arn), action.version)
-        raise WaitContinued(order.action_id, order.leg + 1, iso(fire_at))
+        leg = order.leg + 1
+        _, arn = planned_execution(action, deps, leg=leg, repair=order.repair)
+
+        def named(current: Action) -> Action | None:
+            if not same_execution(current.execution_arn, fire.execution_arn):
+                return None  # it moved on meanwhile: whatever moved it launches it
+            return current.with_execution(deps.clock.now(), arn)
+
+        if update(deps.records, action.id, Rule.NAME_EXECUTION, named, first=action):
+            launch(action, deps.clock.now(), deps, leg=leg, repair=order.repair)
+        raise WaitContinued(order.action_id, leg, iso(fire_at))
     while early > timedelta(0):
         deps.clock.sleep(early.total_seconds())
         early = fire_at - deps.clock.now()
 
 
 def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
-    """PENDING → IN_PROGRESS, fenced on the version read; a retry of this execution passes."""
-    for _ in range(_CLAIM_ATTEMPTS):
-        if action.status == Status.IN_PROGRESS and action.claimed_by == fire.execution_name:
-            return action
-        if action.status == Status.IN_PROGRESS:
-            claimed = _taken_over(fire, action, deps)
-        else:
-            claimed = action.claimed(deps.clock.now(), fire.execution_name, deps.limits.transitions)
-        try:
-            deps.records.save(claimed, expected_version=action.version)
-            return claimed
-        except ActionConflict:
-            action = _current(fire, deps)
-    raise ActionConflict(fire.order.action_id, f"could not claim after {_CLAIM_ATTEMPTS} attempts")
+    """PENDING → IN_PROGRESS for this execution, fenced on the version; a retry of this
+    execution (or the lone execution a batch handed the fire over to) resumes its claim."""
 
+    def claim(current: Action) -> Action:
+        current = _current(fire, deps, current)  # read again after a lost race: still ours?
+        if current.holds_claim(fire.execution_arn):
+            return current
+        return current.claimed(deps.clock.now(), fire.execution_arn, deps.limits.transitions)
 
-def _taken_over(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
-    """The claim of the batch that handed this fire over (``_current`` let no other through),
-    taken by this execution: its start may come before the batch moved the claim, or the
-    batch may have crashed in between."""
-    name, arn = planned_execution(action, deps)
-    moved = action.with_execution(deps.clock.now(), arn) if name == fire.execution_name else action
-    return replace(moved, claimed_by=fire.execution_name)
+    written = update(deps.records, action.id, Rule.CLAIM, claim, first=action)
+    if written is None:
+        raise ActionSuperseded(action.id, "the record no longer exists")
+    return written.after
 
 
 def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> NoReturn:
@@ -203,6 +249,12 @@ def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) 
     )
     late = (now - fire.order.fire_at).total_seconds()
     raise OccurrenceSkipped(action.id, action.occurrence, late, policy)
+
+
+def _holder(fire: FireAttempt) -> str:
+    """Who holds a slot: this execution's run of this fire (a batch runs many fires at once,
+    each needing a slot of its own)."""
+    return f"{fire.execution_arn}#{fire.order.action_id}"
 
 
 @contextmanager
@@ -231,14 +283,15 @@ def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[int]:
 def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Dependencies) -> None:
     """Record the attempt's error on the record (best effort: the machine records FAILED), with
     the fulfilment attempts before it (the state's retries less its waits for a slot)."""
-    action = deps.records.get(fire.order.action_id)
-    if action is None or action.claimed_by != fire.execution_name:
-        return
-    noted = action.noted_failure(
-        deps.clock.now(), f"{type(error).__name__}: {error}", fire.attempt - 1 - waits
-    )
+    text = f"{type(error).__name__}: {error}"
+
+    def note(action: Action) -> Action | None:
+        if not action.holds_claim(fire.execution_arn):
+            return None
+        return action.noted_failure(deps.clock.now(), text, fire.attempt - 1 - waits)
+
     with suppress(ActionConflict):
-        deps.records.save(noted, expected_version=action.version)
+        update(deps.records, fire.order.action_id, Rule.NOTE_FAILURE, note, attempts=1)
 
 
 def _tick(
@@ -262,6 +315,7 @@ def _tick(
         action=action.action,
         outcome=outcome,
         execution_name=fire.execution_name,
+        execution_arn=fire.execution_arn,
         idempotency_key=key,
         manual=fire.order.manual,
         trigger=fire.order.trigger,

@@ -1,5 +1,6 @@
-"""Starting the execution that waits for an action's next fire, idempotently; or parking the
-fire in the table when it is further away than ``LaunchAheadSeconds`` (the pump starts it)."""
+"""Starting the execution that waits for an action's next fire, idempotently, once the record
+names it; or parking the fire in the table when it is further away than ``LaunchAheadSeconds``
+(the pump starts it). Every lone execution is started with a proved order (``usecases.orders``)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,21 @@ from contextlib import suppress
 from datetime import datetime
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action
-from tickwork.domain.batch import is_batch_name
+from tickwork.domain.action import Action, Status
 from tickwork.domain.errors import ActionConflict, LaunchRefused
+from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
+from tickwork.usecases.orders import kind_of, start_lone
+from tickwork.usecases.updates import Rule, update
 
 __all__ = [
     "fire_order",
     "launch",
     "launch_manual",
     "manual_execution",
+    "park_again",
     "plan",
     "planned_execution",
     "stop_own_execution",
@@ -78,8 +82,9 @@ def launch(
     repair: int = 0,
     trigger: Trigger = Trigger.SCHEDULED,
 ) -> str | None:
-    """Start the execution for the action's current (generation, occurrence, leg), as written;
-    None when the fire is parked (the pump starts it) or was refused by Step Functions.
+    """Start the execution for the action's current (generation, occurrence, leg, repair), which
+    the record, as written, already names (docs/protocol.md: a record names an execution before
+    it starts); None when the fire is parked (the pump starts it) or was refused.
 
     Safe to repeat: the name is deterministic and an existing execution of that name counts
     as started. A refused first start (the open-execution quota, throttling) parks the fire
@@ -88,16 +93,32 @@ def launch(
     """
     if action.is_parked:
         return None
-    name, _ = planned_execution(action, deps, leg, repair)
+    name, arn = planned_execution(action, deps, leg, repair)
     try:
-        return deps.executions.start(name, fire_order(action, now, deps, leg, repair, trigger))
+        return start_lone(name, fire_order(action, now, deps, leg, repair, trigger), deps)
     except LaunchRefused as refused:
         if leg or repair:
             raise
-        log.warning("fire parked again: %s", refused, extra={"id": action.id, "code": refused.code})
-        with suppress(ActionConflict):  # it moved on meanwhile: whatever moved it launches it
-            deps.records.save(action.parked_again(now, now), expected_version=action.version)
+        park_again(action, arn, now, deps, refused)
         return None
+
+
+def park_again(
+    action: Action, execution_arn: str, now: datetime, deps: Dependencies, refused: LaunchRefused
+) -> None:
+    """Step Functions refused to start the execution the record names (the open-execution
+    quota, throttling): the fire waits in the table again, due now, for the pump's next run. A
+    record that moved on meanwhile is left to whatever moved it."""
+    log.warning("fire parked again: %s", refused, extra={"id": action.id, "code": refused.code})
+
+    def parked(current: Action) -> Action | None:
+        named = same_execution(current.execution_arn, execution_arn)
+        if current.fire_key != action.fire_key or current.status != Status.PENDING or not named:
+            return None
+        return current.parked_again(now, now)
+
+    with suppress(ActionConflict):
+        update(deps.records, action.id, Rule.PARK_AGAIN, parked, first=action)
 
 
 def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
@@ -105,7 +126,8 @@ def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
     it holds other actions' fires too, and finds this one changed (each fire is fenced on its
     key), so it ends this one quietly."""
     arn = action.execution_arn
-    if arn and not is_batch_name(arn.rpartition(":")[2]):
+    if kind_of(arn, deps) is Machine.FIRE:
+        assert arn is not None
         deps.executions.stop(arn, cause)
 
 
@@ -129,4 +151,4 @@ def launch_manual(
         manual=fire.number,
         trigger=fire.trigger,
     )
-    return deps.executions.start(manual_execution(action, fire, repair), order)
+    return start_lone(manual_execution(action, fire, repair), order, deps)

@@ -2,20 +2,22 @@
 
 A fire further away than the horizon waits in the table only (``launch.plan`` parks it), so
 the account's open executions are the fires due within the horizon, not every pending action.
-The pump runs on the template's schedule. For each parked fire due for launch it starts the
-execution under the fire's deterministic name (a repeat is harmless) and then marks the record
-launched with a write fenced on its version. The fires due in the same second, when there are
-at least ``BatchMinFires`` of them, share one execution of the batch machine instead
-(``usecases.batch_plan``): the pump starts the batch, then marks each member launched into it.
+The pump runs on the template's schedule. For each parked fire due for launch it marks the
+record launched into the execution it names (a write fenced on its version: the record names
+an execution before it exists, docs/protocol.md), then starts it under the fire's deterministic
+name (a repeat is harmless). The fires due in the same second, when there are at least
+``BatchMinFires`` of them, share one execution of the batch machine instead
+(``usecases.batch_plan``): the pump marks each member launched into the batch, then starts it.
 Nothing is missed or doubled:
 
 - a pump that was down finds every fire it should have launched (the index is read from a
   watermark, not from "now"); the execution fires late and the action's catch-up policy
   decides, as for any missed fire;
 - a Start, update, pause or cancel that races the pump moves the record's version: the pump
-  reads it again and marks the same fire again, or leaves the execution it started for a fire
-  no longer wanted to find its record moved on at its fire time, and end quietly (it fires
-  nothing, as any superseded execution);
+  reads it again and marks the same fire, or leaves it (whatever moved it launches it); a batch
+  that lists a member the pump could not mark finds it moved on, and leaves it quietly;
+- a crash between the mark and the start leaves a record naming an execution that never
+  started: the reconciler starts it (``restarted``);
 - a refused start (``ExecutionLimitExceeded``, throttling) leaves the fire parked, due now, and
   ends the run: the next run retries it, and the refusals raise the alarm. A refused batch
   leaves every one of its fires parked the same way.
@@ -31,14 +33,15 @@ from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import ACTIVE, Action
-from tickwork.domain.errors import ActionConflict, LaunchRefused
+from tickwork.domain.action import Action
+from tickwork.domain.errors import LaunchRefused
 from tickwork.usecases.batch_plan import Planned, group
-from tickwork.usecases.launch import fire_order, planned_execution
+from tickwork.usecases.launch import fire_order, park_again, planned_execution
+from tickwork.usecases.orders import start_batch, start_lone
+from tickwork.usecases.updates import Rule, update
 
 __all__ = ["PumpRun", "launch_parked", "pump"]
 
-_MARK_ATTEMPTS = 3
 # Launches in flight at once: each is a read, a StartExecution and a write (~3 round trips), so
 # one at a time would cap the pump near 20 fires a second, under Step Functions' StartExecution
 # refill rate (the capacity model in the README).
@@ -101,72 +104,62 @@ def _due(action: Action, now: datetime) -> bool:
 def _launch_batch(
     planned: Planned, now: datetime, deps: Dependencies, run: PumpRun, pool: ThreadPoolExecutor
 ) -> str:
-    """Start the batch's execution, then mark each member launched into it (the pool's workers
-    at a time): "launched", or "refused" (every member left parked)."""
-    try:
-        arn = deps.batches.start(planned.name, planned.order)
-    except LaunchRefused:
-        run.refused += [a.id for a in planned.actions]
-        return "refused"
-    run.batches.append(planned.name)
+    """Mark each member launched into the batch (the pool's workers at a time: the record names
+    the batch before it starts), then start it: "launched", or "refused" (every member it
+    named parked again)."""
+    arn = deps.batches.execution_arn(planned.name)
 
-    def mark(action: Action) -> str:
+    def mark(action: Action) -> Action | None:
         return _mark(action, now, arn, deps)
 
     marks = [pool.submit(contextvars.copy_context().run, mark, a) for a in planned.actions]
-    for action, marked in zip(planned.actions, marks, strict=True):
-        getattr(run, marked.result()).append(action.id)
+    named = [m for marked in marks if (m := marked.result()) is not None]
+    try:
+        if named:
+            start_batch(planned.name, planned.order, deps)
+    except LaunchRefused as refused:
+        for action in named:
+            park_again(action, arn, now, deps, refused)
+        run.refused += [a.id for a in planned.actions]
+        return "refused"
+    if named:
+        run.batches.append(planned.name)
+    launched = {a.id for a in named}
+    for action in planned.actions:
+        (run.launched if action.id in launched else run.moved).append(action.id)
     return "launched"
 
 
-def _mark(action: Action, now: datetime, arn: str, deps: Dependencies) -> str:
-    """Mark one member of a started batch launched, fenced on its version: "launched", or
-    "moved" (it changed meanwhile: the batch finds it superseded and leaves it)."""
-    for _ in range(_MARK_ATTEMPTS):
-        try:
-            deps.records.save(action.launched(now, arn), expected_version=action.version)
-            return "launched"
-        except ActionConflict:
-            fresh = deps.records.get(action.id)
-            if fresh is None or not _due(fresh, now) or fresh.fire_key != action.fire_key:
-                return _settled(fresh, arn)
-            action = fresh
-    raise ActionConflict(action.id, f"could not mark the launch after {_MARK_ATTEMPTS} attempts")
+def _mark(action: Action, now: datetime, arn: str, deps: Dependencies) -> Action | None:
+    """Mark one parked fire launched into the execution ``arn``, fenced on its version: the
+    record as written, or None when it is no longer this parked fire, due now (whatever moved
+    it has it)."""
+
+    def launched(current: Action) -> Action | None:
+        if current.fire_key != action.fire_key or not _due(current, now):
+            return None
+        return current.launched(now, arn)
+
+    written = update(deps.records, action.id, Rule.MARK_LAUNCHED, launched, first=action)
+    return None if written is None else written.after
 
 
 def launch_parked(
     action_id: str, now: datetime, deps: Dependencies, action: Action | None = None
 ) -> str:
-    """Start the parked fire of ``action_id`` alone and mark it launched: "launched", "moved"
-    (no longer parked, or not due yet) or "refused" (left parked). ``action``: its record as
-    just read, if the caller has it."""
-    started: str | None = None
-    for _ in range(_MARK_ATTEMPTS):
-        action = action or deps.records.get(action_id)
-        if action is None or not action.is_parked or action.launch_at is None:
-            return _settled(action, started)
-        if action.launch_at > now:
-            return _settled(action, started)  # parked again for later
-        name, _ = planned_execution(action, deps)
-        try:
-            started = deps.executions.start(name, fire_order(action, now, deps))
-        except LaunchRefused:
-            return "refused"
-        try:
-            deps.records.save(action.launched(now, started), expected_version=action.version)
-        except ActionConflict:
-            action = None
-            continue  # read again: the same fire still parked, or moved on
-        return "launched"
-    raise ActionConflict(action_id, f"could not mark the launch after {_MARK_ATTEMPTS} attempts")
-
-
-def _settled(action: Action | None, started: str | None) -> str:
-    """The record is no longer a parked fire due now: launched under the name this run started
-    (marked by another path, the reconciler; or already claimed by that execution, which ran
-    at once because its fire was due), or moved on."""
-    if started is not None and action is not None and action.status in ACTIVE:
-        name = started.rpartition(":")[2]
-        ours = action.execution_arn == started or action.claimed_by == name
-        return "launched" if ours else "moved"
-    return "moved"
+    """Mark the parked fire of ``action_id`` launched into its own execution, then start it:
+    "launched", "moved" (no longer parked, or not due yet) or "refused" (parked again).
+    ``action``: its record as just read, if the caller has it."""
+    action = action or deps.records.get(action_id)
+    if action is None or not _due(action, now):
+        return "moved"
+    name, arn = planned_execution(action, deps)
+    marked = _mark(action, now, arn, deps)
+    if marked is None:
+        return "moved"
+    try:
+        start_lone(name, fire_order(marked, now, deps), deps)
+    except LaunchRefused as refused:
+        park_again(marked, arn, now, deps, refused)
+        return "refused"
+    return "launched"

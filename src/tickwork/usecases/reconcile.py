@@ -38,8 +38,8 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Reconciled
-from tickwork.domain.batch import is_batch_name
 from tickwork.domain.errors import ActionConflict
+from tickwork.domain.execution import Machine, name_of, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome
 from tickwork.domain.fire_ending import (
     FIRE_FAILED,
@@ -54,8 +54,10 @@ from tickwork.domain.steering import ManualFire
 from tickwork.ports import ExecutionState
 from tickwork.usecases.answers import Done
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
+from tickwork.usecases.orders import kind_of
 from tickwork.usecases.pump import launch_parked
 from tickwork.usecases.record import record_failure, record_tick
+from tickwork.usecases.updates import Rule, update
 
 __all__ = ["reconcile"]
 
@@ -96,8 +98,8 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
     if action.is_parked:  # the pump's, unless its launch moment passed unnoticed
         overdue = action.launch_at is not None and action.launch_at <= now
         return overdue and launch_parked(action.id, now, deps) == "launched"
-    current = _name_of(action.execution_arn) or planned_execution(action, deps)[0]
-    state = _describe(current, deps)
+    current = action.execution_arn or planned_execution(action, deps)[1]
+    state = _describe(current, action, deps)
     if state is not None and state.running:
         return False
     fresh = deps.records.get(action.id)
@@ -116,8 +118,8 @@ def _resolve_claim(
     """A claim held past ``stuck_after``: record what its execution left, exactly once. With
     ``only_undelivered``, only a tick or report the bus refused: nothing else will record it,
     so it need not wait for ``stuck_after``."""
-    name = action.claimed_by or ""
-    state = _describe(name, deps) if name else None
+    holder = _arn_of(action.claimed_by, action, deps)
+    state = _describe(holder, action, deps)
     if state is not None and state.running:
         return  # still retrying, or waiting for a concurrency slot
     left = _left_by(state)
@@ -128,20 +130,25 @@ def _resolve_claim(
             _record_left_tick(left, action.id, deps, repairs)
         return
     if isinstance(left, LeftFailure):
-        failure = left.failure or _unproved(action, name, now, state)
+        failure = left.failure or _unproved(action, holder, now, state)
         if failure.key == action.fire_key:
             _record_left_failure(failure, left.undelivered, deps, repairs)
             return
     if action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL:
-        lost = _unknown(action.fire_key, action.execution_time or now, name, state)
+        lost = _unknown(action.fire_key, action.execution_time or now, holder, state)
         if record_failure(lost, deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return
+
+    def release(current: Action) -> Action | None:
+        if current.version != action.version:
+            return None  # it moved on while we looked: the normal flow has it
+        return current.released(now, deps.limits.transitions)
+
     with suppress(ActionConflict):  # RETRY: at least once, with the same idempotency key
-        released = action.released(now, deps.limits.transitions)
-        deps.records.save(released, action.version)
-        _relaunch(released, now, deps)
-        repairs.released.append(action.id)
+        written = update(deps.records, action.id, Rule.RELEASE, release, first=action)
+        if written is not None and _relaunch(written.after, now, deps):
+            repairs.released.append(action.id)
 
 
 def _resolve_manual(
@@ -152,6 +159,7 @@ def _resolve_manual(
     repair = 0
     for repair in range(_MAX_REPAIRS + 1):
         name = manual_execution(action, fire, repair)
+        arn = deps.executions.execution_arn(name)
         state = deps.executions.describe(name)
         if state is None:
             break
@@ -163,7 +171,7 @@ def _resolve_manual(
             return
         if isinstance(left, LeftFailure):
             failure = left.failure or replace(
-                _unproved(action, name, now, state),
+                _unproved(action, arn, now, state),
                 generation=fire.generation,
                 occurrence=fire.occurrence,
                 scheduled_time=fire.requested_at,
@@ -172,23 +180,29 @@ def _resolve_manual(
             )
             _record_left_failure(failure, left.undelivered, deps, repairs)
             return
-        if fire.claimed_by == name and at_most_once:
+        if same_execution(fire.claimed_by, arn) and at_most_once:
             break  # it ended after its claim without a word: the outcome is unknown
     else:
         raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
     if fire.claimed_by is not None and at_most_once:
         key = (action.id, fire.generation, fire.occurrence, fire.number)
-        lost = _unknown(key, fire.requested_at, fire.claimed_by, state)
+        holder = _arn_of(fire.claimed_by, action, deps)
+        lost = _unknown(key, fire.requested_at, holder, state)
         if record_failure(replace(lost, trigger=fire.trigger), deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return
+
+    def released(current: Action) -> Action | None:
+        if current.version != action.version:
+            return None  # it moved on while we looked: the normal flow has it
+        if fire.claimed_by is None:  # never claimed: nothing to release
+            return current
+        return current.manual_claimed(now, fire.number, None)  # RETRY: the claim goes
+
     with suppress(ActionConflict):
-        if fire.claimed_by is not None:  # RETRY: the claim goes with its execution
-            deps.records.save(
-                action.manual_claimed(now, fire.number, None), expected_version=action.version
-            )
-        launch_manual(action, fire, now, deps, repair=repair)
-        repairs.restarted.append(action.id)
+        if update(deps.records, action.id, Rule.RELEASE, released, first=action) is not None:
+            launch_manual(action, fire, now, deps, repair=repair)
+            repairs.restarted.append(action.id)
 
 
 def _left_by(state: ExecutionState | None) -> LeftTick | LeftFailure | None:
@@ -224,7 +238,7 @@ def _record_left_failure(
 
 
 def _unproved(
-    action: Action, name: str, now: datetime, state: ExecutionState | None
+    action: Action, holder: str, now: datetime, state: ExecutionState | None
 ) -> FireFailure:
     """The failure of an execution that ended in FireFailed without its report."""
     return FireFailure(
@@ -232,23 +246,26 @@ def _unproved(
         generation=action.generation,
         occurrence=action.occurrence,
         scheduled_time=action.execution_time or now,
-        execution_name=name,
+        execution_name=name_of(holder),
+        execution_arn=holder,
         error=FIRE_FAILED,
         cause=action.last_error or (state.cause if state else None),
     )
 
 
 def _unknown(
-    key: FireKey, scheduled: datetime, name: str, state: ExecutionState | None
+    key: FireKey, scheduled: datetime, holder: str, state: ExecutionState | None
 ) -> FireFailure:
     """A claimed fire whose execution ended without a tick or a report (onUnknownOutcome FAIL)."""
     how = "is gone" if state is None else f"ended {state.status} ({state.error or 'no error'})"
+    name = name_of(holder)
     return FireFailure(
         action_id=key[0],
         generation=key[1],
         occurrence=key[2],
         scheduled_time=scheduled,
         execution_name=name,
+        execution_arn=holder,
         error=OUTCOME_UNKNOWN,
         cause=(
             f"its execution {name} {how} after claiming the fire, without a tick or a failure "
@@ -260,26 +277,53 @@ def _unknown(
 
 
 def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
-    """Start the fire's execution under the first name not used yet: its own name if it never
-    started, else a numbered repair. False if one is already running."""
+    """Start the fire's execution under the first name not used yet — its own name if it never
+    started, else a numbered repair — once the record names it. False if one is already
+    running, or the record moved on meanwhile."""
     for repair in range(_MAX_REPAIRS + 1):
         name, arn = planned_execution(action, deps, repair=repair)
         state = deps.executions.describe(name)
         if state is not None and state.running:
             return False
         if state is None:
-            launch(action, now, deps, repair=repair)
-            if action.execution_arn != arn:
-                with suppress(ActionConflict):
-                    deps.records.save(action.with_execution(now, arn), action.version)
-            return True
+            return _name_and_launch(action, arn, repair, now, deps)
     raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
 
 
-def _describe(name: str, deps: Dependencies) -> ExecutionState | None:
-    """The execution of that name: a batch's (its fires share it), or a lone fire's."""
-    return (deps.batches if is_batch_name(name) else deps.executions).describe(name)
+def _name_and_launch(
+    action: Action, arn: str, repair: int, now: datetime, deps: Dependencies
+) -> bool:
+    """The record names the repair execution (fenced on the version looked at), then it starts."""
+
+    def named(current: Action) -> Action | None:
+        if current.version != action.version:
+            return None
+        return current if current.execution_arn == arn else current.with_execution(now, arn)
+
+    written = None
+    with suppress(ActionConflict):
+        written = update(deps.records, action.id, Rule.NAME_EXECUTION, named, first=action)
+    if written is None:
+        return False
+    launch(written.after, now, deps, repair=repair)
+    return True
 
 
-def _name_of(execution_arn: str | None) -> str | None:
-    return execution_arn.rpartition(":")[2] if execution_arn else None
+def _describe(execution: str | None, action: Action, deps: Dependencies) -> ExecutionState | None:
+    """The execution, on the machine its ARN names: a batch's (its fires share it), or a lone
+    fire's. None: it never started, or is gone."""
+    arn = _arn_of(execution, action, deps)
+    machine = kind_of(arn, deps)
+    if machine is None:
+        return None
+    return (deps.batches if machine is Machine.BATCH else deps.executions).describe(name_of(arn))
+
+
+def _arn_of(execution: str | None, action: Action, deps: Dependencies) -> str:
+    """A stored execution as an ARN: claims written before claims held ARNs hold the bare name
+    of the execution the record named, or of the fire machine's."""
+    if not execution or ":" in execution:
+        return execution or ""
+    if action.execution_arn and name_of(action.execution_arn) == execution:
+        return action.execution_arn
+    return deps.executions.execution_arn(execution)

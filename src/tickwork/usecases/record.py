@@ -22,24 +22,25 @@ from typing import Protocol
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
 from tickwork.domain.announcements import Completed
-from tickwork.domain.batch import is_batch_name
-from tickwork.domain.errors import ActionConflict
+from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.fire_tally import fire_kind
+from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import Done, RecordAnswer
 from tickwork.usecases.deferral import settle
 from tickwork.usecases.launch import launch, plan
+from tickwork.usecases.orders import kind_of
+from tickwork.usecases.updates import Rule, Written, update
 
 __all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 
-_WRITE_ATTEMPTS = 3
 _IGNORED = "stale or repeated delivery"
 
 
 class NextSeat(Protocol):
-    """A place for the recorded fire's next fire in a batch already planned (a batch chains
-    its recurring fires' next fires into batches of their own: usecases.batch_chain)."""
+    """A place for the recorded fire's next fire in a batch already planned (a batch plans
+    its recurring members' next fires into follow-on batches: usecases.follow_on)."""
 
     def take(self, following: Action) -> str | None:
         """The execution ARN to plan ``following`` (the record about to be written, at its
@@ -61,64 +62,122 @@ def record_tick(
     """``current``: the record as just read, if the caller has it (saves a read); ``tally``:
     False when the caller counts the fire itself (a batch adds its fires' tallies at once);
     ``seat``: where the next fire may go instead of an execution of its own."""
+    occurrence = occurrence_of(tick)
     if tick.manual:
-        record = occurrence_of(tick)
         return _record_manual(
-            tick.action_id, tick.manual, record, tick.idempotency_key, deps, tally
+            tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps, tally
         )
-    for _ in range(_WRITE_ATTEMPTS):
-        action = current or deps.records.get(tick.action_id)
-        current = None
-        if action is None or not _is_current(action, tick.key):
-            return _repeat(action, tick, deps)
-        now = deps.clock.now()
-        following = None
-        if tick.outcome is not Outcome.NO_ACTION:
-            following = following_fire(action, tick.scheduled_time, tick.occurrence, now)
-        occurrence = occurrence_of(tick)
-        fired = action.fired(now, occurrence, following, tick.result, deps.limits)
-        try:
-            answer = _write(action, fired, now, deps, seat)
-        except ActionConflict:
-            continue
-        if tally:
-            _tally(action, occurrence, deps)
-        return answer
-    raise ActionConflict(tick.action_id, f"could not record occurrence {tick.occurrence}")
+    return _record(
+        tick.key,
+        _execution_of(tick, deps),
+        lambda action, now: action.fired(
+            now,
+            occurrence,
+            None if tick.outcome is Outcome.NO_ACTION else _following(action, tick, now),
+            tick.result,
+            deps.limits,
+        ),
+        occurrence,
+        deps,
+        current,
+        tally,
+        seat,
+        on_repeat=lambda action: _repeat(action, tick, deps),
+    )
 
 
 def record_failure(failure: FireFailure, deps: Dependencies, tally: bool = True) -> RecordAnswer:
     if failure.manual:
-        for _ in range(_WRITE_ATTEMPTS):
-            action = deps.records.get(failure.action_id)
-            fire = action.manual.fire(failure.manual) if action else None
-            if action is None or fire is None:
-                break
-            record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
-            try:
-                return _record_manual(
-                    failure.action_id, failure.manual, record, fire.idempotency_key, deps, tally
-                )
-            except ActionConflict:
-                continue
-        return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
-    for _ in range(_WRITE_ATTEMPTS):
-        action = deps.records.get(failure.action_id)
-        if action is None or not _is_current(action, failure.key):
-            return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
-        now = deps.clock.now()
+        return _record_manual_failure(failure, deps, tally)
+    recorded: list[tuple[Occurrence, FailurePolicy]] = []
+
+    def failed(action: Action, now: datetime) -> Action:
         record = _failed_occurrence(failure, action.retry_count, now)
+        recorded[:] = [(record, action.failure_policy)]
         following = following_fire(action, failure.scheduled_time, failure.occurrence, now)
-        failed = action.failed(now, record, following, deps.limits)
-        try:
-            answer = _write(action, failed, now, deps)
-        except ActionConflict:
-            continue
-        if tally:
-            _tally(action, record, deps)
-        return replace(answer, error=record.error, failure_policy=action.failure_policy)
-    raise ActionConflict(
-        failure.action_id, f"could not record the failure of occurrence {failure.occurrence}"
+        return action.failed(now, record, following, deps.limits)
+
+    answer = _record(failure.key, _execution_of(failure, deps), failed, None, deps, tally=tally)
+    if answer.outcome is not Done.RECORDED:
+        return answer
+    record, policy = recorded[0]
+    return replace(answer, error=record.error, failure_policy=policy)
+
+
+def _record(
+    key: FireKey,
+    execution_arn: str,
+    ended: Callable[[Action, datetime], Action],
+    occurrence: Occurrence | None,
+    deps: Dependencies,
+    current: Action | None = None,
+    tally: bool = True,
+    seat: NextSeat | None = None,
+    on_repeat: Callable[[Action | None], object] | None = None,
+) -> RecordAnswer:
+    """Record the ending of the scheduled fire ``key`` by the execution ``execution_arn`` once
+    (``Rule.RECORD``: only while the record is at that fire, and that execution holds its claim
+    or is the one the record names), apply what waited for it, plan the next fire (into the
+    seat's batch, or its own execution), then launch it or announce the end."""
+    now = deps.clock.now()
+    seen: list[Action | None] = [None]
+    pending: list[Callable[[], None]] = []
+    seated: list[str] = []
+
+    def record(action: Action) -> Action | None:
+        seen[0] = action
+        _unseat(seat, seated)  # a lost race: the take of the last try was not written
+        if not _is_current(action, key) or not _ran_by(action, execution_arn):
+            return None
+        after, announcements = settle(ended(action, now), now, deps)
+        pending[:] = announcements
+        if after.status == Status.PENDING:
+            into = seat.take(after) if seat is not None else None
+            if into:
+                seated.append(into)
+            after = after.planned(into) if into else plan(after, now, deps)
+        return after
+
+    written: Written | None = None
+    try:
+        written = update(deps.records, key[0], Rule.RECORD, record, first=current)
+    finally:
+        if seat is not None and seated:
+            seat.taken(written is not None)
+    if written is None:
+        if on_repeat is not None:
+            on_repeat(seen[0])
+        return RecordAnswer(key[0], Done.IGNORED, reason=_IGNORED)
+    after = written.after
+    if after.status == Status.PENDING and not seated:
+        launch(after, now, deps)
+    elif after.status == Status.COMPLETED:
+        _publish_completed(after, after.history[-1].occurrence, deps)
+    _announce(pending)
+    if tally:
+        _tally(written.before, occurrence or after.history[-1], deps)
+    upcoming = after.execution_time if after.status == Status.PENDING else None
+    return RecordAnswer(after.id, Done.RECORDED, str(after.status), execution_time=upcoming)
+
+
+def _unseat(seat: NextSeat | None, seated: list[str]) -> None:
+    if seat is not None and seated:
+        seat.taken(False)
+        seated.clear()
+
+
+def _following(action: Action, tick: Tick, now: datetime) -> datetime | None:
+    return following_fire(action, tick.scheduled_time, tick.occurrence, now)
+
+
+def _record_manual_failure(failure: FireFailure, deps: Dependencies, tally: bool) -> RecordAnswer:
+    action = deps.records.get(failure.action_id)
+    fire = action.manual.fire(failure.manual) if action else None
+    if action is None or fire is None:
+        return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
+    record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
+    return _record_manual(
+        failure.action_id, failure.manual, record, fire.idempotency_key, deps, tally
     )
 
 
@@ -133,36 +192,6 @@ def following_fire(
     return following and ceil_ms(following)
 
 
-def _write(
-    before: Action,
-    recorded: Action,
-    now: datetime,
-    deps: Dependencies,
-    seat: NextSeat | None = None,
-) -> RecordAnswer:
-    """Write what the fire left (and any change that waited for it), then start the next fire
-    (unless the seat's batch holds it) or announce the end."""
-    after, announcements = settle(recorded, now, deps)
-    seated = None
-    if after.status == Status.PENDING:
-        seated = seat.take(after) if seat is not None else None
-        after = after.planned(seated) if seated else plan(after, now, deps)
-    written = False
-    try:
-        deps.records.save(after, expected_version=before.version)
-        written = True
-    finally:
-        if seat is not None and seated:
-            seat.taken(written)
-    if after.status == Status.PENDING and not seated:
-        launch(after, now, deps)
-    elif after.status == Status.COMPLETED:
-        _publish_completed(after, recorded.history[-1].occurrence, deps)
-    _announce(announcements)
-    upcoming = after.execution_time if after.status == Status.PENDING else None
-    return RecordAnswer(after.id, Done.RECORDED, str(after.status), execution_time=upcoming)
-
-
 def _record_manual(
     action_id: str,
     number: int,
@@ -171,22 +200,21 @@ def _record_manual(
     deps: Dependencies,
     tally: bool = True,
 ) -> RecordAnswer:
-    for _ in range(_WRITE_ATTEMPTS):
-        action = deps.records.get(action_id)
-        if action is None or action.manual.fire(number) is None:
-            return RecordAnswer(action_id, Done.IGNORED, reason=_IGNORED)
-        now = deps.clock.now()
-        updated = action.manual_recorded(now, number, record, key, deps.limits)
-        try:
-            deps.records.save(updated, expected_version=action.version)
-        except ActionConflict:
-            continue
-        if tally:
-            _tally(action, record, deps)
-        return RecordAnswer(
-            action_id, Done.RECORDED, str(updated.status), manual=number, trigger=record.trigger
-        )
-    raise ActionConflict(action_id, f"could not record manual fire {number}")
+    """Record a manual fire's ending once (``Rule.RECORD_MANUAL``: only while it is in flight)."""
+
+    def recorded(action: Action) -> Action | None:
+        if action.manual.fire(number) is None:
+            return None
+        return action.manual_recorded(deps.clock.now(), number, record, key, deps.limits)
+
+    written = update(deps.records, action_id, Rule.RECORD_MANUAL, recorded)
+    if written is None:
+        return RecordAnswer(action_id, Done.IGNORED, reason=_IGNORED)
+    if tally:
+        _tally(written.before, record, deps)
+    return RecordAnswer(
+        action_id, Done.RECORDED, str(written.after.status), manual=number, trigger=record.trigger
+    )
 
 
 def _tally(action: Action, occurrence: Occurrence, deps: Dependencies) -> None:
@@ -230,13 +258,29 @@ def _is_current(action: Action, key: FireKey) -> bool:
     return action.status in ACTIVE and action.fire_key == key
 
 
+def _ran_by(action: Action, execution_arn: str) -> bool:
+    """Whether the ending is that of the execution that may run the record's fire: the one
+    holding its claim, or (a skip, a failure before the claim) the one the record names. An
+    ending of any other (a stale execution, a replay) records nothing."""
+    if action.holds_claim(execution_arn):
+        return True
+    return action.status == Status.PENDING and same_execution(action.execution_arn, execution_arn)
+
+
+def _execution_of(ended: Tick | FireFailure, deps: Dependencies) -> str:
+    """The execution an ending names: its ARN, or — a tick or report made before they carried
+    one, which only the fire machine's executions put on the bus — the fire machine's execution
+    of its name."""
+    return ended.execution_arn or deps.executions.execution_arn(ended.execution_name)
+
+
 def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> RecordAnswer:
     moved_on = (
         action is not None
         and action.status == Status.PENDING
         and action.fire_key == (tick.action_id, tick.generation, tick.occurrence + 1, 0)
     )
-    if action is not None and moved_on and not _in_a_batch(action):
+    if action is not None and moved_on and not _in_a_batch(action, deps):
         launch(action, deps.clock.now(), deps)
     elif action is not None and _completed_by(action, tick):
         # The write landed but the event may not have (a crash in between): at least once.
@@ -244,9 +288,9 @@ def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> RecordAnsw
     return RecordAnswer(tick.action_id, Done.IGNORED, reason=_IGNORED)
 
 
-def _in_a_batch(action: Action) -> bool:
+def _in_a_batch(action: Action, deps: Dependencies) -> bool:
     """Its next fire was planned into a batch (which starts it, or the reconciler does)."""
-    return is_batch_name((action.execution_arn or "").rpartition(":")[2])
+    return kind_of(action.execution_arn, deps) is Machine.BATCH
 
 
 def _completed_by(action: Action, tick: Tick) -> bool:

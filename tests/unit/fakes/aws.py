@@ -24,6 +24,9 @@ class FakeExecutions:
     def execution_arn(self, name: str) -> str:
         return f"arn:aws:states:us-east-1:123456789012:execution:{self.machine}:{name}"
 
+    def owns(self, execution_arn: str) -> bool:
+        return execution_arn.startswith(self.execution_arn(""))
+
     def start(self, name: str, order: ExecutionInput) -> str:
         if self.refusals:
             raise LaunchRefused(name, self.refusals.pop(0))

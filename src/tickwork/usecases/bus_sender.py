@@ -1,7 +1,7 @@
 """Events put on the bus as they come, up to 10 a PutEvents call, by one thread of their own.
 
 A batch task's fires each hand their tick (or failure report) over the moment it is recorded;
-the outbox sends what it holds at once — a call as soon as 10 are there, or after ``linger``
+the sender sends what it holds at once — a call as soon as 10 are there, or after ``linger``
 with fewer — so a fire's tick never waits for a slower fire of the same batch. ``close``
 sends the rest and raises the first refusal, if any: the task then fails and is retried,
 which puts its recorded fires' events on the bus again.
@@ -17,12 +17,12 @@ from types import TracebackType
 
 from tickwork.ports import EventPublisher, OutboundEvent
 
-__all__ = ["Outbox"]
+__all__ = ["BusSender"]
 
 _PER_CALL = 10  # PutEvents takes at most 10 entries
 
 
-class Outbox:
+class BusSender:
     def __init__(self, publisher: EventPublisher, linger: float = 0.02) -> None:
         self._publisher = publisher
         self._linger = linger
@@ -32,7 +32,7 @@ class Outbox:
         self.calls = 0
         context = contextvars.copy_context()  # its calls carry the task's logging and tracing
         self._thread = threading.Thread(
-            target=context.run, args=(self._run,), name="outbox", daemon=True
+            target=context.run, args=(self._run,), name="bus-sender", daemon=True
         )
         self._thread.start()
 
@@ -45,7 +45,7 @@ class Outbox:
         if self._error is not None:
             raise self._error
 
-    def __enter__(self) -> Outbox:
+    def __enter__(self) -> BusSender:
         return self
 
     def __exit__(

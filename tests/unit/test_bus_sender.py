@@ -1,4 +1,4 @@
-"""The outbox of a batch task: events go to the bus as they come, at most 10 a call, from a
+"""The bus sender of a batch task: events go to the bus as they come, at most 10 a call, from a
 thread of their own; a refusal fails the task at its end, after the rest went out."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from tests.unit.fakes.aws import FakePublisher
 from tickwork.domain.announcements import Stopped
-from tickwork.usecases.outbox import Outbox
+from tickwork.usecases.bus_sender import BusSender
 
 
 def _events(count: int) -> list[Stopped]:
@@ -20,9 +20,9 @@ def _events(count: int) -> list[Stopped]:
 def test_events_put_at_once_go_out_in_calls_of_at_most_ten() -> None:
     publisher = FakePublisher()
 
-    with Outbox(publisher, linger=0.05) as outbox:
+    with BusSender(publisher, linger=0.05) as sender:
         for event in _events(25):
-            outbox.put(event)
+            sender.put(event)
 
     assert sum(publisher.chunks) == 25 and max(publisher.chunks) <= 10
     assert [d["id"] for _, d in publisher.events] == [f"a{n}" for n in range(25)]
@@ -38,14 +38,14 @@ def test_an_event_goes_out_without_waiting_for_the_ones_after_it() -> None:
         sent.set()
 
     publisher.publish_all = observed  # type: ignore[method-assign]
-    outbox = Outbox(publisher, linger=0.01)
+    sender = BusSender(publisher, linger=0.01)
     try:
-        outbox.put(Stopped("first", 1))
-        # WHEN nothing else comes THEN it is sent all the same (before the outbox closes)
+        sender.put(Stopped("first", 1))
+        # WHEN nothing else comes THEN it is sent all the same (before the sender closes)
         assert sent.wait(timeout=30)
         assert [d["id"] for _, d in publisher.events] == ["first"]
     finally:
-        outbox.close()
+        sender.close()
 
 
 class _Refusing(FakePublisher):
@@ -62,12 +62,12 @@ class _Refusing(FakePublisher):
 
 def test_a_refusal_is_raised_at_close_after_the_rest_went_out() -> None:
     publisher = _Refusing()
-    outbox = Outbox(publisher, linger=0.0)
-    outbox.put(Stopped("refused", 1))
+    sender = BusSender(publisher, linger=0.0)
+    sender.put(Stopped("refused", 1))
     assert publisher.refused.wait(timeout=30)
     for event in _events(3):
-        outbox.put(event)
+        sender.put(event)
 
     with pytest.raises(RuntimeError, match="refused"):
-        outbox.close()
+        sender.close()
     assert {d["id"] for _, d in publisher.events} >= {"a0", "a1", "a2"}

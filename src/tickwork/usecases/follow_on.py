@@ -1,0 +1,223 @@
+"""A batch's recurring members go on together: their next fires, due together again, share a
+*follow-on batch*, which the batch task starts.
+
+Before it fires anything, the task reads its members' records and works out where each
+recurring member goes next (``FollowOns.plan``). The next fires due in one second far enough
+ahead (``FOLLOW_ON_REACH``: the task must be done with this second first) and inside the
+horizon (else they are parked, for the pump) make a follow-on batch when there are at least
+``BatchMinFires`` of them: named for this batch and that second (``follow_on_name``). Recording
+a member then plans its next fire into the follow-on (``Seat``) — the record write names the
+follow-on's execution, so the next fire costs no write of its own to launch — and the follow-on
+starts once each of its members is recorded or has ended otherwise, or ``FOLLOW_ON_MARGIN``
+before its second, whichever comes first. A member recorded after its follow-on started gets an
+execution of its own, as a lone fire does; so does one whose next fire is not where it was
+foreseen (a change, a catch-up).
+
+A task retried after a crash finds the same follow-ons (the names depend on this batch and the
+second only) and the members it had written into them; one it had started is started again
+harmlessly. A follow-on whose start is refused (a quota, throttling) parks its members again,
+due now, for the pump; one never started at all (the task failed past its retries) is found by
+the reconciler, which gives each of its members an execution of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action, Status
+from tickwork.domain.batch import BatchOrder, Member, follow_on_name
+from tickwork.domain.errors import LaunchRefused
+from tickwork.usecases.launch import park_again
+from tickwork.usecases.orders import start_batch
+from tickwork.usecases.record import following_fire
+
+__all__ = ["FOLLOW_ON_MARGIN", "FOLLOW_ON_REACH", "FollowOns", "Seat"]
+
+log = logging.getLogger("tickwork")
+
+# A next fire nearer than this after its fire runs alone: the task must be done with the
+# fire's second (its members each at their millisecond, recorded) before the follow-on starts.
+FOLLOW_ON_REACH = timedelta(seconds=10)
+# A follow-on starts at the latest this long before its second, whoever has not joined it yet.
+FOLLOW_ON_MARGIN = timedelta(seconds=3)
+_POLL_SECONDS = 0.2  # the longest the starter sleeps between looks at its follow-ons
+
+
+@dataclass
+class _FollowOn:
+    second: datetime
+    name: str
+    arn: str
+    expected: set[str]  # action ids foreseen to join
+    joined: dict[str, Member] = field(default_factory=dict)
+    writing: set[str] = field(default_factory=set)  # planned into it, the write not landed yet
+    settled: set[str] = field(default_factory=set)  # their fire ended (joined or not)
+    started: bool = False
+
+    def ready(self, now: datetime) -> bool:
+        if self.writing:
+            return False
+        return self.expected <= self.settled or now >= self.second - FOLLOW_ON_MARGIN
+
+
+class FollowOns:
+    """The follow-on batches of one batch task: planned from its members' records, joined as
+    they are recorded, started by ``start_when_ready``."""
+
+    def __init__(self, parent: str, deps: Dependencies) -> None:
+        self._parent = parent
+        self._deps = deps
+        self._batches: dict[datetime, _FollowOn] = {}
+        self._of: dict[str, _FollowOn] = {}  # action id -> the follow-on its next fire joins
+        self._lock = threading.Condition()
+
+    # --- planning ------------------------------------------------------------------------------
+    def plan(self, fires: list[tuple[Member, Action | None]]) -> None:
+        """Foresee, from each member and its record as read, where its next fire goes; make the
+        follow-ons of the seconds with at least ``BatchMinFires`` of them (or with fires a
+        retried task had written into them already)."""
+        deps = self._deps
+        foreseen: dict[datetime, list[str]] = {}
+        joined: dict[datetime, list[Member]] = {}
+        for fire, action in fires:
+            if action is None:
+                continue
+            if action.fire_key == fire.key:
+                second = self._next_second(fire, action)
+                if second is not None:
+                    foreseen.setdefault(second, []).append(fire.action_id)
+            elif self._written_before(fire, action):
+                assert action.execution_time is not None
+                second = action.execution_time.replace(microsecond=0)
+                joined.setdefault(second, []).append(
+                    Member(action.id, action.generation, action.occurrence, action.execution_time)
+                )
+        for second in sorted(set(foreseen) | set(joined)):
+            ids, before = foreseen.get(second, []), joined.get(second, [])
+            if len(ids) + len(before) < deps.settings.batch_min_fires and not before:
+                continue
+            name = follow_on_name(self._parent, second)
+            follow_on = _FollowOn(second, name, deps.batches.execution_arn(name), set(ids))
+            follow_on.joined.update({f.action_id: f for f in before})
+            follow_on.settled.update(f.action_id for f in before)
+            self._batches[second] = follow_on
+            self._of.update(dict.fromkeys(ids, follow_on))
+
+    def _next_second(self, fire: Member, action: Action) -> datetime | None:
+        """The second of the fire's next fire, when a follow-on can hold it."""
+        deps = self._deps
+        if action.status not in (Status.PENDING, Status.IN_PROGRESS):
+            return None
+        now = max(deps.clock.now(), fire.fire_at)
+        following = following_fire(action, fire.fire_at, fire.occurrence, now)
+        if following is None or following - fire.fire_at < FOLLOW_ON_REACH:
+            return None
+        if following - now > deps.settings.launch_ahead:
+            return None  # parked: the pump launches it
+        return following.replace(microsecond=0)
+
+    def _written_before(self, fire: Member, action: Action) -> bool:
+        """A retried task: this member was recorded by this batch, its next fire written into
+        one of this batch's follow-ons."""
+        if action.execution_time is None:
+            return False
+        second = action.execution_time.replace(microsecond=0)
+        follow_on = self._deps.batches.execution_arn(follow_on_name(self._parent, second))
+        return (
+            action.status == Status.PENDING
+            and (action.id, action.generation, action.occurrence)
+            == (fire.action_id, fire.generation, fire.occurrence + 1)
+            and action.execution_arn == follow_on
+        )
+
+    # --- joining -------------------------------------------------------------------------------
+    def seat(self, fire: Member) -> Seat | None:
+        follow_on = self._of.get(fire.action_id)
+        return None if follow_on is None else Seat(self, follow_on, fire)
+
+    def _take(self, follow_on: _FollowOn, fire: Member, following: Action) -> str | None:
+        expected = (fire.action_id, fire.generation, fire.occurrence + 1, 0)
+        due = following.execution_time
+        with self._lock:
+            if follow_on.started or following.fire_key != expected or due is None:
+                return None
+            if due.replace(microsecond=0) != follow_on.second:
+                return None
+            follow_on.writing.add(fire.action_id)
+            follow_on.joined[fire.action_id] = Member(
+                following.id, following.generation, following.occurrence, due
+            )
+            return follow_on.arn
+
+    def _taken(self, follow_on: _FollowOn, fire: Member, written: bool) -> None:
+        with self._lock:
+            follow_on.writing.discard(fire.action_id)
+            if not written:
+                follow_on.joined.pop(fire.action_id, None)
+            self._lock.notify_all()
+
+    def settle(self, fire: Member) -> None:
+        """The fire's part in the task is over (whatever became of it)."""
+        follow_on = self._of.get(fire.action_id)
+        if follow_on is None:
+            return
+        with self._lock:
+            follow_on.settled.add(fire.action_id)
+            self._lock.notify_all()
+
+    # --- starting ------------------------------------------------------------------------------
+    def start_when_ready(self) -> list[str]:
+        """Start each follow-on when it is ready (see ``_FollowOn.ready``); return when every
+        one is started. The names of those started with members in them."""
+        started: list[str] = []
+        while True:
+            with self._lock:
+                now = self._deps.clock.now()
+                ready = [c for c in self._batches.values() if not c.started and c.ready(now)]
+                for follow_on in ready:
+                    follow_on.started = True
+                waiting = [c for c in self._batches.values() if not c.started]
+                if not ready and waiting:
+                    earliest = min(c.second - FOLLOW_ON_MARGIN for c in waiting) - now
+                    self._lock.wait(min(_POLL_SECONDS, max(0.01, earliest.total_seconds())))
+                    continue
+            for follow_on in ready:
+                if self._start(follow_on):
+                    started.append(follow_on.name)
+            if not waiting:
+                return started
+
+    def _start(self, follow_on: _FollowOn) -> bool:
+        members = tuple(sorted(follow_on.joined.values(), key=lambda f: f.action_id))
+        if not members:
+            return False
+        try:
+            start_batch(follow_on.name, BatchOrder(follow_on.second, members), self._deps)
+        except LaunchRefused as refused:
+            log.warning("follow-on batch refused, its members parked again: %s", refused)
+            now = self._deps.clock.now()
+            for member in members:
+                action = self._deps.records.get(member.action_id)
+                if action is not None and action.fire_key == member.key:
+                    park_again(action, follow_on.arn, now, self._deps, refused)
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One member's place in its foreseen follow-on batch (``record.NextSeat``)."""
+
+    owner: FollowOns
+    follow_on: _FollowOn
+    fire: Member
+
+    def take(self, following: Action) -> str | None:
+        return self.owner._take(self.follow_on, self.fire, following)
+
+    def taken(self, written: bool) -> None:
+        self.owner._taken(self.follow_on, self.fire, written)

@@ -1,0 +1,77 @@
+"""The one way a use case changes an action record: read it, apply a pure change, write the
+result fenced on the version read; on a lost race read again and apply the change again.
+
+Each call names the protocol rule it enforces (``Rule``, one per row of docs/protocol.md's
+"Who writes what"), so a conflict that outlasts its attempts says which rule could not be
+applied, and a reader finds every writer of a rule by its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tickwork.domain.action import Action
+from tickwork.domain.errors import ActionConflict
+from tickwork.ports import ActionRecords
+
+__all__ = ["ATTEMPTS", "Rule", "Written", "update"]
+
+ATTEMPTS = 3  # reads and writes of one update before it gives up (ActionConflict)
+
+
+class Rule(StrEnum):
+    """The writes of the fire protocol (docs/protocol.md, "Who writes what")."""
+
+    CLAIM = "claim"  # PENDING → IN_PROGRESS by an execution with a proved order
+    CLAIM_MANUAL = "claim a manual fire"
+    HAND_OVER = "hand over"  # a batch's claim to the fire's own lone execution
+    RELEASE = "release"  # a claim given up: its execution ended unrecorded (RETRY) or refused
+    RECORD = "record"  # a tick or failure report, once per fire key
+    RECORD_MANUAL = "record a manual fire"
+    NOTE_FAILURE = "note an attempt's error"
+    PARK_AGAIN = "park again"  # an execution could not be started: the pump retries it
+    MARK_LAUNCHED = "mark launched"  # the pump started the parked fire's execution
+    NAME_EXECUTION = "name the execution"  # a leg or a repair: the record names it
+
+
+@dataclass(frozen=True)
+class Written:
+    before: Action  # the version the write was fenced on
+    after: Action  # the version written
+
+
+def update(
+    records: ActionRecords,
+    action_id: str,
+    rule: Rule,
+    change: Callable[[Action], Action | None],
+    first: Action | None = None,
+    attempts: int = ATTEMPTS,
+) -> Written | None:
+    """Apply ``change`` to the record and write it, fenced on the version it was applied to.
+
+    ``change`` is pure: given the record as read it returns the next version; the record itself
+    when the rule is already applied (nothing to write: ``Written(action, action)``); or None
+    when the rule does not apply to it (the record moved on): nothing is written and None is
+    returned, as for a record that does not exist. ``change`` may raise to refuse. ``first``:
+    the record as the caller just read it (saves a read; a stale one costs a retry). After
+    ``attempts`` lost races: ``ActionConflict``."""
+    current = first
+    for _ in range(attempts):
+        action = current or records.get(action_id)
+        current = None
+        if action is None:
+            return None
+        after = change(action)
+        if after is None:
+            return None
+        if after is action:
+            return Written(action, action)
+        try:
+            records.save(after, expected_version=action.version)
+        except ActionConflict:
+            continue
+        return Written(action, after)
+    raise ActionConflict(action_id, f"{rule}: the record kept changing ({attempts} attempts)")

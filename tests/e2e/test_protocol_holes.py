@@ -1,0 +1,215 @@
+"""The holes an outside review found in exactly once (issue 28), each through the real state
+machines in the emulated stack: an id shaped like a batch's name, executions started by hand
+with forged, replayed or duplicated orders, and a batched fire's attempts held to the same
+retry policy as a lone one's. docs/protocol.md says why each is closed."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
+from tickwork.domain.action import Status
+from tickwork.domain.naming import execution_name
+from tickwork.domain.times import iso
+from tickwork.usecases.reconcile import reconcile
+from tickwork_local.receiver import Receiver
+
+BATCHED = {"PumpSchedule": "rate(1 hour)", "BatchMinFires": "3"}
+
+
+def _sfn(stack: Stack) -> Any:
+    return stack.local.client("stepfunctions")
+
+
+def _ended(stack: Stack, arn: str) -> dict[str, Any]:
+    wait_until(lambda: _sfn(stack).describe_execution(executionArn=arn)["status"] != "RUNNING")
+    return dict(_sfn(stack).describe_execution(executionArn=arn))
+
+
+def _tampered(stack: Stack, action_id: str) -> list[dict[str, Any]]:
+    events = stack.lifecycle.wait_for(
+        lambda evs: any(
+            e["detail-type"] == "Schedule Tampered" and e["detail"]["id"] == action_id for e in evs
+        ),
+        timeout=15,
+    )
+    return [
+        e["detail"]
+        for e in events
+        if e["detail-type"] == "Schedule Tampered" and e["detail"]["id"] == action_id
+    ]
+
+
+@pytest.mark.parametrize(
+    "action_id",
+    [
+        "a-42",
+        "b-42",
+        "b-1764230000-0123456789ab",
+        "b-1764230000-0123456789ab-r1",
+        "x-1a2b3c4d-g1-o1",
+    ],
+)
+def test_any_valid_id_fires_is_recorded_and_ticks_as_a_42_does(
+    stack: Stack, action_id: str
+) -> None:
+    """An id that starts like a batch's name, or is shaped like a generated execution name,
+    is an id like any other: its fire is recorded by the tick function, and nothing is
+    repaired afterwards."""
+    stack.start({"id": action_id, "at": in_seconds(2)})
+
+    done = stack.wait_record(
+        action_id, lambda a: a.status not in (Status.PENDING, Status.IN_PROGRESS), 20
+    )
+
+    assert done.status == Status.COMPLETED
+    assert [(h.occurrence, h.outcome) for h in done.history] == [(1, "FIRED")]
+    [tick] = stack.ticks_for(action_id, count=1, timeout=5)
+    assert tick["executionArn"].startswith(
+        stack.local.outputs["StateMachineArn"].replace(":stateMachine:", ":execution:")
+    )
+    assert_never_early([tick])
+    # the tick rule passed the fire's tick to the tick function, which recorded it
+    wait_until(lambda: bool(stack.invocations("TickFunction")), what="the tick function ran")
+    repaired = reconcile(stack.deps, horizon=None, stuck_after=timedelta(0))
+    assert all(action_id not in ids for ids in repaired.values()), repaired
+    assert stack.record(action_id).version == done.version
+
+
+def test_a_lone_execution_started_by_hand_with_an_early_fire_time_fires_nothing(
+    stack: Stack, receiver: Receiver
+) -> None:
+    # GIVEN a webhook due in a minute (parked: the local horizon is 5 s)
+    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=60)
+    http = {"url": receiver.url, "method": "POST", "body": {}}
+    stack.start({"id": "early", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
+    waiting = stack.wait_record("early", lambda a: a.is_parked)
+
+    # WHEN anyone allowed states:StartExecution starts its execution, under its own name, with
+    # an order 60 s early (as the stack writes orders, but without its proof)
+    now = iso(datetime.now(UTC))
+    order = {"id": "early", "generation": 1, "occurrence": 1, "leg": 0, "fireAt": now,
+             "waitUntil": now, "manual": 0, "trigger": "SCHEDULED"}  # fmt: skip
+    name = execution_name("early", 1, 1)
+    arn = _sfn(stack).start_execution(
+        stateMachineArn=stack.local.outputs["StateMachineArn"], name=name, input=json.dumps(order)
+    )["executionArn"]
+
+    # THEN it is refused: nothing fired, nothing written, and a Schedule Tampered names it
+    ended = _ended(stack, arn)
+    assert (ended["status"], ended["error"]) == ("FAILED", "ForgedOrder")
+    [tampered] = _tampered(stack, "early")
+    assert tampered["executionArn"] == arn and "proof" in tampered["reason"]
+    assert receiver.requests == []
+    assert stack.record("early").version == waiting.version
+    assert stack.ticks_for("early") == []
+
+
+def test_a_real_order_replayed_under_another_name_or_on_the_batch_machine_fires_nothing(
+    make_stack, receiver: Receiver
+) -> None:
+    # GIVEN a webhook 20 s away whose execution the stack started (a horizon of 60 s)
+    stack: Stack = make_stack(LaunchAheadSeconds="60")
+    http = {"url": receiver.url, "method": "POST", "body": {}}
+    stack.start({"id": "replay", "at": in_seconds(20), "action": "HTTP_REQUEST", "data": http})
+    waiting = stack.wait_record("replay", lambda a: a.execution_arn is not None)
+    real = _sfn(stack).describe_execution(executionArn=waiting.execution_arn)
+    order = json.loads(real["input"])
+    assert order["proof"].startswith("v1=")
+
+    # WHEN its proved order is replayed, fire time moved to now, under another name; and the
+    # same order, unchanged, on the batch machine under the real execution's very name
+    moved = {**order, "fireAt": in_seconds(0), "waitUntil": in_seconds(0)}
+    other = _sfn(stack).start_execution(
+        stateMachineArn=stack.local.outputs["StateMachineArn"],
+        name="replay-by-hand",
+        input=json.dumps(moved),
+    )["executionArn"]
+    twin = _sfn(stack).start_execution(
+        stateMachineArn=stack.local.outputs["BatchStateMachineArn"],
+        name=real["name"],
+        input=json.dumps(
+            {"waitUntil": order["waitUntil"], "fires": [order], "proof": order["proof"]}
+        ),
+    )["executionArn"]
+
+    # THEN both are refused and only the real execution fires, once, on time
+    assert _ended(stack, other)["error"] == "ForgedOrder"
+    assert _ended(stack, twin)["error"] == "ForgedOrder"
+    done = stack.wait_record("replay", lambda a: a.status == Status.COMPLETED, timeout=40)
+    assert len(receiver.requests) == 1
+    assert [h.execution for h in done.history] == [real["name"]]
+    [tick] = stack.ticks_for("replay", count=1, timeout=5)
+    assert_never_early([tick])
+
+
+def test_a_batch_listing_one_fire_twice_fires_nothing(stack: Stack, receiver: Receiver) -> None:
+    # GIVEN a webhook due in a few seconds
+    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=4)
+    http = {"url": receiver.url, "method": "POST", "body": {}}
+    stack.start({"id": "twice", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
+    stack.wait_record("twice", lambda a: a.execution_arn is not None or a.is_parked)
+
+    # WHEN a batch execution is started by hand listing it twice
+    member = {"id": "twice", "generation": 1, "occurrence": 1, "fireAt": iso(due)}
+    arn = _sfn(stack).start_execution(
+        stateMachineArn=stack.local.outputs["BatchStateMachineArn"],
+        name="b-by-hand",
+        input=json.dumps({"waitUntil": iso(due), "fires": [member, member]}),
+    )["executionArn"]
+
+    # THEN it is refused whole (never retried), and the fire's own execution fires it once
+    ended = _ended(stack, arn)
+    assert (ended["status"], ended["error"]) == ("FAILED", "ForgedOrder")
+    assert "more than once" in ended["cause"]
+    done = stack.wait_record("twice", lambda a: a.status == Status.COMPLETED, timeout=20)
+    assert len(receiver.requests) == 1 and len(done.history) == 1
+    assert "more than once" in _tampered(stack, "twice")[0]["reason"]
+
+
+def _always_failing_batch(stack: Stack, failing: Receiver) -> tuple[str, datetime]:
+    second = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=8)
+    for n in range(3):
+        stack.start({"id": f"parity:{n}", "at": iso(second)})
+    http = {"url": failing.url, "method": "POST", "body": {}}
+    stack.start({"id": "parity:failing", "at": iso(second), "action": "HTTP_REQUEST", "data": http})
+    ids = [*(f"parity:{n}" for n in range(3)), "parity:failing"]
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.is_parked)
+    wait_until(lambda: datetime.now(UTC) >= second - timedelta(seconds=5), what="launch moment")
+    pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
+    run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
+    assert error is None and len(run["batches"]) == 1, run
+    return "parity:failing", second
+
+
+@pytest.mark.parametrize("retries", ["2", "0"])
+def test_a_batched_fire_gets_as_many_attempts_as_a_lone_one(make_stack, retries: str) -> None:
+    """RetryMaxAttempts=2: 3 attempts, lone or batched (1 in the batch, 2 in its own
+    execution). RetryMaxAttempts=0: 1 attempt each, and the batch records the failure itself:
+    nothing is handed over to be tried again."""
+    stack: Stack = make_stack(RetryMaxAttempts=retries, **BATCHED)
+    allowed = 1 + int(retries)
+    lone_target, batch_target = Receiver(failures=100), Receiver(failures=100)
+    try:
+        http = {"url": lone_target.url, "method": "POST", "body": {}}
+        stack.start(
+            {"id": "parity:lone", "at": in_seconds(2), "action": "HTTP_REQUEST", "data": http}
+        )
+        batched, _ = _always_failing_batch(stack, batch_target)
+
+        lone = stack.wait_record("parity:lone", lambda a: a.status == Status.FAILED, timeout=60)
+        done = stack.wait_record(batched, lambda a: a.status == Status.FAILED, timeout=60)
+    finally:
+        lone_target.close()
+        batch_target.close()
+    assert len(lone_target.requests) == allowed == lone.history[-1].attempts
+    assert len(batch_target.requests) == allowed
+    keys = {r["headers"].get("Idempotency-Key") for r in batch_target.requests}
+    assert len(keys) == 1  # every attempt the same fire
+    if retries == "0":
+        assert done.history[-1].execution.startswith("b-")  # recorded by the batch itself
