@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv demo run test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template chaos bench lint clean
+.PHONY: help venv demo run test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -57,6 +57,11 @@ test-e2e: $(STAMP) ## the real state machine executed in the emulated stack
 
 test-template: $(STAMP) ## sam validate --lint, substitutions, statelint, IAM, checkov
 	$(BIN)/python -m pytest tests/template
+
+MODEL_EXAMPLES ?= 5000
+MODEL_STEPS ?= 80
+model: $(STAMP) ## the model-based test of the fire protocol, long: MODEL_EXAMPLES random runs (make test runs 100)
+	MODEL_EXAMPLES=$(MODEL_EXAMPLES) MODEL_STEPS=$(MODEL_STEPS) $(BIN)/python -m pytest -n 0 -q --timeout 0 --hypothesis-show-statistics tests/model
 
 CHAOS_ARGS ?= --actions 500
 chaos: $(STAMP) ## fault-injection run on a local stack: fails if a fire is lost, doubled or early

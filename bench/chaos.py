@@ -98,6 +98,14 @@ def _print_outcome(outcome: Outcome, wall: float) -> None:
         print(
             f"\n  NOTE (does not fail the run): COMPLETED, no Schedule Completed event: {missing}"
         )
+    counted = outcome.totals
+    if counted:
+        print(
+            f"\n  counts and fire totals (GET /stats) against the records: "
+            f"{'equal' if not counted['problems'] else 'DIFFERENT'} "
+            f"(fired {counted['counted']['fired']}/{counted['recorded']['fired']}, "
+            f"failed {counted['counted']['failed']}/{counted['recorded']['failed']})"
+        )
     for problem in outcome.run_problems:
         print(f"  run: {problem}")
     verdict = "FAILED" if outcome.failed else "passed"

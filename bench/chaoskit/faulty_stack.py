@@ -160,7 +160,7 @@ def plant_start_refusals() -> None:
     start = StepFunctionsExecutions.start
 
     def refusing_start(self: StepFunctionsExecutions, name: str, order: ExecutionInput) -> str:
-        fires = order.fires if isinstance(order, BatchOrder) else (order,)
+        fires = order.members if isinstance(order, BatchOrder) else (order,)
         refused = [f for f in fires if f.action_id.startswith(REFUSED_PREFIX)]
         if refused and first_time(("refuse", name)):
             for fire in refused:  # a batch is refused whole: each refused- member is told
@@ -168,7 +168,7 @@ def plant_start_refusals() -> None:
             raise LaunchRefused(name, "ExecutionLimitExceeded")
         arn = start(self, name, order)
         if isinstance(order, BatchOrder) and first_time(("batch", name)):  # not a fault: a count
-            _fault("batch-started", name, order.fires[0].action_id, len(order.fires))
+            _fault("batch-started", name, order.members[0].action_id, len(order.members))
         return arn
 
     StepFunctionsExecutions.start = refusing_start  # type: ignore[method-assign]

@@ -53,6 +53,7 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)  # action id -> its record
     races: list[dict[str, Any]] = field(default_factory=list)  # each race, timed to its lock
     lifecycle: dict[str, Any] = field(default_factory=dict)  # reported, not failing the run
+    totals: dict[str, Any] = field(default_factory=dict)  # counts and fire totals vs records
 
     @property
     def failed(self) -> bool:
@@ -175,6 +176,7 @@ def write_json(outcome: Outcome, path: Path, wall_seconds: float) -> None:
         "run_problems": outcome.run_problems,
         "problems": outcome.score.problems,
         "lifecycle": outcome.lifecycle,
+        "totals": outcome.totals,
         "races": outcome.races,
         "details": outcome.details,
     }

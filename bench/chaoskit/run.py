@@ -28,6 +28,7 @@ from chaoskit.races import Races
 from chaoskit.receiver import ChaosReceiver
 from chaoskit.report import score, straddling
 from chaoskit.timeline import Timeline
+from chaoskit.totals import Totals, totals
 from tickwork_local.process import LocalProcess
 
 __all__ = ["ChaosRun", "RunSettings"]
@@ -247,15 +248,23 @@ class ChaosRun:
         lifecycle = missing_completed(
             self.plan, statuses, deliveries, self.ticks.completed, blind, caught
         )
+        counted = self._totals(statuses)
         return Outcome(
             self.plan,
             result,
             fault_summary(deliveries, injectors, self.kill, self.began),
-            run_problems(self.plan, injected, self.timeline.errors),
+            run_problems(self.plan, injected, self.timeline.errors) + counted.problems,
             {i: self._record(i) for i in list(result.problems)[:DETAILS_KEPT]},
             self.races.timings(self.first_fires, self.plan.by_id()),
             lifecycle,
+            counted.as_dict(),
         )
+
+    def _totals(self, statuses: dict[str, str]) -> Totals:
+        """GET /stats against every record: counts by status and the fire totals."""
+        answer = self.stack.api.get(f"{self.stack.api_url}/stats", timeout=60)
+        answer.raise_for_status()
+        return totals(answer.json(), [self._record(i) for i in sorted(statuses)])
 
     def _expectations(self) -> list[Expected]:
         records = {

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         ActionRecords,
         Clock,
         ConcurrencySlots,
+        CountTabs,
         EventPublisher,
         ExecutionStarter,
         FireTallies,
@@ -50,6 +51,7 @@ class Ports(TypedDict, total=False):
     queries: ActionQueries
     parked: ParkedFires
     tallies: FireTallies
+    tabs: CountTabs
     executions: ExecutionStarter
     batches: ExecutionStarter
     publisher: EventPublisher
@@ -92,6 +94,7 @@ def build(
             "queries",
             "parked",
             "tallies",
+            "tabs",
             "executions",
             "batches",
             "publisher",
@@ -124,6 +127,7 @@ def build(
         queries=ports["queries"],
         parked=ports["parked"],
         tallies=ports["tallies"],
+        tabs=ports["tabs"],
         executions=ports["executions"],
         batches=ports["batches"],
         publisher=publisher,
@@ -145,6 +149,7 @@ def from_environment() -> Dependencies:
 
 def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     # Imported here: a unit test's build never loads botocore.
+    from tickwork.adapters.dynamodb_count_tab import DynamoDBCountTabs
     from tickwork.adapters.dynamodb_counts import CountedMemo
     from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
     from tickwork.adapters.dynamodb_queries import DynamoDBQueries
@@ -171,6 +176,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     )
     ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
+    ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     # Without a batch machine (FireBatching=false), nothing is batched: it is never started.
     batch_machine = settings.batch_state_machine_arn or settings.state_machine_arn

@@ -15,6 +15,7 @@ from tickwork.ports import (
     ActionRecords,
     Clock,
     ConcurrencySlots,
+    CountTabs,
     EventPublisher,
     ExecutionStarter,
     FireTallies,
@@ -35,6 +36,7 @@ class Dependencies:
     queries: ActionQueries  # pages, counts, actions by status in fire order
     parked: ParkedFires  # fires waiting in the table for the pump
     tallies: FireTallies  # fires recorded, by minute and hour
+    tabs: CountTabs  # batches' counter changes not settled yet
     executions: ExecutionStarter  # the fire machine's: one fire each
     batches: ExecutionStarter  # the batch machine's: the fires due in one second
     publisher: EventPublisher

@@ -20,7 +20,6 @@ from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.fire import Outcome
-from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork_local.stack import LocalStack
 
@@ -85,8 +84,7 @@ def seeded(stack: Stack) -> Seeded:
         execution_arn=None,
         version=action.version + 1,
     )
-    deps.records.save(failed_record, expected_version=action.version)
-    deps.tallies.add(action.group, fire.actual_time, FireKind.FAILED)
+    deps.records.save(failed_record, expected_version=action.version, recorded=fire)
 
     completed = "dash:report:every-20m"
     start_action(
@@ -102,10 +100,7 @@ def seeded(stack: Stack) -> Seeded:
         following = scheduled + timedelta(minutes=20) if n < 6 else None
         before = action
         action = action.fired(actual, record, following, {"delivered": "tick-event"}, deps.limits)
-        deps.records.save(action, expected_version=before.version)
-        kind = fire_kind(record)
-        assert kind is not None
-        deps.tallies.add(action.group, actual, kind)  # as recording the fire does
+        deps.records.save(action, expected_version=before.version, recorded=record)
     return Seeded(pending, failed, error, completed)
 
 

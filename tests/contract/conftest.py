@@ -16,12 +16,14 @@ from moto import mock_aws
 
 from tests.unit.fakes import (
     FakeClock,
+    FakeCountTabs,
     FakeFireTallies,
     FakeParkedFires,
     FakeQueries,
     FakeRecords,
     FakeStore,
 )
+from tickwork.adapters.dynamodb_count_tab import DynamoDBCountTabs
 from tickwork.adapters.dynamodb_counts import CountedMemo
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.dynamodb_queries import DynamoDBQueries
@@ -29,7 +31,7 @@ from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
 from tickwork.domain.action import Action, Limits
 from tickwork.domain.start_request import parse_start_detail
-from tickwork.ports import ActionQueries, ActionRecords, FireTallies, ParkedFires
+from tickwork.ports import ActionQueries, ActionRecords, CountTabs, FireTallies, ParkedFires
 from tickwork_local.template import Template
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -42,6 +44,7 @@ class Stores:
     queries: ActionQueries
     parked: ParkedFires
     tallies: FireTallies
+    tabs: CountTabs
     clock: FakeClock
 
     def add(self, action_id: str, **changes: Any) -> Action:
@@ -70,7 +73,12 @@ def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     if request.param == "fake":
         store = FakeStore()
         yield Stores(
-            FakeRecords(store), FakeQueries(store), FakeParkedFires(store), FakeFireTallies(), clock
+            FakeRecords(store),
+            FakeQueries(store),
+            FakeParkedFires(store),
+            FakeFireTallies(store),
+            FakeCountTabs(store),
+            clock,
         )
         return
     for key, value in {
@@ -89,5 +97,6 @@ def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
             DynamoDBQueries(name, clock=clock, memo=memo),
             DynamoDBParkedFires(name),
             DynamoDBFireTallies(name),
+            DynamoDBCountTabs(name),
             clock,
         )

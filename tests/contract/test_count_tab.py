@@ -1,6 +1,8 @@
-"""GIVEN the records port (fake and DynamoDB) WHEN a batch's writes leave their counter changes
-on a tab THEN the counts are exact once the tab's changes are added — once, across a crash
-before adding them, a crash after, and a record written again meanwhile."""
+"""GIVEN the records port and the tabs port (fake and DynamoDB) WHEN a batch's writes carry
+their counter and fire-total changes on its tab THEN the counts and totals are exact once the
+tab is settled — once, by whoever settles it: the batch at its end, a retry of its task after
+a crash, the reconciler after the batch ended, or the next write of a member's record.
+docs/protocol.md, "Counts and fire totals"."""
 
 from __future__ import annotations
 
@@ -12,19 +14,37 @@ import pytest
 
 from tests.contract.conftest import Stores
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
-from tickwork.domain.action import Action, Status
+from tickwork.domain.action import Action, Occurrence, Status
+from tickwork.domain.fire import Outcome
 from tickwork.domain.selection import Selection
+from tickwork.domain.times import to_epoch_ms
+from tickwork.ports import CountingRecords
+
+BATCH = "b-1-abc"
+
+
+def _tab(stores: Stores, attempt: int = 0, members: int = 5) -> CountingRecords:
+    ids = [f"t:{n}" for n in range(members)]
+    return stores.records.counting_later(BATCH, attempt, ids, stores.clock.now())
 
 
 def _complete(stores: Stores, records: object, action_id: str) -> Action:
-    """Claim the action's fire, then record it COMPLETED, as a batch task does."""
+    """Claim the action's fire, then record it fired and COMPLETED, as a batch task does."""
     action = stores.records.get(action_id)
-    assert action is not None
+    assert action is not None and action.execution_time is not None
     claimed = replace(action, status=Status.IN_PROGRESS, version=action.version + 1)
     records.save(claimed, action.version)  # type: ignore[attr-defined]
-    expires = int((stores.clock.now() + timedelta(days=10)).timestamp())
-    done = replace(claimed, status=Status.COMPLETED, version=claimed.version + 1, ttl=expires)
-    records.save(done, claimed.version)  # type: ignore[attr-defined]
+    now = stores.clock.now()
+    fired = Occurrence(1, action.execution_time, now, 1, Outcome.FIRED, late_ms=0)
+    expires = int((now + timedelta(days=10)).timestamp())
+    done = replace(
+        claimed,
+        status=Status.COMPLETED,
+        version=claimed.version + 1,
+        ttl=expires,
+        history=(fired,),
+    )
+    records.save(done, claimed.version, recorded=fired)  # type: ignore[attr-defined]
     return done
 
 
@@ -34,100 +54,148 @@ def _counts(stores: Stores) -> tuple[int, int]:
     return counts["PENDING"] + counts["IN_PROGRESS"], counts["COMPLETED"]
 
 
-def test_the_changes_of_a_batch_are_counted_once_when_the_tab_adds_them(stores: Stores) -> None:
+def _fired(stores: Stores) -> int:
+    """The fire totals of the clock's minute: how many fires were counted."""
+    minute = to_epoch_ms(stores.clock.now()) // 60_000
+    return sum(
+        sum(kinds.values()) for kinds in stores.tallies.read(None, False, minute, minute).values()
+    )
+
+
+def test_a_batchs_changes_are_added_once_when_its_tab_is_settled(stores: Stores) -> None:
     for n in range(5):
         stores.add(f"t:{n}")
-    tab = stores.records.counting_later("b-1-abc", 0)
+    tab = _tab(stores)
 
     for n in range(3):
         _complete(stores, tab, f"t:{n}")
 
+    assert (_counts(stores), _fired(stores)) == ((5, 0), 0)  # carried, not added yet
     assert tab.add_counts() == 3
-    assert _counts(stores) == (2, 3)
-    assert tab.add_counts() == 0  # nothing left on it
-    assert _counts(stores) == (2, 3)
+    assert (_counts(stores), _fired(stores)) == ((2, 3), 3)
+    assert tab.add_counts() == 0  # settled: nothing left on it
+    assert (_counts(stores), _fired(stores)) == ((2, 3), 3)
 
 
-def test_a_retry_after_a_crash_before_adding_takes_up_the_changes_left(stores: Stores) -> None:
+def test_a_retry_settles_first_the_tab_of_the_attempt_that_crashed(stores: Stores) -> None:
     for n in range(3):
         stores.add(f"t:{n}")
-    crashed = stores.records.counting_later("b-1-abc", 0)
+    crashed = _tab(stores, 0, 3)
     for n in range(2):
         _complete(stores, crashed, f"t:{n}")  # and the task died before add_counts
 
-    retry = stores.records.counting_later("b-1-abc", 1)
-    for n in range(2):
-        retry.recover(f"t:{n}")
+    assert stores.tabs.settle(f"{BATCH}#0") == 2  # the retry, first thing
+    retry = _tab(stores, 1, 3)
     _complete(stores, retry, "t:2")
 
-    assert retry.add_counts() == 3
-    assert _counts(stores) == (0, 3)
+    assert retry.add_counts() == 1
+    assert (_counts(stores), _fired(stores)) == ((0, 3), 3)
 
 
-def test_a_retry_after_a_crash_after_adding_counts_nothing_twice(stores: Stores) -> None:
+def test_a_tab_settled_already_adds_nothing_twice(stores: Stores) -> None:
     for n in range(2):
         stores.add(f"t:{n}")
-    first = stores.records.counting_later("b-1-abc", 0)
+    first = _tab(stores, 0, 2)
     for n in range(2):
         _complete(stores, first, f"t:{n}")
     assert first.add_counts() == 2  # and the task died before it returned
 
-    retry = stores.records.counting_later("b-1-abc", 1)
+    assert stores.tabs.settle(f"{BATCH}#0") == 0
+
+    assert (_counts(stores), _fired(stores)) == ((0, 2), 2)
+
+
+def test_an_open_tab_is_found_and_settled_from_its_members_records(stores: Stores) -> None:
+    for n in range(3):
+        stores.add(f"t:{n}")
+    tab = _tab(stores, 0, 3)
+    for n in range(3):
+        _complete(stores, tab, f"t:{n}")  # and the batch failed past its retries
+
+    later = stores.clock.now() + timedelta(minutes=1)
+    assert stores.tabs.open_tabs(stores.clock.now() - timedelta(seconds=1)) == []  # not yet open
+    assert stores.tabs.open_tabs(stores.clock.now()) == [f"{BATCH}#0"]
+    assert stores.tabs.settle(f"{BATCH}#0") == 3
+
+    assert stores.tabs.open_tabs(later) == []
+    assert (_counts(stores), _fired(stores)) == ((0, 3), 3)
+
+
+def test_the_next_write_of_a_member_settles_its_changes_while_the_tab_is_open(
+    stores: Stores,
+) -> None:
     for n in range(2):
-        retry.recover(f"t:{n}")
+        stores.add(f"t:{n}")
+    tab = _tab(stores, 0, 2)
+    done = _complete(stores, tab, "t:0")
 
-    assert retry.add_counts() == 0
-    assert _counts(stores) == (0, 2)
+    # a write outside the batch (a retry by hand, a replace) before the batch settles its tab
+    again = replace(done, version=done.version + 1, status=Status.PENDING, ttl=None)
+    stores.records.save(again, done.version)
+
+    assert (_counts(stores), _fired(stores)) == ((2, 0), 1)  # its fire counted, once
+    assert tab.add_counts() == 0  # settled by that write: the batch adds nothing for it
+    assert (_counts(stores), _fired(stores)) == ((2, 0), 1)
 
 
-def test_another_tab_never_takes_up_a_change_it_did_not_make(stores: Stores) -> None:
+def test_a_write_after_the_tab_is_settled_drops_what_the_record_carried(stores: Stores) -> None:
     stores.add("t:0")
-    mine = stores.records.counting_later("b-1-abc", 0)
-    _complete(stores, mine, "t:0")
+    tab = _tab(stores, 0, 1)
+    done = _complete(stores, tab, "t:0")
+    assert tab.add_counts() == 1
 
-    other = stores.records.counting_later("b-2-def", 1)
-    other.recover("t:0")
+    stores.records.save(replace(done, version=done.version + 1), done.version)
 
-    assert other.add_counts() == 0
-    assert mine.add_counts() == 1
-    assert _counts(stores) == (0, 1)
+    assert (_counts(stores), _fired(stores)) == ((0, 1), 1)
+
+
+def test_a_purge_of_a_member_while_its_tab_is_open_counts_nothing_twice(stores: Stores) -> None:
+    for n in range(2):
+        stores.add(f"t:{n}")
+    tab = _tab(stores, 0, 2)
+    _complete(stores, tab, "t:0")
+
+    stores.records.delete("t:0")
+
+    assert tab.add_counts() == 0
+    assert (_counts(stores), _fired(stores)) == ((1, 0), 1)
 
 
 def test_a_write_with_no_change_to_the_counts_leaves_nothing_on_the_tab(stores: Stores) -> None:
     action = stores.add("t:0")
-    tab = stores.records.counting_later("b-1-abc", 0)
+    tab = _tab(stores, 0, 1)
 
     tab.save(replace(action, status=Status.IN_PROGRESS, version=action.version + 1), 1)
 
     assert tab.add_counts() == 0
+    assert stores.tabs.open_tabs(stores.clock.now() + timedelta(days=1)) == []  # never opened
     assert _counts(stores) == (1, 0)
 
 
-def test_the_tab_rides_on_the_record_compactly_and_an_older_form_still_reads(
+def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
     stores: Stores,
 ) -> None:
-    """The record carries ``countsDue`` as a list (the tab, then ``"<counter> <field> <n>"``);
-    a record a batch wrote before, with the map form, is taken up by a retry all the same."""
+    """The record carries ``uncounted`` (the tab, then ``"<item> <field> <n>"`` with the
+    item's prefix shortened); a record a batch wrote before tabs had an item (``countsDue``) is
+    read as settled, as it was then: its next write drops it."""
     if not isinstance(stores.records, DynamoDBRecords):
         pytest.skip("the fake keeps no DynamoDB item")
     stores.add("t:0")
-    crashed = stores.records.counting_later("b-1-abc", 0)
-    _complete(stores, crashed, "t:0")  # and the task died before add_counts
+    tab = _tab(stores, 0, 1)
+    done = _complete(stores, tab, "t:0")
     table = boto3.resource("dynamodb").Table(stores.records._name)
-    due = table.get_item(Key={"id": "t:0"})["Item"]["countsDue"]
-    assert due[0] == "b-1-abc" and all(" COMPLETED " in a or " PENDING " in a for a in due[1:])
-    adds: dict[str, dict[str, int]] = {}
-    for text in due[1:]:
-        counter, name, value = text.rsplit(" ", 2)
-        adds.setdefault("#count#" + counter, {})[name] = int(value)
+    item = table.get_item(Key={"id": "t:0"})["Item"]
+    [carried] = item["uncounted"].values()
+    assert any(c.startswith("c/*#") and " COMPLETED 1" in c for c in carried)
+    assert any(c.startswith("f/*#m") and " onTime 1" in c for c in carried)
+    assert tab.add_counts() == 1
     table.update_item(
         Key={"id": "t:0"},
-        UpdateExpression="SET countsDue = :old",
-        ExpressionAttributeValues={":old": {"tab": "b-1-abc", "attempt": 0, "adds": adds}},
+        UpdateExpression="REMOVE uncounted SET countsDue = :old",
+        ExpressionAttributeValues={":old": ["b-0-old", "*#0#1 PENDING -1"]},
     )
 
-    retry = stores.records.counting_later("b-1-abc", 1)
-    retry.recover("t:0")
+    stores.records.save(replace(done, version=done.version + 1), done.version)
 
-    assert retry.add_counts() == 1
+    assert "countsDue" not in table.get_item(Key={"id": "t:0"})["Item"]
     assert _counts(stores) == (0, 1)

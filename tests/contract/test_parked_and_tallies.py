@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.contract.conftest import Stores
+from tests.fire_totals import record_fires
 from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.times import to_epoch_ms
 
@@ -34,9 +35,10 @@ def test_a_fire_parked_again_due_now_is_found_by_the_next_call(stores: Stores) -
 def test_fires_are_tallied_by_minute_and_hour_all_and_by_group(stores: Stores) -> None:
     at = stores.clock.now()
     minute = to_epoch_ms(at) // 60_000
-    stores.tallies.add("a", at, FireKind.ON_TIME)
-    stores.tallies.add("a", at + timedelta(seconds=30), FireKind.LATE)
-    stores.tallies.add("b", at + timedelta(minutes=1), FireKind.FAILED)
+    record_fires(
+        stores.records, "a", [(at, FireKind.ON_TIME), (at + timedelta(seconds=30), FireKind.LATE)]
+    )
+    record_fires(stores.records, "b", [(at + timedelta(minutes=1), FireKind.FAILED)])
 
     assert stores.tallies.read(None, False, minute, minute + 1) == {
         minute: {"onTime": 1, "late": 1},

@@ -15,7 +15,6 @@ import requests
 from tests.e2e.support import Stack
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.fire import Outcome
-from tickwork.domain.fire_tally import fire_kind
 from tickwork_local.http_api import serving_api
 
 __all__ = ["Api", "Reply", "action_path", "ago", "serving", "with_history"]
@@ -98,15 +97,14 @@ def with_history(
         )
         for n, (outcome, scheduled, late) in enumerate(fires, start=1)
     )
-    changed = replace(
-        action,
-        history=history,
-        status=status,
-        version=action.version + 1,
-        last_error=history[-1].error if history else None,
-    )
-    stack.records.save(changed, expected_version=action.version)
-    for occurrence in history:  # as recording each fire counts it
-        kind = fire_kind(occurrence)
-        if kind is not None:
-            stack.tallies.add(action.group, occurrence.actual_time, kind)
+    for n, occurrence in enumerate(history):  # each recorded in turn, counted as it is
+        last = n == len(history) - 1
+        changed = replace(
+            action,
+            history=history[: n + 1],
+            status=status if last else action.status,
+            version=action.version + 1,
+            last_error=occurrence.error,
+        )
+        stack.records.save(changed, expected_version=action.version, recorded=occurrence)
+        action = changed

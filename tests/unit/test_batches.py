@@ -23,8 +23,8 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, Outcome
-from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.naming import execution_name
+from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork.ports import ExecutionState
 from tickwork.ports.notifier import Notification
@@ -262,23 +262,59 @@ def test_a_slow_target_holds_back_no_other_fires_tick(deps, notifier) -> None:
     assert {t["id"] for t in deps.publisher.of_type(DetailType.TICK)} == {*ids, "slow"}
 
 
-def test_the_tallies_are_added_once_per_batch_not_once_per_fire(deps) -> None:
-    _due_together(deps, 7, group="billing")
+def test_the_fire_totals_and_counts_of_a_batch_are_added_once_at_its_end(deps) -> None:
+    ids = _due_together(deps, 7, group="billing")
     _pump_at_launch(deps)
-    calls: list[int] = []
-    add = deps.tallies.add
-
-    def counted(group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
-        calls.append(count)
-        add(group, at, kind, count)
-
-    deps.tallies.add = counted
+    minute = int(SECOND.timestamp()) // 60
 
     _run_batch(deps)
 
-    assert calls == [7]
-    minute = int(SECOND.timestamp()) // 60
     assert deps.tallies.read("billing", False, minute, minute) == {minute: {"onTime": 7}}
+    counts = deps.queries.count(Selection(group="billing"))
+    assert (counts["COMPLETED"], counts["PENDING"]) == (7, 0)
+    assert all(deps.records.items[i].status == Status.COMPLETED for i in ids)
+    _run_batch(deps, retry=1)  # a retried task (the first settled its tab) adds nothing twice
+    assert deps.tallies.read("billing", False, minute, minute) == {minute: {"onTime": 7}}
+    assert deps.queries.count(Selection(group="billing"))["COMPLETED"] == 7
+
+
+@pytest.mark.parametrize("then", ["retried", "failed"])
+def test_a_task_that_dies_before_settling_its_tab_leaves_counts_that_add_up(
+    deps, then: str
+) -> None:
+    """The members' writes carry their changes; the task dies before it settles its tab. A
+    retry of the task settles it first thing; a batch that failed past its retries, the
+    reconciler. Either way every change is added once."""
+    ids = _due_together(deps, 5, group="crash")
+    _pump_at_launch(deps)
+    name, order = _only_batch(deps)
+    counting_later = deps.records.counting_later
+
+    def dying(*args: Any) -> Any:
+        tab = counting_later(*args)
+        tab.add_counts = lambda: (_ for _ in ()).throw(RuntimeError("killed"))  # type: ignore[method-assign]
+        return tab
+
+    deps.records.counting_later = dying  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="killed"):
+        _run_batch(deps)
+    deps.records.counting_later = counting_later  # type: ignore[method-assign]
+    minute = int(SECOND.timestamp()) // 60
+    assert all(deps.records.items[i].status == Status.COMPLETED for i in ids)
+    assert deps.queries.count(Selection(group="crash"))["COMPLETED"] == 0  # carried, not added
+    assert deps.tallies.read("crash", False, minute, minute) == {}
+
+    if then == "retried":
+        _run_batch(deps, retry=1)
+    else:
+        deps.batches.end(name, "FAILED", error="States.TaskFailed")
+        deps.clock.current = order.second + timedelta(minutes=1)
+        assert reconcile(deps)["settled"] == [name]
+        assert reconcile(deps)["settled"] == []
+
+    counts = deps.queries.count(Selection(group="crash"))
+    assert (counts["PENDING"], counts["COMPLETED"]) == (0, 5)
+    assert deps.tallies.read("crash", False, minute, minute) == {minute: {"onTime": 5}}
 
 
 def test_a_retried_task_fires_nothing_twice_and_puts_the_ticks_out_again(deps, notifier) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from tests.fire_totals import record_fires
 from tests.unit.fakes import attempt, fake_dependencies
 from tickwork.api.stats import fire_buckets, fire_counts
 from tickwork.domain.fire_tally import FireKind
@@ -34,15 +35,14 @@ def test_a_recorded_fire_is_counted_once_however_often_its_tick_comes() -> None:
 
 def test_windows_and_buckets_add_up_the_counters() -> None:
     deps = fake_dependencies(NOW)
-    for ago, kind, group in (
-        (timedelta(minutes=10), FireKind.ON_TIME, "a"),
-        (timedelta(minutes=20), FireKind.LATE, "a"),
-        (timedelta(minutes=30), FireKind.FAILED, "b"),
-        (timedelta(hours=3), FireKind.ON_TIME, "a"),
-        (timedelta(hours=23, minutes=59), FireKind.ON_TIME, "b"),
-        (timedelta(days=2), FireKind.ON_TIME, "a"),
-    ):
-        deps.tallies.add(group, NOW - ago, kind)
+    fires = {
+        "a": [(timedelta(minutes=10), FireKind.ON_TIME), (timedelta(minutes=20), FireKind.LATE),
+              (timedelta(hours=3), FireKind.ON_TIME), (timedelta(days=2), FireKind.ON_TIME)],
+        "b": [(timedelta(minutes=30), FireKind.FAILED),
+              (timedelta(hours=23, minutes=59), FireKind.ON_TIME)],
+    }  # fmt: skip
+    for group, ago_kinds in fires.items():
+        record_fires(deps.records, group, [(NOW - ago, kind) for ago, kind in ago_kinds])
 
     everything = fire_counts(deps.queries, deps.tallies, Selection(), NOW)
     assert everything == {

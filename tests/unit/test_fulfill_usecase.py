@@ -110,7 +110,13 @@ def test_after_an_outage_a_lost_claim_is_recorded_failed_not_fired_again(deps) -
 
     # THEN the fire is recorded failed as an unknown outcome (onUnknownOutcome FAIL, the
     # default), retryable by hand, and no execution runs it again
-    assert result == {"restarted": [], "recorded": [], "failed": ["a:1"], "released": []}
+    assert result == {
+        "restarted": [],
+        "recorded": [],
+        "failed": ["a:1"],
+        "released": [],
+        "settled": [],
+    }
     action = deps.records.get("a:1")
     assert action.status == Status.FAILED and action.needs_attention
     assert action.history[-1].error.startswith("FireOutcomeUnknown: its execution")
@@ -134,7 +140,9 @@ def test_under_on_unknown_outcome_retry_a_lost_claim_is_released_and_fired_again
     result = reconcile(deps, horizon=None, stuck_after=timedelta(0))
 
     # THEN the action is PENDING again and its execution is started once more
-    assert result == {"restarted": [], "recorded": [], "failed": [], "released": ["a:1"]}
+    assert result == {
+        "restarted": [], "recorded": [], "failed": [], "released": ["a:1"], "settled": []
+    }  # fmt: skip
     assert deps.records.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]
     # AND a fresh execution of that name fires it with the same idempotency key

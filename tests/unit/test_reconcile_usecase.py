@@ -19,7 +19,7 @@ from tickwork.usecases.reconcile import reconcile
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
-NOTHING = {"restarted": [], "recorded": [], "failed": [], "released": []}
+NOTHING = {"restarted": [], "recorded": [], "failed": [], "released": [], "settled": []}
 
 
 def _start(deps, action_id: str, delay: str, **detail) -> None:

@@ -1,50 +1,64 @@
-"""Counter changes that wait on a tab, added at once: a batch's fires counted in one transaction
-instead of one per fire (a one-off's completion otherwise writes its record and four counter
-items in a transaction of its own: twice the write units of each, for every fire).
+"""A batch's record writes on its tab, and the settlement of tabs (``dynamodb_tabs``).
 
-A write on the tab is the record's plain conditional put, with the change it makes to the
-counters carried in the record itself, and kept in memory. ``countsDue`` is a list: the tab,
-then one ``"<counter> <field> <amount>"`` text per ADD, the counter's ``#count#`` prefix left
-out (a record pays a write unit per KB; a map of maps took half as much again).
-``add_counts`` adds every change kept in one ``TransactWriteItems`` per at most 99 counter
-items, each adding the records it counted to the attempt's marker item
-(``#counted#<tab>#<attempt>``, expiring after two days). A later attempt of the same tab
-(a retried batch task) reads the markers of the attempts before it, and ``recover`` takes up
-the change a record carries from an earlier attempt unless a marker counted it: nothing is
-counted twice, nothing is lost, whatever crashed where. The next write of a record drops its
-``countsDue`` (every write puts the whole record).
+``TabbedRecords`` is the records port of one attempt of a batch task: a write that changes what
+an action counts as, or records a fire, puts the record alone (a plain conditional put, one
+write unit a KB) carrying those changes under the tab; the tab item is written before the first
+record that carries it. Changes the stored version carries for another tab are carried on while
+that tab is open, and dropped once it is settled. ``add_counts`` settles the tab at the task's
+end: the changes it wrote, in one transaction per up to 99 counter items.
+
+``DynamoDBCountTabs`` is the port the reconciler and a retried task settle other tabs through:
+``open_tabs`` lists the tabs opened before a moment that are still open (from the sparse
+``OpenTabs`` index), and ``settle`` adds what a tab's members still carry under it, read from
+their records. Both go through ``_settle``: fenced on the tab's version, so whoever comes second
+adds nothing twice.
 """
 
 from __future__ import annotations
 
+import random
 import threading
 import time
-from collections import Counter
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from tickwork.adapters.clients import AwsClients
+from botocore.exceptions import ClientError
+
+from tickwork.adapters.clients import AwsClients, OnTable
 from tickwork.adapters.dynamodb_counts import (
-    COUNTER_PREFIX,
+    Changes,
     CountedMemo,
     counted_as,
     counter_add,
     deltas,
+    fire_changes,
+    merged,
 )
+from tickwork.adapters.dynamodb_reads import items_by_id
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
-from tickwork.domain.action import Action
+from tickwork.adapters.dynamodb_tabs import (
+    OPEN_TABS_INDEX,
+    TAB_SHARDS,
+    UNCOUNTED,
+    TabState,
+    carried_by,
+    carried_item,
+    open_tab_item,
+    tab_key,
+    tab_of,
+    tab_settlement,
+)
+from tickwork.domain.action import Action, Occurrence
+from tickwork.domain.times import to_epoch_ms
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["MARKER_PREFIX", "TabbedRecords"]
+__all__ = ["DynamoDBCountTabs", "TabbedRecords"]
 
-MARKER_PREFIX = "#counted#"
-DUE = "countsDue"
-_MOST_COUNTERS = 99  # TransactWriteItems takes 100 items: the counters and one marker
-_MARKER_SECONDS = 2 * 86_400
-
-Changes = dict[str, dict[str, int]]
+_MOST_COUNTERS = 99  # TransactWriteItems takes 100 items: the counters and the tab item
+_SETTLE_ATTEMPTS = 8
 
 
 class TabbedRecords(DynamoDBRecords):
@@ -52,121 +66,150 @@ class TabbedRecords(DynamoDBRecords):
         self,
         table_name: str,
         tab: str,
-        attempt: int,
+        members: list[str],
+        now: datetime,
         table: Table | None = None,
         clients: AwsClients | None = None,
         memo: CountedMemo | None = None,
     ) -> None:
         super().__init__(table_name, table, clients, memo)
         self._tab = tab
-        self._attempt = attempt
+        self._members = sorted(set(members))
+        self._opened_at = to_epoch_ms(now)
         self._due: dict[str, Changes] = {}
+        self._opened = False
         self._lock = threading.Lock()
 
-    def counting_later(self, tab: str, attempt: int) -> TabbedRecords:
-        return TabbedRecords(self._name, tab, attempt, self._given, self._clients, self._memo)
-
-    def save(self, action: Action, expected_version: int) -> None:
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
         item = to_item(action)
-        before = self._before(action, expected_version)
-        changes = deltas(before, counted_as(item))
-        if not changes:
-            super().save(action, expected_version)
-            return
-        item[DUE] = _due_item(self._tab, changes)
+        stored = self._stored(action, expected_version)
+        carried = dict(stored.carried)
+        mine = merged(
+            carried.pop(self._tab, {}),
+            deltas(stored.counted, counted_as(item)),
+            fire_changes(action.group, recorded),
+        )
+        kept = {tab: changes for tab, changes in carried.items() if self._still_open(tab)}
+        if mine:
+            self._open()
+            kept[self._tab] = mine
+        uncounted = carried_item(kept)
+        if uncounted is not None:
+            item[UNCOUNTED] = uncounted
         self._put(item, "version = :expected", {":expected": expected_version})
         self._memo.remember(item)
         with self._lock:
-            self._due[action.id] = changes
-
-    def recover(self, action_id: str) -> None:
-        item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
-        tab, adds = _due_of(item.get(DUE) if item is not None else None)
-        if tab != self._tab:
-            return
-        with self._lock:
-            self._due.setdefault(action_id, adds)
+            if mine:
+                self._due[action.id] = mine
+            else:
+                self._due.pop(action.id, None)
 
     def add_counts(self) -> int:
+        """Settle this tab: add the changes this attempt's writes carry (those a later write of
+        a member settled already left out). How many records it counted."""
         with self._lock:
             due = dict(self._due)
-        counted = self._counted_before()
-        waiting = {action_id: c for action_id, c in due.items() if action_id not in counted}
-        for ids in _parts(waiting):
-            self._add(ids, waiting)
+            opened = self._opened
+        if not opened:
+            return 0
+        counted = _settle(self._table, self._name, self._tab, lambda _state: due)
         with self._lock:
-            for action_id in waiting:
+            for action_id in due:
                 self._due.pop(action_id, None)
-        return len(waiting)
-
-    def _counted_before(self) -> set[str]:
-        """The records the markers of earlier attempts of this tab counted (one read each:
-        a task is retried a few times at most)."""
-        counted: set[str] = set()
-        for attempt in range(self._attempt):
-            key = {"id": _marker(self._tab, attempt)}
-            marker = self._table.get_item(Key=key, ConsistentRead=True).get("Item") or {}
-            ids = marker.get("counted")
-            if isinstance(ids, set):
-                counted.update(str(i) for i in ids)
         return counted
 
-    def _add(self, ids: list[str], due: dict[str, Changes]) -> None:
-        total: dict[str, Counter[str]] = {}
-        for action_id in ids:
-            for counter, fields in due[action_id].items():
-                total.setdefault(counter, Counter()).update(fields)
-        writes: list[Any] = [
-            {
-                "Update": {
-                    "TableName": self._name,
-                    "Key": {"id": _marker(self._tab, self._attempt)},
-                    "UpdateExpression": "ADD counted :ids SET #ttl = :ttl",
-                    "ExpressionAttributeNames": {"#ttl": "ttl"},
-                    "ExpressionAttributeValues": {
-                        ":ids": set(ids),
-                        ":ttl": int(time.time()) + _MARKER_SECONDS,
-                    },
-                }
+    def _open(self) -> None:
+        """Write the tab's item (once, before the first record that carries the tab)."""
+        with self._lock:
+            if self._opened:
+                return
+            item = open_tab_item(self._tab, self._members, self._opened_at)
+            try:
+                self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(id)")
+            except ClientError as error:
+                if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                    raise
+            self._opened = True
+
+    def _still_open(self, tab: str) -> bool:
+        state = self._tab_state(tab)
+        return state is not None and state.open
+
+
+class DynamoDBCountTabs(OnTable):
+    """The tabs of batches, as the reconciler and a retried task see them."""
+
+    def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
+        by = to_epoch_ms(opened_by)
+        found: list[str] = []
+        for shard in range(TAB_SHARDS):
+            kwargs: dict[str, Any] = {
+                "IndexName": OPEN_TABS_INDEX,
+                "KeyConditionExpression": "tabShard = :s AND openedAt <= :by",
+                "ExpressionAttributeValues": {":s": f"tabs#{shard}", ":by": by},
             }
-        ]
-        for counter, fields in sorted(total.items()):
-            adds = {name: value for name, value in fields.items() if value}
-            if not adds:
-                continue
-            writes.append(counter_add(self._name, counter, adds))
-        self._table.meta.client.transact_write_items(TransactItems=writes)
+            while len(found) < limit:
+                page = self._table.query(**kwargs)
+                found += [tab_of(str(item["id"])) for item in page.get("Items", [])]
+                if "LastEvaluatedKey" not in page:
+                    break
+                kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return sorted(found)[:limit]
+
+    def settle(self, tab: str) -> int:
+        """Add what the tab's members still carry under it, and close it (its batch ended)."""
+        return _settle(self._table, self._name, tab, lambda state: self._carried(state))
+
+    def _carried(self, state: TabState) -> dict[str, Changes]:
+        members = sorted(state.members - state.settled)
+        carried: dict[str, Changes] = {}
+        for item in items_by_id(self._table, members):
+            changes = carried_by(item).get(state.tab)
+            if changes:
+                carried[str(item["id"])] = changes
+        return carried
 
 
-def _due_item(tab: str, changes: Changes) -> list[str]:
-    adds = (
-        f"{counter.removeprefix(COUNTER_PREFIX)} {name} {value}"
-        for counter, fields in sorted(changes.items())
-        for name, value in sorted(fields.items())
-    )
-    return [tab, *adds]
+def _settle(table: Table, table_name: str, tab: str, due: Any) -> int:
+    """Add the tab's changes ``due(state)`` (by record id) not settled yet and close the tab:
+    one transaction per up to 99 counter items, each fenced on the tab's version. How many
+    records it counted (0: the tab was settled already, or never opened)."""
+    for attempt in range(_SETTLE_ATTEMPTS):
+        item = table.get_item(Key=tab_key(tab), ConsistentRead=True).get("Item")
+        if item is None:
+            return 0
+        state = TabState.of(item)
+        if not state.open:
+            return 0
+        waiting = {i: c for i, c in due(state).items() if i not in state.settled and c}
+        try:
+            _add(table, table_name, state, waiting)
+        except _Moved:
+            time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
+            continue
+        return len(waiting)
+    raise RuntimeError(f"tab {tab} kept moving while it was settled: the next run settles it")
 
 
-def _due_of(stored: Any) -> tuple[str | None, Changes]:
-    """The tab and the ADDs a record carries; also as a map (``tab``, ``adds``), as written
-    before the list."""
-    if isinstance(stored, dict) and "tab" in stored:
-        adds = {
-            str(counter): {str(name): int(value) for name, value in fields.items()}
-            for counter, fields in stored.get("adds", {}).items()
-        }
-        return str(stored["tab"]), adds
-    if not isinstance(stored, list) or not stored:
-        return None, {}
-    changes: Changes = {}
-    for text in stored[1:]:
-        counter, name, value = str(text).rsplit(" ", 2)
-        changes.setdefault(COUNTER_PREFIX + counter, {})[name] = int(value)
-    return str(stored[0]), changes
+class _Moved(Exception):
+    """The tab was settled, in part or whole, by someone else meanwhile: read it again."""
 
 
-def _marker(tab: str, attempt: int) -> str:
-    return f"{MARKER_PREFIX}{tab}#{attempt}"
+def _add(table: Table, table_name: str, state: TabState, waiting: dict[str, Changes]) -> None:
+    parts = _parts(waiting) or [[]]
+    for n, ids in enumerate(parts):
+        writes: list[Any] = [tab_settlement(table_name, state, ids, close=n == len(parts) - 1)]
+        total = merged(*(waiting[i] for i in ids))
+        writes += [counter_add(table_name, counter, fields) for counter, fields in total.items()]
+        try:
+            table.meta.client.transact_write_items(TransactItems=writes)
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "TransactionCanceledException":
+                raise _Moved() from error
+            raise
+        state = TabState(state.tab, True, state.version + 1, state.members, state.settled)
 
 
 def _parts(due: dict[str, Changes]) -> list[list[str]]:

@@ -21,21 +21,31 @@ from dataclasses import dataclass
 from typing import Any
 
 from tickwork.adapters.dynamodb_record import shard_of
-from tickwork.domain.action import Status
+from tickwork.domain.action import Occurrence, Status
+from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.identifiers import DEFAULT_GROUP
+from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
     "ATTENTION",
     "COUNTER_PREFIX",
+    "FIRE_PREFIX",
+    "Changes",
     "CountedAs",
     "CountedMemo",
+    "Stored",
     "counted_as",
     "counter_add",
     "counter_ids",
     "deltas",
+    "fire_changes",
     "fire_counter_id",
     "fire_counter_ids",
+    "merged",
 ]
+
+# Counter changes by counter item: {item id: {field: amount}} (counters and fire totals alike).
+Changes = dict[str, dict[str, int]]
 
 COUNTER_PREFIX = "#count#"
 FIRE_PREFIX = "#fires#"
@@ -52,28 +62,36 @@ class CountedAs:
     day: int  # the UTC day (since the epoch) its TTL expires on; 0: it does not expire
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What a write needs of the stored version it replaces: what it counts as, and the counter
+    changes it carries for tabs not yet settled (``dynamodb_tabs``)."""
+
+    counted: CountedAs | None
+    carried: dict[str, Changes]
+
+
 class CountedMemo:
-    """What each stored version of an action counts as, remembered from the items read and
-    written: a version's item never changes, so a write knows what it moves the action from
-    without reading it again. One memo is shared by the records and the queries that load
+    """What each stored version of an action counts as (and carries), remembered from the items
+    read and written: a version's item never changes, so a write knows what it moves the action
+    from without reading it again. One memo is shared by the records and the queries that load
     them (a page of actions paused in bulk is then written without a read each)."""
 
     _KEPT = 50_000  # (id, version, createdAt) entries; beyond, the memo starts again
 
     def __init__(self) -> None:
-        self._counted: dict[tuple[str, int, str], CountedAs | None] = {}
+        self._stored: dict[tuple[str, int, str], Stored] = {}
 
     def remember(self, item: dict[str, Any]) -> None:
-        if len(self._counted) >= self._KEPT:
-            self._counted.clear()
-        self._counted[_version_of(item)] = counted_as(item)
+        from tickwork.adapters.dynamodb_tabs import carried_by  # it reads this module's shapes
 
-    def recall(
-        self, action_id: str, version: int, created_at: str
-    ) -> tuple[bool, CountedAs | None]:
-        """(known, what it counts as) for that stored version."""
-        key = (action_id, version, created_at)
-        return key in self._counted, self._counted.get(key)
+        if len(self._stored) >= self._KEPT:
+            self._stored.clear()
+        self._stored[_version_of(item)] = Stored(counted_as(item), carried_by(item))
+
+    def recall(self, action_id: str, version: int, created_at: str) -> Stored | None:
+        """What that stored version counts as and carries, if it is known."""
+        return self._stored.get((action_id, version, created_at))
 
 
 def _version_of(item: dict[str, Any]) -> tuple[str, int, str]:
@@ -120,6 +138,29 @@ def deltas(before: CountedAs | None, after: CountedAs | None) -> dict[str, dict[
         for counter, fields in changes.items()
         if any(fields.values())
     }
+
+
+def merged(*parts: Changes) -> Changes:
+    """The changes of ``parts`` added up, by item and field; those that cancel out left out."""
+    total: dict[str, Counter[str]] = {}
+    for changes in parts:
+        for item, fields in changes.items():
+            total.setdefault(item, Counter()).update(fields)
+    return {
+        item: {name: value for name, value in fields.items() if value}
+        for item, fields in sorted(total.items())
+        if any(fields.values())
+    }
+
+
+def fire_changes(group: str, occurrence: Occurrence | None) -> Changes:
+    """The fire totals' ADDs for an occurrence just recorded: its minute and hour, in all and in
+    its group (none for an occurrence that ran nothing)."""
+    kind = None if occurrence is None else fire_kind(occurrence)
+    if occurrence is None or kind is None:
+        return {}
+    minute = to_epoch_ms(occurrence.actual_time) // 60_000
+    return {item: {str(kind): 1} for item in fire_counter_ids(group, minute)}
 
 
 def fire_counter_id(group: str | None, hourly: bool, number: int) -> str:

@@ -2,29 +2,41 @@
 every write fenced on the version read.
 
 A write that changes what the action is counted as (its status, group, need of attention or
-expiry day: dynamodb_counts) is one transaction with the counters' ``ADD``s, so a count is
-never off by a crash; any other write is one conditional PutItem. What the stored version
-counts as comes from the shared ``CountedMemo`` (no read), else from one consistent read.
+expiry day: dynamodb_counts), or records a fire (the fire totals), is one transaction with the
+counter items' ``ADD``s, so a count or a total is never off by a crash; any other write is one
+conditional PutItem. What the stored version counts as comes from the shared ``CountedMemo``
+(no read), else from one consistent read.
+
+A stored record may carry a batch's changes not settled yet (``dynamodb_tabs``). A write that
+replaces it settles them in its own transaction when their tab is still open (fenced on the
+tab's version), and drops them when it is not (its batch, a retry or the reconciler added
+them); so does a delete.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients, OnTable
 from tickwork.adapters.dynamodb_counts import (
-    CountedAs,
+    Changes,
     CountedMemo,
+    Stored,
     counted_as,
     counter_add,
     deltas,
+    fire_changes,
+    merged,
 )
 from tickwork.adapters.dynamodb_record import from_item, to_item
-from tickwork.domain.action import Action
+from tickwork.adapters.dynamodb_tabs import TabState, carried_by, tab_key, tab_settlement
+from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.errors import ActionConflict
 from tickwork.domain.times import iso
 
@@ -64,43 +76,61 @@ class DynamoDBRecords(OnTable):
     def create(self, action: Action) -> None:
         self._write(action, None)
 
-    def save(self, action: Action, expected_version: int) -> None:
-        self._write(action, expected_version)
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
+        self._write(action, expected_version, recorded)
 
-    def counting_later(self, tab: str, attempt: int) -> TabbedRecords:
+    def counting_later(
+        self, tab: str, attempt: int, members: list[str], now: datetime
+    ) -> TabbedRecords:
         from tickwork.adapters.dynamodb_count_tab import TabbedRecords  # it extends this class
 
-        return TabbedRecords(self._name, tab, attempt, self._given, self._clients, self._memo)
+        return TabbedRecords(
+            self._name, f"{tab}#{attempt}", members, now, self._given, self._clients, self._memo
+        )
 
     def delete(self, action_id: str) -> None:
-        """Delete the record and take it off its counters (a purge)."""
+        """Delete the record and take it off its counters (a purge), settling what it carries."""
         for attempt in range(_TRANSACTION_ATTEMPTS):
             item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
             if item is None:
                 return
-            changes = deltas(counted_as(item), None)
+            stored = Stored(counted_as(item), carried_by(item))
+            settling = self._open_tabs_of(stored)
+            changes = merged(deltas(stored.counted, None), *(c for _, c in settling))
             try:
-                self._transact(item, "version = :v", {":v": item["version"]}, changes, delete=True)
+                self._transact(
+                    item, "version = :v", {":v": item["version"]}, changes, settling, delete=True
+                )
             except (_Contended, ActionConflict):
                 time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
                 continue
             return
         raise ActionConflict(action_id, "it kept changing while being deleted: try again")
 
-    def _write(self, action: Action, expected_version: int | None) -> None:
+    def _write(
+        self, action: Action, expected_version: int | None, recorded: Occurrence | None = None
+    ) -> None:
         """Put the record, fenced on ``expected_version`` (None: it must not exist); when what
-        it counts as changes, in one transaction with the counters' ADDs."""
+        it counts as changes, or it records a fire, or it replaces a version carrying an open
+        tab's changes, in one transaction with the counters' ADDs."""
         item = to_item(action)
         for attempt in range(_TRANSACTION_ATTEMPTS):
-            before = None if expected_version is None else self._before(action, expected_version)
-            changes = deltas(before, counted_as(item))
+            stored = None if expected_version is None else self._stored(action, expected_version)
+            settling = [] if stored is None else self._open_tabs_of(stored)
+            changes = merged(
+                deltas(stored.counted if stored else None, counted_as(item)),
+                fire_changes(action.group, recorded),
+                *(c for _, c in settling),
+            )
             if expected_version is None:
                 condition, values = "attribute_not_exists(id)", {}
             else:
                 condition, values = "version = :expected", {":expected": expected_version}
             try:
-                if changes:
-                    self._transact(item, condition, values, changes)
+                if changes or settling:
+                    self._transact(item, condition, values, changes, settling)
                 else:
                     self._put(item, condition, values)
             except _Contended:
@@ -109,6 +139,22 @@ class DynamoDBRecords(OnTable):
             self._memo.remember(item)
             return
         raise ActionConflict(action.id, "its counters stayed contended: try again")
+
+    def _open_tabs_of(self, stored: Stored) -> list[tuple[TabState, Changes]]:
+        """The changes the stored version carries for tabs still open (to settle now), each
+        with its tab as read; those of settled tabs are dropped with the version."""
+        if stored.counted is None:
+            return []
+        settling = []
+        for tab, changes in sorted(stored.carried.items()):
+            state = self._tab_state(tab)
+            if state is not None and state.open and stored.counted.action_id not in state.settled:
+                settling.append((state, changes))
+        return settling
+
+    def _tab_state(self, tab: str) -> TabState | None:
+        item = self._table.get_item(Key=tab_key(tab), ConsistentRead=True).get("Item")
+        return None if item is None else TabState.of(item)
 
     def _put(self, item: dict[str, Any], condition: str, values: dict[str, Any]) -> None:
         kwargs: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
@@ -126,7 +172,8 @@ class DynamoDBRecords(OnTable):
         item: dict[str, Any],
         condition: str,
         values: dict[str, Any],
-        changes: dict[str, dict[str, int]],
+        changes: Changes,
+        settling: Sequence[tuple[TabState, Changes]] = (),
         delete: bool = False,
     ) -> None:
         # The resource's client takes and gives plain values (boto3 serializes them).
@@ -135,6 +182,8 @@ class DynamoDBRecords(OnTable):
             first["ExpressionAttributeValues"] = values
         first.update({"Key": {"id": item["id"]}} if delete else {"Item": item})
         writes: list[Any] = [{"Delete" if delete else "Put": first}]
+        for state, _ in settling:
+            writes.append(tab_settlement(self._name, state, [str(item["id"])], close=False))
         for counter, fields in sorted(changes.items()):
             writes.append(counter_add(self._name, counter, fields))
         try:
@@ -145,17 +194,20 @@ class DynamoDBRecords(OnTable):
             reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
             if reasons and reasons[0] == "ConditionalCheckFailed":
                 raise ActionConflict(str(item["id"]), _CHANGED) from error
-            if "TransactionConflict" in reasons or not reasons:
+            if "TransactionConflict" in reasons or "ConditionalCheckFailed" in reasons:
+                raise _Contended() from error  # a counter, or a tab settled meanwhile: again
+            if not reasons:
                 raise _Contended() from error
             raise
 
-    def _before(self, action: Action, version: int) -> CountedAs | None:
-        """What the stored version ``version`` of the action counts as: remembered, or read."""
-        known, counted = self._memo.recall(action.id, version, iso(action.created_at))
-        if known:
-            return counted
+    def _stored(self, action: Action, version: int) -> Stored:
+        """What the stored version ``version`` of the action counts as and carries: remembered,
+        or read."""
+        known = self._memo.recall(action.id, version, iso(action.created_at))
+        if known is not None:
+            return known
         item = self._table.get_item(Key={"id": action.id}, ConsistentRead=True).get("Item")
         if item is None or int(str(item["version"])) != version:
             raise ActionConflict(action.id, _CHANGED)
         self._memo.remember(item)
-        return counted_as(item)
+        return Stored(counted_as(item), carried_by(item))

@@ -186,17 +186,19 @@ class Rejected:
 
 @dataclass(frozen=True)
 class Reconciled:
-    """The reconciler repaired actions: the ids of each kind of repair."""
+    """The reconciler repaired actions: the ids of each kind of repair; and ``settled``, the
+    batches whose tabs it settled (their task ended without adding their counter changes)."""
 
     detail_type: ClassVar[DetailType] = DetailType.RECONCILED
     restarted: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     released: list[str] = field(default_factory=list)
+    settled: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return len(self.restarted) + len(self.recorded) + len(self.failed) + len(self.released)
+        return sum(len(ids) for ids in self.to_wire().values())
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -204,6 +206,7 @@ class Reconciled:
             "recorded": list(self.recorded),
             "failed": list(self.failed),
             "released": list(self.released),
+            "settled": list(self.settled),
         }
 
 

@@ -18,6 +18,7 @@ from tickwork.ports.stores import (
     ActionQueries,
     ActionRecords,
     CountingRecords,
+    CountTabs,
     FireTallies,
     ParkedFires,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "ActionRecords",
     "Clock",
     "ConcurrencySlots",
+    "CountTabs",
     "CountingRecords",
     "EventPublisher",
     "ExecutionInput",

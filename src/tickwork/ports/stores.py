@@ -7,15 +7,25 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from tickwork.domain.action import Action, Status
-from tickwork.domain.fire_tally import FireKind
+from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.selection import Selection
 
-__all__ = ["ActionQueries", "ActionRecords", "CountingRecords", "FireTallies", "ParkedFires"]
+__all__ = [
+    "ActionQueries",
+    "ActionRecords",
+    "CountTabs",
+    "CountingRecords",
+    "FireTallies",
+    "ParkedFires",
+]
 
 
 class ActionRecords(Protocol):
-    """One action's record, read and written whole; every write fenced on the version read."""
+    """One action's record, read and written whole; every write fenced on the version read.
+
+    A write changes the counters (what the action counts as: status, group, need of attention)
+    and the fire totals (the fire it records) exactly once, with the record, whatever crashes
+    where (docs/protocol.md, "Counts and fire totals")."""
 
     def get(self, action_id: str) -> Action | None:
         """The record as last written (a consistent read), or None."""
@@ -23,33 +33,42 @@ class ActionRecords(Protocol):
     def create(self, action: Action) -> None:
         """Write a new record; raises ``ActionConflict`` if the id exists."""
 
-    def save(self, action: Action, expected_version: int) -> None:
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
         """Replace the record if its version is still ``expected_version``, else raise
-        ``ActionConflict`` (it moved on, or is gone)."""
+        ``ActionConflict`` (it moved on, or is gone). ``recorded``: the fire this write records
+        (its history's newest entry), counted in the fire totals."""
 
     def delete(self, action_id: str) -> None:
         """Remove the record (a purge); harmless if it is gone."""
 
-    def counting_later(self, tab: str, attempt: int) -> CountingRecords:
-        """The same records, but a write that changes what an action is counted as leaves
-        that change on the tab ``tab`` (a batch execution's name) instead of writing the
-        counters in a transaction of its own: ``add_counts`` adds the tab's changes at once.
-        ``attempt``: the how-many-th run of the tab's task this is (0 first)."""
+    def counting_later(
+        self, tab: str, attempt: int, members: list[str], now: datetime
+    ) -> CountingRecords:
+        """The same records, as one attempt (0 first) of the batch ``tab`` (its execution's
+        name) with ``members`` (their action ids) writes them, from ``now`` on: a write's counter
+        and total changes are carried on the record under the tab instead of a transaction of
+        its own, and ``add_counts`` adds them at once."""
 
 
 class CountingRecords(ActionRecords, Protocol):
-    """Records whose counter changes wait on a tab, added once for all (a batch's fires).
-
-    Exact across crashes: each record written carries its own pending change, so a later
-    attempt of the same tab finds what an earlier one wrote (``recover``) and adds only what
-    no attempt added yet."""
-
-    def recover(self, action_id: str) -> None:
-        """The record was written on this tab by an earlier attempt: take up its change,
-        unless an earlier attempt's ``add_counts`` added it."""
+    """Records whose counter changes are carried on a tab, added once for all (a batch's)."""
 
     def add_counts(self) -> int:
-        """Add every change the tab holds to the counters; how many records it counted."""
+        """Settle the tab: add every change its writes carry that no one added yet; how many
+        records it counted."""
+
+
+class CountTabs(Protocol):
+    """The tabs of batches: found open after their batch ended, and settled (exactly once)."""
+
+    def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
+        """Tabs opened at or before ``opened_by`` and still open (``<batch>#<attempt>``)."""
+
+    def settle(self, tab: str) -> int:
+        """Add what the tab's members still carry under it, once, and close the tab: how many
+        records it counted (0: settled already)."""
 
 
 class ActionQueries(Protocol):
@@ -88,12 +107,8 @@ class ParkedFires(Protocol):
 
 
 class FireTallies(Protocol):
-    """How many fires were recorded, on time, late or failed, per minute and per hour."""
-
-    def add(self, group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
-        """Count ``count`` recorded fires of ``kind`` that happened ``at``'s minute, in all and
-        in ``group``, by minute and by hour (best effort: statistics, never the record of a
-        fire)."""
+    """How many fires were recorded, on time, late or failed, per minute and per hour (counted
+    by the record writes that record them: ``ActionRecords.save``)."""
 
     def read(
         self, group: str | None, hourly: bool, first: int, last: int

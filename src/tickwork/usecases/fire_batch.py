@@ -16,15 +16,17 @@ docs/protocol.md, "A batched fire" and "A handed-over fire".
   attempts in the batch counted, so it gets as many attempts as a lone fire; when the policy
   allows no more, it is recorded failed here. One slow or failing target never delays or fails
   the others;
-- then the members' counter changes (the batch's tab) and fire tallies are added once for the
-  batch, and the ticks and reports go on the bus, 10 to a PutEvents call (the tick rule leaves
-  a batch's events out: its members are recorded).
+- the members' record writes carry their counter and fire-total changes on the records, under
+  the task's tab, which it settles at its end — once for the batch (docs/protocol.md, "Counts
+  and fire totals"); the ticks and reports go on the bus as they come, 10 to a PutEvents call
+  (the tick rule leaves a batch's events out: its members are recorded).
 
-A task that crashes or times out part-way is retried by the machine: a member it recorded is
-not run again, and its tick is put on the bus again (rebuilt from the record, the proof made
-anew: at least once, the same idempotency key); a member claimed for the batch resumes, as a
-lone fire's retry does; a member it had handed over whose execution did not start is started.
-The output lists every member with its outcome.
+A task that crashes or times out part-way is retried by the machine; the retry first settles
+the tabs its earlier attempts left open. A member it recorded is not run again, and its tick
+is put on the bus again (rebuilt from the record, the proof made anew: at least once, the same
+idempotency key); a member claimed for the batch resumes, as a lone fire's retry does; a member
+it had handed over whose execution did not start is started. The output lists every member
+with its outcome.
 """
 
 from __future__ import annotations
@@ -32,12 +34,11 @@ from __future__ import annotations
 import contextvars
 import json
 import random
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -55,7 +56,6 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.execution import name_of, same_execution
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
-from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.domain.times import ceil_ms
 from tickwork.ports import CountingRecords, OutboundEvent
 from tickwork.usecases.answers import Done
@@ -65,7 +65,7 @@ from tickwork.usecases.follow_on import FollowOns
 from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork.usecases.launch import fire_order, planned_execution
 from tickwork.usecases.orders import check_batch, start_lone
-from tickwork.usecases.record import occurrence_of, record_failure, record_tick
+from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.updates import Rule, update
 
 __all__ = ["fire_batch"]
@@ -82,8 +82,11 @@ def fire_batch(
     name = name_of(execution_arn)
     members = list(order.members)
     threads = max(1, min(len(members), _MOST_THREADS))
-    # The members' counter changes wait on the batch's tab, added once at the end.
-    tab = deps.records.counting_later(name, retry_count)
+    for earlier in range(retry_count):  # an earlier attempt died: its tab is settled first
+        deps.tabs.settle(f"{name}#{earlier}")
+    # The members' counter changes are carried on this attempt's tab, added once at the end.
+    ids = [m.action_id for m in members]
+    tab = deps.records.counting_later(name, retry_count, ids, deps.clock.now())
     deps = replace(deps, records=tab)
     follow_ons = FollowOns(name, deps)
     with ThreadPoolExecutor(max_workers=threads) as pool, BusSender(deps.publisher) as sender:
@@ -106,7 +109,6 @@ def fire_batch(
         follow_ons.start_when_ready()
         done = [run.result() for run in runs]
         tab.add_counts()
-        _tally(done, deps)
     return [d.result for d in done]
 
 
@@ -118,8 +120,6 @@ def _in_context[T](pool: ThreadPoolExecutor, call: Callable[..., T], *args: Any)
 class _Done:
     result: MemberResult
     event: OutboundEvent | None = None  # to put on the bus
-    group: str | None = None  # the action's group, when this run recorded the fire
-    kind: FireKind | None = None  # how the fire counts in the tallies
 
 
 @dataclass(frozen=True)
@@ -152,16 +152,12 @@ class _Batch:
         except (ActionSuperseded, OccurrenceSkipped, WaitContinued) as quiet:
             return self._quiet(member, order, quiet)
         except PermanentFulfillmentError as failed:
-            return self._failed(member, order, failed, read)
+            return self._failed(member, order, failed)
         except Exception as transient:
             return self._hand_over(member, attempt, transient, read)
         tick = with_proof(tick, deps)
-        answer = record_tick(
-            tick, deps, current=claimed, tally=False, seat=self.follow_ons.seat(member)
-        )
-        recorded = answer.outcome is Done.RECORDED
-        group = claimed.group if recorded else None
-        return _Done(_ran(member, tick, recorded), tick, group, fire_kind(occurrence_of(tick)))
+        answer = record_tick(tick, deps, current=claimed, seat=self.follow_ons.seat(member))
+        return _Done(_ran(member, tick, answer.outcome is Done.RECORDED), tick)
 
     def _quiet(self, member: Member, order: FireOrder, quiet: Exception) -> _Done:
         """A member this execution may not run now: ended quietly — unless an earlier attempt
@@ -169,7 +165,6 @@ class _Batch:
         is started, should the crash have come before)."""
         again = self._recorded_before(member, order)
         if again is not None:
-            self.tab.recover(member.action_id)  # counted with this attempt's, if not yet
             _finish_recording(again, self.deps)
             return _Done(_ran(member, again), again)
         handed = self._handed_over_before(member)
@@ -178,14 +173,10 @@ class _Batch:
         reason = f"{type(quiet).__name__}: {quiet}"
         return _Done(MemberResult(member, MemberOutcome.QUIET, reason=reason))
 
-    def _failed(
-        self, member: Member, order: FireOrder, failed: Exception, read: Action | None
-    ) -> _Done:
+    def _failed(self, member: Member, order: FireOrder, failed: Exception) -> _Done:
         report = _report(order, type(failed).__name__, _cause(failed), self)
-        answer = record_failure(report, self.deps, tally=False)
-        recorded = answer.outcome is Done.RECORDED
-        group = read.group if read is not None and recorded else None
-        return _Done(_ran(member, report, recorded), report, group, FireKind.FAILED)
+        answer = record_failure(report, self.deps)
+        return _Done(_ran(member, report, answer.outcome is Done.RECORDED), report)
 
     def _hand_over(
         self, member: Member, attempt: FireAttempt, error: Exception, read: Action | None
@@ -197,7 +188,7 @@ class _Batch:
         deps = self.deps
         made = attempt.attempt - (1 if isinstance(error, ConcurrencyLimited) else 0)
         if made >= 1 + deps.settings.retry_max_attempts:
-            return self._failed(member, attempt.order, error, read)
+            return self._failed(member, attempt.order, error)
         now = deps.clock.now()
         action = read or deps.records.get(member.action_id)
         if action is None:
@@ -304,9 +295,9 @@ def _finish_recording(ended: Tick | FireFailure, deps: Dependencies) -> None:
     """What a crash after the record's write may have left undone — the next fire's start,
     the Schedule Completed — is done by recording it again (a repeat changes no record)."""
     if isinstance(ended, FireFailure):
-        record_failure(ended, deps, tally=False)
+        record_failure(ended, deps)
     else:
-        record_tick(ended, deps, tally=False)
+        record_tick(ended, deps)
 
 
 def _cause(failed: Exception) -> str:
@@ -340,21 +331,3 @@ def _withdraw(member: Member, handed_to: str, refused: LaunchRefused, deps: Depe
     # Should it keep changing, whatever changes it has it, and the reconciler looks after it.
     with suppress(ActionConflict):
         update(deps.records, member.action_id, Rule.RELEASE, withdrawn)
-
-
-def _tally(done: list[_Done], deps: Dependencies) -> None:
-    """Add the fires this run recorded to the fire tallies at once: one ADD per group, minute
-    and kind, not one per fire."""
-    counts: Counter[tuple[str, int, FireKind]] = Counter()
-    now = deps.clock.now()
-    for d in done:
-        if d.group is None or d.kind is None:
-            continue
-        at = d.result.tick.actual_time if d.result.tick is not None else now
-        counts[(d.group, int(at.timestamp()) // 60, d.kind)] += 1
-    for (group_name, minute, kind), count in sorted(counts.items()):
-        deps.tallies.add(group_name, _minute_start(minute), kind, count)
-
-
-def _minute_start(minute: int) -> datetime:
-    return datetime.fromtimestamp(minute * 60, UTC)

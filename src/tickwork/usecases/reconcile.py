@@ -23,6 +23,8 @@ its record moved on ends quietly):
 - **released** — the same unknown outcome under ``onUnknownOutcome`` RETRY: release the claim
   and fire again, with the same idempotency key. The one at-least-once repair, chosen by the
   action; receivers dedupe on the key.
+- **settled** — a batch's tab still open after its batch stopped running (its task failed past
+  its retries, or the stack lost it): the counter changes its members carry are added, once.
 
 After an outage that lost every execution (a restarted local stack), ``horizon=None`` and
 ``stuck_after=0`` look at every waiting action and every claim.
@@ -65,6 +67,8 @@ _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its ow
 # A claim this old may belong to an execution that ended with its tick or report refused by the
 # bus (Emit tick and Report failure retry for about 30 s): looked at before ``stuck_after``.
 _UNDELIVERED_AFTER = timedelta(seconds=30)
+# A batch's tab open this long is looked at: settled if its batch is no longer running.
+_TAB_GRACE = timedelta(seconds=30)
 
 
 def reconcile(
@@ -89,6 +93,9 @@ def reconcile(
         for fire in action.manual.in_flight:
             if now - fire.requested_at >= stuck_after:
                 _resolve_manual(action, fire, now, deps, repairs)
+    opened_by = now - min(stuck_after, _TAB_GRACE)
+    for tab in deps.tabs.open_tabs(opened_by, limit):
+        _settle_if_ended(tab, deps, repairs)
     if repairs.total:
         deps.publisher.publish(repairs)
     return repairs.to_wire()
@@ -106,6 +113,17 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
     if fresh is None or fresh.version != action.version:
         return False  # it moved on while we looked: the normal flow has it
     return _relaunch(fresh, now, deps)
+
+
+def _settle_if_ended(tab: str, deps: Dependencies, repairs: Reconciled) -> None:
+    """A batch's tab still open: its task settles it at its end, a retry of the task first
+    thing; a batch no longer running (failed past its retries, lost) never will."""
+    batch = tab.rpartition("#")[0]
+    state = deps.batches.describe(batch)
+    if state is not None and state.running:
+        return
+    if deps.tabs.settle(tab):
+        repairs.settled.append(batch)
 
 
 def _resolve_claim(
@@ -202,7 +220,10 @@ def _resolve_manual(
     with suppress(ActionConflict):
         if update(deps.records, action.id, Rule.RELEASE, released, first=action) is not None:
             launch_manual(action, fire, now, deps, repair=repair)
-            repairs.restarted.append(action.id)
+            # a claimed fire runs again (RETRY: at least once); one never claimed just starts
+            (repairs.released if fire.claimed_by is not None else repairs.restarted).append(
+                action.id
+            )
 
 
 def _left_by(state: ExecutionState | None) -> LeftTick | LeftFailure | None:

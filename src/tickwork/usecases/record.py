@@ -24,7 +24,6 @@ from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
 from tickwork.domain.announcements import Completed
 from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
-from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import Done, RecordAnswer
@@ -56,17 +55,14 @@ def record_tick(
     tick: Tick,
     deps: Dependencies,
     current: Action | None = None,
-    tally: bool = True,
     seat: NextSeat | None = None,
 ) -> RecordAnswer:
-    """``current``: the record as just read, if the caller has it (saves a read); ``tally``:
-    False when the caller counts the fire itself (a batch adds its fires' tallies at once);
-    ``seat``: where the next fire may go instead of an execution of its own."""
+    """``current``: the record as just read, if the caller has it (saves a read); ``seat``:
+    where the next fire may go instead of an execution of its own. The write counts the fire
+    in the fire totals (``Rule.RECORD``)."""
     occurrence = occurrence_of(tick)
     if tick.manual:
-        return _record_manual(
-            tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps, tally
-        )
+        return _record_manual(tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps)
     return _record(
         tick.key,
         _execution_of(tick, deps),
@@ -77,18 +73,16 @@ def record_tick(
             tick.result,
             deps.limits,
         ),
-        occurrence,
         deps,
         current,
-        tally,
         seat,
         on_repeat=lambda action: _repeat(action, tick, deps),
     )
 
 
-def record_failure(failure: FireFailure, deps: Dependencies, tally: bool = True) -> RecordAnswer:
+def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
     if failure.manual:
-        return _record_manual_failure(failure, deps, tally)
+        return _record_manual_failure(failure, deps)
     recorded: list[tuple[Occurrence, FailurePolicy]] = []
 
     def failed(action: Action, now: datetime) -> Action:
@@ -97,7 +91,7 @@ def record_failure(failure: FireFailure, deps: Dependencies, tally: bool = True)
         following = following_fire(action, failure.scheduled_time, failure.occurrence, now)
         return action.failed(now, record, following, deps.limits)
 
-    answer = _record(failure.key, _execution_of(failure, deps), failed, None, deps, tally=tally)
+    answer = _record(failure.key, _execution_of(failure, deps), failed, deps)
     if answer.outcome is not Done.RECORDED:
         return answer
     record, policy = recorded[0]
@@ -108,10 +102,8 @@ def _record(
     key: FireKey,
     execution_arn: str,
     ended: Callable[[Action, datetime], Action],
-    occurrence: Occurrence | None,
     deps: Dependencies,
     current: Action | None = None,
-    tally: bool = True,
     seat: NextSeat | None = None,
     on_repeat: Callable[[Action | None], object] | None = None,
 ) -> RecordAnswer:
@@ -154,8 +146,6 @@ def _record(
     elif after.status == Status.COMPLETED:
         _publish_completed(after, after.history[-1].occurrence, deps)
     _announce(pending)
-    if tally:
-        _tally(written.before, occurrence or after.history[-1], deps)
     upcoming = after.execution_time if after.status == Status.PENDING else None
     return RecordAnswer(after.id, Done.RECORDED, str(after.status), execution_time=upcoming)
 
@@ -170,15 +160,13 @@ def _following(action: Action, tick: Tick, now: datetime) -> datetime | None:
     return following_fire(action, tick.scheduled_time, tick.occurrence, now)
 
 
-def _record_manual_failure(failure: FireFailure, deps: Dependencies, tally: bool) -> RecordAnswer:
+def _record_manual_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
     action = deps.records.get(failure.action_id)
     fire = action.manual.fire(failure.manual) if action else None
     if action is None or fire is None:
         return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
     record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
-    return _record_manual(
-        failure.action_id, failure.manual, record, fire.idempotency_key, deps, tally
-    )
+    return _record_manual(failure.action_id, failure.manual, record, fire.idempotency_key, deps)
 
 
 def following_fire(
@@ -198,9 +186,9 @@ def _record_manual(
     record: Occurrence,
     key: str,
     deps: Dependencies,
-    tally: bool = True,
 ) -> RecordAnswer:
-    """Record a manual fire's ending once (``Rule.RECORD_MANUAL``: only while it is in flight)."""
+    """Record a manual fire's ending once (``Rule.RECORD_MANUAL``: only while it is in flight),
+    counting it in the fire totals."""
 
     def recorded(action: Action) -> Action | None:
         if action.manual.fire(number) is None:
@@ -210,19 +198,9 @@ def _record_manual(
     written = update(deps.records, action_id, Rule.RECORD_MANUAL, recorded)
     if written is None:
         return RecordAnswer(action_id, Done.IGNORED, reason=_IGNORED)
-    if tally:
-        _tally(written.before, record, deps)
     return RecordAnswer(
         action_id, Done.RECORDED, str(written.after.status), manual=number, trigger=record.trigger
     )
-
-
-def _tally(action: Action, occurrence: Occurrence, deps: Dependencies) -> None:
-    """Count a fire just recorded in the fire totals, once: only the write that recorded it
-    gets here (a repeated tick is ignored before)."""
-    kind = fire_kind(occurrence)
-    if kind is not None:
-        deps.tallies.add(action.group, occurrence.actual_time, kind)
 
 
 def occurrence_of(tick: Tick) -> Occurrence:

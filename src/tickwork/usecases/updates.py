@@ -3,7 +3,8 @@ result fenced on the version read; on a lost race read again and apply the chang
 
 Each call names the protocol rule it enforces (``Rule``, one per row of docs/protocol.md's
 "Who writes what"), so a conflict that outlasts its attempts says which rule could not be
-applied, and a reader finds every writer of a rule by its name.
+applied, and a reader finds every writer of a rule by its name. A write under a record rule
+counts the fire it records in the fire totals, with the record (``ActionRecords.save``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tickwork.domain.action import Action
+from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.errors import ActionConflict
 from tickwork.ports import ActionRecords
 
@@ -34,6 +35,15 @@ class Rule(StrEnum):
     PARK_AGAIN = "park again"  # an execution could not be started: the pump retries it
     MARK_LAUNCHED = "mark launched"  # the pump started the parked fire's execution
     NAME_EXECUTION = "name the execution"  # a leg or a repair: the record names it
+
+
+_RECORDING = frozenset({Rule.RECORD, Rule.RECORD_MANUAL})
+
+
+def _recorded(rule: Rule, after: Action) -> Occurrence | None:
+    """The fire a write under a record rule records (its history's newest entry), which the
+    write counts in the fire totals with the record."""
+    return after.history[-1] if rule in _RECORDING and after.history else None
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,7 @@ def update(
         if after is action:
             return Written(action, action)
         try:
-            records.save(after, expected_version=action.version)
+            records.save(after, expected_version=action.version, recorded=_recorded(rule, after))
         except ActionConflict:
             continue
         return Written(action, after)

@@ -16,6 +16,7 @@ from tests.unit.fakes.aws import (
 )
 from tests.unit.fakes.deps import FakeClock, attempt, fake_dependencies
 from tests.unit.fakes.stores import (
+    FakeCountTabs,
     FakeFireTallies,
     FakeParkedFires,
     FakeQueries,
@@ -25,6 +26,7 @@ from tests.unit.fakes.stores import (
 
 __all__ = [
     "FakeClock",
+    "FakeCountTabs",
     "FakeExecutions",
     "FakeFireTallies",
     "FakeParkedFires",

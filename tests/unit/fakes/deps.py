@@ -15,6 +15,7 @@ from tests.unit.fakes.aws import (
     NoTargets,
 )
 from tests.unit.fakes.stores import (
+    FakeCountTabs,
     FakeFireTallies,
     FakeParkedFires,
     FakeQueries,
@@ -63,7 +64,8 @@ def fake_dependencies(
         records=FakeRecords(store),
         queries=FakeQueries(store),
         parked=FakeParkedFires(store),
-        tallies=FakeFireTallies(),
+        tallies=FakeFireTallies(store),
+        tabs=FakeCountTabs(store),
         executions=FakeExecutions(),
         batches=FakeExecutions(machine="batch"),
         publisher=publisher or FakePublisher(),

@@ -1,21 +1,28 @@
 """The stores of actions in memory, one fake per port, sharing one dict of records as the
 DynamoDB adapters share one table. tests/contract runs each fake and its adapter through the
-same cases, so what a unit test sees from these is what production answers."""
+same cases, so what a unit test sees from these is what production answers.
+
+The counters and fire totals are kept as the adapters keep them — changed by the writes that
+change them, a batch's carried on its records under its tab until the tab is settled — so a
+count read here is off exactly when production's would be (a change added twice, or lost)."""
 
 from __future__ import annotations
 
 import copy
+from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tickwork.domain import page_cursor
-from tickwork.domain.action import Action, Status
+from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict
-from tickwork.domain.fire_tally import FireKind
+from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.page_cursor import Position
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
+    "FakeCountTabs",
     "FakeCountingRecords",
     "FakeFireTallies",
     "FakeParkedFires",
@@ -26,16 +33,72 @@ __all__ = [
 
 _HOUR_MS = 3_600_000
 _WATERMARK_LAG = timedelta(minutes=5)
+_ATTENTION = "NEEDS_ATTENTION"
+
+# A counter change: ("count", scope, field) or ("fire", scope, hourly, number, kind) -> amount.
+Changes = Counter[tuple[object, ...]]
+
+
+@dataclass
+class FakeTab:
+    open: bool
+    opened_at: datetime
+    members: frozenset[str]
+    settled: set[str] = field(default_factory=set)
 
 
 class FakeStore:
-    """The records every fake store reads: one action per id, as last written."""
+    """The records every fake store reads (one action per id, as last written), the counters
+    and totals their writes keep, and the batches' tabs."""
 
     def __init__(self) -> None:
         self.items: dict[str, Action] = {}
         self.writes = 0
-        self.due_on: dict[str, str] = {}  # id -> the tab its last write left a count change on
-        self.counted: dict[tuple[str, int], set[str]] = {}  # (tab, attempt) -> ids it added
+        self.counters: Counter[tuple[str, str]] = Counter()  # (scope, field) -> count
+        self.fires: dict[tuple[str | None, bool, int], Counter[str]] = {}
+        self.carried: dict[str, dict[str, Changes]] = {}  # id -> tab -> changes not added
+        self.tabs: dict[str, FakeTab] = {}
+
+    def apply(self, changes: Changes) -> None:
+        for key, amount in changes.items():
+            if key[0] == "count":
+                self.counters[(str(key[1]), str(key[2]))] += amount
+            else:
+                _, scope, hourly, number, kind = key
+                where = (None if scope is None else str(scope), bool(hourly), int(str(number)))
+                counts = self.fires.setdefault(where, Counter())
+                counts[str(kind)] += amount
+
+    def open_tab(self, tab: str) -> FakeTab | None:
+        found = self.tabs.get(tab)
+        return found if found is not None and found.open else None
+
+
+def _counted_as(action: Action | None) -> tuple[str, str, bool] | None:
+    if action is None:
+        return None
+    status = Status.PENDING if action.status == Status.IN_PROGRESS else action.status
+    return (action.group, str(status), action.needs_attention)
+
+
+def _changes(before: Action | None, after: Action | None, recorded: Occurrence | None) -> Changes:
+    """What a write moving ``before`` to ``after`` (and recording ``recorded``) adds."""
+    changes: Changes = Counter()
+    for counted, sign in ((_counted_as(before), -1), (_counted_as(after), 1)):
+        if counted is None:
+            continue
+        group, status, attention = counted
+        for scope in ("*", f"g:{group}"):
+            changes[("count", scope, status)] += sign
+            if attention:
+                changes[("count", scope, _ATTENTION)] += sign
+    kind = None if recorded is None else fire_kind(recorded)
+    if recorded is not None and kind is not None and after is not None:
+        minute = to_epoch_ms(recorded.actual_time) // 60_000
+        for fire_scope in (None, after.group):
+            for hourly, number in ((False, minute), (True, minute // 60)):
+                changes[("fire", fire_scope, hourly, number, str(kind))] += 1
+    return Counter({key: amount for key, amount in changes.items() if amount})
 
 
 class FakeRecords:
@@ -56,63 +119,111 @@ class FakeRecords:
     def create(self, action: Action) -> None:
         if action.id in self.items:
             raise ActionConflict(action.id, "exists")
+        self.store.apply(_changes(None, action, None))
         self._write(action)
 
-    def save(self, action: Action, expected_version: int) -> None:
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
         current = self.items.get(action.id)
         if current is None or current.version != expected_version:
             raise ActionConflict(action.id, "version moved")
+        self._settle_carried(action.id)
+        self.store.apply(_changes(current, action, recorded))
         self._write(action)
 
     def delete(self, action_id: str) -> None:
+        if action_id in self.items:
+            self._settle_carried(action_id)
+            self.store.apply(_changes(self.items[action_id], None, None))
         self.items.pop(action_id, None)
         self.store.writes += 1
+
+    def _settle_carried(self, action_id: str) -> None:
+        """What the stored version carries: added now for a tab still open, else dropped."""
+        for tab, changes in self.store.carried.pop(action_id, {}).items():
+            open_tab = self.store.open_tab(tab)
+            if open_tab is not None and action_id not in open_tab.settled:
+                self.store.apply(changes)
+                open_tab.settled.add(action_id)
 
     def _write(self, action: Action) -> None:
         self.items[action.id] = copy.deepcopy(action)
         self.store.writes += 1
-        self.store.due_on.pop(action.id, None)
 
-    def counting_later(self, tab: str, attempt: int) -> FakeCountingRecords:
-        return FakeCountingRecords(self.store, tab, attempt)
+    def counting_later(
+        self, tab: str, attempt: int, members: list[str], now: datetime
+    ) -> FakeCountingRecords:
+        return FakeCountingRecords(self.store, f"{tab}#{attempt}", members, now)
 
 
 class FakeCountingRecords(FakeRecords):
-    """Counts are read from the records themselves here, so they are always exact; this keeps
-    the adapter's bookkeeping (what a tab holds, what each attempt added) to answer as it
-    does."""
+    """A batch attempt's writes: their changes carried on the records under the tab."""
 
-    def __init__(self, store: FakeStore, tab: str, attempt: int) -> None:
+    def __init__(self, store: FakeStore, tab: str, members: list[str], now: datetime) -> None:
         super().__init__(store)
         self.tab = tab
-        self.attempt = attempt
-        self.due: set[str] = set()
+        self.members = frozenset(members)
+        self.now = now
+        self.due: dict[str, Changes] = {}
 
-    def save(self, action: Action, expected_version: int) -> None:
-        before = self.items.get(action.id)
-        super().save(action, expected_version)
-        if before is not None and _counted_as(before) != _counted_as(action):
-            self.due.add(action.id)
-            self.store.due_on[action.id] = self.tab
-
-    def recover(self, action_id: str) -> None:
-        if self.store.due_on.get(action_id) == self.tab:
-            self.due.add(action_id)
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
+        current = self.items.get(action.id)
+        if current is None or current.version != expected_version:
+            raise ActionConflict(action.id, "version moved")
+        carried = dict(self.store.carried.pop(action.id, {}))
+        mine = carried.pop(self.tab, Counter()) + Counter()
+        mine.update(_changes(current, action, recorded))
+        mine = Counter({key: n for key, n in mine.items() if n})
+        kept = {tab: c for tab, c in carried.items() if self.store.open_tab(tab) is not None}
+        if mine:
+            self.store.tabs.setdefault(self.tab, FakeTab(True, self.now, self.members))
+            kept[self.tab] = mine
+            self.due[action.id] = mine
+        else:
+            self.due.pop(action.id, None)
+        if kept:
+            self.store.carried[action.id] = kept
+        self._write(action)
 
     def add_counts(self) -> int:
-        counted = set().union(
-            *(self.store.counted.get((self.tab, a), set()) for a in range(self.attempt))
-        )
-        waiting = self.due - counted
-        self.store.counted.setdefault((self.tab, self.attempt), set()).update(waiting)
-        self.due -= waiting
-        return len(waiting)
+        return _settle(self.store, self.tab, self.due)
 
 
-def _counted_as(action: Action) -> tuple[str, str, bool, int]:
-    status = Status.PENDING if action.status == Status.IN_PROGRESS else action.status
-    day = action.ttl // 86_400 if action.ttl is not None else 0
-    return (action.group, str(status), action.needs_attention, day)
+class FakeCountTabs:
+    def __init__(self, store: FakeStore) -> None:
+        self.store = store
+
+    def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
+        return sorted(
+            tab
+            for tab, state in self.store.tabs.items()
+            if state.open and state.opened_at <= opened_by
+        )[:limit]
+
+    def settle(self, tab: str) -> int:
+        state = self.store.tabs.get(tab)
+        if state is None:
+            return 0
+        carried = {
+            action_id: self.store.carried.get(action_id, {}).get(tab, Counter())
+            for action_id in state.members
+        }
+        return _settle(self.store, tab, carried)
+
+
+def _settle(store: FakeStore, tab: str, due: dict[str, Changes]) -> int:
+    state = store.open_tab(tab)
+    if state is None:
+        return 0
+    waiting = {i: c for i, c in due.items() if i not in state.settled and c}
+    for action_id, changes in waiting.items():
+        store.apply(changes)
+        state.settled.add(action_id)
+    state.open = False
+    return len(waiting)
 
 
 class FakeQueries:
@@ -151,13 +262,24 @@ class FakeQueries:
         return page, page_cursor.encode(Position(last.id, None if by_id else _fire_ms(last)))
 
     def count(self, selection: Selection) -> dict[str, int]:
+        """All or a group: from the counters, as the adapter counts (IN_PROGRESS from the
+        records, counted as PENDING by the counters); by id prefix or need of attention: from
+        the records, as the adapter reads its index."""
         if selection.status is not None:
             raise ValueError("a count is by status already: count a selection without one")
         chosen = self._chosen(selection, by_id=True)
-        return {
-            **{str(s): sum(a.status == s for a in chosen) for s in Status},
-            "NEEDS_ATTENTION": sum(a.needs_attention for a in chosen),
-        }
+        if selection.prefix is not None or selection.attention:
+            return {
+                **{str(s): sum(a.status == s for a in chosen) for s in Status},
+                _ATTENTION: sum(a.needs_attention or selection.attention for a in chosen),
+            }
+        scope = "*" if selection.group is None else f"g:{selection.group}"
+        in_flight = sum(a.status == Status.IN_PROGRESS for a in chosen)
+        totals = {str(s): self.store.counters[(scope, str(s))] for s in Status}
+        totals[Status.PENDING] -= in_flight
+        totals[Status.IN_PROGRESS] = in_flight
+        counts = {name: max(0, value) for name, value in totals.items()}
+        return {**counts, _ATTENTION: max(0, self.store.counters[(scope, _ATTENTION)])}
 
     def _chosen(self, selection: Selection, by_id: bool) -> list[Action]:
         chosen = [
@@ -198,23 +320,19 @@ class FakeParkedFires:
 
 
 class FakeFireTallies:
-    def __init__(self) -> None:
-        self.fires: dict[tuple[str | None, bool, int], dict[str, int]] = {}
+    """The fire totals the records' writes keep (``FakeStore.fires``)."""
 
-    def add(self, group: str, at: datetime, kind: FireKind, count: int = 1) -> None:
-        minute = to_epoch_ms(at) // 60_000
-        for scope in (None, group):
-            for hourly, number in ((False, minute), (True, minute // 60)):
-                counts = self.fires.setdefault((scope, hourly, number), {})
-                counts[str(kind)] = counts.get(str(kind), 0) + count
+    def __init__(self, store: FakeStore) -> None:
+        self.store = store
 
     def read(
         self, group: str | None, hourly: bool, first: int, last: int
     ) -> dict[int, dict[str, int]]:
+        fires = self.store.fires
         return {
-            n: dict(self.fires[(group, hourly, n)])
+            n: {kind: count for kind, count in fires[(group, hourly, n)].items() if count}
             for n in range(first, last + 1)
-            if (group, hourly, n) in self.fires
+            if (group, hourly, n) in fires and any(fires[(group, hourly, n)].values())
         }
 
 

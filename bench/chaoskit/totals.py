@@ -1,0 +1,51 @@
+"""The stack's counts and fire totals against its records, once a chaos run has settled.
+
+`GET /stats` answers from counter items that every record write moves (or, in a batch, that
+its tab adds once): actions by status, how many need attention, and the fires recorded in the
+last day (on time and late, failed). Read back here from the records themselves — every
+action's status, and every fired or failed occurrence in their histories — the two must be
+equal after any crash the run planted: a difference is a change lost or added twice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+__all__ = ["Totals", "totals"]
+
+
+class Totals:
+    def __init__(self, stats: dict[str, Any], records: list[dict[str, Any]]) -> None:
+        self.counted = {
+            **{str(s): int(n) for s, n in stats.get("byStatus", {}).items()},
+            "needsAttention": int(stats.get("needsAttention", 0)),
+            "fired": int(stats.get("lastDay", {}).get("fired", 0)),
+            "failed": int(stats.get("lastDay", {}).get("failed", 0)),
+        }
+        outcomes = Counter(
+            str(h.get("outcome")) for r in records for h in r.get("history", []) or []
+        )
+        statuses = Counter(str(r.get("status")) for r in records)
+        self.recorded = {
+            **{status: statuses.get(status, 0) for status in stats.get("byStatus", {})},
+            "needsAttention": sum(bool(r.get("needsAttention")) for r in records),
+            "fired": outcomes["FIRED"],
+            "failed": outcomes["FAILED"],
+        }
+
+    @property
+    def problems(self) -> list[str]:
+        return [
+            f"{name}: the stack counts {self.counted[name]}, its records hold "
+            f"{self.recorded.get(name, 0)}"
+            for name in self.counted
+            if self.counted[name] != self.recorded.get(name, 0)
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"counted": self.counted, "recorded": self.recorded, "problems": self.problems}
+
+
+def totals(stats: dict[str, Any], records: list[dict[str, Any]]) -> Totals:
+    return Totals(stats, records)

@@ -1,0 +1,185 @@
+"""Tabs: a batch's counter changes, carried on the records it writes until they are settled.
+docs/protocol.md, "Counts and fire totals".
+
+A record a batch writes carries the counter changes of that write (and of the fire it
+records: the fire totals) under the batch's tab, in ``uncounted``: ``{tab: [change, ...]}``,
+each change ``"<item> <field> <amount>"`` with the item's prefix shortened (``c/`` for
+``#count#``, ``f/`` for ``#fires#``). The tab item ``#tab#<tab>`` lists the batch's members
+(``members``), the ids whose changes were added already (``settled``) and a ``version`` that
+every settlement is fenced on; while the tab is open it holds ``tabShard`` and ``openedAt``,
+the keys of the sparse ``OpenTabs`` index, where the reconciler finds a tab whose batch ended
+without settling it. Every settlement — the batch's own at its end, a retried task's, the
+reconciler's, or the next write of one member's record — is one transaction with the counter
+items' ADDs, conditioned on the tab's version and adding the ids it counted to ``settled``: no
+change is added twice, and none is dropped before it is added.
+
+Items written before tabs had their own item carried ``countsDue`` (``[tab, change...]``, the
+``#count#`` prefix left out): read as a tab that is settled (its batch added it, or no one
+will), so the next write drops it, as it did then.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tickwork.adapters.dynamodb_counts import COUNTER_PREFIX, FIRE_PREFIX, Changes
+
+__all__ = [
+    "LEGACY_DUE",
+    "OPEN_TABS_INDEX",
+    "TAB_PREFIX",
+    "TAB_SHARDS",
+    "UNCOUNTED",
+    "TabState",
+    "carried_by",
+    "carried_item",
+    "open_tab_item",
+    "tab_key",
+    "tab_of",
+    "tab_settlement",
+]
+
+UNCOUNTED = "uncounted"
+LEGACY_DUE = "countsDue"
+TAB_PREFIX = "#tab#"
+TAB_SHARDS = 8
+OPEN_TABS_INDEX = "OpenTabs"
+_KEPT_SECONDS = 7 * 86_400  # a settled tab item expires after a week
+_SHORT = ((COUNTER_PREFIX, "c/"), (FIRE_PREFIX, "f/"))
+
+
+def tab_key(tab: str) -> dict[str, str]:
+    return {"id": f"{TAB_PREFIX}{tab}"}
+
+
+def tab_of(item_id: str) -> str:
+    """The tab a tab item is for."""
+    return item_id.removeprefix(TAB_PREFIX)
+
+
+def _shard(tab: str) -> str:
+    return f"tabs#{hashlib.sha256(tab.encode()).digest()[0] % TAB_SHARDS}"
+
+
+@dataclass(frozen=True)
+class TabState:
+    """A tab item as read: whether it is open, its version, and who is in it."""
+
+    tab: str
+    open: bool
+    version: int
+    members: frozenset[str]
+    settled: frozenset[str]
+
+    @classmethod
+    def of(cls, item: dict[str, Any]) -> TabState:
+        return cls(
+            tab=tab_of(str(item["id"])),
+            open="tabShard" in item,
+            version=int(str(item.get("version", 0))),
+            members=frozenset(str(m) for m in item.get("members", ())),
+            settled=frozenset(str(s) for s in item.get("settled", ())),
+        )
+
+
+def open_tab_item(tab: str, members: list[str], now_ms: int) -> dict[str, Any]:
+    """The item of a tab opened now, listing the batch's members."""
+    item: dict[str, Any] = {
+        **tab_key(tab),
+        "tabShard": _shard(tab),
+        "openedAt": now_ms,
+        "version": 0,
+        "ttl": int(time.time()) + _KEPT_SECONDS,
+    }
+    if members:
+        item["members"] = set(members)
+    return item
+
+
+def tab_settlement(table_name: str, state: TabState, ids: list[str], close: bool) -> dict[str, Any]:
+    """The tab item's part of a settlement transaction: the ids counted, the version moved on,
+    and (``close``) the tab taken off the open index — only if no one settled it meanwhile."""
+    names = {"#v": "version"}
+    values: dict[str, Any] = {":v": state.version, ":next": state.version + 1}
+    update = "SET #v = :next"
+    if ids:
+        update += " ADD settled :ids"
+        values[":ids"] = set(ids)
+    if close:
+        update += " REMOVE tabShard"
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": tab_key(state.tab),
+            "UpdateExpression": update,
+            "ConditionExpression": "#v = :v AND attribute_exists(tabShard)",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+    }
+
+
+def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
+    """The changes a stored record carries, by tab (legacy ``countsDue`` included)."""
+    carried = {str(tab): _decode(texts) for tab, texts in (item.get(UNCOUNTED) or {}).items()}
+    legacy = _legacy_counts_due(item.get(LEGACY_DUE))
+    if legacy is not None:
+        carried.setdefault(legacy[0], legacy[1])
+    return carried
+
+
+def carried_item(carried: dict[str, Changes]) -> dict[str, list[str]] | None:
+    """``uncounted`` as stored (None: nothing carried)."""
+    stored = {tab: _encode(changes) for tab, changes in sorted(carried.items()) if changes}
+    return stored or None
+
+
+def _encode(changes: Changes) -> list[str]:
+    return [
+        f"{_shorten(item)} {name} {value}"
+        for item, fields in sorted(changes.items())
+        for name, value in sorted(fields.items())
+    ]
+
+
+def _decode(texts: Any) -> Changes:
+    changes: Changes = {}
+    for text in texts or ():
+        item, name, value = str(text).rsplit(" ", 2)
+        changes.setdefault(_lengthen(item), {})[name] = int(value)
+    return changes
+
+
+def _shorten(item: str) -> str:
+    for prefix, short in _SHORT:
+        if item.startswith(prefix):
+            return short + item.removeprefix(prefix)
+    return item
+
+
+def _lengthen(item: str) -> str:
+    for prefix, short in _SHORT:
+        if item.startswith(short):
+            return prefix + item.removeprefix(short)
+    return item
+
+
+def _legacy_counts_due(stored: Any) -> tuple[str, Changes] | None:
+    """``countsDue`` as written before tabs had an item: ``[tab, "<counter> <field> <n>"...]``
+    (the ``#count#`` prefix left out), or an earlier map of ``tab`` and ``adds``."""
+    if isinstance(stored, dict) and "tab" in stored:
+        adds = {
+            str(counter): {str(name): int(str(value)) for name, value in fields.items()}
+            for counter, fields in stored.get("adds", {}).items()
+        }
+        return str(stored["tab"]), adds
+    if not isinstance(stored, list) or not stored:
+        return None
+    changes: Changes = {}
+    for text in stored[1:]:
+        counter, name, value = str(text).rsplit(" ", 2)
+        changes.setdefault(COUNTER_PREFIX + counter, {})[name] = int(value)
+    return str(stored[0]), changes

@@ -1,0 +1,340 @@
+"""The world the model-based test drives: the stack's own use cases over the in-memory stores,
+with the two state machines played step by step as their definitions say, a bus and a tick
+rule, a target that notes every call, and crashes planted between a write and what follows.
+
+Nothing here decides what the stack does: each step calls the use case a function would call
+(fulfill, fire_batch, prove_failure, accept_report, pump, reconcile, the steering use cases).
+The world only plays what AWS would do around them — a Wait that ends, a Retry with its count,
+a Catch, a Lambda that dies, an event delivered twice or lost — and keeps the record of what
+happened that the invariants read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from tests.unit.fakes import FakeExecutions, FakePublisher, fake_dependencies
+from tests.unit.fakes.stores import FakeCountingRecords, FakeRecords, FakeStore
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action, Occurrence
+from tickwork.domain.batch import BatchOrder
+from tickwork.domain.errors import (
+    ActionConflict,
+    ActionSuperseded,
+    ForgedOrder,
+    OccurrenceSkipped,
+    PermanentFulfillmentError,
+    TransientFulfillmentError,
+    WaitContinued,
+)
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireAttempt, FireOrder
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.usecases.fire_batch import fire_batch
+from tickwork.usecases.fire_proofs import prove_failure, with_proof
+from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.intake import accept_report
+
+__all__ = ["MODEL_TYPE", "Call", "LambdaDied", "World"]
+
+NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+MODEL_TYPE = "MODEL"
+RETRIES = 2  # RetryMaxAttempts of both machines in the model's stack
+FIRE_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:fire:"
+
+
+class LambdaDied(BaseException):
+    """A planted crash: the function's process died right after a write had landed. To the
+    state machine it is ``Lambda.Unknown`` (retried as a transient failure); to EventBridge, a
+    failed delivery (redelivered). A ``BaseException``, as a process's death is: no handler of
+    the stack's catches it (a batch task dies whole, not one member of it)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the target: which fire, when, by which execution, and how it answered."""
+
+    key: str
+    action_id: str
+    occurrence: int
+    scheduled: datetime
+    at: datetime
+    attempt: int
+    execution: str
+    ok: bool
+
+
+class _ModelData(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class ModelTarget:
+    """The action type every model action has: it notes each call, and fails when told to."""
+
+    action_type: ClassVar[str] = MODEL_TYPE
+    data_model: ClassVar[type[BaseModel]] = _ModelData
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
+        world = self.world
+        failure = world.failing.pop(request.action_id, None)
+        world.calls.append(
+            Call(
+                request.idempotency_key,
+                request.action_id,
+                request.occurrence,
+                request.scheduled_time,
+                world.deps.clock.now(),
+                request.attempt,
+                world.running or "",
+                failure is None,
+            )
+        )
+        if failure == "transient":
+            raise TransientFulfillmentError("the model's target answered 503")
+        if failure == "permanent":
+            raise PermanentFulfillmentError("the model's target answered 400")
+        return {"called": True}
+
+
+class CrashingRecords(FakeRecords):
+    """The records the use cases write, each write able to be the last before a planted crash."""
+
+    def __init__(self, store: FakeStore, world: World) -> None:
+        super().__init__(store)
+        self.world = world
+
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
+        super().save(action, expected_version, recorded)
+        self.world.after_write()
+
+    def counting_later(
+        self, tab: str, attempt: int, members: list[str], now: datetime
+    ) -> FakeCountingRecords:
+        return CrashingTab(self.store, f"{tab}#{attempt}", members, now, self.world)
+
+
+class CrashingTab(FakeCountingRecords):
+    """A batch task's records, each write able to be the last before its task dies."""
+
+    def __init__(
+        self, store: FakeStore, tab: str, members: list[str], now: datetime, world: World
+    ) -> None:
+        super().__init__(store, tab, members, now)
+        self.world = world
+
+    def save(
+        self, action: Action, expected_version: int, recorded: Occurrence | None = None
+    ) -> None:
+        super().save(action, expected_version, recorded)
+        self.world.after_write()
+
+
+@dataclass
+class Run:
+    """An execution as the world plays it: its retries so far, and how it ended."""
+
+    machine: str  # "fire" or "batch"
+    name: str
+    retry: int = 0
+    ended: bool = False
+
+
+@dataclass
+class World:
+    deps: Dependencies = field(init=False)
+    calls: list[Call] = field(default_factory=list)
+    failing: dict[str, str] = field(default_factory=dict)  # action id -> its next call's failure
+    crash_in: int | None = None  # writes until the planted crash (None: none planted)
+    running: str | None = None  # the execution the world is playing now
+    runs: dict[str, Run] = field(default_factory=dict)  # arn -> how far it got
+    inbox: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # for the tick rule
+    forged: set[str] = field(default_factory=set)  # arns of executions the stack did not issue
+    crashes: int = 0
+    bus_seen: int = 0
+    used: set[str] = field(default_factory=set)  # execution arns ever started (names are unique)
+
+    def __post_init__(self) -> None:
+        deps = fake_dependencies(
+            NOW,
+            publisher=FakePublisher(),
+            launch_ahead=timedelta(seconds=10),
+            lock=timedelta(seconds=5),
+            seal_secret_id="seal",
+            batch_state_machine_arn="arn:aws:states:us-east-1:123456789012:stateMachine:batch",
+            batch_min_fires=2,
+            batch_max_fires=4,
+            retry_max_attempts=RETRIES,
+            history_limit=200,
+        )
+        deps.secrets.values["seal"] = b"the model's seal key"  # type: ignore[attr-defined]
+        deps.registry.register(ModelTarget(self))
+        store = deps.records.store  # type: ignore[attr-defined]
+        self.deps = replace(deps, records=CrashingRecords(store, self))
+
+    # --- what the world keeps ----------------------------------------------------------------
+    @property
+    def store(self) -> FakeStore:
+        records: CrashingRecords = self.deps.records  # type: ignore[assignment]
+        return records.store
+
+    @property
+    def fires(self) -> FakeExecutions:
+        return self.deps.executions  # type: ignore[return-value]
+
+    @property
+    def batches(self) -> FakeExecutions:
+        return self.deps.batches  # type: ignore[return-value]
+
+    def lose_executions(self) -> None:
+        """The emulator restarted: every execution is gone (their names with them)."""
+        for starter in (self.fires, self.batches):
+            self.used.update(starter.execution_arn(name) for name in starter.started)
+            starter.started.clear()
+            starter.ended.clear()
+        self.runs.clear()
+        self.inbox.clear()
+
+    def ever_started(self, arn: str) -> bool:
+        starter = self.batches if ":execution:batch:" in arn else self.fires
+        return arn in self.used or arn.rpartition(":")[2] in starter.started
+
+    def after_write(self) -> None:
+        if self.crash_in is None:
+            return
+        if self.crash_in == 0:
+            self.crash_in = None
+            self.crashes += 1
+            raise LambdaDied("planted: the process died right after this write")
+        self.crash_in -= 1
+
+    def runnable(self) -> list[str]:
+        """The executions whose Wait has ended and that have not ended: ARNs, in order."""
+        now = self.deps.clock.now()
+        found = []
+        for machine, starter in (("fire", self.fires), ("batch", self.batches)):
+            for name, order in starter.started.items():
+                arn = starter.execution_arn(name)
+                run = self.runs.setdefault(arn, Run(machine, name))
+                if run.ended or name in starter.ended:
+                    continue
+                due = order.wait_until if isinstance(order, FireOrder) else order.second
+                if due.replace(microsecond=0) <= now:  # Step Functions' Wait, to the second
+                    found.append(arn)
+        return found
+
+    def collect_bus(self) -> None:
+        """What the tick rule passes to the tick function: the fire machine's ticks and
+        reports (a batch records its own)."""
+        publisher: FakePublisher = self.deps.publisher  # type: ignore[assignment]
+        for detail_type, detail in publisher.events[self.bus_seen :]:
+            lone = str(detail.get("executionArn", "")).startswith(FIRE_PREFIX)
+            if detail_type in (DetailType.TICK, DetailType.FAILED) and lone:
+                self.inbox.append((str(detail_type), detail))
+        self.bus_seen = len(publisher.events)
+
+    # --- the machines ------------------------------------------------------------------------
+    def play(self, arn: str) -> None:
+        """One try of the execution's task, and what its definition does with the answer."""
+        run = self.runs[arn]
+        self.running = arn
+        try:
+            if run.machine == "fire":
+                self._play_fire(run, arn)
+            else:
+                self._play_batch(run, arn)
+        finally:
+            self.running = None
+            self.crash_in = None  # a crash planted for this task and not met is not kept
+            self.collect_bus()
+
+    def _play_fire(self, run: Run, arn: str) -> None:
+        order: FireOrder = self.fires.started[run.name]
+        try:
+            tick = with_proof(
+                fulfill_fire(FireAttempt(order, arn, run.retry), self.deps), self.deps
+            )
+        except (ActionSuperseded, WaitContinued, OccurrenceSkipped):
+            self._end(run, "SUCCEEDED", output=order.to_wire())
+            return
+        except ForgedOrder as refused:
+            self._end(run, "FAILED", error="ForgedOrder", cause=str(refused))
+            return
+        except (TransientFulfillmentError, ActionConflict, LambdaDied) as error:
+            if run.retry < RETRIES:
+                run.retry += 1  # the Retry: the execution waits, then tries again
+                return
+            self._failed(run, arn, order, type(error).__name__, str(error))
+            return
+        except Exception as error:  # PermanentFulfillmentError, RetriesExhausted, ...
+            self._failed(run, arn, order, type(error).__name__, str(error))
+            return
+        publisher = self.deps.publisher
+        publisher.publish(tick)  # Emit tick
+        self._end(run, "SUCCEEDED", output=tick.to_wire())
+
+    def _failed(self, run: Run, arn: str, order: FireOrder, error: str, cause: str) -> None:
+        """The Catch: Prove failure (retried if its function dies), Report failure, FireFailed."""
+        report = {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
+        for _ in range(6):
+            try:
+                failure = prove_failure(report, arn, self.deps)
+                break
+            except LambdaDied:
+                continue
+            except ForgedOrder:
+                self._end(run, "FAILED", error="FireFailed", cause="unproved")
+                return
+        else:
+            self._end(run, "FAILED", error="FireFailed", cause="unproved")
+            return
+        self.deps.publisher.publish(failure)
+        self._end(run, "FAILED", error="FireFailed", cause=json.dumps(failure.to_wire()))
+
+    def _play_batch(self, run: Run, arn: str) -> None:
+        order: BatchOrder = self.batches.started[run.name]
+        try:
+            results = fire_batch(order, arn, run.retry, self.deps)
+        except ForgedOrder as refused:
+            self._end(run, "FAILED", error="ForgedOrder", cause=str(refused))
+            return
+        except (Exception, LambdaDied) as error:  # the task died or failed: retried
+            if run.retry < RETRIES:
+                run.retry += 1
+                return
+            self._end(run, "FAILED", error="States.TaskFailed", cause=str(error))
+            return
+        self._end(run, "SUCCEEDED", output={"fires": [r.to_wire() for r in results]})
+
+    def _end(self, run: Run, status: str, output: Any = None, **error: str) -> None:
+        run.ended = True
+        starter = self.fires if run.machine == "fire" else self.batches
+        starter.end(run.name, status, output, **error)
+
+    # --- the bus -----------------------------------------------------------------------------
+    def deliver(self, index: int, again: bool) -> None:
+        """The tick rule delivers one event to the tick function (EventBridge redelivers it when
+        the function fails; ``again``: delivered twice)."""
+        detail_type, detail = self.inbox[index]
+        try:
+            accept_report(detail_type, detail, f"event-{index}", self.deps)
+        except LambdaDied:
+            return  # kept: EventBridge retries the delivery
+        finally:
+            self.crash_in = None
+            self.collect_bus()
+        if not again:
+            del self.inbox[index]
+
+    def executions_by_kind(self) -> Counter[str]:
+        return Counter(run.machine for run in self.runs.values())
