@@ -20,6 +20,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from tickwork.adapters.dynamodb_record import from_item, to_item
+from tickwork.adapters.dynamodb_sizes import as_typed, item_size
 
 __all__ = ["Units", "aged_size", "item_size", "units_of"]
 
@@ -27,42 +28,6 @@ _SERIALIZER = TypeSerializer()
 _DESERIALIZER = TypeDeserializer()
 _WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
 _SMALL = 100  # a counter, tally, slot or marker item: well under a unit
-
-
-def _value_size(value: dict[str, Any]) -> int:
-    ((kind, inner),) = value.items()
-    if kind == "S":
-        return len(str(inner).encode())
-    if kind == "N":
-        digits = str(inner).lstrip("-").replace(".", "").strip("0")
-        return math.ceil(len(digits or "0") / 2) + 1
-    if kind == "B":
-        return len(inner)
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "L":
-        return 3 + sum(1 + _value_size(e) for e in inner)
-    if kind == "M":
-        return 3 + sum(1 + len(k.encode()) + _value_size(e) for k, e in inner.items())
-    if kind in ("SS", "NS", "BS"):
-        return sum(len(str(e)) for e in inner)
-    raise ValueError(f"unknown DynamoDB type {kind}")
-
-
-_TYPES = {"S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"}
-
-
-def _as_typed(value: Any) -> dict[str, Any]:
-    """A value as the low-level client sends it; the resource layer's calls reach the
-    recorder still plain (boto3 serializes them further down)."""
-    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _TYPES:
-        return value
-    return dict(_SERIALIZER.serialize(value))
-
-
-def item_size(item: dict[str, Any]) -> int:
-    """The size DynamoDB bills of an item ({"S": ...} values, or plain ones)."""
-    return sum(len(name.encode()) + _value_size(_as_typed(value)) for name, value in item.items())
 
 
 def _typed(item: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +72,7 @@ class Units:
 
 
 def _id_of(value: Any) -> str:
-    return str(_as_typed(value).get("S", ""))
+    return str(as_typed(value).get("S", ""))
 
 
 def _size_of_key(params: dict[str, Any], sizes: dict[str, int]) -> int:

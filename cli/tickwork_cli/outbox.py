@@ -48,7 +48,10 @@ def outbox(
             "and SQS consoles, and your receivers); drop --stack to read the local one"
         )
     context.target  # noqa: B018 - a clear error when no local stack ran here
-    messages = read_outbox(context.state_dir / OUTBOX_FILE, kind, action_id)
+    read = read_outbox(context.state_dir / OUTBOX_FILE, kind, action_id)
+    for note in read.skipped:
+        click.echo(f"skipped {note}", err=True)
+    messages = read.messages
     if number is not None:
         found = [m for m in messages if m.get("number") == number]
         if not found:

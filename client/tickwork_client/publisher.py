@@ -195,13 +195,19 @@ class TickworkClient:
         naive = (isinstance(when, datetime) and when.tzinfo is None) or (
             isinstance(when, When) and when.naive
         )
-        if naive and timezone is None:
-            raise ValidationFailed.of(
-                "when",
-                "is a datetime without a zone: it would be read as UTC, not this machine's time",
-                "give an aware datetime (datetime(..., tzinfo=UTC) or ZoneInfo(...)), or "
-                "timezone= the zone it is in",
-            )
+        for name, given, is_naive in (
+            ("when", when, naive),
+            ("start", start, isinstance(start, datetime) and start.tzinfo is None),
+            ("end", end, isinstance(end, datetime) and end.tzinfo is None),
+        ):
+            if is_naive and timezone is None:
+                raise ValidationFailed.of(
+                    name,
+                    f"{given!s} is a datetime without a zone: it would be read as UTC, not this "
+                    "machine's time",
+                    "give an aware datetime (datetime(..., tzinfo=UTC) or ZoneInfo(...)), or "
+                    "timezone= the zone it is in",
+                )
         detail: dict[str, Any] = {} if action_id is None else {"id": action_id}
         detail.update(when_fields(when))
         if times is not None and detail.get("executionRemainder", times) != times:

@@ -22,13 +22,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from tickwork.domain.errors import ValidationFailed
 from tickwork_local.server import LOOPBACK, free_port
 from tickwork_local.sigv4 import SigV4Verifier
 
 __all__ = ["serving_api", "to_v2_event"]
 
 Invoke = Callable[[dict[str, Any]], tuple[Any, str | None]]
-LocalRoute = Callable[[dict[str, str]], Any]
+LocalRoute = Callable[[dict[str, str]], Any]  # raises ValidationFailed: a 400
+_JSON = {"Content-Type": "application/json"}
 
 
 def to_v2_event(
@@ -140,8 +142,14 @@ def serving_api(
             route = (local_routes or {}).get(target.path) if self.command == "GET" else None
             if route is not None:
                 query = {k: v[-1] for k, v in parse_qs(target.query).items()}
-                answer = json.dumps(route(query), default=str).encode()
-                self._send(200, answer, {"Content-Type": "application/json"})
+                try:
+                    answer = json.dumps(route(query), default=str).encode()
+                except ValidationFailed as refused:  # a query field no route can take
+                    problems = [p.as_dict() for p in refused.problems]
+                    refusal = {"message": str(refused), "problems": problems}
+                    self._send(400, json.dumps(refusal).encode(), _JSON)
+                    return
+                self._send(200, answer, _JSON)
                 return
             with container:
                 result, error = invoke(

@@ -23,10 +23,12 @@ import contextvars
 import itertools
 import json
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.defaults import builtin_fulfillments
 
-__all__ = ["OUTBOX_FILE", "Outbox", "read_outbox"]
+__all__ = ["OUTBOX_FILE", "Outbox", "OutboxRead", "read_outbox"]
 
 log = logging.getLogger(__name__)
 OUTBOX_FILE = "outbox.jsonl"
@@ -84,15 +86,16 @@ class Outbox:
             message["at"] = iso(datetime.now(UTC))
             self._messages.append(message)
             if self.path is not None:
-                with open(self.path, "a", encoding="utf-8") as out:
+                with _private_append(self.path) as out:
                     out.write(json.dumps(message, default=str) + "\n")
 
     @contextmanager
     def installed(self) -> Iterator[Outbox]:
         """Note each fulfillment's fire, and keep what its calls send, until the block ends."""
         if self.path is not None and self.path.exists():
+            self.path.chmod(0o600)  # what fires sent is for the owner only, as the keys are
             with self._lock:
-                self._messages = _read(self.path)
+                self._messages = _read(self.path).messages
                 self._numbers = itertools.count(len(self._messages) + 1)
         kinds = builtin_fulfillments()
         originals = {kind: kind.fulfill for kind in kinds}
@@ -207,21 +210,54 @@ class Outbox:
         self.keep("webhook", fields, request)
 
 
-def read_outbox(
-    path: Path, kind: str | None = None, action_id: str | None = None
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class OutboxRead:
+    """The messages of an outbox file, and the lines in it that are not one (named, skipped)."""
+
+    messages: list[dict[str, Any]]
+    skipped: list[str] = field(default_factory=list)
+
+
+def read_outbox(path: Path, kind: str | None = None, action_id: str | None = None) -> OutboxRead:
     """What the local stack's fires sent, from its outbox file, newest first."""
-    return _chosen(_read(path) if path.exists() else [], kind, action_id)
+    read = _read(path) if path.exists() else OutboxRead([])
+    return OutboxRead(_chosen(read.messages, kind, action_id), read.skipped)
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    messages = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+def _read(path: Path) -> OutboxRead:
+    messages: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
         try:
-            messages.append(json.loads(line))
+            message = json.loads(line)
         except ValueError:
-            continue  # a line torn by a kill
-    return messages
+            skipped.append(f"line {number} of {path.name}: not JSON (torn by a kill?)")
+            continue
+        if not _is_message(message):
+            skipped.append(f"line {number} of {path.name}: JSON, but not a message a fire sent")
+            continue
+        messages.append(message)
+    return OutboxRead(messages, skipped)
+
+
+def _is_message(value: Any) -> bool:
+    fire = value.get("fire") if isinstance(value, dict) else None
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("kind"), str)
+        and isinstance(fire, dict)
+        and isinstance(fire.get("id"), str)
+    )
+
+
+@contextmanager
+def _private_append(path: Path) -> Iterator[Any]:
+    """``path`` opened to append, created readable by its owner only."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as out:
+        yield out
 
 
 def _chosen(

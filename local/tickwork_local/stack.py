@@ -13,6 +13,7 @@ import io
 import json
 import logging
 import os
+import re
 import secrets
 import time
 import uuid
@@ -26,6 +27,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.domain.errors import ValidationFailed
 from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
 from tickwork_local.execution_quota import open_execution_quota
@@ -199,10 +201,15 @@ class LocalStack:
         return self._clients.client(service)
 
     def _outbox_route(self, query: dict[str, str]) -> dict[str, Any]:
-        """GET /local/outbox[?kind=sms&id=ACTION&limit=N]: what fires sent, newest first."""
+        """GET /local/outbox[?kind=sms&id=ACTION&limit=N]: what fires sent, newest first.
+        A ``limit`` that is not 1 to 1000 in ASCII digits is refused (a 400 naming it)."""
         messages = self.outbox.messages(query.get("kind"), query.get("id"))
-        limit = int(query["limit"]) if query.get("limit", "").isdigit() else 100
-        return {"messages": messages[:limit], "total": len(messages)}
+        given = query.get("limit", "100")
+        if not re.fullmatch(r"[0-9]{1,4}", given) or not 1 <= int(given) <= 1000:
+            raise ValidationFailed.of(
+                "limit", f"{given[:20]!r} is not a whole number from 1 to 1000", "give e.g. 50"
+            )
+        return {"messages": messages[: int(given)], "total": len(messages)}
 
     def add_function(
         self, name: str, handler: Callable[[dict[str, Any], Any], Any], timeout: int = 30

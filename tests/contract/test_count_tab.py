@@ -18,14 +18,14 @@ from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.fire import Outcome
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import to_epoch_ms
-from tickwork.ports import CountingRecords
+from tickwork.ports import TabbedRecords
 
 BATCH = "b-1-abc"
 
 
-def _tab(stores: Stores, attempt: int = 0, members: int = 5) -> CountingRecords:
+def _tab(stores: Stores, attempt: int = 0, members: int = 5) -> TabbedRecords:
     ids = [f"t:{n}" for n in range(members)]
-    return stores.records.counting_later(BATCH, attempt, ids, stores.clock.now())
+    return stores.records.on_tab(BATCH, attempt, ids, stores.clock.now())
 
 
 def _complete(stores: Stores, records: object, action_id: str) -> Action:
@@ -71,9 +71,9 @@ def test_a_batchs_changes_are_added_once_when_its_tab_is_settled(stores: Stores)
         _complete(stores, tab, f"t:{n}")
 
     assert (_counts(stores), _fired(stores)) == ((5, 0), 0)  # carried, not added yet
-    assert tab.add_counts() == 3
+    assert tab.settle() == 3
     assert (_counts(stores), _fired(stores)) == ((2, 3), 3)
-    assert tab.add_counts() == 0  # settled: nothing left on it
+    assert tab.settle() == 0  # settled: nothing left on it
     assert (_counts(stores), _fired(stores)) == ((2, 3), 3)
 
 
@@ -82,13 +82,13 @@ def test_a_retry_settles_first_the_tab_of_the_attempt_that_crashed(stores: Store
         stores.add(f"t:{n}")
     crashed = _tab(stores, 0, 3)
     for n in range(2):
-        _complete(stores, crashed, f"t:{n}")  # and the task died before add_counts
+        _complete(stores, crashed, f"t:{n}")  # and the task died before settle
 
     assert stores.tabs.settle(f"{BATCH}#0") == 2  # the retry, first thing
     retry = _tab(stores, 1, 3)
     _complete(stores, retry, "t:2")
 
-    assert retry.add_counts() == 1
+    assert retry.settle() == 1
     assert (_counts(stores), _fired(stores)) == ((0, 3), 3)
 
 
@@ -98,7 +98,7 @@ def test_a_tab_settled_already_adds_nothing_twice(stores: Stores) -> None:
     first = _tab(stores, 0, 2)
     for n in range(2):
         _complete(stores, first, f"t:{n}")
-    assert first.add_counts() == 2  # and the task died before it returned
+    assert first.settle() == 2  # and the task died before it returned
 
     assert stores.tabs.settle(f"{BATCH}#0") == 0
 
@@ -134,7 +134,7 @@ def test_the_next_write_of_a_member_settles_its_changes_while_the_tab_is_open(
     stores.records.save(again, done.version)
 
     assert (_counts(stores), _fired(stores)) == ((2, 0), 1)  # its fire counted, once
-    assert tab.add_counts() == 0  # settled by that write: the batch adds nothing for it
+    assert tab.settle() == 0  # settled by that write: the batch adds nothing for it
     assert (_counts(stores), _fired(stores)) == ((2, 0), 1)
 
 
@@ -142,7 +142,7 @@ def test_a_write_after_the_tab_is_settled_drops_what_the_record_carried(stores: 
     stores.add("t:0")
     tab = _tab(stores, 0, 1)
     done = _complete(stores, tab, "t:0")
-    assert tab.add_counts() == 1
+    assert tab.settle() == 1
 
     stores.records.save(replace(done, version=done.version + 1), done.version)
 
@@ -157,7 +157,7 @@ def test_a_purge_of_a_member_while_its_tab_is_open_counts_nothing_twice(stores: 
 
     stores.records.delete("t:0")
 
-    assert tab.add_counts() == 0
+    assert tab.settle() == 0
     assert (_counts(stores), _fired(stores)) == ((1, 0), 1)
 
 
@@ -167,7 +167,7 @@ def test_a_write_with_no_change_to_the_counts_leaves_nothing_on_the_tab(stores: 
 
     tab.save(replace(action, status=Status.IN_PROGRESS, version=action.version + 1), 1)
 
-    assert tab.add_counts() == 0
+    assert tab.settle() == 0
     assert stores.tabs.open_tabs(stores.clock.now() + timedelta(days=1)) == []  # never opened
     assert _counts(stores) == (1, 0)
 
@@ -188,7 +188,7 @@ def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
     [carried] = item["uncounted"].values()
     assert any(c.startswith("c/*#") and " COMPLETED 1" in c for c in carried)
     assert any(c.startswith("f/*#m") and " onTime 1" in c for c in carried)
-    assert tab.add_counts() == 1
+    assert tab.settle() == 1
     table.update_item(
         Key={"id": "t:0"},
         UpdateExpression="REMOVE uncounted SET countsDue = :old",

@@ -43,7 +43,7 @@ def test_a_burst_never_exceeds_the_limit_and_none_is_lost(make_stack) -> None:
         ticks = [t for t in stack.ticks.wait_for(lambda evs: len(evs) >= 8, 5)]
         assert sorted(t["detail"]["id"] for t in ticks) == ids
         assert_never_early([t["detail"] for t in ticks])
-        # AND each took one fulfilment attempt: its waits for a slot are counted apart
+        # AND each took one fulfillment attempt: its waits for a slot are counted apart
         assert {t["detail"]["attempts"] for t in ticks} == {1}
         assert sum(t["detail"].get("slotWaits", 0) for t in ticks) >= 6
         # AND every slot was given back (the fires' wait counts stay until their TTL)

@@ -100,6 +100,23 @@ def test_a_patch_inside_the_lock_of_a_recurrence_is_202(api: Api) -> None:
     assert reply.json["deferred"] == "UPDATE" and reply.json["data"] == {"v": 1}
 
 
+def test_a_patch_inside_the_lock_too_large_to_keep_is_400_naming_the_limit(api: Api) -> None:
+    """A change waiting for the imminent fire is kept on the record beside the data and the
+    Start it came in: one that would take the record past DynamoDB's 400 KB is refused up
+    front (it answered 502 before), and the record is left as it was."""
+    big = "x" * (150 * 1024)
+    create(api, "heavy", rate="rate(1 minute)", data={"v": big})
+    before = api.get(action_path("heavy")).json
+
+    reply = api.patch(action_path("heavy"), {"data": {"v": big + "y"}})
+
+    assert reply.status == 400, reply.text
+    [problem] = reply.json["problems"]
+    assert problem["field"] == "data" and "400 KB" in problem["problem"]
+    after = api.get(action_path("heavy")).json
+    assert after.get("deferred") is None and after["updatedAt"] == before["updatedAt"]
+
+
 def test_a_one_off_inside_its_lock_is_409(api: Api) -> None:
     create(api, "soon", delay="90s")
     for reply in (

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from tests.unit.fakes import FakeExecutions, FakePublisher, fake_dependencies
-from tests.unit.fakes.stores import FakeCountingRecords, FakeRecords, FakeStore
+from tests.unit.fakes.stores import FakeRecords, FakeStore, FakeTabbedRecords
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.batch import BatchOrder
@@ -118,13 +118,13 @@ class CrashingRecords(FakeRecords):
         super().save(action, expected_version, recorded)
         self.world.after_write()
 
-    def counting_later(
+    def on_tab(
         self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> FakeCountingRecords:
+    ) -> FakeTabbedRecords:
         return CrashingTab(self.store, f"{tab}#{attempt}", members, now, self.world)
 
 
-class CrashingTab(FakeCountingRecords):
+class CrashingTab(FakeTabbedRecords):
     """A batch task's records, each write able to be the last before its task dies."""
 
     def __init__(

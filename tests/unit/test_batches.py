@@ -288,17 +288,17 @@ def test_a_task_that_dies_before_settling_its_tab_leaves_counts_that_add_up(
     ids = _due_together(deps, 5, group="crash")
     _pump_at_launch(deps)
     name, order = _only_batch(deps)
-    counting_later = deps.records.counting_later
+    on_tab = deps.records.on_tab
 
     def dying(*args: Any) -> Any:
-        tab = counting_later(*args)
-        tab.add_counts = lambda: (_ for _ in ()).throw(RuntimeError("killed"))  # type: ignore[method-assign]
+        tab = on_tab(*args)
+        tab.settle = lambda: (_ for _ in ()).throw(RuntimeError("killed"))  # type: ignore[method-assign]
         return tab
 
-    deps.records.counting_later = dying  # type: ignore[method-assign]
+    deps.records.on_tab = dying  # type: ignore[method-assign]
     with pytest.raises(RuntimeError, match="killed"):
         _run_batch(deps)
-    deps.records.counting_later = counting_later  # type: ignore[method-assign]
+    deps.records.on_tab = on_tab  # type: ignore[method-assign]
     minute = int(SECOND.timestamp()) // 60
     assert all(deps.records.items[i].status == Status.COMPLETED for i in ids)
     assert deps.queries.count(Selection(group="crash"))["COMPLETED"] == 0  # carried, not added
@@ -523,7 +523,7 @@ def test_the_reconciler_settles_a_fire_a_lost_batch_left_claimed(deps) -> None:
 
     repaired = reconcile(deps)
 
-    # onUnknownOutcome FAIL, the default: the fulfilment may have happened
+    # onUnknownOutcome FAIL, the default: the fulfillment may have happened
     assert "b001" in repaired["failed"]
     record = deps.records.items["b001"]
     assert record.status == Status.FAILED

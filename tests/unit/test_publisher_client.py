@@ -247,6 +247,43 @@ def test_a_naive_datetime_needs_its_zone_and_is_read_in_it(bus: Bus) -> None:
     assert sent.next_fires == [datetime(2026, 3, 8, 1, 30, tzinfo=UTC)]  # 09:30 at UTC+8
 
 
+@pytest.mark.parametrize("bound", ["start", "end"])
+def test_a_naive_bound_needs_its_zone_as_a_naive_when_does(bus: Bus, bound: str) -> None:
+    client = _client(bus)
+    naive = datetime(2027, 3, 8, 9, 30)
+
+    with pytest.raises(ValidationFailed) as refused:
+        client.schedule("z:2", rate("1 hour"), **{bound: naive})
+
+    assert refused.value.problems[0].field == bound and "timezone=" in refused.value.problems[0].fix
+    assert bus.seen() == []
+    sent = client.schedule("z:2", rate("1 hour"), timezone="Asia/Kuala_Lumpur", **{bound: naive})
+    assert sent.detail[f"{bound}Time"] == "2027-03-08T09:30:00"  # read in that zone
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"amount": 1e200}, "data.amount"),
+        ({"amount": 1e-200}, "data.amount"),
+        ({"items": [12345678901234567890123456789012345678901]}, "data.items.0"),
+        ({"note": "half a pair \ud800"}, "data.note"),
+    ],
+    ids=["1e200", "1e-200", "41-digits", "lone-surrogate"],
+)
+def test_values_no_store_can_hold_are_refused_by_field_before_sending(
+    bus: Bus, data: dict, field: str
+) -> None:
+    """JSON takes them; DynamoDB does not: accepted, they would end as a dead-lettered Start."""
+    client = _client(bus)
+
+    with pytest.raises(ValidationFailed) as refused:
+        client.schedule("n:1", rate("1 hour"), data=data)
+
+    assert [p.field for p in refused.value.problems] == [field]
+    assert bus.seen() == []
+
+
 def test_data_that_is_not_json_is_named_before_anything_is_sent(bus: Bus) -> None:
     client = _client(bus, signing_key=KEY)
     with pytest.raises(ValidationFailed) as refused:

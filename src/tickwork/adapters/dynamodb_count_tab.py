@@ -1,14 +1,14 @@
 """A batch's record writes on its tab, and the settlement of tabs (``dynamodb_tabs``).
 
-``TabbedRecords`` is the records port of one attempt of a batch task: a write that changes what
-an action counts as, or records a fire, puts the record alone (a plain conditional put, one
-write unit a KB) carrying those changes under the tab; the tab item is written before the first
-record that carries it. Changes the stored version carries for another tab are carried on while
-that tab is open, and dropped once it is settled. ``add_counts`` settles the tab at the task's
-end: the changes it wrote, in one transaction per up to 99 counter items.
+``DynamoDBTabbedRecords`` is the records port of one attempt of a batch task: a write that
+changes what an action counts as, or records a fire, puts the record alone (a plain conditional
+put, one write unit a KB) carrying those changes under the tab; the tab item is written before
+the first record that carries it. Changes the stored version carries for another tab are
+carried on while that tab is open, and dropped once it is settled. ``settle`` settles the tab
+at the task's end: the changes it wrote, in one transaction per up to 99 counter items.
 
 ``DynamoDBCountTabs`` is the port the reconciler and a retried task settle other tabs through:
-``open_tabs`` lists the tabs opened before a moment that are still open (from the sparse
+``open_tabs`` lists the tabs opened by a moment that are still open (from the sparse
 ``OpenTabs`` index), and ``settle`` adds what a tab's members still carry under it, read from
 their records. Both go through ``_settle``: fenced on the tab's version, so whoever comes second
 adds nothing twice.
@@ -36,7 +36,7 @@ from tickwork.adapters.dynamodb_counts import (
 )
 from tickwork.adapters.dynamodb_reads import items_by_id
 from tickwork.adapters.dynamodb_record import to_item
-from tickwork.adapters.dynamodb_records import DynamoDBRecords
+from tickwork.adapters.dynamodb_records import DynamoDBRecords, fits
 from tickwork.adapters.dynamodb_tabs import (
     OPEN_TABS_INDEX,
     TAB_SHARDS,
@@ -55,13 +55,13 @@ from tickwork.domain.times import to_epoch_ms
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["DynamoDBCountTabs", "TabbedRecords"]
+__all__ = ["DynamoDBCountTabs", "DynamoDBTabbedRecords"]
 
 _MOST_COUNTERS = 99  # TransactWriteItems takes 100 items: the counters and the tab item
 _SETTLE_ATTEMPTS = 8
 
 
-class TabbedRecords(DynamoDBRecords):
+class DynamoDBTabbedRecords(DynamoDBRecords):
     def __init__(
         self,
         table_name: str,
@@ -98,6 +98,7 @@ class TabbedRecords(DynamoDBRecords):
         uncounted = carried_item(kept)
         if uncounted is not None:
             item[UNCOUNTED] = uncounted
+        fits(item)
         self._put(item, "version = :expected", {":expected": expected_version})
         self._memo.remember(item)
         with self._lock:
@@ -106,7 +107,7 @@ class TabbedRecords(DynamoDBRecords):
             else:
                 self._due.pop(action.id, None)
 
-    def add_counts(self) -> int:
+    def settle(self) -> int:
         """Settle this tab: add the changes this attempt's writes carry (those a later write of
         a member settled already left out). How many records it counted."""
         with self._lock:

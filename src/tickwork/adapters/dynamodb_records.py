@@ -35,20 +35,28 @@ from tickwork.adapters.dynamodb_counts import (
     merged,
 )
 from tickwork.adapters.dynamodb_record import from_item, to_item
+from tickwork.adapters.dynamodb_sizes import MAX_ITEM_BYTES, item_size
 from tickwork.adapters.dynamodb_tabs import TabState, carried_by, tab_key, tab_settlement
 from tickwork.domain.action import Action, Occurrence
-from tickwork.domain.errors import ActionConflict
+from tickwork.domain.errors import ActionConflict, RecordTooLarge
 from tickwork.domain.times import iso
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-    from tickwork.adapters.dynamodb_count_tab import TabbedRecords
+    from tickwork.adapters.dynamodb_count_tab import DynamoDBTabbedRecords
 
-__all__ = ["DynamoDBRecords"]
+__all__ = ["DynamoDBRecords", "fits"]
 
 _TRANSACTION_ATTEMPTS = 5
 _CHANGED = "the record changed since it was read"
+
+
+def fits(item: dict[str, Any]) -> None:
+    """Refuse, before anything is written, a record larger than DynamoDB holds in one item."""
+    size = item_size(item)
+    if size > MAX_ITEM_BYTES:
+        raise RecordTooLarge(str(item["id"]), size, MAX_ITEM_BYTES)
 
 
 class _Contended(Exception):
@@ -81,12 +89,14 @@ class DynamoDBRecords(OnTable):
     ) -> None:
         self._write(action, expected_version, recorded)
 
-    def counting_later(
+    def on_tab(
         self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> TabbedRecords:
-        from tickwork.adapters.dynamodb_count_tab import TabbedRecords  # it extends this class
+    ) -> DynamoDBTabbedRecords:
+        from tickwork.adapters.dynamodb_count_tab import (
+            DynamoDBTabbedRecords,
+        )  # it extends this class
 
-        return TabbedRecords(
+        return DynamoDBTabbedRecords(
             self._name, f"{tab}#{attempt}", members, now, self._given, self._clients, self._memo
         )
 
@@ -116,6 +126,7 @@ class DynamoDBRecords(OnTable):
         it counts as changes, or it records a fire, or it replaces a version carrying an open
         tab's changes, in one transaction with the counters' ADDs."""
         item = to_item(action)
+        fits(item)
         for attempt in range(_TRANSACTION_ATTEMPTS):
             stored = None if expected_version is None else self._stored(action, expected_version)
             settling = [] if stored is None else self._open_tabs_of(stored)

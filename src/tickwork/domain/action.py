@@ -1,4 +1,4 @@
-"""The action record: what is scheduled, where its chain of fires stands, and what happened.
+"""The action record: what is scheduled, where its fires stand, and what happened.
 
 Pure: every transition takes ``now`` and returns a new ``Action``; nothing here reads a clock
 or talks to AWS. The records store persists it; the use cases decide which transition.

@@ -6,8 +6,8 @@ The policy decides, in the spirit of Quartz's misfire instructions and Temporal'
 window:
 
 - ``ONCE`` (default): the missed occurrence fires once, late; any others missed with it are
-  coalesced into that one fire, and the chain resumes at the next on-time occurrence.
-- ``SKIP``: a missed occurrence does not fire; the chain resumes at the next on-time one.
+  coalesced into that one fire, and the fires resume at the next on-time occurrence.
+- ``SKIP``: a missed occurrence does not fire; the fires resume at the next on-time one.
 - ``ALL``: every missed occurrence no older than ``window`` fires, late and in order; older
   ones are skipped.
 

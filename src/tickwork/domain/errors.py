@@ -26,6 +26,7 @@ __all__ = [
     "ManualFiresInFlight",
     "OccurrenceSkipped",
     "PermanentFulfillmentError",
+    "RecordTooLarge",
     "RetriesExhausted",
     "SignatureRefused",
     "TickworkError",
@@ -65,6 +66,23 @@ class ValidationFailed(TickworkError):
     @classmethod
     def of(cls, field: str, problem: str, fix: str) -> ValidationFailed:
         return cls(FieldProblem(field, problem, fix))
+
+
+class RecordTooLarge(ValidationFailed):
+    """A write would make the action's record larger than one item may be: nothing written."""
+
+    def __init__(self, action_id: str, size: int, limit: int) -> None:
+        self.action_id = action_id
+        super().__init__(
+            FieldProblem(
+                "data",
+                f"with this change the record of {action_id!r} would take {size // 1024} KB, over "
+                f"the {limit // 1024} KB DynamoDB holds in one item (its data and metadata, the "
+                "Start they came in, and a change waiting for the imminent fire are kept on it)",
+                "send smaller data or metadata (keep a large payload elsewhere, e.g. S3, and "
+                "schedule a reference to it), or make the change once the imminent fire is past",
+            )
+        )
 
 
 class UnknownActionType(ValidationFailed):

@@ -11,7 +11,7 @@ Every ending of statemachines/fire.asl.json leaves one of these:
 - **nothing** — ended quietly (superseded, skipped): the output is the execution's input;
 - **an unknown outcome** — anything else once the fire was claimed: an error no Catch can take
   (``States.Runtime``), an abort, a timeout of the execution, or an execution that is gone. The
-  fulfilment may have happened; the action's ``onUnknownOutcome`` decides what follows.
+  fulfillment may have happened; the action's ``onUnknownOutcome`` decides what follows.
 
 Pure: it reads the status, output, error and cause that DescribeExecution returns.
 """
@@ -44,7 +44,7 @@ OUTCOME_UNKNOWN = "FireOutcomeUnknown"  # recorded for a claimed fire whose endi
 
 class UnknownOutcomePolicy(StrEnum):
     """What the reconciler does with a claimed fire whose execution ended without a tick or a
-    failure report, so that its fulfilment may or may not have happened."""
+    failure report, so that its fulfillment may or may not have happened."""
 
     FAIL = "FAIL"  # record it failed (retryable by hand with the same key): at most once
     RETRY = "RETRY"  # run it again with the same idempotency key: at least once

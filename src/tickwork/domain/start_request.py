@@ -37,6 +37,7 @@ from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequenc
 from tickwork.domain.schedule.rate import parse_rate
 from tickwork.domain.schedule.wallclock import load_zone, parse_local
 from tickwork.domain.steering import FailurePolicy
+from tickwork.domain.storable import storable_problems
 from tickwork.domain.times import iso_exact, parse_epoch_ms
 
 __all__ = [
@@ -199,6 +200,9 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
         end = _collect(problems, _optional_time, model.end_time, zone, "endTime")
     if end is not None and end < now:
         problems.append(FieldProblem("endTime", "is in the past", "give a future endTime"))
+    problems += storable_problems(model.data, "data") + storable_problems(
+        model.metadata, "metadata"
+    )
     if problems or zone is None or catch_up is None or group is None:
         raise ValidationFailed(problems)
     bounds = {"start": start, "end": end, "max_occurrences": model.execution_remainder}

@@ -137,10 +137,10 @@ class FailedFire:
     manual: int = 0
 
 
-def idempotency_key(action_id: str, chain: str, occurrence: int, manual: int = 0) -> str:
+def idempotency_key(action_id: str, lineage: str, occurrence: int, manual: int = 0) -> str:
     """The key of one fire, the same on every attempt of it and unique across replaces, updates
-    and purges (``chain`` is new with each schedule an id is given): a UUID."""
-    name = f"{action_id}\x1f{chain}\x1f{occurrence}" + (f"\x1fm{manual}" if manual else "")
+    and purges (``lineage`` is new with each schedule an id is given): a UUID."""
+    name = f"{action_id}\x1f{lineage}\x1f{occurrence}" + (f"\x1fm{manual}" if manual else "")
     return str(uuid.uuid5(_KEYS, name))
 
 

@@ -17,10 +17,10 @@ from tickwork.ports.slots import ConcurrencySlots
 from tickwork.ports.stores import (
     ActionQueries,
     ActionRecords,
-    CountingRecords,
     CountTabs,
     FireTallies,
     ParkedFires,
+    TabbedRecords,
 )
 from tickwork.ports.targets import TargetClients
 
@@ -30,7 +30,6 @@ __all__ = [
     "Clock",
     "ConcurrencySlots",
     "CountTabs",
-    "CountingRecords",
     "EventPublisher",
     "ExecutionInput",
     "ExecutionStarter",
@@ -43,5 +42,6 @@ __all__ = [
     "SecretSource",
     "SignatureLedger",
     "Spent",
+    "TabbedRecords",
     "TargetClients",
 ]

@@ -14,9 +14,9 @@ __all__ = [
     "ActionQueries",
     "ActionRecords",
     "CountTabs",
-    "CountingRecords",
     "FireTallies",
     "ParkedFires",
+    "TabbedRecords",
 ]
 
 
@@ -43,19 +43,17 @@ class ActionRecords(Protocol):
     def delete(self, action_id: str) -> None:
         """Remove the record (a purge); harmless if it is gone."""
 
-    def counting_later(
-        self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> CountingRecords:
+    def on_tab(self, tab: str, attempt: int, members: list[str], now: datetime) -> TabbedRecords:
         """The same records, as one attempt (0 first) of the batch ``tab`` (its execution's
         name) with ``members`` (their action ids) writes them, from ``now`` on: a write's counter
         and total changes are carried on the record under the tab instead of a transaction of
-        its own, and ``add_counts`` adds them at once."""
+        its own, and ``settle`` adds them at once."""
 
 
-class CountingRecords(ActionRecords, Protocol):
+class TabbedRecords(ActionRecords, Protocol):
     """Records whose counter changes are carried on a tab, added once for all (a batch's)."""
 
-    def add_counts(self) -> int:
+    def settle(self) -> int:
         """Settle the tab: add every change its writes carry that no one added yet; how many
         records it counted."""
 

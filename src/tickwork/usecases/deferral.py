@@ -14,10 +14,10 @@ from tickwork.domain.announcements import Paused, Rejected, Stopped
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.steering import ChangeKind, Deferred
 
-__all__ = ["settle"]
+__all__ = ["apply_deferred"]
 
 
-def settle(
+def apply_deferred(
     updated: Action, now: datetime, deps: Dependencies
 ) -> tuple[Action, list[Callable[[], None]]]:
     """After the imminent fire is recorded, apply the change that waited for it. Returns the
@@ -49,7 +49,7 @@ def _updated(
     base: Action, change: Deferred, now: datetime, deps: Dependencies
 ) -> tuple[Action, list[Callable[[], None]]]:
     # Here, not at the top: only a deferred update needs the Start request's models (pydantic),
-    # and the tick function, which settles every fire, loads none at its cold start.
+    # and the tick function, which records every fire, loads none at its cold start.
     from tickwork.usecases.start import (
         StartCommand,
         announce_started,

@@ -57,7 +57,7 @@ from tickwork.domain.errors import (
 from tickwork.domain.execution import name_of, same_execution
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
 from tickwork.domain.times import ceil_ms
-from tickwork.ports import CountingRecords, OutboundEvent
+from tickwork.ports import OutboundEvent, TabbedRecords
 from tickwork.usecases.answers import Done
 from tickwork.usecases.bus_sender import BusSender
 from tickwork.usecases.fire_proofs import proved_failure, with_proof
@@ -86,7 +86,7 @@ def fire_batch(
         deps.tabs.settle(f"{name}#{earlier}")
     # The members' counter changes are carried on this attempt's tab, added once at the end.
     ids = [m.action_id for m in members]
-    tab = deps.records.counting_later(name, retry_count, ids, deps.clock.now())
+    tab = deps.records.on_tab(name, retry_count, ids, deps.clock.now())
     deps = replace(deps, records=tab)
     follow_ons = FollowOns(name, deps)
     with ThreadPoolExecutor(max_workers=threads) as pool, BusSender(deps.publisher) as sender:
@@ -100,7 +100,7 @@ def fire_batch(
             try:
                 done = batch.run(member, read)
             finally:
-                follow_ons.settle(member)
+                follow_ons.done_with(member)
             if done.event is not None:
                 sender.put(done.event)
             return done
@@ -108,7 +108,7 @@ def fire_batch(
         runs = [_in_context(pool, one, m, r) for m, r in zip(members, records, strict=True)]
         follow_ons.start_when_ready()
         done = [run.result() for run in runs]
-        tab.add_counts()
+        tab.settle()
     return [d.result for d in done]
 
 
@@ -129,7 +129,7 @@ class _Batch:
     execution_arn: str
     retry_count: int
     follow_ons: FollowOns
-    tab: CountingRecords
+    tab: TabbedRecords
     deps: Dependencies
 
     @property

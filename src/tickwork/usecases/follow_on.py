@@ -55,13 +55,13 @@ class _FollowOn:
     expected: set[str]  # action ids foreseen to join
     joined: dict[str, Member] = field(default_factory=dict)
     writing: set[str] = field(default_factory=set)  # planned into it, the write not landed yet
-    settled: set[str] = field(default_factory=set)  # their fire ended (joined or not)
+    ended: set[str] = field(default_factory=set)  # their fire's part is over (joined or not)
     started: bool = False
 
     def ready(self, now: datetime) -> bool:
         if self.writing:
             return False
-        return self.expected <= self.settled or now >= self.second - FOLLOW_ON_MARGIN
+        return self.expected <= self.ended or now >= self.second - FOLLOW_ON_MARGIN
 
 
 class FollowOns:
@@ -103,7 +103,7 @@ class FollowOns:
             name = follow_on_name(self._parent, second)
             follow_on = _FollowOn(second, name, deps.batches.execution_arn(name), set(ids))
             follow_on.joined.update({f.action_id: f for f in before})
-            follow_on.settled.update(f.action_id for f in before)
+            follow_on.ended.update(f.action_id for f in before)
             self._batches[second] = follow_on
             self._of.update(dict.fromkeys(ids, follow_on))
 
@@ -160,13 +160,13 @@ class FollowOns:
                 follow_on.joined.pop(fire.action_id, None)
             self._lock.notify_all()
 
-    def settle(self, fire: Member) -> None:
+    def done_with(self, fire: Member) -> None:
         """The fire's part in the task is over (whatever became of it)."""
         follow_on = self._of.get(fire.action_id)
         if follow_on is None:
             return
         with self._lock:
-            follow_on.settled.add(fire.action_id)
+            follow_on.ended.add(fire.action_id)
             self._lock.notify_all()
 
     # --- starting ------------------------------------------------------------------------------

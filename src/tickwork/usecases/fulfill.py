@@ -282,7 +282,7 @@ def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[int]:
 
 def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Dependencies) -> None:
     """Record the attempt's error on the record (best effort: the machine records FAILED), with
-    the fulfilment attempts before it (the state's retries less its waits for a slot)."""
+    the fulfillment attempts before it (the state's retries less its waits for a slot)."""
     text = f"{type(error).__name__}: {error}"
 
     def note(action: Action) -> Action | None:

@@ -2,8 +2,8 @@
 
 Inside the lock (``LockSeconds`` before a fire, or while it runs) the imminent fire is fixed.
 A change to a one-off there is refused: its only fire is that one. A change to a recurrence is
-accepted and kept on the record (``Action.deferred``); ``deferral.settle`` applies it as soon
-as the imminent fire is recorded, so no schedule is ever unmanageable, whatever its period.
+accepted and kept on the record (``Action.deferred``); ``deferral.apply_deferred`` applies it
+as soon as the imminent fire is recorded, so no schedule is ever unmanageable, whatever its period.
 """
 
 from __future__ import annotations

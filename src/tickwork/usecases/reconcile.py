@@ -17,7 +17,7 @@ its record moved on ends quietly):
   Failed report was lost or refused: record the occurrence FAILED from the report the execution
   left as its cause (or the record's last error). Nothing runs twice. Also a claimed fire whose
   execution ended any other way (an error no Catch takes, aborted, timed out, gone): its
-  fulfilment may have happened, so under ``onUnknownOutcome`` FAIL (the default) it is recorded
+  fulfillment may have happened, so under ``onUnknownOutcome`` FAIL (the default) it is recorded
   FAILED as ``FireOutcomeUnknown``, retryable by hand with the same idempotency key. A fire
   claimed by a batch whose execution ended without recording it is the same case.
 - **released** — the same unknown outcome under ``onUnknownOutcome`` RETRY: release the claim
@@ -290,7 +290,7 @@ def _unknown(
         error=OUTCOME_UNKNOWN,
         cause=(
             f"its execution {name} {how} after claiming the fire, without a tick or a failure "
-            "report: the fulfilment may have happened, so it is not run again "
+            "report: the fulfillment may have happened, so it is not run again "
             "(onUnknownOutcome FAIL; retry it by hand, with the same idempotency key)"
         ),
         manual=key[3],

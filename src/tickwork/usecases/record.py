@@ -27,7 +27,7 @@ from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import Done, RecordAnswer
-from tickwork.usecases.deferral import settle
+from tickwork.usecases.deferral import apply_deferred
 from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.orders import kind_of
 from tickwork.usecases.updates import Rule, Written, update
@@ -121,7 +121,7 @@ def _record(
         _unseat(seat, seated)  # a lost race: the take of the last try was not written
         if not _is_current(action, key) or not _ran_by(action, execution_arn):
             return None
-        after, announcements = settle(ended(action, now), now, deps)
+        after, announcements = apply_deferred(ended(action, now), now, deps)
         pending[:] = announcements
         if after.status == Status.PENDING:
             into = seat.take(after) if seat is not None else None
@@ -173,7 +173,8 @@ def following_fire(
     action: Action, scheduled: datetime, occurrence: int, now: datetime
 ) -> datetime | None:
     """The next occurrence after this one. Occurrences missed in an outage that the catch-up
-    policy does not run are passed over: the chain resumes at the first one still worth a fire."""
+    policy does not run are passed over: the action's fires resume at the first one still worth
+    a fire."""
     following = action.schedule.next_fire_time(
         scheduled, occurrence, not_before=action.catch_up.resume_from(now)
     )

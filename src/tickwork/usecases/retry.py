@@ -1,7 +1,7 @@
 """Retry by hand a fire that failed past its retries.
 
 - A FAILED action (failure policy STOP) runs its failed occurrence again, now, and resumes
-  its chain.
+  its fires.
 - An action that went on (CONTINUE) or paused (PAUSE) after a failure runs the failed fire
   again as a fire of its own (trigger RETRY), with the same idempotency key as the failed one,
   beside its schedule; once it succeeds, the action no longer needs attention.

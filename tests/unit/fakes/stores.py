@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from tickwork.adapters.dynamodb_record import to_item
+from tickwork.adapters.dynamodb_records import fits
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict
@@ -23,12 +25,12 @@ from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
     "FakeCountTabs",
-    "FakeCountingRecords",
     "FakeFireTallies",
     "FakeParkedFires",
     "FakeQueries",
     "FakeRecords",
     "FakeStore",
+    "FakeTabbedRecords",
 ]
 
 _HOUR_MS = 3_600_000
@@ -119,6 +121,7 @@ class FakeRecords:
     def create(self, action: Action) -> None:
         if action.id in self.items:
             raise ActionConflict(action.id, "exists")
+        fits(to_item(action))
         self.store.apply(_changes(None, action, None))
         self._write(action)
 
@@ -128,6 +131,7 @@ class FakeRecords:
         current = self.items.get(action.id)
         if current is None or current.version != expected_version:
             raise ActionConflict(action.id, "version moved")
+        fits(to_item(action))  # as large as DynamoDB holds, as the adapter refuses
         self._settle_carried(action.id)
         self.store.apply(_changes(current, action, recorded))
         self._write(action)
@@ -151,13 +155,13 @@ class FakeRecords:
         self.items[action.id] = copy.deepcopy(action)
         self.store.writes += 1
 
-    def counting_later(
+    def on_tab(
         self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> FakeCountingRecords:
-        return FakeCountingRecords(self.store, f"{tab}#{attempt}", members, now)
+    ) -> FakeTabbedRecords:
+        return FakeTabbedRecords(self.store, f"{tab}#{attempt}", members, now)
 
 
-class FakeCountingRecords(FakeRecords):
+class FakeTabbedRecords(FakeRecords):
     """A batch attempt's writes: their changes carried on the records under the tab."""
 
     def __init__(self, store: FakeStore, tab: str, members: list[str], now: datetime) -> None:
@@ -173,6 +177,7 @@ class FakeCountingRecords(FakeRecords):
         current = self.items.get(action.id)
         if current is None or current.version != expected_version:
             raise ActionConflict(action.id, "version moved")
+        fits(to_item(action))
         carried = dict(self.store.carried.pop(action.id, {}))
         mine = carried.pop(self.tab, Counter()) + Counter()
         mine.update(_changes(current, action, recorded))
@@ -188,7 +193,7 @@ class FakeCountingRecords(FakeRecords):
             self.store.carried[action.id] = kept
         self._write(action)
 
-    def add_counts(self) -> int:
+    def settle(self) -> int:
         return _settle(self.store, self.tab, self.due)
 
 
