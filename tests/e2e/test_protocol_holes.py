@@ -1,7 +1,8 @@
 """The holes an outside review found in exactly once (issue 28), each through the real state
 machines in the emulated stack: an id shaped like a batch's name, executions started by hand
-with forged, replayed or duplicated orders, and a batched fire's attempts held to the same
-retry policy as a lone one's. docs/protocol.md says why each is closed."""
+with forged, replayed or duplicated orders, a batched fire's attempts held to the same retry
+policy as a lone one's, and counts that must add up after a batch died part-way.
+docs/protocol.md says why each is closed."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import pytest
 from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.naming import execution_name
+from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
+from tickwork.usecases import fire_batch
 from tickwork.usecases.reconcile import reconcile
 from tickwork_local.receiver import Receiver
 
@@ -213,3 +216,46 @@ def test_a_batched_fire_gets_as_many_attempts_as_a_lone_one(make_stack, retries:
     assert len(keys) == 1  # every attempt the same fire
     if retries == "0":
         assert done.history[-1].execution.startswith("b-")  # recorded by the batch itself
+
+
+def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
+    make_stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its task dies right after recording a member, and is not retried (RetryMaxAttempts=0):
+    the members' counter and total changes ride on their records, and the reconciler adds
+    them once the batch has ended. Counts and fire totals then equal the records."""
+    stack: Stack = make_stack(RetryMaxAttempts="0", **BATCHED)
+    second = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=8)
+    ids = [f"dies:{n}" for n in range(3)]
+    for action_id in ids:
+        stack.start({"id": action_id, "at": iso(second), "group": "dies"})
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.is_parked)
+    recorded = fire_batch.record_tick
+
+    def dying(tick: Any, deps: Any, *args: Any, **kwargs: Any) -> Any:
+        answer = recorded(tick, deps, *args, **kwargs)
+        if tick.action_id == "dies:0":
+            raise RuntimeError("the batch task died here")
+        return answer
+
+    monkeypatch.setattr(fire_batch, "record_tick", dying)
+    wait_until(lambda: datetime.now(UTC) >= second - timedelta(seconds=5), what="launch moment")
+    pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
+    run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
+    assert error is None and len(run["batches"]) == 1, run
+    batch = stack.local.client("stepfunctions").list_executions(
+        stateMachineArn=stack.local.outputs["BatchStateMachineArn"]
+    )["executions"][0]
+    assert _ended(stack, batch["executionArn"])["status"] == "FAILED"
+    done = [stack.wait_record(i, lambda a: a.status == Status.COMPLETED, 20) for i in ids]
+
+    reconciler = next(f.name for f in stack.local.functions if f.logical_id == "ReconcilerFunction")
+    repaired, error = stack.local.runtime.invoke(reconciler, {"source": "aws.events", "detail": {}})
+
+    assert error is None and repaired["settled"] == [batch["name"]], repaired
+    counts = stack.queries.count(Selection(group="dies"))
+    assert (counts["PENDING"], counts["IN_PROGRESS"], counts["COMPLETED"]) == (0, 0, 3)
+    minute = int(done[0].history[0].actual_time.timestamp()) // 60
+    fired = stack.tallies.read("dies", False, minute - 1, minute + 1)
+    assert sum(kinds.get("onTime", 0) + kinds.get("late", 0) for kinds in fired.values()) == 3

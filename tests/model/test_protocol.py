@@ -211,9 +211,8 @@ class Protocol(RuleBasedStateMachine):
         batches = self.world.batches
         for tab, state in self.world.store.tabs.items():
             batch = tab.rpartition("#")[0]
-            looked_at = restart or state.opened_at < self.deps.clock.now() - timedelta(seconds=30)
             ended = batch in batches.ended or batch not in batches.started
-            assert not (state.open and looked_at and ended), f"tab {tab} left open"
+            assert not (state.open and ended), f"tab {tab} left open"
 
     @rule()
     def stack_restarts(self) -> None:

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from tests.unit.fakes import FakeExecutions, FakePublisher, fake_dependencies
-from tests.unit.fakes.stores import FakeRecords, FakeStore, FakeTabbedRecords
+from tests.unit.fakes.stores import FakeRecords, FakeStore
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import (
     ActionConflict,
@@ -105,41 +104,6 @@ class ModelTarget:
         return {"called": True}
 
 
-class CrashingRecords(FakeRecords):
-    """The records the use cases write, each write able to be the last before a planted crash."""
-
-    def __init__(self, store: FakeStore, world: World) -> None:
-        super().__init__(store)
-        self.world = world
-
-    def save(
-        self, action: Action, expected_version: int, recorded: Occurrence | None = None
-    ) -> None:
-        super().save(action, expected_version, recorded)
-        self.world.after_write()
-
-    def on_tab(
-        self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> FakeTabbedRecords:
-        return CrashingTab(self.store, f"{tab}#{attempt}", members, now, self.world)
-
-
-class CrashingTab(FakeTabbedRecords):
-    """A batch task's records, each write able to be the last before its task dies."""
-
-    def __init__(
-        self, store: FakeStore, tab: str, members: list[str], now: datetime, world: World
-    ) -> None:
-        super().__init__(store, tab, members, now)
-        self.world = world
-
-    def save(
-        self, action: Action, expected_version: int, recorded: Occurrence | None = None
-    ) -> None:
-        super().save(action, expected_version, recorded)
-        self.world.after_write()
-
-
 @dataclass
 class Run:
     """An execution as the world plays it: its retries so far, and how it ended."""
@@ -179,13 +143,13 @@ class World:
         )
         deps.secrets.values["seal"] = b"the model's seal key"  # type: ignore[attr-defined]
         deps.registry.register(ModelTarget(self))
-        store = deps.records.store  # type: ignore[attr-defined]
-        self.deps = replace(deps, records=CrashingRecords(store, self))
+        deps.records.store.after_write = self.after_write  # type: ignore[attr-defined]
+        self.deps = deps
 
     # --- what the world keeps ----------------------------------------------------------------
     @property
     def store(self) -> FakeStore:
-        records: CrashingRecords = self.deps.records  # type: ignore[assignment]
+        records: FakeRecords = self.deps.records  # type: ignore[assignment]
         return records.store
 
     @property

@@ -67,8 +67,6 @@ _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its ow
 # A claim this old may belong to an execution that ended with its tick or report refused by the
 # bus (Emit tick and Report failure retry for about 30 s): looked at before ``stuck_after``.
 _UNDELIVERED_AFTER = timedelta(seconds=30)
-# A batch's tab open this long is looked at: settled if its batch is no longer running.
-_TAB_GRACE = timedelta(seconds=30)
 
 
 def reconcile(
@@ -93,8 +91,7 @@ def reconcile(
         for fire in action.manual.in_flight:
             if now - fire.requested_at >= stuck_after:
                 _resolve_manual(action, fire, now, deps, repairs)
-    opened_by = now - min(stuck_after, _TAB_GRACE)
-    for tab in deps.tabs.open_tabs(opened_by, limit):
+    for tab in deps.tabs.open_tabs(now, limit):  # a batch running now keeps its tab open
         _settle_if_ended(tab, deps, repairs)
     if repairs.total:
         deps.publisher.publish(repairs)

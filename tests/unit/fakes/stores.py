@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -60,6 +61,8 @@ class FakeStore:
         self.fires: dict[tuple[str | None, bool, int], Counter[str]] = {}
         self.carried: dict[str, dict[str, Changes]] = {}  # id -> tab -> changes not added
         self.tabs: dict[str, FakeTab] = {}
+        # Called after every write has landed (a test may have it raise: a process that died).
+        self.after_write: Callable[[], None] = lambda: None
 
     def apply(self, changes: Changes) -> None:
         for key, amount in changes.items():
@@ -128,10 +131,7 @@ class FakeRecords:
     def save(
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
-        current = self.items.get(action.id)
-        if current is None or current.version != expected_version:
-            raise ActionConflict(action.id, "version moved")
-        fits(to_item(action))  # as large as DynamoDB holds, as the adapter refuses
+        current = self._replaced(action, expected_version)
         self._settle_carried(action.id)
         self.store.apply(_changes(current, action, recorded))
         self._write(action)
@@ -151,9 +151,19 @@ class FakeRecords:
                 self.store.apply(changes)
                 open_tab.settled.add(action_id)
 
+    def _replaced(self, action: Action, expected_version: int) -> Action:
+        """The stored version ``action`` may replace: still ``expected_version``, and the new
+        one no larger than DynamoDB holds (as the adapter refuses)."""
+        current = self.items.get(action.id)
+        if current is None or current.version != expected_version:
+            raise ActionConflict(action.id, "version moved")
+        fits(to_item(action))
+        return current
+
     def _write(self, action: Action) -> None:
         self.items[action.id] = copy.deepcopy(action)
         self.store.writes += 1
+        self.store.after_write()
 
     def on_tab(
         self, tab: str, attempt: int, members: list[str], now: datetime
@@ -174,10 +184,7 @@ class FakeTabbedRecords(FakeRecords):
     def save(
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
-        current = self.items.get(action.id)
-        if current is None or current.version != expected_version:
-            raise ActionConflict(action.id, "version moved")
-        fits(to_item(action))
+        current = self._replaced(action, expected_version)
         carried = dict(self.store.carried.pop(action.id, {}))
         mine = carried.pop(self.tab, Counter()) + Counter()
         mine.update(_changes(current, action, recorded))
