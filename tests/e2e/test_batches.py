@@ -18,6 +18,10 @@ from tickwork_local.receiver import Receiver
 # The pump runs when a test says (its schedule is an hour); fires 8 s away are parked (horizon
 # 5 s), so the test writes them all before the second's launch moment, then pumps.
 BATCHED = {"PumpSchedule": "rate(1 hour)", "BatchMinFires": "3"}
+# For a test that acts between the pump and the fire: 12 s from the launch to the fire, and
+# up to 8 s to start the fires (each must still be parked), however busy the machine.
+ROOMY = {**BATCHED, "LaunchAheadSeconds": "12"}
+ROOMY_AHEAD = 20
 
 
 def _second_ahead(seconds: int = 8) -> datetime:
@@ -95,14 +99,14 @@ def test_fires_due_in_one_second_share_one_execution_and_each_fires_once(make_st
 
 
 def test_a_fire_cancelled_after_its_batch_launched_does_not_fire(make_stack) -> None:
-    stack: Stack = make_stack(**BATCHED)
-    ids = _start_due_together(stack, "cancel", 4, _second_ahead())
+    stack: Stack = make_stack(**ROOMY)
+    ids = _start_due_together(stack, "cancel", 4, _second_ahead(ROOMY_AHEAD))
     _pump(stack, ids)
 
     stack.stop(ids[1])
 
     for action_id in (ids[0], *ids[2:]):
-        stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=30)
+        stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=60)
     [batch] = _batches(stack)
     output = {f["id"]: f for f in _output(stack, batch["executionArn"])["fires"]}
     assert output[ids[1]]["outcome"] == "QUIET"
@@ -169,8 +173,8 @@ def test_a_refused_batch_waits_parked_and_the_next_run_launches_it(make_stack) -
 
 
 def test_a_lost_batch_is_repaired_by_the_reconciler_and_each_fire_fires_once(make_stack) -> None:
-    stack: Stack = make_stack(**BATCHED)
-    ids = _start_due_together(stack, "lost", 3, _second_ahead())
+    stack: Stack = make_stack(**ROOMY)
+    ids = _start_due_together(stack, "lost", 3, _second_ahead(ROOMY_AHEAD))
     _pump(stack, ids)
     [batch] = _batches(stack)
     sfn = stack.local.client("stepfunctions")
@@ -181,7 +185,7 @@ def test_a_lost_batch_is_repaired_by_the_reconciler_and_each_fire_fires_once(mak
 
     assert error is None and sorted(repaired["restarted"]) == ids
     for action_id in ids:
-        done = stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=30)
+        done = stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=60)
         assert done.history[-1].execution in {e["name"] for e in _lone(stack)}
     ticks = [t for i in ids for t in stack.ticks_for(i, count=1, timeout=5)]
     assert sorted(t["id"] for t in ticks) == ids

@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
 from tickwork.domain.action import Status
-from tickwork.domain.naming import execution_name
+from tickwork.domain.naming import legacy_execution_name
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork.usecases import fire_batch
@@ -31,6 +31,17 @@ def _sfn(stack: Stack) -> Any:
 def _ended(stack: Stack, arn: str) -> dict[str, Any]:
     wait_until(lambda: _sfn(stack).describe_execution(executionArn=arn)["status"] != "RUNNING")
     return dict(_sfn(stack).describe_execution(executionArn=arn))
+
+
+def _started(stack: Stack, arn: str) -> dict[str, Any]:
+    def described() -> dict[str, Any] | None:
+        try:
+            return dict(_sfn(stack).describe_execution(executionArn=arn))
+        except _sfn(stack).exceptions.ExecutionDoesNotExist:
+            return None
+
+    wait_until(lambda: described() is not None, what=f"{arn} started")
+    return described() or {}
 
 
 def _tampered(stack: Stack, action_id: str) -> list[dict[str, Any]]:
@@ -93,12 +104,13 @@ def test_a_lone_execution_started_by_hand_with_an_early_fire_time_fires_nothing(
     stack.start({"id": "early", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
     waiting = stack.wait_record("early", lambda a: a.is_parked)
 
-    # WHEN anyone allowed states:StartExecution starts its execution, under its own name, with
-    # an order 60 s early (as the stack writes orders, but without its proof)
+    # WHEN anyone allowed states:StartExecution starts an execution for it, under the name the
+    # stack gave such a fire before names were keyed, with an order 60 s early (as the stack
+    # writes orders, but without its proof)
     now = iso(datetime.now(UTC))
     order = {"id": "early", "generation": 1, "occurrence": 1, "leg": 0, "fireAt": now,
              "waitUntil": now, "manual": 0, "trigger": "SCHEDULED"}  # fmt: skip
-    name = execution_name("early", 1, 1)
+    name = legacy_execution_name("early", 1, 1)
     arn = _sfn(stack).start_execution(
         stateMachineArn=stack.local.outputs["StateMachineArn"], name=name, input=json.dumps(order)
     )["executionArn"]
@@ -121,7 +133,7 @@ def test_a_real_order_replayed_under_another_name_or_on_the_batch_machine_fires_
     http = {"url": receiver.url, "method": "POST", "body": {}}
     stack.start({"id": "replay", "at": in_seconds(8), "action": "HTTP_REQUEST", "data": http})
     waiting = stack.wait_record("replay", lambda a: a.execution_arn is not None)
-    real = _sfn(stack).describe_execution(executionArn=waiting.execution_arn)
+    real = _started(stack, waiting.execution_arn)  # the record names it before it starts
     order = json.loads(real["input"])
     assert order["proof"].startswith("v1=")
 

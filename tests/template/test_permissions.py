@@ -367,6 +367,9 @@ def run_every_path(s: Scenario) -> None:
     # a failure is recorded.
     assert s.tick("Schedule Tick", once)["status"] == "COMPLETED"
     assert s.tick("Schedule Tick", twice)["status"] == "PENDING"
+    # The same tick again, its next fire's execution stopped meanwhile: found its own.
+    assert stop_execution(s.sfn, s.record("perm:twice")["executionArn"]["S"], "by hand")
+    assert s.tick("Schedule Tick", twice)["outcome"] == "ignored"
     s.start({"id": "perm:fails", "duration": "200s"})
     fire = s.fire_input("perm:fails")
     # As the state machine's Catch does: the fulfill step makes the report, with its proof.
@@ -397,6 +400,8 @@ def run_every_path(s: Scenario) -> None:
     s.start({"id": "perm:lost", "duration": "200s"})
     lost = s.record("perm:lost")["executionArn"]["S"]
     assert stop_execution(s.sfn, lost, "lost by hand")
+    # The same Start delivered again: its execution has ended, and is found its own.
+    assert s.start({"id": "perm:lost", "duration": "200s"})["outcome"] == "unchanged"
     result, _ = s.invoke("ControlFunction", _envelope("Schedule Run Now", {"id": "perm:twice"}))
     assert result["outcome"] == "triggered", result  # a manual fire, run by nobody yet
     repaired, error = s.invoke("ReconcilerFunction", SCHEDULED_EVENT)
@@ -421,6 +426,9 @@ def run_every_path(s: Scenario) -> None:
     assert s.api("POST", "/bulk/cancel", {"prefix": "perm:steer"}) == 200
     assert s.api("GET", path) == 200
     assert s.api("PATCH", path, {"duration": "220s"}) == 200
+    # the same update again, its execution stopped meanwhile: found its own
+    assert stop_execution(s.sfn, s.record("perm:api")["executionArn"]["S"], "by hand")
+    assert s.api("PATCH", path, {"duration": "220s"}) == 200
     assert s.api("DELETE", path) == 200
     assert s.api("DELETE", f"{path}?purge=true") == 204
     assert s.api("POST", f"/actions/{quote('perm:fails', safe='')}/retry") == 200
@@ -435,9 +443,18 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
     (written as tickwork would) to 2 s from now, their launch moment come."""
     receiver = Receiver(failures=1)
     try:
+        # recurring, to a bus no slot limits: all five fire, so their next fires go on in a
+        # follow-on batch (BatchMinFires of them)
         ids = [f"perm:batch:{n}" for n in range(5)]
-        for action_id in ids:  # recurring: their next fires go on in a follow-on batch
-            s.start({"id": action_id, "rate": "rate(20 seconds)", "startTime": soon(301)})
+        event = {"eventBusArn": TARGETS["EventBusTargetArns"], "detailType": "Due", "detail": {}}
+        first = soon(301)  # one start time: their next fires fall in one second
+        for action_id in ids:
+            s.start({"id": action_id, "rate": "rate(20 seconds)", "startTime": first,
+                     "action": "EVENTBRIDGE_EVENT", "data": event})  # fmt: skip
+        slotted = [f"perm:batch:slot:{n}" for n in range(3)]  # TICK: a slot each, or wait
+        for action_id in slotted:
+            s.start({"id": action_id, "at": soon(301)})
+        ids += slotted
         s.start({"id": "perm:batch:flaky", "at": soon(301), "action": "HTTP_REQUEST",
                  "data": {"url": receiver.url, "method": "POST", "body": {}}})  # fmt: skip
         records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
@@ -466,6 +483,9 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
         while datetime.now(UTC) < second:  # the batch machine's Wait ends at the second
             time.sleep(0.05)
         ran, error = s.invoke("FulfillFunction", batch)
+        # (the follow-on it started stopped meanwhile: the retry finds it ended, its own)
+        follow_on = s.record("perm:batch:0")["executionArn"]["S"]
+        assert follow_on != arn and stop_execution(s.sfn, follow_on, "by hand")
         # the machine's retry of the task (as after a crash): it settles the first attempt's
         # tab, and asks after the executions it handed members over to
         again, again_error = s.invoke("FulfillFunction", {**batch, "retryCount": 1})
@@ -475,12 +495,14 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
     assert again_error is None, again
     outcomes = {fire["id"]: fire for fire in ran["fires"]}
     assert outcomes.pop("perm:batch:flaky")["outcome"] == "HANDED_OFF", ran
+    assert all(outcomes.pop(f"perm:batch:{n}")["outcome"] == "FIRED" for n in range(5)), ran
     # TICK=2: each member needs a slot of its own; those that found none wait in their own
     # executions, handed over
     fired = [f for f in outcomes.values() if f["outcome"] == "FIRED"]
     waiting = [f for f in outcomes.values() if f["outcome"] == "HANDED_OFF"]
-    assert fired and len(fired) + len(waiting) == 5, ran
+    assert fired and len(fired) + len(waiting) == 3, ran
     assert all(f["reason"].startswith("ConcurrencyLimited") for f in waiting), ran
+    assert ":execution:tickwork-local-batch:" in follow_on, follow_on
 
 
 def fire_every_target(s: Scenario, soon: Any) -> None:

@@ -30,7 +30,7 @@ def manual(deps: Dependencies, action_id: str, number: int) -> str:
     assert action is not None
     fire = action.manual.fire(number)
     assert fire is not None, f"no manual fire {number} in flight"
-    return manual_execution(action, fire)
+    return manual_execution(action, fire, deps)
 
 
 def run(deps: Dependencies, name: str, retry_count: int = 0) -> Tick | None:

@@ -31,7 +31,7 @@ from tickwork.ports.notifier import Notification
 from tickwork.usecases.batch_plan import group
 from tickwork.usecases.fire_batch import fire_batch
 from tickwork.usecases.fulfill import fulfill_fire
-from tickwork.usecases.orders import start_lone
+from tickwork.usecases.orders import names_key, start_lone
 from tickwork.usecases.pause import pause_action
 from tickwork.usecases.pump import pump
 from tickwork.usecases.reconcile import reconcile
@@ -375,7 +375,7 @@ def test_a_fire_changed_after_its_batch_launched_does_not_fire_in_it(
     if change == "update":  # the new version fires alone, as a lone fire would
         record = deps.records.items["b002"]
         assert record.generation == 2 and record.status == Status.PENDING
-        assert execution_name("b002", 2, 1) in deps.executions.started
+        assert execution_name("b002", 2, 1, key=names_key(deps)) in deps.executions.started
 
 
 def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, notifier) -> None:
@@ -386,7 +386,7 @@ def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, not
     out = {f["id"]: f for f in _run_batch(deps)}
 
     handed = out["flaky"]
-    own = execution_name("flaky", 1, 1)
+    own = execution_name("flaky", 1, 1, key=names_key(deps))
     assert handed["outcome"] == "HANDED_OFF" and handed["executionName"] == own
     assert "TransientFulfillmentError" in handed["reason"]
     assert all(f["outcome"] == "FIRED" for i, f in out.items() if i != "flaky")
@@ -408,6 +408,29 @@ def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, not
     assert deps.records.items["flaky"].history[-1].execution == own
 
 
+def test_a_start_delivered_again_after_its_fire_joined_a_batch_starts_nothing_alone(
+    deps, notifier
+) -> None:
+    """EventBridge delivers a Start at least once: a repeat that arrives once the pump put the
+    fire in a batch finds the record naming the batch, and starts no lone execution beside it —
+    whose name the batch would hand a transient failure over to."""
+    _due_together(deps, 5)
+    _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
+    _pump_at_launch(deps)
+
+    _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")  # again
+
+    assert deps.executions.started == {}
+    out = {f["id"]: f for f in _run_batch(deps)}
+    own = deps.executions.execution_arn(out["flaky"]["executionName"])
+    order = deps.executions.started[out["flaky"]["executionName"]]
+    deps.clock.current = order.wait_until
+    record_tick(fulfill_fire(FireAttempt(order, own), deps), deps)
+    record = deps.records.items["flaky"]
+    assert record.status == Status.COMPLETED and record.history[-1].attempts == 2
+    assert notifier.sent_to("flaky") == 1
+
+
 def test_only_the_execution_a_hand_over_names_may_run_the_fire(deps, notifier) -> None:
     """The hand-over is the record's: it names the fire's own execution and holds the claim for
     it before that execution starts. Another execution with a proved order for the same fire
@@ -416,10 +439,10 @@ def test_only_the_execution_a_hand_over_names_may_run_the_fire(deps, notifier) -
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
     _run_batch(deps)
-    own = execution_name("flaky", 1, 1)
+    own = execution_name("flaky", 1, 1, key=names_key(deps))
     order = deps.executions.started[own]
     deps.clock.current = order.wait_until
-    other = execution_name("flaky", 1, 1, repair=7)
+    other = execution_name("flaky", 1, 1, repair=7, key=names_key(deps))
     start_lone(other, order, deps)  # the stack's proof, for another execution
 
     with pytest.raises(ActionSuperseded, match="another execution holds it"):
@@ -440,7 +463,7 @@ def test_a_hand_over_whose_execution_never_started_is_started_by_the_task_retry(
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
     _run_batch(deps)
-    own = execution_name("flaky", 1, 1)
+    own = execution_name("flaky", 1, 1, key=names_key(deps))
     del deps.executions.started[own]
 
     # WHEN the machine retries the task
@@ -490,7 +513,7 @@ def test_a_hand_off_refused_by_step_functions_parks_the_fire_again(deps, notifie
     assert record.status == Status.PENDING and record.claimed_by is None and record.is_parked
     # the pump's next run gives it its own execution, which fires it (the flake has passed)
     assert pump(deps)["launched"] == ["flaky"]
-    own = execution_name("flaky", 1, 1)
+    own = execution_name("flaky", 1, 1, key=names_key(deps))
     order = deps.executions.started[own]
     record_tick(fulfill_fire(FireAttempt(order, _fire_arn(deps, own)), deps), deps)
     assert notifier.sent_to("flaky") == 1

@@ -19,7 +19,7 @@ from tickwork.usecases.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 FIRE = NOW + timedelta(minutes=10)
-NAME = execution_name("a:1", 1, 1)
+NAME = execution_name("a:1", 1, 1, key=None)
 
 
 def _fire(retry: int = 0, leg: int = 0) -> FireAttempt:
@@ -62,7 +62,7 @@ def test_a_wake_far_before_the_fire_continues_in_the_next_leg(deps) -> None:
     with pytest.raises(WaitContinued):
         fulfill_fire(_fire(), deps)
 
-    leg = execution_name("a:1", 1, 1, leg=1)
+    leg = execution_name("a:1", 1, 1, leg=1, key=None)
     assert leg in deps.executions.started
     # the record names the next leg: only it may claim the fire now
     action = deps.records.get("a:1")

@@ -54,7 +54,7 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
     # at it: one execution, waiting to the fire itself, and the record names it
     deps.clock.advance(minutes=1)
     assert pump(deps)["launched"] == ["far"]
-    name = execution_name("far", 1, 1)
+    name = execution_name("far", 1, 1, key=None)
     assert list(deps.executions.started) == [name]
     assert deps.executions.started[name].wait_until == NOW + timedelta(hours=2)
     record = deps.records.items["far"]
@@ -89,12 +89,12 @@ def test_cancelling_or_updating_a_parked_action_touches_only_the_table(deps) -> 
     assert pump(deps)["launched"] == []  # the pump runs from the stack's first minute on
     deps.clock.advance(days=4)
     assert pump(deps)["launched"] == ["u"]  # the cancelled one is gone from the index
-    assert list(deps.executions.started) == [execution_name("u", 2, 1)]
+    assert list(deps.executions.started) == [execution_name("u", 2, 1, key=None)]
 
 
 def test_a_recurrence_parks_its_next_fire_when_it_is_beyond_the_horizon(deps) -> None:
     _start(deps, "r", rate="rate(10 minutes)")
-    assert list(deps.executions.started) == [execution_name("r", 1, 1)]
+    assert list(deps.executions.started) == [execution_name("r", 1, 1, key=None)]
     _fire(deps, "r")
     assert deps.records.items["r"].launch_at is None  # 10 minutes: within the horizon
 
@@ -117,7 +117,7 @@ def test_a_refused_start_parks_the_fire_again_and_the_pump_retries_it(deps) -> N
     assert deps.executions.started == {}
     assert (record.status, record.launch_at, record.execution_arn) == (Status.PENDING, NOW, None)
     assert pump(deps)["launched"] == ["soon"]
-    assert list(deps.executions.started) == [execution_name("soon", 1, 1)]
+    assert list(deps.executions.started) == [execution_name("soon", 1, 1, key=None)]
 
 
 def test_a_late_launch_runs_at_once_and_finds_the_record_naming_it(deps) -> None:
@@ -138,7 +138,7 @@ def test_a_late_launch_runs_at_once_and_finds_the_record_naming_it(deps) -> None
 
     # THEN the record named the execution before it started, so its claim holds at once
     assert run == {"launched": ["late"], "moved": [], "refused": [], "batches": []}
-    own = deps.executions.execution_arn(execution_name("late", 1, 1))
+    own = deps.executions.execution_arn(execution_name("late", 1, 1, key=None))
     assert deps.records.items["late"].claimed_by == own
 
 
@@ -171,7 +171,7 @@ def test_a_cancel_racing_the_pump_wins_and_nothing_fires(deps) -> None:
     # THEN the cancel stopped the execution the record named, and were it to run all the same
     # it would find its fire cancelled: nothing fires
     assert run["launched"] == ["race"]
-    name = execution_name("race", 1, 1)
+    name = execution_name("race", 1, 1, key=None)
     assert deps.executions.stopped == [deps.executions.execution_arn(name)]
     assert deps.records.items["race"].status == Status.CANCELLED
     assert run_execution(deps, name) is None
@@ -196,5 +196,5 @@ def test_the_reconciler_launches_a_parked_fire_whose_launch_moment_passed(deps) 
     repaired = reconcile(deps)
 
     assert repaired["restarted"] == ["late"]
-    assert list(deps.executions.started) == [execution_name("late", 1, 1)]
+    assert list(deps.executions.started) == [execution_name("late", 1, 1, key=None)]
     assert not deps.records.items["late"].is_parked

@@ -12,6 +12,7 @@ import pytest
 from tests.unit.fakes import attempt, fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
+from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.fire import Outcome
 from tickwork.domain.naming import execution_name
 from tickwork.usecases.fulfill import fulfill_fire
@@ -42,15 +43,17 @@ def test_a_due_action_whose_start_was_lost_is_started_once(deps) -> None:
     _start(deps, "lost", "5m")
     _start(deps, "fine", "6m")
     _start(deps, "far", "2h")
-    deps.executions.started.pop(execution_name("lost", 1, 1))  # the start never happened
+    deps.executions.started.pop(execution_name("lost", 1, 1, key=None))  # the start never happened
 
     first = reconcile(deps)
     second = reconcile(deps)
 
     assert first == {**NOTHING, "restarted": ["lost"]}
     assert second == NOTHING
-    assert execution_name("lost", 1, 1) in deps.executions.started
-    assert execution_name("far", 1, 1) in deps.executions.started  # untouched, not restarted
+    assert execution_name("lost", 1, 1, key=None) in deps.executions.started
+    assert (
+        execution_name("far", 1, 1, key=None) in deps.executions.started
+    )  # untouched, not restarted
     (event,) = deps.publisher.of_type("Schedule Reconciled")
     assert event["restarted"] == ["lost"]
 
@@ -58,22 +61,48 @@ def test_a_due_action_whose_start_was_lost_is_started_once(deps) -> None:
 def test_a_waiting_execution_that_ended_without_firing_gets_a_repair_execution(deps) -> None:
     # GIVEN a PENDING action whose execution was stopped by hand in the console
     _start(deps, "stopped", "5m")
-    deps.executions.end(execution_name("stopped", 1, 1), "ABORTED")
+    deps.executions.end(execution_name("stopped", 1, 1, key=None), "ABORTED")
 
     first = reconcile(deps)
     second = reconcile(deps)
 
     # THEN a numbered repair execution is started (the name can't be reused), once
-    repair = execution_name("stopped", 1, 1, repair=1)
+    repair = execution_name("stopped", 1, 1, repair=1, key=None)
     assert first["restarted"] == ["stopped"] and second == NOTHING
     assert deps.executions.started[repair].to_wire()["repair"] == 1
     assert deps.records.get("stopped").execution_arn.endswith(repair)
 
 
+def test_a_repair_that_fails_never_stops_the_others_and_is_named_at_the_end(deps) -> None:
+    # GIVEN two actions whose executions were stopped; every name the first could be repaired
+    # under is used up (a name can be used once), and the second sorts after it
+    _start(deps, "a-used-up", "5m")
+    _start(deps, "b-stopped", "5m")
+    for repair in range(51):
+        name = execution_name("a-used-up", 1, 1, repair=repair, key=None)
+        deps.executions.started.setdefault(name, deps.executions.started[_own("a-used-up")])
+        deps.executions.end(name, "ABORTED")
+    deps.executions.end(_own("b-stopped"), "ABORTED")
+
+    # WHEN the reconciler runs
+    with pytest.raises(RepairsIncomplete) as incomplete:
+        reconcile(deps)
+
+    # THEN the second is repaired all the same, announced, and the first is named
+    assert incomplete.value.subjects == ["a-used-up"]
+    [event] = deps.publisher.of_type("Schedule Reconciled")
+    assert event["restarted"] == ["b-stopped"]
+    assert execution_name("b-stopped", 1, 1, repair=1, key=None) in deps.executions.started
+
+
+def _own(action_id: str) -> str:
+    return execution_name(action_id, 1, 1, key=None)
+
+
 def test_a_fire_whose_tick_was_lost_is_recorded_from_the_execution_output(deps) -> None:
     # GIVEN a fire that ran and succeeded, but whose Schedule Tick never got recorded
     tick = _claimed(deps, "ticked")
-    deps.executions.end(execution_name("ticked", 1, 1), "SUCCEEDED", output=tick)
+    deps.executions.end(execution_name("ticked", 1, 1, key=None), "SUCCEEDED", output=tick)
     deps.clock.advance(minutes=20)
 
     result = reconcile(deps)
@@ -89,7 +118,10 @@ def test_a_fire_whose_tick_was_lost_is_recorded_from_the_execution_output(deps) 
 def test_a_fire_whose_failure_report_was_lost_is_recorded_failed(deps) -> None:
     _claimed(deps, "broken")
     deps.executions.end(
-        execution_name("broken", 1, 1), "FAILED", error="FireFailed", cause="past its retries"
+        execution_name("broken", 1, 1, key=None),
+        "FAILED",
+        error="FireFailed",
+        cause="past its retries",
     )
     deps.clock.advance(minutes=20)
 
@@ -107,7 +139,9 @@ def test_a_fire_whose_tick_the_bus_refused_is_put_on_the_bus_then_recorded(deps)
     tick = _claimed(deps, "refused")
     refusal = {"Error": "EventBridge.FailedEntry", "Cause": "throttled"}
     deps.executions.end(
-        execution_name("refused", 1, 1), "SUCCEEDED", output={**tick, "undelivered": refusal}
+        execution_name("refused", 1, 1, key=None),
+        "SUCCEEDED",
+        output={**tick, "undelivered": refusal},
     )
     deps.clock.advance(minutes=20)
 
@@ -125,7 +159,7 @@ def test_a_fire_whose_report_the_bus_refused_is_recorded_failed_from_the_report(
     # GIVEN a fire that failed past its retries whose report the bus refused: the execution
     # ended in FireFailed with the proved report as its cause
     _claimed(deps, "unreported")
-    name = execution_name("unreported", 1, 1)
+    name = execution_name("unreported", 1, 1, key=None)
     report = {
         "id": "unreported", "generation": 1, "occurrence": 1, "manual": 0,
         "trigger": "SCHEDULED", "scheduledTime": "2026-03-07T12:01:00.000Z",
@@ -166,7 +200,7 @@ def test_a_claim_whose_execution_ended_unreported_is_recorded_failed_not_run_aga
     # GIVEN a claimed fire whose execution ended without a tick or a failure report: the
     # target may or may not have been reached
     _claimed(deps, "stuck")
-    name = execution_name("stuck", 1, 1)
+    name = execution_name("stuck", 1, 1, key=None)
     if ending is None:
         deps.executions.started.pop(name)  # lost with the emulator
     else:
@@ -190,7 +224,7 @@ def test_a_claim_whose_execution_died_is_released_and_fired_again_under_retry(de
     _start(deps, "stuck", "1m", onUnknownOutcome="RETRY")
     deps.clock.current = NOW + timedelta(minutes=1)
     fulfill_fire(attempt("stuck", 1, "2026-03-07T12:01:00.000Z"), deps)
-    name = execution_name("stuck", 1, 1)
+    name = execution_name("stuck", 1, 1, key=None)
     deps.executions.stop(deps.executions.execution_arn(name), "died")
 
     early = reconcile(deps)  # not stuck long enough yet
@@ -200,7 +234,7 @@ def test_a_claim_whose_execution_died_is_released_and_fired_again_under_retry(de
 
     assert early == NOTHING and late == {**NOTHING, "released": ["stuck"]} and again == NOTHING
     assert deps.records.get("stuck").status == Status.PENDING
-    repair = execution_name("stuck", 1, 1, repair=1)
+    repair = execution_name("stuck", 1, 1, repair=1, key=None)
     assert repair in deps.executions.started
     # AND the repair execution may claim and fire it
     fire = attempt("stuck", 1, "2026-03-07T12:01:00.000Z", repair, repair=1)

@@ -13,8 +13,11 @@ from tickwork.adapters.dynamodb_record import from_item, status_shard, to_item
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp, CatchUpPolicy
 from tickwork.domain.fire import Outcome
-from tickwork.domain.naming import execution_name
+from tickwork.domain.naming import execution_name, legacy_execution_name, name_with_digest
 from tickwork.domain.schedule import Schedule
+
+_D = "0123456789abcdef"  # a name's digest, as the stack's key would make it
+_KEYED = execution_name("a:1", 3, 1, key=b"k" * 32)
 
 
 def _action() -> Action:
@@ -111,9 +114,18 @@ def test_items_written_in_long_names_are_read_as_they_are() -> None:
     ("name", "stored"),
     [
         pytest.param("b-1772265600-0123456789ab", "b:0123456789ab", id="its-batch"),
-        pytest.param(execution_name("a:1", 3, 1), "~g3", id="its-own"),
-        pytest.param(execution_name("a:1", 1, 1, leg=1, repair=2), "~g1-l1-r2", id="repaired"),
-        pytest.param(execution_name("a:1", 1, 1, manual=4), "~g1-m4", id="by-hand"),
+        pytest.param("b-1772265600-0123456789abcdef", "b:0123456789abcdef", id="its-keyed-batch"),
+        pytest.param(name_with_digest("a:1", _D, 3, 1), f"~{_D}g3", id="its-own"),
+        pytest.param(
+            name_with_digest("a:1", _D, 1, 1, leg=1, repair=2), f"~{_D}g1-l1-r2", id="repaired"
+        ),
+        pytest.param(name_with_digest("a:1", _D, 1, 1, manual=4), f"~{_D}g1-m4", id="by-hand"),
+        pytest.param(_KEYED, f"~{_KEYED.split('-')[-3]}g3", id="its-own-keyed"),
+        pytest.param(legacy_execution_name("a:1", 3, 1), "~g3", id="before-keyed-names"),
+        pytest.param(
+            legacy_execution_name("a:1", 1, 1, leg=1, repair=2), "~g1-l1-r2", id="legacy-repaired"
+        ),
+        pytest.param(name_with_digest("a:2", _D, 3, 1), None, id="another-ids-name"),
         pytest.param("b-1772265601-0123456789ab", None, id="another-seconds-batch"),
         pytest.param("someone-elses-name", None, id="any-other-name"),
     ],

@@ -29,7 +29,7 @@ def test_start_writes_pending_record_and_starts_named_execution() -> None:
     assert result.outcome == "created"
     action = deps.records.get("a:1")
     assert action.status == Status.PENDING and action.execution_time == NOW + timedelta(minutes=10)
-    payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
+    payload = deps.executions.started[execution_name("a:1", 1, 1, key=None)].to_wire()
     assert payload["fireAt"] == "2026-03-07T12:10:00.000Z"
     assert payload["waitUntil"] == "2026-03-07T12:10:00.000Z"
     assert [t for t, _ in deps.publisher.events] == ["Schedule Started"]
@@ -41,7 +41,7 @@ def test_wait_until_keeps_the_milliseconds_of_the_fire() -> None:
 
     start_action(StartCommand({"id": "a:1", "at": "2026-03-07T12:10:00.701Z"}, "ev-1"), deps)
 
-    payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
+    payload = deps.executions.started[execution_name("a:1", 1, 1, key=None)].to_wire()
     assert payload["waitUntil"] == payload["fireAt"] == "2026-03-07T12:10:00.701Z"
 
 
@@ -54,7 +54,7 @@ def test_same_event_twice_is_unchanged_and_starts_nothing_new() -> None:
 
     assert again.outcome == "unchanged"
     assert deps.records.get("a:1").generation == 1
-    assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
+    assert list(deps.executions.started) == [execution_name("a:1", 1, 1, key=None)]
 
 
 def test_a_record_holding_the_whole_spec_hash_still_knows_the_same_request() -> None:
@@ -84,8 +84,10 @@ def test_replace_before_the_lock_bumps_generation_and_stops_the_old_execution() 
     assert result.outcome == "replaced"
     action = deps.records.get("a:1")
     assert action.generation == 2 and action.execution_time == NOW + timedelta(minutes=20)
-    assert deps.executions.stopped == [deps.executions.execution_arn(execution_name("a:1", 1, 1))]
-    assert execution_name("a:1", 2, 1) in deps.executions.started
+    assert deps.executions.stopped == [
+        deps.executions.execution_arn(execution_name("a:1", 1, 1, key=None))
+    ]
+    assert execution_name("a:1", 2, 1, key=None) in deps.executions.started
 
 
 @pytest.mark.parametrize(("seconds_before_fire", "locked"), [(121, False), (120, True), (5, True)])
@@ -151,7 +153,7 @@ def test_a_fire_within_the_launch_horizon_waits_in_its_execution_to_the_fire() -
 
     start_action(StartCommand({"id": "a:1", "at": iso(NOW + timedelta(minutes=14))}, "e"), deps)
 
-    payload = deps.executions.started[execution_name("a:1", 1, 1)].to_wire()
+    payload = deps.executions.started[execution_name("a:1", 1, 1, key=None)].to_wire()
     assert payload["waitUntil"] == payload["fireAt"] == iso(NOW + timedelta(minutes=14))
     assert deps.records.items["a:1"].launch_at is None
 
@@ -182,7 +184,7 @@ def test_a_concurrent_duplicate_that_loses_the_write_reads_as_a_repeat() -> None
     # THEN it reads again and reports a repeat; one generation, one execution
     assert result.outcome == "unchanged"
     assert deps.records.items["a:1"].generation == 1
-    assert list(deps.executions.started) == [execution_name("a:1", 1, 1)]
+    assert list(deps.executions.started) == [execution_name("a:1", 1, 1, key=None)]
 
 
 def test_create_only_refuses_a_taken_id_even_when_it_loses_the_race() -> None:

@@ -44,7 +44,7 @@ from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
-from tickwork.domain.naming import execution_name
+from tickwork.domain.naming import DIGEST_DIGITS, legacy_execution_name, name_with_digest
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
     ChangeKind,
@@ -172,18 +172,23 @@ def _legacy_occurrence(item: dict[str, Any]) -> Occurrence:
 
 def _execution_code(occurrence: Occurrence, action_id: str) -> str | None:
     """The name of the execution that ran a fire, as short as it can be told back: ``b:<hex>``
-    for a batch of the fire's second, ``~g<generation>[...]`` for the fire's own execution
-    (its name follows from the id and the fire), else the name itself."""
+    for a batch of the fire's second, ``~<digest>g<generation>[...]`` for the fire's own
+    execution (its name follows from the id, the digest and the fire; ``~g<generation>[...]``
+    for a name made before names were keyed), else the name itself."""
     name = occurrence.execution
     if name is None:
         return None
-    batch = re.fullmatch(r"b-(\d+)-([0-9a-f]{12})", name)
+    batch = re.fullmatch(r"b-(\d+)-([0-9a-f]{16}|[0-9a-f]{12})", name)
     if batch and int(batch[1]) == int(occurrence.scheduled_time.timestamp()):
         return f"b:{batch[2]}"
-    own = re.fullmatch(rf".*-g(\d+)-o{occurrence.occurrence}((?:-[mlr]\d+)*)", name)
-    if own:
-        code = f"~g{own[1]}{own[2]}"
-        if _execution_of(code, occurrence, action_id) == name:
+    tail = rf"-g(\d+)-o{occurrence.occurrence}((?:-[mlr]\d+)*)"
+    own = re.fullmatch(rf".*-([0-9a-f]{{{DIGEST_DIGITS}}}){tail}", name)
+    legacy = re.fullmatch(rf".*{tail}", name)
+    for code in (
+        f"~{own[1]}g{own[2]}{own[3]}" if own else None,
+        f"~g{legacy[1]}{legacy[2]}" if legacy else None,
+    ):
+        if code is not None and _execution_of(code, occurrence, action_id) == name:
             return code
     return name
 
@@ -193,18 +198,20 @@ def _execution_of(code: str | None, occurrence: Occurrence, action_id: str) -> s
         return None
     if code.startswith("b:"):
         return f"b-{int(occurrence.scheduled_time.timestamp())}-{code[2:]}"
-    own = re.fullmatch(r"~g(\d+)((?:-[mlr]\d+)*)", code)
+    own = re.fullmatch(r"~([0-9a-f]*)g(\d+)((?:-[mlr]\d+)*)", code)
     if own is None:
         return code
-    parts = {part[0]: int(part[1:]) for part in own[2].split("-") if part}
-    return execution_name(
-        action_id,
-        int(own[1]),
+    parts = {part[0]: int(part[1:]) for part in own[3].split("-") if part}
+    numbers = (
+        int(own[2]),
         occurrence.occurrence,
-        leg=parts.get("l", 0),
-        repair=parts.get("r", 0),
-        manual=parts.get("m", 0),
+        parts.get("l", 0),
+        parts.get("r", 0),
+        parts.get("m", 0),
     )
+    if not own[1]:
+        return legacy_execution_name(action_id, *numbers)
+    return name_with_digest(action_id, own[1], *numbers)
 
 
 def _deferred_item(change: Deferred | None) -> dict[str, Any] | None:

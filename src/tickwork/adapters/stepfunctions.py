@@ -4,13 +4,13 @@ machine), or per batch of fires due in the same second (the batch machine)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
 from tickwork.domain.errors import LaunchRefused
-from tickwork.ports import ExecutionInput, ExecutionState
+from tickwork.ports import AlreadyStarted, ExecutionInput, ExecutionState
 
 if TYPE_CHECKING:
     from mypy_boto3_stepfunctions import SFNClient
@@ -52,15 +52,23 @@ class StepFunctionsExecutions:
                 stateMachineArn=self._arn, name=name, input=json.dumps(order.to_wire())
             )
         except ClientError as error:
-            # Names are deterministic per (action, generation, occurrence, leg): an existing
-            # execution of that name is the one this call wanted, so a repeat is harmless.
             code = error.response["Error"]["Code"]
             if code == "ExecutionAlreadyExists":
-                return self.execution_arn(name)
+                # Whose it is, its input tells (its proof): the caller decides.
+                raise self._already_started(name) from error
             if code in _REFUSALS:
                 raise LaunchRefused(name, code) from error
             raise
         return response["executionArn"]
+
+    def _already_started(self, name: str) -> AlreadyStarted:
+        arn = self.execution_arn(name)
+        found = self._client.describe_execution(executionArn=arn)
+        try:
+            given: Any = json.loads(found.get("input") or "null")
+        except ValueError:
+            given = None
+        return AlreadyStarted(name, arn, given)
 
     def describe(self, name: str) -> ExecutionState | None:
         try:

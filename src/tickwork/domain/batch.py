@@ -20,7 +20,6 @@ Pure: names, shapes and their wire forms.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +28,7 @@ from typing import Any
 
 from tickwork.domain.errors import MalformedFire, ValidationFailed
 from tickwork.domain.fire import FireFailure, FireKey, Tick
+from tickwork.domain.naming import name_digest
 from tickwork.domain.times import iso, parse_iso
 
 __all__ = [
@@ -116,22 +116,24 @@ class BatchOrder:
         )
 
 
-def batch_name(second: datetime, members: tuple[Member, ...], repair: int = 0) -> str:
-    """``b-<epoch second>-<12 hex of its members' keys>[-r<repair>]``: valid for Step Functions,
-    the same for the same members, another for any other."""
+def batch_name(
+    second: datetime, members: tuple[Member, ...], repair: int = 0, *, key: bytes | None
+) -> str:
+    """``b-<epoch second>-<16 hex>[-r<repair>]``: valid for Step Functions, the same for the
+    same members and repair, another for any other; the digest is keyed (``name_digest``), so
+    no one without the key can tell a batch's name, or its repair's, in advance."""
     keys = "\n".join(f"{m.action_id}\x1f{m.generation}\x1f{m.occurrence}" for m in members)
-    digest = hashlib.sha256(keys.encode()).hexdigest()[:12]
-    name = f"{_NAME_PREFIX}{int(second.timestamp())}-{digest}"
+    epoch = int(second.timestamp())
+    name = f"{_NAME_PREFIX}{epoch}-{name_digest(key, 'batch', epoch, repair, keys)}"
     return f"{name}-r{repair}" if repair else name
 
 
-def follow_on_name(parent: str, second: datetime) -> str:
+def follow_on_name(parent: str, second: datetime, *, key: bytes | None) -> str:
     """The follow-on batch a batch starts at ``second`` for its members' next fires: named for
     that batch and the second (not for its members, which are known only as they are recorded),
-    so a retried task names the same one."""
+    so a retried task names the same one; keyed like every name."""
     epoch = int(second.timestamp())
-    digest = hashlib.sha256(f"{parent}\n{epoch}".encode()).hexdigest()[:12]
-    return f"{_NAME_PREFIX}{epoch}-{digest}"
+    return f"{_NAME_PREFIX}{epoch}-{name_digest(key, 'follow-on', parent, epoch)}"
 
 
 class MemberOutcome(StrEnum):

@@ -130,6 +130,33 @@ class ForgedOrder(TickworkError):
         super().__init__(f"execution {execution}: {problem}; nothing fired")
 
 
+class NameTaken(TickworkError):
+    """The stack went to start an execution and found its name taken by one it did not start:
+    that execution's input carries no proof the stack made for the name (docs/protocol.md,
+    "How an execution is known"). Names are keyed, so this is a name found by chance (1 in
+    2^64) or by someone holding the key; the fire is never trusted to that execution. The start
+    fails, loudly, and a ``Schedule Tampered`` event names the execution."""
+
+    def __init__(self, execution: str) -> None:
+        self.execution = execution
+        super().__init__(
+            f"execution {execution} exists and the stack did not start it (its input carries no "
+            "proof for its name): nothing was started; rotate the seal key if it has leaked"
+        )
+
+
+class RepairsIncomplete(TickworkError):
+    """A reconciler pass made every repair it could but these (their errors are logged): the
+    pass after tries them again."""
+
+    def __init__(self, subjects: list[str]) -> None:
+        self.subjects = subjects
+        shown = ", ".join(subjects[:10]) + (
+            f" and {len(subjects) - 10} more" if len(subjects) > 10 else ""
+        )
+        super().__init__(f"{len(subjects)} repairs failed and are tried again next pass: {shown}")
+
+
 class ActionNotFound(TickworkError):
     def __init__(self, action_id: str) -> None:
         self.action_id = action_id

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from tickwork.ports.clock import Clock
 from tickwork.ports.events import EventPublisher, OutboundEvent
-from tickwork.ports.executions import ExecutionInput, ExecutionStarter, ExecutionState
+from tickwork.ports.executions import (
+    AlreadyStarted,
+    ExecutionInput,
+    ExecutionStarter,
+    ExecutionState,
+)
 from tickwork.ports.notifier import Notification, Notifier
 from tickwork.ports.secrets import SecretSource
 from tickwork.ports.signatures import SignatureLedger, Spent
@@ -27,6 +32,7 @@ from tickwork.ports.targets import TargetClients
 __all__ = [
     "ActionQueries",
     "ActionRecords",
+    "AlreadyStarted",
     "Clock",
     "ConcurrencySlots",
     "CountTabs",

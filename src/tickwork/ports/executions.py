@@ -6,13 +6,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["ExecutionInput", "ExecutionStarter", "ExecutionState"]
+__all__ = ["AlreadyStarted", "ExecutionInput", "ExecutionStarter", "ExecutionState"]
 
 
 class ExecutionInput(Protocol):
     """An execution's input: a fire's ``FireOrder``, or a batch's ``BatchOrder``."""
 
     def to_wire(self) -> dict[str, Any]: ...
+
+
+class AlreadyStarted(Exception):
+    """An execution of this name exists (names are deterministic: a repeated start finds the
+    one it made). ``input`` is that execution's input, for the caller to tell whether the
+    execution is the one it meant (``usecases.orders``: its proof)."""
+
+    def __init__(self, name: str, execution_arn: str, input: Any) -> None:
+        self.name = name
+        self.execution_arn = execution_arn
+        self.input = input
+        super().__init__(f"an execution named {name!r} exists")
 
 
 @dataclass(frozen=True)
@@ -37,8 +49,9 @@ class ExecutionStarter(Protocol):
         """Whether that execution is one of this state machine's (its ARN names the machine)."""
 
     def start(self, name: str, order: ExecutionInput) -> str:
-        """Start the named execution with ``order`` as its input and return its ARN; starting
-        one that exists is harmless. Refused for room (a quota, throttling): ``LaunchRefused``."""
+        """Start the named execution with ``order`` as its input and return its ARN. One of
+        that name exists: ``AlreadyStarted``, with its input. Refused for room (a quota,
+        throttling): ``LaunchRefused``."""
 
     def stop(self, execution_arn: str, cause: str) -> None:
         """Stop a running execution; stopping one that has ended is harmless."""

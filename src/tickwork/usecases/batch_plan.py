@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.batch import BatchOrder, Member, batch_name
+from tickwork.usecases.orders import names_key
 
 __all__ = ["Planned", "group"]
 
@@ -52,12 +53,12 @@ def group(due: Iterable[Action], deps: Dependencies) -> tuple[list[Planned], lis
             if len(members) < settings.batch_min_fires:
                 alone += members
                 continue
-            batches.append(_planned(second, members))
+            batches.append(_planned(second, members, names_key(deps)))
     return batches, alone
 
 
-def _planned(second: int, actions: list[Action]) -> Planned:
+def _planned(second: int, actions: list[Action], key: bytes | None) -> Planned:
     at = datetime.fromtimestamp(second, UTC)
     fires = tuple(Member(a.id, a.generation, a.occurrence, a.execution_time or at) for a in actions)
     order = BatchOrder(at, fires)
-    return Planned(batch_name(at, fires), order, tuple(actions))
+    return Planned(batch_name(at, fires, key=key), order, tuple(actions))

@@ -32,7 +32,7 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder, Member, follow_on_name
 from tickwork.domain.errors import LaunchRefused
 from tickwork.usecases.launch import park_again
-from tickwork.usecases.orders import start_batch
+from tickwork.usecases.orders import names_key, start_batch
 from tickwork.usecases.record import following_fire
 
 __all__ = ["FOLLOW_ON_MARGIN", "FOLLOW_ON_REACH", "FollowOns", "Seat"]
@@ -100,7 +100,7 @@ class FollowOns:
             ids, before = foreseen.get(second, []), joined.get(second, [])
             if len(ids) + len(before) < deps.settings.batch_min_fires and not before:
                 continue
-            name = follow_on_name(self._parent, second)
+            name = follow_on_name(self._parent, second, key=names_key(deps))
             follow_on = _FollowOn(second, name, deps.batches.execution_arn(name), set(ids))
             follow_on.joined.update({f.action_id: f for f in before})
             follow_on.ended.update(f.action_id for f in before)
@@ -126,7 +126,9 @@ class FollowOns:
         if action.execution_time is None:
             return False
         second = action.execution_time.replace(microsecond=0)
-        follow_on = self._deps.batches.execution_arn(follow_on_name(self._parent, second))
+        follow_on = self._deps.batches.execution_arn(
+            follow_on_name(self._parent, second, key=names_key(self._deps))
+        )
         return (
             action.status == Status.PENDING
             and (action.id, action.generation, action.occurrence)

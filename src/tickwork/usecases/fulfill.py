@@ -207,8 +207,9 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
                 return None  # it moved on meanwhile: whatever moved it launches it
             return current.with_execution(deps.clock.now(), arn)
 
-        if update(deps.records, action.id, Rule.NAME_EXECUTION, named, first=action):
-            launch(action, deps.clock.now(), deps, leg=leg, repair=order.repair)
+        written = update(deps.records, action.id, Rule.NAME_EXECUTION, named, first=action)
+        if written is not None:
+            launch(written.after, deps.clock.now(), deps, leg=leg, repair=order.repair)
         raise WaitContinued(order.action_id, leg, iso(fire_at))
     while early > timedelta(0):
         deps.clock.sleep(early.total_seconds())

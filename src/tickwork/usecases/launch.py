@@ -15,7 +15,7 @@ from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
-from tickwork.usecases.orders import kind_of, start_lone
+from tickwork.usecases.orders import kind_of, names_key, start_lone
 from tickwork.usecases.updates import Rule, update
 
 __all__ = [
@@ -70,7 +70,9 @@ def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
 def planned_execution(
     action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
 ) -> tuple[str, str]:
-    name = execution_name(action.id, action.generation, action.occurrence, leg, repair)
+    name = execution_name(
+        action.id, action.generation, action.occurrence, leg, repair, key=names_key(deps)
+    )
     return name, deps.executions.execution_arn(name)
 
 
@@ -84,7 +86,8 @@ def launch(
 ) -> str | None:
     """Start the execution for the action's current (generation, occurrence, leg, repair), which
     the record, as written, already names (docs/protocol.md: a record names an execution before
-    it starts); None when the fire is parked (the pump starts it) or was refused.
+    it starts); None when the fire is parked (the pump starts it), was refused, or the record
+    names another execution (a repeated Start after the pump put the fire in a batch).
 
     Safe to repeat: the name is deterministic and an existing execution of that name counts
     as started. A refused first start (the open-execution quota, throttling) parks the fire
@@ -94,6 +97,10 @@ def launch(
     if action.is_parked:
         return None
     name, arn = planned_execution(action, deps, leg, repair)
+    if not same_execution(action.execution_arn, arn):
+        # The record names another execution — a batch's, a hand-over's, one named before names
+        # were keyed: the fire is that one's, and this one is never started beside it.
+        return None
     try:
         return start_lone(name, fire_order(action, now, deps, leg, repair, trigger), deps)
     except LaunchRefused as refused:
@@ -131,9 +138,14 @@ def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
         deps.executions.stop(arn, cause)
 
 
-def manual_execution(action: Action, fire: ManualFire, repair: int = 0) -> str:
+def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repair: int = 0) -> str:
     return execution_name(
-        action.id, fire.generation, fire.occurrence, repair=repair, manual=fire.number
+        action.id,
+        fire.generation,
+        fire.occurrence,
+        repair=repair,
+        manual=fire.number,
+        key=names_key(deps),
     )
 
 
@@ -151,4 +163,4 @@ def launch_manual(
         manual=fire.number,
         trigger=fire.trigger,
     )
-    return start_lone(manual_execution(action, fire, repair), order, deps)
+    return start_lone(manual_execution(action, fire, deps, repair), order, deps)

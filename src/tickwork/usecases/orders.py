@@ -18,12 +18,14 @@ from dataclasses import replace
 from tickwork.dependencies import Dependencies
 from tickwork.domain.announcements import Tampered
 from tickwork.domain.batch import BatchOrder
-from tickwork.domain.errors import ForgedOrder
+from tickwork.domain.errors import ForgedOrder, NameTaken
 from tickwork.domain.execution import Machine, name_of
-from tickwork.domain.fire import FireOrder
+from tickwork.domain.fire import FireKey, FireOrder
+from tickwork.integrity.names import name_key
 from tickwork.integrity.order_proof import order_proof, order_proof_key, order_proven
+from tickwork.ports import AlreadyStarted
 
-__all__ = ["check_batch", "check_lone", "kind_of", "start_batch", "start_lone"]
+__all__ = ["check_batch", "check_lone", "kind_of", "names_key", "start_batch", "start_lone"]
 
 
 def kind_of(execution_arn: str | None, deps: Dependencies) -> Machine | None:
@@ -43,7 +45,11 @@ def start_lone(name: str, order: FireOrder, deps: Dependencies) -> str:
     key = _key(deps)
     if key is not None:
         order = replace(order, proof=order_proof(key, Machine.FIRE, name, order.to_wire()))
-    return deps.executions.start(name, order)
+    try:
+        return deps.executions.start(name, order)
+    except AlreadyStarted as found:
+        _refuse_unless_ours(found, Machine.FIRE, key, [order.key], deps)
+        return found.execution_arn
 
 
 def start_batch(name: str, order: BatchOrder, deps: Dependencies) -> str:
@@ -51,7 +57,31 @@ def start_batch(name: str, order: BatchOrder, deps: Dependencies) -> str:
     key = _key(deps)
     if key is not None:
         order = replace(order, proof=order_proof(key, Machine.BATCH, name, order.to_wire()))
-    return deps.batches.start(name, order)
+    try:
+        return deps.batches.start(name, order)
+    except AlreadyStarted as found:
+        _refuse_unless_ours(found, Machine.BATCH, key, [m.key for m in order.members], deps)
+        return found.execution_arn
+
+
+def _refuse_unless_ours(
+    found: AlreadyStarted,
+    machine: Machine,
+    key: bytes | None,
+    fires: list[FireKey],
+    deps: Dependencies,
+) -> None:
+    """A start found its name taken: by the stack's own start of it (a repeat: its input is
+    proved for that name, whatever order it carries), or by someone else — ``NameTaken``,
+    announced for each fire it was meant for. Names are keyed, so the second is a name found by
+    chance or with the key."""
+    if key is None or order_proven(key, machine, found.name, found.input):
+        return
+    taken = NameTaken(found.execution_arn)
+    deps.publisher.publish_all(
+        [Tampered(f[0], f[1], f[2], str(taken), found.execution_arn) for f in fires]
+    )
+    raise taken
 
 
 def check_lone(order: FireOrder, execution_arn: str, deps: Dependencies) -> None:
@@ -92,6 +122,12 @@ def check_batch(order: BatchOrder, execution_arn: str, deps: Dependencies) -> No
         ]
     )
     raise refused
+
+
+def names_key(deps: Dependencies) -> bytes | None:
+    """The key execution names are made under (``domain.naming``); None without a seal key."""
+    seal_key = deps.secret(deps.settings.seal_secret_id)
+    return None if seal_key is None else name_key(seal_key)
 
 
 def _key(deps: Dependencies) -> bytes | None:

@@ -32,7 +32,9 @@ After an outage that lost every execution (a restarted local stack), ``horizon=N
 
 from __future__ import annotations
 
-from contextlib import suppress
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,7 +42,7 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Reconciled
-from tickwork.domain.errors import ActionConflict
+from tickwork.domain.errors import ActionConflict, RepairsIncomplete
 from tickwork.domain.execution import Machine, name_of, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome
 from tickwork.domain.fire_ending import (
@@ -63,6 +65,8 @@ from tickwork.usecases.updates import Rule, update
 
 __all__ = ["reconcile"]
 
+log = logging.getLogger("tickwork")
+
 _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its own
 # A claim this old may belong to an execution that ended with its tick or report refused by the
 # bus (Emit tick and Report failure retry for about 30 s): looked at before ``stuck_after``.
@@ -75,27 +79,47 @@ def reconcile(
     stuck_after: timedelta = timedelta(minutes=15),
     limit: int = 10_000,
 ) -> dict[str, Any]:
+    """One pass over what may need repair. A repair that fails (an execution name taken, a
+    throttled call) is logged and the pass goes on with the others; ``RepairsIncomplete`` then
+    names them, after the repairs that were made are announced."""
     now = deps.clock.now()
     repairs = Reconciled()
+    unrepaired: list[str] = []
     until = None if horizon is None else now + horizon
     for action in deps.queries.in_fire_order(Status.PENDING, limit, until):
-        if _restart_if_lost(action, now, deps):
-            repairs.restarted.append(action.id)
+        with _alone(action.id, unrepaired):
+            if _restart_if_lost(action, now, deps):
+                repairs.restarted.append(action.id)
     for action in deps.queries.in_fire_order(Status.IN_PROGRESS, limit):
         claimed_for = now - action.updated_at
-        if claimed_for >= stuck_after:
-            _resolve_claim(action, now, deps, repairs)
-        elif claimed_for >= _UNDELIVERED_AFTER:
-            _resolve_claim(action, now, deps, repairs, only_undelivered=True)
+        with _alone(action.id, unrepaired):
+            if claimed_for >= stuck_after:
+                _resolve_claim(action, now, deps, repairs)
+            elif claimed_for >= _UNDELIVERED_AFTER:
+                _resolve_claim(action, now, deps, repairs, only_undelivered=True)
     for action in deps.queries.with_manual_fires(limit):
         for fire in action.manual.in_flight:
             if now - fire.requested_at >= stuck_after:
-                _resolve_manual(action, fire, now, deps, repairs)
+                with _alone(action.id, unrepaired):
+                    _resolve_manual(action, fire, now, deps, repairs)
     for tab in deps.tabs.open_tabs(now, limit):  # a batch running now keeps its tab open
-        _settle_if_ended(tab, deps, repairs)
+        with _alone(tab, unrepaired):
+            _settle_if_ended(tab, deps, repairs)
     if repairs.total:
         deps.publisher.publish(repairs)
+    if unrepaired:
+        raise RepairsIncomplete(unrepaired)
     return repairs.to_wire()
+
+
+@contextmanager
+def _alone(subject: str, unrepaired: list[str]) -> Iterator[None]:
+    """One action's (or tab's) repair: its failure is logged and kept, never the pass's end."""
+    try:
+        yield
+    except Exception:
+        log.exception("repair failed", extra={"id": subject})
+        unrepaired.append(subject)
 
 
 def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
@@ -173,7 +197,7 @@ def _resolve_manual(
     at_most_once = action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL
     repair = 0
     for repair in range(_MAX_REPAIRS + 1):
-        name = manual_execution(action, fire, repair)
+        name = manual_execution(action, fire, deps, repair)
         arn = deps.executions.execution_arn(name)
         state = deps.executions.describe(name)
         if state is None:

@@ -99,5 +99,5 @@ def _answer(action: Action, fire: ManualFire, outcome: Done, deps: Dependencies)
         manual=fire.number,
         trigger=fire.trigger,
         idempotency_key=fire.idempotency_key,
-        execution_arn=deps.executions.execution_arn(manual_execution(action, fire)),
+        execution_arn=deps.executions.execution_arn(manual_execution(action, fire, deps)),
     )

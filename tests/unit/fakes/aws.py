@@ -8,7 +8,7 @@ from typing import Any
 
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
-from tickwork.ports import ExecutionInput, ExecutionState, OutboundEvent, Spent
+from tickwork.ports import AlreadyStarted, ExecutionInput, ExecutionState, OutboundEvent, Spent
 
 __all__ = ["FakeExecutions", "FakePublisher", "FakeSecrets", "FakeSignatures", "NoTargets"]
 
@@ -30,7 +30,9 @@ class FakeExecutions:
     def start(self, name: str, order: ExecutionInput) -> str:
         if self.refusals:
             raise LaunchRefused(name, self.refusals.pop(0))
-        self.started.setdefault(name, order)
+        if name in self.started:
+            raise AlreadyStarted(name, self.execution_arn(name), self.started[name].to_wire())
+        self.started[name] = order
         return self.execution_arn(name)
 
     def stop(self, execution_arn: str, cause: str) -> None:

@@ -90,5 +90,5 @@ def attempt(
     """What the Fulfill task would invoke the fulfill step with for this fire."""
     due = parse_iso(fire_at)
     order = FireOrder(action_id, generation, occurrence, due, due, leg, repair)
-    name = name or execution_name(action_id, generation, occurrence, leg, repair)
+    name = name or execution_name(action_id, generation, occurrence, leg, repair, key=None)
     return FireAttempt(order, FakeExecutions().execution_arn(name), retry)
