@@ -92,6 +92,29 @@ def test_a_retry_settles_first_the_tab_of_the_attempt_that_crashed(stores: Store
     assert (_counts(stores), _fired(stores)) == ((0, 3), 3)
 
 
+@pytest.mark.parametrize("earlier_settled", [True, False])
+def test_a_redriven_attempt_never_writes_on_the_tab_of_an_earlier_run(
+    stores: Stores, earlier_settled: bool
+) -> None:
+    """A redrive of a failed batch runs its task again from attempt 0: the tab of that name
+    (settled by the reconciler, or still open) is settled first, and the new run's changes
+    ride on a tab of their own, added once."""
+    for n in range(3):
+        stores.add(f"t:{n}")
+    first = _tab(stores, 0, 3)
+    _complete(stores, first, "t:0")  # and the batch failed past its retries
+    if earlier_settled:
+        assert stores.tabs.settle(f"{BATCH}#0") == 1  # the reconciler, after it ended
+
+    redriven = _tab(stores, 0, 3)
+    for n in (1, 2):
+        _complete(stores, redriven, f"t:{n}")
+
+    assert redriven.settle() == 2
+    assert (_counts(stores), _fired(stores)) == ((0, 3), 3)
+    assert stores.tabs.open_tabs(stores.clock.now() + timedelta(days=1)) == []
+
+
 def test_a_tab_settled_already_adds_nothing_twice(stores: Stores) -> None:
     for n in range(2):
         stores.add(f"t:{n}")

@@ -82,23 +82,24 @@ def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> N
 
 
 def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> None:
-    # GIVEN a local stack with a 3-fire recurrence (every 5 s) and two one-offs waiting
+    # GIVEN a local stack with a 3-fire recurrence (every 8 s) that fired once, and two
+    # one-offs scheduled then, 20 s away: all three waiting
     process = LocalProcess(tmp_path / "state")
     process.start()
     try:
-        t0 = datetime.now(UTC)
-        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(5 seconds)", "--times", "3")
-        for action_id, seconds in (("k:one", 25), ("k:two", 26)):
-            process.cli_json(
-                "schedule", "--id", action_id, "--at", iso(t0 + timedelta(seconds=seconds))
-            )
-        deadline = (
-            time.monotonic() + 60
-        )  # a state to wait for, not a margin: a busy machine is slow
+        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(8 seconds)", "--times", "3")
+        deadline = time.monotonic() + 60  # a state to wait for, not a margin: a busy machine
         while process.cli_json("show", "k:rec")["occurrence"] < 2:
             assert time.monotonic() < deadline, "k:rec never fired its first occurrence"
             time.sleep(0.2)  # k:rec has fired once; the rest wait
-        pending_at_kill = sorted(a["id"] for a in process.cli_json("list", "--status", "PENDING"))
+        t1 = datetime.now(UTC)
+        for action_id, seconds in (("k:one", 20), ("k:two", 21)):
+            process.cli_json(
+                "schedule", "--id", action_id, "--at", iso(t1 + timedelta(seconds=seconds))
+            )
+        waiting_at_kill = sorted(
+            a["id"] for a in process.cli_json("list") if a["status"] in ("PENDING", "IN_PROGRESS")
+        )
 
         # WHEN the process is killed with SIGKILL and started again on the same state
         process.kill()
@@ -114,7 +115,7 @@ def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> N
             for i in ("k:one", "k:two", "k:rec")
         ):
             time.sleep(0.5)
-        assert pending_at_kill == ["k:one", "k:rec", "k:two"]
+        assert waiting_at_kill == ["k:one", "k:rec", "k:two"]
         for action_id, occurrences in (("k:one", [1]), ("k:two", [1]), ("k:rec", [1, 2, 3])):
             shown = process.cli_json("show", action_id)
             assert shown["status"] == "COMPLETED"

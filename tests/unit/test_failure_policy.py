@@ -19,13 +19,14 @@ from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.selection import Selection
 from tickwork.usecases.orders import names_key
+from tickwork.usecases.pause import resume_action
 from tickwork.usecases.retry import retry_action
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 
 
-def _recurring(deps: Dependencies, **detail: str) -> None:
+def _recurring(deps: Dependencies, **detail: str | int) -> None:
     start_action(StartCommand({"id": "r", "rate": "rate(10 minutes)", **detail}), deps)
     deps.clock.current = NOW + timedelta(minutes=10)
 
@@ -54,6 +55,44 @@ def test_pause_pauses_with_a_note_naming_the_failure() -> None:
     action = deps.records.get("r")
     assert action.status == Status.PAUSED and action.needs_attention
     assert action.pause is not None and "occurrence 1 failed" in (action.pause.note or "")
+
+
+@pytest.mark.parametrize("resumed_after", [timedelta(0), timedelta(minutes=35)])
+def test_a_resume_after_a_failure_goes_on_with_the_next_occurrence_and_its_own_key(
+    resumed_after: timedelta,
+) -> None:
+    """PAUSE stops the schedule before the next occurrence: the failed one is run again only
+    by a retry by hand (with the key it failed with), never by the resumed schedule."""
+    deps = fake_dependencies(NOW)
+    _recurring(deps, onFailure="PAUSE", executionRemainder=2)
+    failed_key = deps.records.get("r").key_of(1)
+    machine.fail(deps, machine.current(deps, "r"))
+    deps.clock.advance(seconds=resumed_after.total_seconds())
+
+    resume_action("r", None, deps)
+
+    action = deps.records.get("r")
+    assert action.status == Status.PENDING and action.occurrence == 2
+    assert action.execution_time is not None and action.execution_time > deps.clock.now()
+    deps.clock.current = action.execution_time
+    tick = machine.run(deps, machine.current(deps, "r"))
+    assert tick is not None and tick.occurrence == 2 and tick.idempotency_key != failed_key
+    done = deps.records.get("r")
+    assert done.status == Status.COMPLETED  # two fires of a two-fire action, not three
+    assert [(h.occurrence, h.outcome) for h in done.history] == [
+        (1, Outcome.FAILED),
+        (2, Outcome.FIRED),
+    ]
+
+
+def test_pause_after_the_last_fire_has_nothing_to_pause_and_completes() -> None:
+    deps = fake_dependencies(NOW)
+    _recurring(deps, onFailure="PAUSE", executionRemainder=1)
+
+    machine.fail(deps, machine.current(deps, "r"))
+
+    action = deps.records.get("r")
+    assert action.status == Status.COMPLETED and action.needs_attention
 
 
 def test_stop_ends_failed_and_a_one_off_stops_by_default() -> None:

@@ -3,15 +3,18 @@ record, the executions and the events follow the contract — or nothing is writ
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.unit.fakes import fake_dependencies
-from tickwork.domain.action import Status
+from tickwork.domain.action import SUPERSEDED_STARTS, Status
 from tickwork.domain.errors import ActionExists, ActionLocked, ValidationFailed
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
@@ -196,3 +199,44 @@ def test_create_only_refuses_a_taken_id_even_when_it_loses_the_race() -> None:
     with pytest.raises(ActionExists):
         start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-1", create_only=True), deps)
     assert deps.records.items["a:1"].execution_time == NOW + timedelta(minutes=10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(3, 30), st.integers(0, 200), st.booleans()),
+        min_size=2,
+        max_size=SUPERSEDED_STARTS,
+    ),
+    again=st.data(),
+)
+def test_a_start_delivered_again_late_changes_nothing_whatever_came_after_it(
+    steps: list[tuple[int, int, bool]], again: st.DataObject
+) -> None:
+    """EventBridge delivers a Start at least once and in no order: any Start already applied,
+    replaced since or still waiting in the lock, delivered again leaves the record as it is."""
+    deps = fake_dependencies(NOW)
+    details = []
+    for n, (minutes, pause, recurring) in enumerate(steps):
+        when = {"rate": f"rate({minutes} minutes)"} if recurring else {"duration": f"{minutes}m"}
+        detail = {"id": "a:1", **when, "data": {"n": n}}
+        details.append(detail)
+        with contextlib.suppress(ActionLocked):  # a one-off in its lock refuses a replacement
+            start_action(StartCommand(detail, f"ev-{n}"), deps)
+        deps.clock.advance(seconds=pause)  # some land inside the lock: deferred or refused
+    before = deps.records.get("a:1")
+
+    n = again.draw(st.integers(0, len(steps) - 1), label="delivered again")
+    try:
+        outcome = str(start_action(StartCommand(details[n], f"ev-{n}"), deps).outcome)
+    except ActionLocked:
+        outcome = "refused"  # still inside the lock of a one-off: refused again
+
+    after = deps.records.get("a:1")
+    assert outcome in ("unchanged", "refused")
+    assert (after.generation, after.execution_time, after.deferred, after.version) == (
+        before.generation,
+        before.execution_time,
+        before.deferred,
+        before.version,
+    )

@@ -83,6 +83,7 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
     def save(
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
+        self._open()  # first: the tab's name is settled before a record carries it
         item = to_item(action)
         stored = self._stored(action, expected_version)
         carried = dict(stored.carried)
@@ -93,7 +94,6 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
         )
         kept = {tab: changes for tab, changes in carried.items() if self._still_open(tab)}
         if mine:
-            self._open()
             kept[self._tab] = mine
         uncounted = carried_item(kept)
         if uncounted is not None:
@@ -122,16 +122,27 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
         return counted
 
     def _open(self) -> None:
-        """Write the tab's item (once, before the first record that carries the tab)."""
+        """Write the tab's item (once, before the first record that carries the tab). A tab of
+        this name already there was left by an earlier run of this attempt (a redrive numbers
+        the attempts from 0 again): it is settled from its members' records, as the reconciler
+        would, and this run's tab takes the next free name (``<batch>#<attempt>.<run>``)."""
         with self._lock:
             if self._opened:
                 return
-            item = open_tab_item(self._tab, self._members, self._opened_at)
-            try:
-                self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(id)")
-            except ClientError as error:
-                if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                    raise
+            base, run = self._tab, 0
+            while True:
+                item = open_tab_item(self._tab, self._members, self._opened_at)
+                try:
+                    self._table.put_item(
+                        Item=item, ConditionExpression="attribute_not_exists(id)"
+                    )
+                    break
+                except ClientError as error:
+                    if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                        raise
+                DynamoDBCountTabs(self._name, self._given, self._clients).settle(self._tab)
+                run += 1
+                self._tab = f"{base}.{run}"
             self._opened = True
 
     def _still_open(self, tab: str) -> bool:

@@ -55,6 +55,24 @@ class Status(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+# How many of the Start events a record moved past it remembers, so that one delivered again
+# late (EventBridge retries a delivery for up to a day, in no order) is not taken as new.
+SUPERSEDED_STARTS = 16
+
+
+def start_mark(event_id: str) -> str:
+    """A Start event's id as the record remembers it: 48 bits of its SHA-256 (ids are
+    EventBridge's UUIDs, not chosen by a publisher)."""
+    return hashlib.sha256(event_id.encode()).hexdigest()[:12]
+
+
+def _remember(marks: tuple[str, ...], earlier: str | None, now: str | None) -> tuple[str, ...]:
+    """``marks`` and the Start event ``earlier``, unless it is the Start ``now`` applied."""
+    if not earlier or earlier == now or start_mark(earlier) in marks:
+        return marks
+    return (*marks, start_mark(earlier))[-SUPERSEDED_STARTS:]
+
+
 ACTIVE = frozenset({Status.PENDING, Status.IN_PROGRESS})  # a fire is waiting or running
 LIVE = ACTIVE | {Status.PAUSED}  # not finished: can still fire
 FINISHED = frozenset({Status.COMPLETED, Status.FAILED, Status.NO_ACTION, Status.CANCELLED})
@@ -100,6 +118,7 @@ class Action:
     updated_at: datetime
     spec_hash: str
     start_event_id: str | None = None
+    superseded_starts: tuple[str, ...] = ()  # start_mark of each Start event moved past
     retry_count: int = 0
     execution_arn: str | None = None
     claimed_by: str | None = None
@@ -172,6 +191,7 @@ class Action:
             updated_at=now,
             spec_hash=spec_hash,
             start_event_id=event_id,
+            superseded_starts=replacing.moved_past(event_id) if replacing else (),
             request=request.detail,
             history=replacing.history if replacing else (),
             transitions=(*(replacing.transitions if replacing else ()), transition)[
@@ -317,12 +337,14 @@ class Action:
         self, now: datetime, record: Occurrence, next_fire: datetime | None, limits: Limits
     ) -> Action:
         """The scheduled fire failed past its retries: recorded, retryable by hand, and then
-        what the failure policy says — CONTINUE with ``next_fire``, PAUSE, or STOP (FAILED)."""
+        what the failure policy says — CONTINUE with ``next_fire``, PAUSE before it (a resume
+        goes on from there: the failed occurrence is not run again but by a retry by hand, with
+        its own key), or STOP (FAILED). After the last fire, CONTINUE and PAUSE complete."""
         what = f"occurrence {record.occurrence} failed"
         policy = self.failure_policy
         if policy is FailurePolicy.STOP:
             status, reason = Status.FAILED, what
-        elif policy is FailurePolicy.PAUSE:
+        elif policy is FailurePolicy.PAUSE and next_fire is not None:
             status, reason = Status.PAUSED, f"{what}; paused (onFailure PAUSE)"
         elif next_fire is None:
             status, reason = Status.COMPLETED, f"{what}; it was the last"
@@ -341,18 +363,14 @@ class Action:
             record.occurrence, record.scheduled_time, self.key_of(record.occurrence), record.error
         )
         moved = replace(moved, unresolved=(*self.unresolved, failed_fire)[-MAX_UNRESOLVED:])
-        if status is Status.PAUSED:
-            note = f"{what}: {record.error or 'see history'}"[:500]
-            return replace(
-                moved,
-                generation=self.generation + 1,
-                execution_arn=None,
-                pause=Pause(now, note),
-            )
         if status is Status.COMPLETED:
             return replace(moved, ttl=limits.expiry(now))
         assert next_fire is not None
-        return moved._next_occurrence(next_fire)
+        moved = moved._next_occurrence(next_fire)
+        if status is Status.PAUSED:
+            note = f"{what}: {record.error or 'see history'}"[:500]
+            return replace(moved, generation=self.generation + 1, pause=Pause(now, note))
+        return moved
 
     def _next_occurrence(self, next_fire: datetime) -> Action:
         """On to the next occurrence: its fire time, no execution yet."""
@@ -421,7 +439,24 @@ class Action:
 
     def deferring(self, now: datetime, change: Deferred) -> Action:
         """A change that waits for the imminent fire (the latest one asked for wins)."""
-        return replace(self._touched(now), deferred=change, changed_at=now)
+        dropped = self.deferred.event_id if self.deferred else None
+        return replace(
+            self._touched(now),
+            deferred=change,
+            changed_at=now,
+            superseded_starts=_remember(self.superseded_starts, dropped, change.event_id),
+        )
+
+    def moved_past(self, event_id: str | None) -> tuple[str, ...]:
+        """The Start events this record remembers having moved past once the Start
+        ``event_id`` replaces it: its own Start's, and a waiting one's it drops."""
+        remembered = _remember(self.superseded_starts, self.start_event_id, event_id)
+        waiting = self.deferred.event_id if self.deferred else None
+        return _remember(remembered, waiting, event_id)
+
+    def moved_past_start(self, event_id: str) -> bool:
+        """Whether the Start event ``event_id`` was replaced here by a later one."""
+        return start_mark(event_id) in self.superseded_starts
 
     def without_deferred(self) -> Action:
         return replace(self, deferred=None)

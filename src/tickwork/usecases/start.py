@@ -197,9 +197,12 @@ def _same_spec(stored: str | None, digest: str) -> bool:
 
 
 def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> bool:
-    """The same Start again: by its event id, or the same detail while nothing else waits."""
+    """The same Start again: by its event id (the latest, a waiting one, or one a later Start
+    replaced, delivered late), or the same detail while nothing else waits."""
     waiting = existing.deferred
     if event_id is not None and event_id in (existing.start_event_id, waiting and waiting.event_id):
+        return True
+    if event_id is not None and existing.moved_past_start(event_id):
         return True
     if waiting is not None:
         return waiting.kind is ChangeKind.UPDATE and _same_spec(waiting.spec_hash, digest)

@@ -180,18 +180,32 @@ class FakeTabbedRecords(FakeRecords):
         self.members = frozenset(members)
         self.now = now
         self.due: dict[str, Changes] = {}
+        self.opened = False
+
+    def _open(self) -> None:
+        """As the adapter: a tab of this name left by an earlier run (a redrive) is settled,
+        and this run's takes the next free name."""
+        if self.opened:
+            return
+        base, run = self.tab, 0
+        while self.tab in self.store.tabs:
+            FakeCountTabs(self.store).settle(self.tab)
+            run += 1
+            self.tab = f"{base}.{run}"
+        self.store.tabs[self.tab] = FakeTab(True, self.now, self.members)
+        self.opened = True
 
     def save(
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
         current = self._replaced(action, expected_version)
+        self._open()
         carried = dict(self.store.carried.pop(action.id, {}))
         mine = carried.pop(self.tab, Counter()) + Counter()
         mine.update(_changes(current, action, recorded))
         mine = Counter({key: n for key, n in mine.items() if n})
         kept = {tab: c for tab, c in carried.items() if self.store.open_tab(tab) is not None}
         if mine:
-            self.store.tabs.setdefault(self.tab, FakeTab(True, self.now, self.members))
             kept[self.tab] = mine
             self.due[action.id] = mine
         else:
