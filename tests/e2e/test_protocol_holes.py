@@ -272,3 +272,34 @@ def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
     minute = int(done[0].history[0].actual_time.timestamp()) // 60
     fired = stack.tallies.read("dies", False, minute - 1, minute + 1)
     assert sum(kinds.get("onTime", 0) + kinds.get("late", 0) for kinds in fired.values()) == 3
+
+
+def test_a_fires_name_guessed_and_taken_first_keeps_nothing_from_firing(
+    stack: Stack, receiver: Receiver
+) -> None:
+    """Names were guessable (an unkeyed hash of the id): anyone allowed states:StartExecution
+    could start the fire's name first, with an hour's wait, and the stack took that execution
+    for its own start: the fire never ran. Names are keyed now: the guess is another name."""
+    # GIVEN a webhook due in 10 s, parked (the horizon is 5 s)
+    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=10)
+    http = {"url": receiver.url, "method": "POST", "body": {}}
+    stack.start({"id": "victim", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
+    stack.wait_record("victim", lambda a: a.is_parked)
+
+    # WHEN its name, guessed as it used to be made, is taken first, waiting an hour
+    hour = in_seconds(3600)
+    forged = {"id": "victim", "generation": 1, "occurrence": 1, "leg": 0, "fireAt": hour,
+              "waitUntil": hour, "manual": 0, "trigger": "SCHEDULED"}  # fmt: skip
+    squatter = _sfn(stack).start_execution(
+        stateMachineArn=stack.local.outputs["StateMachineArn"],
+        name=legacy_execution_name("victim", 1, 1),
+        input=json.dumps(forged),
+    )["executionArn"]
+
+    # THEN the fire runs in its own execution, once, never early
+    done = stack.wait_record("victim", lambda a: a.status == Status.COMPLETED, timeout=60)
+    assert len(receiver.requests) == 1
+    assert [h.execution for h in done.history] != [squatter.rsplit(":", 1)[-1]]
+    [tick] = stack.ticks_for("victim", count=1, timeout=5)
+    assert_never_early([tick])
+    _sfn(stack).stop_execution(executionArn=squatter)

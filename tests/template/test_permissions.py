@@ -440,14 +440,17 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
     announces each, and hands a transient failure over to an execution of its own; the
     reconciler asks after the batch of a fire it holds; the recurring members' next fires go on
     in a follow-on batch the task starts. Parked five minutes ahead, the fires are then moved
-    (written as tickwork would) to 2 s from now, their launch moment come."""
+    (written as tickwork would) to 12 s from now, their launch moment come."""
     receiver = Receiver(failures=1)
     try:
         # recurring, to a bus no slot limits: all five fire, so their next fires go on in a
         # follow-on batch (BatchMinFires of them)
         ids = [f"perm:batch:{n}" for n in range(5)]
         event = {"eventBusArn": TARGETS["EventBusTargetArns"], "detailType": "Due", "detail": {}}
-        first = soon(301)  # one start time: their next fires fall in one second
+        # One start time (their next fires fall in one second), beyond the 300 s horizon by
+        # 10 s: parked however slow the starts. The batch runs 12 s from now, so that their
+        # next fires have come within the horizon: a follow-on batch.
+        first = soon(310)
         for action_id in ids:
             s.start({"id": action_id, "rate": "rate(20 seconds)", "startTime": first,
                      "action": "EVENTBRIDGE_EVENT", "data": event})  # fmt: skip
@@ -458,7 +461,7 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
         s.start({"id": "perm:batch:flaky", "at": soon(301), "action": "HTTP_REQUEST",
                  "data": {"url": receiver.url, "method": "POST", "body": {}}})  # fmt: skip
         records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
-        second = parse_iso(soon(2)).replace(microsecond=0)
+        second = parse_iso(soon(12)).replace(microsecond=0)
         for action_id in [*ids, "perm:batch:flaky"]:
             parked = records.get(action_id)
             assert parked is not None and parked.is_parked
