@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tickwork import bootstrap
+from tickwork.domain.errors import RepairsIncomplete
 from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
 from tickwork_local.keys import KeyFile, write_private
@@ -75,7 +76,12 @@ def running_service(
         with journal.installed():
             # Every execution died with the last process: restart all that should run.
             deps = bootstrap.from_environment()
-            resumed = reconcile(deps, horizon=None, stuck_after=timedelta(0))
+            try:
+                resumed = reconcile(deps, horizon=None, stuck_after=timedelta(0))
+            except RepairsIncomplete as incomplete:
+                # One subject that cannot be repaired now (logged) stops no one's start: the
+                # reconciler's schedule tries it again.
+                resumed = incomplete.repaired
             state = {
                 "endpoint": endpoint,
                 "region": stack.region,

@@ -303,3 +303,36 @@ def test_a_fires_name_guessed_and_taken_first_keeps_nothing_from_firing(
     [tick] = stack.ticks_for("victim", count=1, timeout=5)
     assert_never_early([tick])
     _sfn(stack).stop_execution(executionArn=squatter)
+
+
+def test_an_id_purged_and_given_again_fires_on_time_in_executions_of_its_own(
+    stack: Stack, receiver: Receiver
+) -> None:
+    """A purge starts the id's numbering over, and Step Functions keeps an execution's name
+    for 90 days: the new life's fire and run now must not be taken for the old ones."""
+    # GIVEN a webhook that fired and a recurrence run now by hand, both then purged
+    http = {"url": receiver.url, "method": "POST", "body": {}}
+    once = {"id": "again", "action": "HTTP_REQUEST", "data": http}
+    daily = {"id": "again:rn", "rate": "rate(1 day)", "action": "HTTP_REQUEST", "data": http}
+    stack.start({**once, "at": in_seconds(2)})
+    stack.start(daily)
+    stack.wait_record("again:rn", lambda a: a.status == Status.PENDING)
+    stack.local.publish("Schedule Run Now", {"id": "again:rn"})
+    fired = stack.wait_record("again", lambda a: a.status == Status.COMPLETED, timeout=30)
+    ran = stack.wait_record("again:rn", lambda a: len(a.history) == 1, timeout=30)
+    earlier = {fired.history[0].execution, ran.history[0].execution}
+    for action_id in ("again", "again:rn"):
+        stack.records.delete(action_id)  # as DELETE /actions/{id}?purge=true
+
+    # WHEN each id is given again, and the recurrence run now again
+    stack.start({**once, "at": in_seconds(3)})
+    stack.start(daily)
+    stack.wait_record("again:rn", lambda a: a.status == Status.PENDING)
+    stack.local.publish("Schedule Run Now", {"id": "again:rn"})
+
+    # THEN both run, in executions the earlier lives never had, the fire on time
+    fired = stack.wait_record("again", lambda a: a.status == Status.COMPLETED, timeout=40)
+    ran = stack.wait_record("again:rn", lambda a: len(a.history) == 1, timeout=40)
+    assert len(receiver.requests) == 4
+    assert not earlier & {fired.history[0].execution, ran.history[0].execution}
+    assert_never_early(stack.ticks_for("again", count=2, timeout=5))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tests.unit.fakes.aws import FakePublisher
 from tickwork.dependencies import Dependencies
@@ -23,7 +24,6 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, Outcome
-from tickwork.domain.naming import execution_name
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork.ports import ExecutionState
@@ -31,7 +31,7 @@ from tickwork.ports.notifier import Notification
 from tickwork.usecases.batch_plan import group
 from tickwork.usecases.fire_batch import fire_batch
 from tickwork.usecases.fulfill import fulfill_fire
-from tickwork.usecases.orders import names_key, start_lone
+from tickwork.usecases.orders import start_lone
 from tickwork.usecases.pause import pause_action
 from tickwork.usecases.pump import pump
 from tickwork.usecases.reconcile import reconcile
@@ -375,7 +375,7 @@ def test_a_fire_changed_after_its_batch_launched_does_not_fire_in_it(
     if change == "update":  # the new version fires alone, as a lone fire would
         record = deps.records.items["b002"]
         assert record.generation == 2 and record.status == Status.PENDING
-        assert execution_name("b002", 2, 1, key=names_key(deps)) in deps.executions.started
+        assert machine.fire_name(deps, "b002", 2, 1) in deps.executions.started
 
 
 def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, notifier) -> None:
@@ -386,7 +386,7 @@ def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, not
     out = {f["id"]: f for f in _run_batch(deps)}
 
     handed = out["flaky"]
-    own = execution_name("flaky", 1, 1, key=names_key(deps))
+    own = machine.fire_name(deps, "flaky", 1, 1)
     assert handed["outcome"] == "HANDED_OFF" and handed["executionName"] == own
     assert "TransientFulfillmentError" in handed["reason"]
     assert all(f["outcome"] == "FIRED" for i, f in out.items() if i != "flaky")
@@ -439,10 +439,10 @@ def test_only_the_execution_a_hand_over_names_may_run_the_fire(deps, notifier) -
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
     _run_batch(deps)
-    own = execution_name("flaky", 1, 1, key=names_key(deps))
+    own = machine.fire_name(deps, "flaky", 1, 1)
     order = deps.executions.started[own]
     deps.clock.current = order.wait_until
-    other = execution_name("flaky", 1, 1, repair=7, key=names_key(deps))
+    other = machine.fire_name(deps, "flaky", 1, 1, repair=7)
     start_lone(other, order, deps)  # the stack's proof, for another execution
 
     with pytest.raises(ActionSuperseded, match="another execution holds it"):
@@ -463,7 +463,7 @@ def test_a_hand_over_whose_execution_never_started_is_started_by_the_task_retry(
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
     _run_batch(deps)
-    own = execution_name("flaky", 1, 1, key=names_key(deps))
+    own = machine.fire_name(deps, "flaky", 1, 1)
     del deps.executions.started[own]
 
     # WHEN the machine retries the task
@@ -513,7 +513,7 @@ def test_a_hand_off_refused_by_step_functions_parks_the_fire_again(deps, notifie
     assert record.status == Status.PENDING and record.claimed_by is None and record.is_parked
     # the pump's next run gives it its own execution, which fires it (the flake has passed)
     assert pump(deps)["launched"] == ["flaky"]
-    own = execution_name("flaky", 1, 1, key=names_key(deps))
+    own = machine.fire_name(deps, "flaky", 1, 1)
     order = deps.executions.started[own]
     record_tick(fulfill_fire(FireAttempt(order, _fire_arn(deps, own)), deps), deps)
     assert notifier.sent_to("flaky") == 1

@@ -16,9 +16,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Outcome, Trigger
-from tickwork.domain.naming import execution_name
 from tickwork.domain.selection import Selection
-from tickwork.usecases.orders import names_key
 from tickwork.usecases.pause import resume_action
 from tickwork.usecases.retry import retry_action
 from tickwork.usecases.start import StartCommand, start_action
@@ -127,7 +125,7 @@ def test_a_retry_by_hand_runs_the_failed_fire_with_its_own_key_and_clears_attent
         (1, Outcome.FIRED, Trigger.RETRY),
     ]
     # the same manual execution delivered again records nothing twice
-    assert machine.run(deps, execution_name("r", 1, 1, manual=1, key=names_key(deps))) is None
+    assert machine.run(deps, machine.fire_name(deps, "r", 1, 1, manual=1)) is None
 
 
 def test_a_failed_retry_keeps_the_action_needing_attention() -> None:

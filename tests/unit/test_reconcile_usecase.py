@@ -90,6 +90,7 @@ def test_a_repair_that_fails_never_stops_the_others_and_is_named_at_the_end(deps
 
     # THEN the second is repaired all the same, announced, and the first is named
     assert incomplete.value.subjects == ["a-used-up"]
+    assert incomplete.value.repaired["restarted"] == ["b-stopped"]  # for the local stack's start
     [event] = deps.publisher.of_type("Schedule Reconciled")
     assert event["restarted"] == ["b-stopped"]
     assert execution_name("b-stopped", 1, 1, repair=1, key=None) in deps.executions.started

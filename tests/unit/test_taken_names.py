@@ -11,13 +11,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.batch import BatchOrder, Member, batch_name
 from tickwork.domain.errors import NameTaken
 from tickwork.domain.fire import FireOrder
 from tickwork.domain.naming import execution_name, legacy_execution_name
+from tickwork.domain.times import iso
+from tickwork.integrity.names import life_key
 from tickwork.usecases.orders import names_key, start_batch, start_lone
+from tickwork.usecases.run_now import run_now
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
@@ -60,7 +64,9 @@ def test_a_repeat_with_another_order_of_its_own_is_still_its_own() -> None:
 def test_a_name_taken_by_someone_else_is_refused_and_announced(proof: str) -> None:
     # GIVEN someone who knows the name (the key leaked, or chance) started an execution first
     deps = _sealed()
-    name = execution_name("a", 1, 1, key=names_key(deps))
+    key = names_key(deps)
+    assert key is not None  # the name the Start about to come will give its fire
+    name = execution_name("a", 1, 1, key=life_key(key, iso(deps.clock.now())))
     squatter = FireOrder("a", 1, 1, NOW, NOW + timedelta(hours=1), proof=proof)
     deps.executions.started[name] = squatter  # type: ignore[attr-defined]
 
@@ -111,3 +117,23 @@ def test_no_name_told_without_the_key_is_one_the_stack_uses(
         batch_name(DUE, (Member(action_id, generation, occurrence, DUE),), repair, key=None),
     }
     assert ours.isdisjoint(guesses)
+
+
+def test_an_id_created_again_after_its_record_went_never_meets_its_earlier_names() -> None:
+    """A purge, or the expiry of a finished record, starts the id's numbering over; Step
+    Functions keeps a name for 90 days. The fire and the run now of the id's new life get
+    names of their own, and start: nothing of the earlier life is taken for theirs."""
+    deps = _sealed()
+    start_action(StartCommand({"id": "a", "rate": "rate(10 minutes)"}, "ev-1"), deps)
+    run_now("a", deps)
+    earlier = set(deps.executions.started)  # type: ignore[attr-defined]
+    deps.records.delete("a")  # purged (or expired)
+    deps.clock.advance(seconds=1)
+
+    start_action(StartCommand({"id": "a", "rate": "rate(10 minutes)"}, "ev-2"), deps)
+    run_now("a", deps)
+
+    later = set(deps.executions.started) - earlier  # type: ignore[attr-defined]
+    assert len(earlier) == 2 and len(later) == 2  # a fire and a run now, each life
+    assert machine.current(deps, "a") in later and machine.manual(deps, "a", 1) in later
+    assert deps.publisher.of_type("Schedule Tampered") == []  # type: ignore[attr-defined]

@@ -454,6 +454,16 @@ class Action:
         waiting = self.deferred.event_id if self.deferred else None
         return _remember(remembered, waiting, event_id)
 
+    def knowing_start(self, now: datetime, event_id: str) -> Action:
+        """The Start ``event_id`` answered as a repeat of this record's request (its detail
+        under another event id, a publisher's retry): remembered as the record's own are, so
+        that delivered again after a later Start it changes nothing. Itself when known."""
+        waiting = self.deferred.event_id if self.deferred else None
+        if event_id in (self.start_event_id, waiting) or self.moved_past_start(event_id):
+            return self
+        marks = _remember(self.superseded_starts, event_id, None)
+        return replace(self._touched(now), superseded_starts=marks)
+
     def moved_past_start(self, event_id: str) -> bool:
         """Whether the Start event ``event_id`` was replaced here by a later one."""
         return start_mark(event_id) in self.superseded_starts

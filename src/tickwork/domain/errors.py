@@ -8,6 +8,7 @@ Each error builds its own message from the values it is given.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "ActionConflict",
@@ -149,8 +150,9 @@ class RepairsIncomplete(TickworkError):
     """A reconciler pass made every repair it could but these (their errors are logged): the
     pass after tries them again."""
 
-    def __init__(self, subjects: list[str]) -> None:
+    def __init__(self, subjects: list[str], repaired: dict[str, Any] | None = None) -> None:
         self.subjects = subjects
+        self.repaired = repaired or {}  # what the pass did repair, by kind
         shown = ", ".join(subjects[:10]) + (
             f" and {len(subjects) - 10} more" if len(subjects) > 10 else ""
         )

@@ -15,6 +15,8 @@ from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
+from tickwork.domain.times import iso
+from tickwork.integrity.names import life_key
 from tickwork.usecases.orders import kind_of, names_key, start_lone
 from tickwork.usecases.updates import Rule, update
 
@@ -71,9 +73,16 @@ def planned_execution(
     action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
 ) -> tuple[str, str]:
     name = execution_name(
-        action.id, action.generation, action.occurrence, leg, repair, key=names_key(deps)
+        action.id, action.generation, action.occurrence, leg, repair, key=_life_key(action, deps)
     )
     return name, deps.executions.execution_arn(name)
+
+
+def _life_key(action: Action, deps: Dependencies) -> bytes | None:
+    """Names are keyed per life of the id: a purged (or expired) id created again never takes
+    a name its earlier life used (its numbering starts over at generation 1)."""
+    key = names_key(deps)
+    return None if key is None else life_key(key, iso(action.created_at))
 
 
 def launch(
@@ -145,7 +154,7 @@ def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repai
         fire.occurrence,
         repair=repair,
         manual=fire.number,
-        key=names_key(deps),
+        key=_life_key(action, deps),
     )
 
 

@@ -108,7 +108,7 @@ def reconcile(
     if repairs.total:
         deps.publisher.publish(repairs)
     if unrepaired:
-        raise RepairsIncomplete(unrepaired)
+        raise RepairsIncomplete(unrepaired, repairs.to_wire())
     return repairs.to_wire()
 
 

@@ -31,6 +31,7 @@ from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.sealing import seal_of
+from tickwork.usecases.updates import Rule, update
 
 __all__ = [
     "MAX_PAYLOAD_BYTES",
@@ -123,9 +124,10 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
         raise ActionExists(checked.action_id)
 
     if existing is not None and _is_repeat_delivery(existing, digest, command.event_id):
-        if existing.status == Status.PENDING:
-            launch(existing, now, deps)
-        return _result(existing, Done.UNCHANGED)
+        known = _known(existing, command.event_id, now, deps)
+        if known.status == Status.PENDING:
+            launch(known, now, deps)
+        return _result(known, Done.UNCHANGED)
 
     if existing is not None and is_locked(existing, now, deps):
         refuse_if_locked_one_off(existing, now, deps)
@@ -207,6 +209,21 @@ def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> 
     if waiting is not None:
         return waiting.kind is ChangeKind.UPDATE and _same_spec(waiting.spec_hash, digest)
     return _same_spec(existing.spec_hash, digest) and existing.status in LIVE
+
+
+def _known(existing: Action, event_id: str | None, now: datetime, deps: Dependencies) -> Action:
+    """A repeat under an event id the record does not know yet (a publisher's retry of the
+    same request) is remembered, so that it changes nothing however late it comes again."""
+    if event_id is None:
+        return existing
+    written = update(
+        deps.records,
+        existing.id,
+        Rule.KNOW_START,
+        lambda current: current.knowing_start(now, event_id),
+        first=existing,
+    )
+    return written.after if written is not None else existing
 
 
 def _result(action: Action, outcome: Done) -> StartResult:

@@ -35,6 +35,7 @@ class Rule(StrEnum):
     PARK_AGAIN = "park again"  # an execution could not be started: the pump retries it
     MARK_LAUNCHED = "mark launched"  # the pump started the parked fire's execution
     NAME_EXECUTION = "name the execution"  # a leg or a repair: the record names it
+    KNOW_START = "know a Start"  # a repeated Start's event id, so that it never applies late
 
 
 _RECORDING = frozenset({Rule.RECORD, Rule.RECORD_MANUAL})
