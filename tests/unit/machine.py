@@ -7,15 +7,13 @@ report the machine emits when the fulfillment failed past its retries.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, OccurrenceSkipped, WaitContinued
-from tickwork.domain.fire import FireAttempt, FireFailure, Tick, Trigger
-from tickwork.domain.steering import ManualFire
+from tickwork.domain.fire import FireAttempt, FireFailure, Tick
+from tickwork.domain.naming import execution_name
 from tickwork.usecases.answers import RecordAnswer
 from tickwork.usecases.fulfill import fulfill_fire
-from tickwork.usecases.launch import manual_execution, planned_execution
+from tickwork.usecases.launch import manual_execution, names_key_of, planned_execution
 from tickwork.usecases.record import record_failure, record_tick
 
 __all__ = ["current", "fail", "fire_name", "manual", "run"]
@@ -34,13 +32,8 @@ def fire_name(
     the id, as ``launch`` names it)."""
     action = deps.records.get(action_id)
     assert action is not None
-    at = replace(action, generation=generation, occurrence=occurrence)
-    if not manual:
-        return planned_execution(at, deps, leg=leg, repair=repair)[0]
-    fire = ManualFire(
-        manual, Trigger.RUN_NOW, action.created_at, occurrence=occurrence, generation=generation
-    )
-    return manual_execution(at, fire, deps, repair=repair)
+    key = names_key_of(action, deps)
+    return execution_name(action_id, generation, occurrence, leg, repair, manual, key=key)
 
 
 def current(deps: Dependencies, action_id: str) -> str:

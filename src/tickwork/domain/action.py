@@ -439,34 +439,41 @@ class Action:
 
     def deferring(self, now: datetime, change: Deferred) -> Action:
         """A change that waits for the imminent fire (the latest one asked for wins)."""
-        dropped = self.deferred.event_id if self.deferred else None
         return replace(
             self._touched(now),
             deferred=change,
             changed_at=now,
-            superseded_starts=_remember(self.superseded_starts, dropped, change.event_id),
+            superseded_starts=_remember(
+                self.superseded_starts, self._waiting_start, change.event_id
+            ),
         )
 
     def moved_past(self, event_id: str | None) -> tuple[str, ...]:
         """The Start events this record remembers having moved past once the Start
         ``event_id`` replaces it: its own Start's, and a waiting one's it drops."""
         remembered = _remember(self.superseded_starts, self.start_event_id, event_id)
-        waiting = self.deferred.event_id if self.deferred else None
-        return _remember(remembered, waiting, event_id)
+        return _remember(remembered, self._waiting_start, event_id)
 
     def knowing_start(self, now: datetime, event_id: str) -> Action:
         """The Start ``event_id`` answered as a repeat of this record's request (its detail
         under another event id, a publisher's retry): remembered as the record's own are, so
         that delivered again after a later Start it changes nothing. Itself when known."""
-        waiting = self.deferred.event_id if self.deferred else None
-        if event_id in (self.start_event_id, waiting) or self.moved_past_start(event_id):
+        if self.knows_start(event_id):
             return self
         marks = _remember(self.superseded_starts, event_id, None)
         return replace(self._touched(now), superseded_starts=marks)
 
-    def moved_past_start(self, event_id: str) -> bool:
-        """Whether the Start event ``event_id`` was replaced here by a later one."""
+    def knows_start(self, event_id: str) -> bool:
+        """Whether the Start event ``event_id`` reached this record already: its own Start, the
+        one waiting in the lock, or one it moved past or answered as a repeat."""
+        if event_id in (self.start_event_id, self._waiting_start):
+            return True
         return start_mark(event_id) in self.superseded_starts
+
+    @property
+    def _waiting_start(self) -> str | None:
+        """The event id of the Start (or other change) waiting in the lock, if any."""
+        return self.deferred.event_id if self.deferred else None
 
     def without_deferred(self) -> Action:
         return replace(self, deferred=None)

@@ -25,6 +25,7 @@ __all__ = [
     "launch",
     "launch_manual",
     "manual_execution",
+    "names_key_of",
     "park_again",
     "plan",
     "planned_execution",
@@ -73,14 +74,15 @@ def planned_execution(
     action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
 ) -> tuple[str, str]:
     name = execution_name(
-        action.id, action.generation, action.occurrence, leg, repair, key=_life_key(action, deps)
+        action.id, action.generation, action.occurrence, leg, repair, key=names_key_of(action, deps)
     )
     return name, deps.executions.execution_arn(name)
 
 
-def _life_key(action: Action, deps: Dependencies) -> bytes | None:
-    """Names are keyed per life of the id: a purged (or expired) id created again never takes
-    a name its earlier life used (its numbering starts over at generation 1)."""
+def names_key_of(action: Action, deps: Dependencies) -> bytes | None:
+    """The key the action's executions are named under, one per life of the id: a purged (or
+    expired) id created again never takes a name its earlier life used (its numbering starts
+    over at generation 1)."""
     key = names_key(deps)
     return None if key is None else life_key(key, iso(action.created_at))
 
@@ -154,7 +156,7 @@ def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repai
         fire.occurrence,
         repair=repair,
         manual=fire.number,
-        key=_life_key(action, deps),
+        key=names_key_of(action, deps),
     )
 
 

@@ -201,11 +201,9 @@ def _same_spec(stored: str | None, digest: str) -> bool:
 def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> bool:
     """The same Start again: by its event id (the latest, a waiting one, or one a later Start
     replaced, delivered late), or the same detail while nothing else waits."""
+    if event_id is not None and existing.knows_start(event_id):
+        return True
     waiting = existing.deferred
-    if event_id is not None and event_id in (existing.start_event_id, waiting and waiting.event_id):
-        return True
-    if event_id is not None and existing.moved_past_start(event_id):
-        return True
     if waiting is not None:
         return waiting.kind is ChangeKind.UPDATE and _same_spec(waiting.spec_hash, digest)
     return _same_spec(existing.spec_hash, digest) and existing.status in LIVE
