@@ -253,7 +253,8 @@ class ChaosRun:
             self.plan,
             result,
             fault_summary(deliveries, injectors, self.kill, self.began),
-            run_problems(self.plan, injected, self.timeline.errors) + counted.problems,
+            self._explained(run_problems(self.plan, injected, self.timeline.errors))
+            + counted.problems,
             {i: self._record(i) for i in list(result.problems)[:DETAILS_KEPT]},
             self.races.timings(self.first_fires, self.plan.by_id()),
             lifecycle,
@@ -282,6 +283,19 @@ class ChaosRun:
             )
             for action in self.plan.actions
         ]
+
+    def _explained(self, problems: list[str]) -> list[str]:
+        """A batch crash never injected: where the batch-crash actions' first fires ran (a
+        batch's execution names start ``b-``), for the next reader of the report."""
+        never = f"fault {Kind.BATCH_CRASH} was never injected"
+        if never not in problems:
+            return problems
+        ran = {}
+        for action in self.plan.actions:
+            if action.kind is Kind.BATCH_CRASH:
+                history = self._record(action.id).get("history") or [{}]
+                ran[action.id] = str(history[0].get("execution", "?")).rpartition(":")[2]
+        return [f"{p}: first fires ran in {ran}" if p == never else p for p in problems]
 
     def _record(self, action_id: str) -> dict[str, Any]:
         answer = self.stack.api.get(f"{self.stack.api_url}/actions/{action_id}", timeout=60)

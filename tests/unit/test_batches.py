@@ -579,22 +579,24 @@ def test_a_retried_task_puts_a_recorded_failure_out_again_and_records_it_once(de
 
 
 # --- recurring fires go on together ------------------------------------------------------------
-def _recurring_together(deps: Dependencies, count: int, rate: str = "rate(1 minute)") -> list[str]:
+def _recurring_together(
+    deps: Dependencies, count: int, rate: str = "rate(1 minute)", **more: Any
+) -> list[str]:
     """Recurring actions whose fires fall in the same seconds (created at the same instant)."""
     ids = [f"r{n:03d}" for n in range(count)]
     start = SECOND - timedelta(minutes=30)
     for action_id in ids:
-        detail = {"id": action_id, "rate": rate, "startTime": iso(start)}
+        detail = {"id": action_id, "rate": rate, "startTime": iso(start), **more}
         start_action(StartCommand(detail, f"ev-{action_id}"), deps)
     return ids
 
 
 def _launched_together(
-    deps: Dependencies, count: int, rate: str = "rate(1 minute)"
+    deps: Dependencies, count: int, rate: str = "rate(1 minute)", **more: Any
 ) -> tuple[list[str], str, BatchOrder]:
     """Recurring actions whose first fires the pump launched as one batch, the clock at its
     second (where the batch machine's Wait ends)."""
-    ids = _recurring_together(deps, count, rate)
+    ids = _recurring_together(deps, count, rate, **more)
     deps.clock.current = deps.records.items[ids[0]].execution_time - AHEAD + timedelta(seconds=1)
     assert len(pump(deps)["batches"]) == 1
     name, order = _only_batch(deps)
@@ -629,6 +631,41 @@ def test_a_next_fire_too_near_to_chain_gets_its_own_execution(deps) -> None:
     fire_batch(order, deps.batches.execution_arn(name), 0, deps)
 
     assert list(deps.batches.started) == [name]  # no chain: 5 s is within the task's reach
+    assert {o.action_id for o in deps.executions.started.values()} == set(ids)
+
+
+@pytest.mark.parametrize("late", [timedelta(seconds=6), timedelta(seconds=9)])
+def test_a_batch_that_runs_late_still_chains_its_next_fires(
+    deps, notifier, late: timedelta
+) -> None:
+    # Its task begins 6 or 9 s after the second: the chain's usual deadline (3 s before its
+    # second, 11 s on) has passed or is near, yet the members recorded in the next moments
+    # join it (their targets answer only once the task is under way), none runs alone.
+    data = {"notificationType": "SMS", "templateType": "SLOW", "mobile": "60123456789"}
+    slow = {"action": "SEND_NOTIFICATION", "data": data}
+    ids, name, order = _launched_together(deps, 5, rate="rate(11 seconds)", **slow)
+    deps.clock.current = order.second + late
+    task = threading.Thread(
+        target=fire_batch, args=(order, deps.batches.execution_arn(name), 0, deps)
+    )
+    task.start()
+    threading.Timer(0.3, notifier.slow.set).start()
+    task.join(timeout=60)
+
+    chained = {n: o for n, o in deps.batches.started.items() if n != name}
+    [next_order] = chained.values()
+    assert deps.executions.started == {}
+    assert next_order.second == order.second + timedelta(seconds=11)
+    assert [f.action_id for f in next_order.members] == ids
+
+
+def test_a_next_fire_due_within_a_second_of_a_late_task_runs_alone(deps) -> None:
+    ids, name, order = _launched_together(deps, 5, rate="rate(11 seconds)")
+    deps.clock.current = order.second + timedelta(seconds=10, milliseconds=500)
+
+    fire_batch(order, deps.batches.execution_arn(name), 0, deps)
+
+    assert list(deps.batches.started) == [name]  # no chain it could join in time
     assert {o.action_id for o in deps.executions.started.values()} == set(ids)
 
 

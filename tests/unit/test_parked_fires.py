@@ -191,10 +191,52 @@ def test_a_paused_parked_action_resumes_parked_again(deps) -> None:
 
 def test_the_reconciler_launches_a_parked_fire_whose_launch_moment_passed(deps) -> None:
     _start(deps, "late", at=iso(NOW + timedelta(minutes=20)))
-    deps.clock.advance(minutes=12)  # launch moment 5 minutes ago, pump down
+    deps.clock.advance(minutes=11)  # launch moment 6 minutes ago (over a third of 15), pump down
 
     repaired = reconcile(deps)
 
     assert repaired["restarted"] == ["late"]
     assert list(deps.executions.started) == [execution_name("late", 1, 1, key=None)]
     assert not deps.records.items["late"].is_parked
+
+
+@pytest.fixture
+def batching():
+    return fake_dependencies(
+        NOW,
+        launch_ahead=AHEAD,
+        batch_min_fires=3,
+        batch_state_machine_arn="arn:aws:states:::stateMachine:batch",
+    )
+
+
+def test_the_reconciler_leaves_a_fire_just_past_its_launch_moment_to_the_pump(batching) -> None:
+    deps = batching
+    # A reconciler run that lands between a launch moment and the pump's next run must not
+    # start the fires the pump would batch, one by one.
+    for n in range(3):
+        _start(deps, f"s{n}", at=iso(NOW + timedelta(minutes=20, milliseconds=100 * n)))
+    deps.clock.advance(minutes=5, seconds=30)  # launch moment 30 s ago: the pump's
+
+    assert reconcile(deps)["restarted"] == []
+    assert deps.executions.started == {} and deps.batches.started == {}
+
+    assert sorted(pump(deps)["launched"]) == ["s0", "s1", "s2"]
+    assert len(deps.batches.started) == 1 and deps.executions.started == {}
+
+
+def test_fires_the_pump_missed_are_launched_by_the_reconciler_in_a_batch(batching) -> None:
+    deps = batching
+    at = NOW + timedelta(minutes=20)
+    for n in range(4):
+        _start(deps, f"m{n}", at=iso(at + timedelta(milliseconds=200 * n)))
+    _start(deps, "other", at=iso(at + timedelta(seconds=7)))
+    deps.clock.advance(minutes=12)  # the pump never ran: 7 minutes past the launch moments
+
+    repaired = reconcile(deps)
+
+    assert sorted(repaired["restarted"]) == ["m0", "m1", "m2", "m3", "other"]
+    (batch,) = deps.batches.started.values()
+    assert sorted(m.action_id for m in batch.members) == ["m0", "m1", "m2", "m3"]
+    assert list(deps.executions.started) == [execution_name("other", 1, 1, key=None)]
+    assert all(not deps.records.items[i].is_parked for i in repaired["restarted"])

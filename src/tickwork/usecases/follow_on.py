@@ -8,8 +8,12 @@ horizon (else they are parked, for the pump) make a follow-on batch when there a
 ``BatchMinFires`` of them: named for this batch and that second (``follow_on_name``). Recording
 a member then plans its next fire into the follow-on (``Seat``) — the record write names the
 follow-on's execution, so the next fire costs no write of its own to launch — and the follow-on
-starts once each of its members is recorded or has ended otherwise, or ``FOLLOW_ON_MARGIN``
-before its second, whichever comes first. A member recorded after its follow-on started gets an
+starts once each of its members is recorded or has ended otherwise, or at its deadline,
+whichever comes first: ``FOLLOW_ON_MARGIN`` before its second — or, for a batch that runs late
+(its task began after that moment), up to ``FOLLOW_ON_GRACE`` after its task planned it but no
+later than ``FOLLOW_ON_LAST`` before the second, so that members recorded in the first moments
+still join rather than each starting an execution of its own; a next fire nearer than that runs
+alone. A member recorded after its follow-on started gets an
 execution of its own, as a lone fire does; so does one whose next fire is not where it was
 foreseen (a change, a catch-up).
 
@@ -35,7 +39,14 @@ from tickwork.usecases.launch import park_again
 from tickwork.usecases.orders import names_key, start_batch
 from tickwork.usecases.record import following_fire
 
-__all__ = ["FOLLOW_ON_MARGIN", "FOLLOW_ON_REACH", "FollowOns", "Seat"]
+__all__ = [
+    "FOLLOW_ON_GRACE",
+    "FOLLOW_ON_LAST",
+    "FOLLOW_ON_MARGIN",
+    "FOLLOW_ON_REACH",
+    "FollowOns",
+    "Seat",
+]
 
 log = logging.getLogger("tickwork")
 
@@ -44,6 +55,10 @@ log = logging.getLogger("tickwork")
 FOLLOW_ON_REACH = timedelta(seconds=10)
 # A follow-on starts at the latest this long before its second, whoever has not joined it yet.
 FOLLOW_ON_MARGIN = timedelta(seconds=3)
+# A late batch's follow-on waits this long after it was planned for its members to join ...
+FOLLOW_ON_GRACE = timedelta(seconds=2)
+# ... but starts at least this long before its second (a nearer next fire runs alone).
+FOLLOW_ON_LAST = timedelta(seconds=1)
 _POLL_SECONDS = 0.2  # the longest the starter sleeps between looks at its follow-ons
 
 
@@ -53,6 +68,7 @@ class _FollowOn:
     name: str
     arn: str
     expected: set[str]  # action ids foreseen to join
+    deadline: datetime  # it starts then at the latest, whoever has not joined
     joined: dict[str, Member] = field(default_factory=dict)
     writing: set[str] = field(default_factory=set)  # planned into it, the write not landed yet
     ended: set[str] = field(default_factory=set)  # their fire's part is over (joined or not)
@@ -61,7 +77,7 @@ class _FollowOn:
     def ready(self, now: datetime) -> bool:
         if self.writing:
             return False
-        return self.expected <= self.ended or now >= self.second - FOLLOW_ON_MARGIN
+        return self.expected <= self.ended or now >= self.deadline
 
 
 class FollowOns:
@@ -81,6 +97,7 @@ class FollowOns:
         follow-ons of the seconds with at least ``BatchMinFires`` of them (or with fires a
         retried task had written into them already)."""
         deps = self._deps
+        now = deps.clock.now()
         foreseen: dict[datetime, list[str]] = {}
         joined: dict[datetime, list[Member]] = {}
         for fire, action in fires:
@@ -101,7 +118,8 @@ class FollowOns:
             if len(ids) + len(before) < deps.settings.batch_min_fires and not before:
                 continue
             name = follow_on_name(self._parent, second, key=names_key(deps))
-            follow_on = _FollowOn(second, name, deps.batches.execution_arn(name), set(ids))
+            arn = deps.batches.execution_arn(name)
+            follow_on = _FollowOn(second, name, arn, set(ids), _deadline(second, now))
             follow_on.joined.update({f.action_id: f for f in before})
             follow_on.ended.update(f.action_id for f in before)
             self._batches[second] = follow_on
@@ -118,6 +136,8 @@ class FollowOns:
             return None
         if following - now > deps.settings.launch_ahead:
             return None  # parked: the pump launches it
+        if following - now <= FOLLOW_ON_LAST:
+            return None  # too near to wait for the others: it runs alone
         return following.replace(microsecond=0)
 
     def _written_before(self, fire: Member, action: Action) -> bool:
@@ -184,7 +204,7 @@ class FollowOns:
                     follow_on.started = True
                 waiting = [c for c in self._batches.values() if not c.started]
                 if not ready and waiting:
-                    earliest = min(c.second - FOLLOW_ON_MARGIN for c in waiting) - now
+                    earliest = min(c.deadline for c in waiting) - now
                     self._lock.wait(min(_POLL_SECONDS, max(0.01, earliest.total_seconds())))
                     continue
             for follow_on in ready:
@@ -208,6 +228,12 @@ class FollowOns:
                     park_again(action, follow_on.arn, now, self._deps, refused)
             return False
         return True
+
+
+def _deadline(second: datetime, planned: datetime) -> datetime:
+    """When a follow-on starts at the latest (see the module's docstring)."""
+    late = min(planned + FOLLOW_ON_GRACE, second - FOLLOW_ON_LAST)
+    return max(second - FOLLOW_ON_MARGIN, late)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from tickwork.usecases.launch import fire_order, park_again, planned_execution
 from tickwork.usecases.orders import start_batch, start_lone
 from tickwork.usecases.updates import Rule, update
 
-__all__ = ["PumpRun", "launch_parked", "pump"]
+__all__ = ["PumpRun", "launch_due", "launch_parked", "pump"]
 
 # Launches in flight at once: each is a read, a StartExecution and a write (~3 round trips), so
 # one at a time would cap the pump near 20 fires a second, under Step Functions' StartExecution
@@ -65,9 +65,17 @@ def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dic
     batches (usecases.batch_plan), the others alone. After a refusal the rest wait for the next
     run (the quota or the throttle holds for them as well)."""
     now = deps.clock.now()
+    due_ids = deps.parked.due(now, limit)
+    return launch_due(due_ids, now, deps, workers).as_dict()
+
+
+def launch_due(
+    due_ids: list[str], now: datetime, deps: Dependencies, workers: int = WORKERS
+) -> PumpRun:
+    """Launch the fires of ``due_ids`` still parked and due at ``now`` as the pump does: read
+    each record, group them by second (batches, the rest alone), mark and start."""
     run = PumpRun()
     refused = threading.Event()
-    due_ids = deps.parked.due(now, limit)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due_ids) or 1))) as pool:
         # Each call runs in a copy of the caller's context (logging keys, tracing).
         reads = [pool.submit(contextvars.copy_context().run, deps.records.get, i) for i in due_ids]
@@ -94,7 +102,7 @@ def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dic
             action_id, result = launched.result()
             if result is not None:
                 getattr(run, result).append(action_id)
-    return run.as_dict()
+    return run
 
 
 def _due(action: Action, now: datetime) -> bool:

@@ -7,8 +7,12 @@ its record moved on ends quietly):
 - **restarted** — PENDING and due within the horizon, but its execution never started (a crash
   between the write and the start, a stack that was down) or ended without firing (stopped by
   hand, a failure before the claim whose report was lost, a batch whose task failed past its
-  retries or was lost): start one, of its own. A parked fire whose
-  launch moment passed (the pump was down) is launched as the pump would.
+  retries or was lost): start one, of its own. A parked fire whose launch moment passed by
+  more than a third of the horizon (the pump is down or far behind: it had that long; with
+  the defaults, 5 of its runs, and a reconciler every 5 minutes still launches it before it is
+  due) is launched as the pump would, the fires due in one second together in a batch
+  (``pump.launch_due``); one just past its launch moment is left to the pump's next run,
+  never raced to a lone start.
 - **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
   got recorded (a lost event, a tick handler that kept failing, a bus that refused the tick past
   the Emit tick retries): record the tick from the execution's output, after putting it on the
@@ -59,7 +63,7 @@ from tickwork.ports import ExecutionState
 from tickwork.usecases.answers import Done
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.usecases.orders import kind_of
-from tickwork.usecases.pump import launch_parked
+from tickwork.usecases.pump import launch_due
 from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.updates import Rule, update
 
@@ -86,10 +90,18 @@ def reconcile(
     repairs = Reconciled()
     unrepaired: list[str] = []
     until = None if horizon is None else now + horizon
+    overdue: list[str] = []  # parked fires the pump missed
     for action in deps.queries.in_fire_order(Status.PENDING, limit, until):
+        if action.is_parked:
+            if _missed_by_the_pump(action, now, deps):
+                overdue.append(action.id)
+            continue
         with _alone(action.id, unrepaired):
             if _restart_if_lost(action, now, deps):
                 repairs.restarted.append(action.id)
+    if overdue:
+        with _alone("parked fires the pump missed", unrepaired):
+            repairs.restarted.extend(launch_due(overdue, now, deps).launched)
     for action in deps.queries.in_fire_order(Status.IN_PROGRESS, limit):
         claimed_for = now - action.updated_at
         with _alone(action.id, unrepaired):
@@ -122,10 +134,14 @@ def _alone(subject: str, unrepaired: list[str]) -> Iterator[None]:
         unrepaired.append(subject)
 
 
+def _missed_by_the_pump(action: Action, now: datetime, deps: Dependencies) -> bool:
+    """A parked fire is the pump's until a third of the horizon past its launch moment: a
+    start by the reconciler before that would race the pump's batch of its second."""
+    grace = deps.settings.launch_ahead / 3
+    return action.launch_at is not None and action.launch_at + grace <= now
+
+
 def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
-    if action.is_parked:  # the pump's, unless its launch moment passed unnoticed
-        overdue = action.launch_at is not None and action.launch_at <= now
-        return overdue and launch_parked(action.id, now, deps) == "launched"
     current = action.execution_arn or planned_execution(action, deps)[1]
     state = _describe(current, action, deps)
     if state is not None and state.running:
