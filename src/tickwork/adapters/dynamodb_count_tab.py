@@ -79,6 +79,8 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
         self._due: dict[str, Changes] = {}
         self._opened = False
         self._lock = threading.Lock()
+        self._open_tabs: dict[str, bool] = {}  # other tabs as read once: open, or settled
+        self._tab_reads = threading.Lock()
 
     def save(
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
@@ -146,8 +148,16 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
             self._opened = True
 
     def _still_open(self, tab: str) -> bool:
-        state = self._tab_state(tab)
-        return state is not None and state.open
+        """Whether another tab the stored record carries changes for is open: read once per
+        tab for the whole task (its members mostly carry one, their last batch's). A tab read
+        open may settle meanwhile: carrying its changes on is harmless (a settled tab's changes
+        are dropped by a later write, and it never settles twice); one read settled stays so."""
+        with self._tab_reads:  # the members' threads wait for the one read
+            known = self._open_tabs.get(tab)
+            if known is None:
+                state = self._tab_state(tab)
+                known = self._open_tabs[tab] = state is not None and state.open
+        return known
 
 
 class DynamoDBCountTabs(OnTable):
