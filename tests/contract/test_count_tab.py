@@ -6,6 +6,7 @@ docs/protocol.md, "Counts and fire totals"."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import timedelta
 
@@ -222,3 +223,77 @@ def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
 
     assert "countsDue" not in table.get_item(Key={"id": "t:0"})["Item"]
     assert _counts(stores) == (0, 1)
+
+
+def _follow_on(stores: Stores, members: list[str]) -> TabbedRecords:
+    """The tab of a later batch (a follow-on) whose members carry the first batch's changes."""
+    return stores.records.on_tab("b-2-next", 0, members, stores.clock.now())
+
+
+def _again(stores: Stores, records: object, action_id: str) -> None:
+    """A later write of the member that moves what it counts as (COMPLETED -> PENDING)."""
+    done = stores.records.get(action_id)
+    assert done is not None
+    again = replace(done, version=done.version + 1, status=Status.PENDING, ttl=None)
+    records.save(again, done.version)  # type: ignore[attr-defined]
+
+
+def test_a_tab_read_open_that_settles_meanwhile_still_counts_each_change_once(
+    stores: Stores,
+) -> None:
+    # A later batch reads the first batch's tab open (once), the first batch settles, and the
+    # later batch's next write still carries the first one's changes on: nothing is added
+    # twice, nothing lost.
+    ids = ["t:0", "t:1"]
+    for action_id in ids:
+        stores.add(action_id)
+    first = _tab(stores, 0, 2)
+    for action_id in ids:
+        _complete(stores, first, action_id)
+    later = _follow_on(stores, ids)
+
+    _again(stores, later, "t:0")  # the first tab read: open
+    assert first.settle() == 2
+    assert (_counts(stores), _fired(stores)) == ((0, 2), 2)
+    _again(stores, later, "t:1")  # the first tab, as read before: carried on
+    assert later.settle() == 2
+    assert (_counts(stores), _fired(stores)) == ((2, 0), 2)
+
+    for action_id in ids:  # the next writes drop what the settled tabs left on the records
+        current = stores.records.get(action_id)
+        assert current is not None
+        stores.records.save(
+            replace(current, version=current.version + 1), current.version
+        )
+    assert stores.tabs.settle(f"{BATCH}#0") == 0 and stores.tabs.settle("b-2-next#0") == 0
+    assert (_counts(stores), _fired(stores)) == ((2, 0), 2)
+
+
+def test_a_batchs_task_reads_another_tab_its_members_carry_once(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not isinstance(stores.records, DynamoDBRecords):
+        pytest.skip("the fake reads no item")
+    from tickwork.adapters.dynamodb_count_tab import DynamoDBTabbedRecords
+
+    ids = [f"t:{n}" for n in range(5)]
+    for action_id in ids:
+        stores.add(action_id)
+    first = _tab(stores, 0, 5)
+    for action_id in ids:
+        _complete(stores, first, action_id)
+    reads: list[str] = []
+    read = DynamoDBTabbedRecords._tab_state
+
+    def counted(self: DynamoDBTabbedRecords, tab: str) -> object:
+        reads.append(tab)
+        return read(self, tab)
+
+    monkeypatch.setattr(DynamoDBTabbedRecords, "_tab_state", counted)
+    later = _follow_on(stores, ids)
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        list(pool.map(lambda i: _again(stores, later, i), ids))
+
+    assert reads == [f"{BATCH}#0"]
+    assert first.settle() == 5 and later.settle() == 5
+    assert (_counts(stores), _fired(stores)) == ((5, 0), 5)
