@@ -15,11 +15,11 @@ from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork_local.receiver import Receiver
 
-# The pump runs when a test says (its schedule is an hour); fires 8 s away are parked (horizon
-# 5 s), so the test writes them all before the second's launch moment, then pumps.
+# The pump runs when a test says (its schedule is an hour): the test writes every fire parked,
+# before the second's launch moment, then pumps.
 BATCHED = {"PumpSchedule": "rate(1 hour)", "BatchMinFires": "3"}
-# For a test that acts between the pump and the fire: 12 s from the launch to the fire, and
-# up to 8 s to start the fires (each must still be parked), however busy the machine.
+# 12 s from the launch to the fire (room for a test that acts between the pump and the fire),
+# and up to 8 s to start the fires (each must still be parked), however busy the machine.
 ROOMY = {**BATCHED, "LaunchAheadSeconds": "12"}
 ROOMY_AHEAD = 20
 
@@ -71,8 +71,8 @@ def _lone(stack: Stack) -> list[dict[str, Any]]:
 
 
 def test_fires_due_in_one_second_share_one_execution_and_each_fires_once(make_stack) -> None:
-    stack: Stack = make_stack(**BATCHED)
-    second = _second_ahead()
+    stack: Stack = make_stack(**ROOMY)
+    second = _second_ahead(ROOMY_AHEAD)
     ids = _start_due_together(stack, "together", 6, second, data={"n": 1})
 
     run = _pump(stack, ids)
@@ -118,10 +118,10 @@ def test_a_fire_cancelled_after_its_batch_launched_does_not_fire(make_stack) -> 
 def test_a_transient_failure_is_retried_alone_and_a_permanent_one_fails_it_alone(
     make_stack,
 ) -> None:
-    stack: Stack = make_stack(**BATCHED)
+    stack: Stack = make_stack(**ROOMY)
     flaky, gone = Receiver(failures=1), Receiver(status=410)
     try:
-        second = _second_ahead()
+        second = _second_ahead(ROOMY_AHEAD)
         ids = _start_due_together(stack, "ok", 3, second)
         for action_id, receiver in (("flaky", flaky), ("gone", gone)):
             http = {"url": receiver.url, "method": "POST", "body": {}}
@@ -157,8 +157,8 @@ def test_a_transient_failure_is_retried_alone_and_a_permanent_one_fails_it_alone
 
 
 def test_a_refused_batch_waits_parked_and_the_next_run_launches_it(make_stack) -> None:
-    stack: Stack = make_stack(max_open_executions=0, **BATCHED)
-    ids = _start_due_together(stack, "refused", 3, _second_ahead())
+    stack: Stack = make_stack(max_open_executions=0, **ROOMY)
+    ids = _start_due_together(stack, "refused", 3, _second_ahead(ROOMY_AHEAD))
 
     refused = _pump(stack, ids)
 

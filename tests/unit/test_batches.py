@@ -14,6 +14,7 @@ import pytest
 from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tests.unit.fakes.aws import FakePublisher
+from tests.unit.fakes.stores import FakeTabbedRecords
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.batch import BatchOrder
@@ -682,6 +683,62 @@ def test_a_retried_task_starts_the_same_chain_once_and_launches_nothing_alone(de
     assert all(deps.records.items[i].occurrence == 2 for i in ids)
 
 
+def test_a_member_a_retry_writes_into_a_chain_started_without_it_gets_its_own_execution(
+    deps, monkeypatch
+) -> None:
+    # Attempt 0 records four members and starts their chain; the fifth's record write fails
+    # (a DynamoDB error past the SDK's retries) and the task with it. The retry records the
+    # fifth into the same chain, which the earlier start did not list: it would never fire it.
+    ids, name, order = _launched_together(deps, 5)
+    arn = deps.batches.execution_arn(name)
+    save, failed = FakeTabbedRecords.save, []
+
+    def failing_once(self, action, expected_version, recorded=None):  # type: ignore[no-untyped-def]
+        if action.id == "r004" and recorded is not None and not failed:
+            failed.append(action.id)
+            raise RuntimeError("ProvisionedThroughputExceededException")
+        return save(self, action, expected_version, recorded)
+
+    monkeypatch.setattr(FakeTabbedRecords, "save", failing_once)
+    with pytest.raises(RuntimeError):
+        fire_batch(order, arn, 0, deps)
+    [(chain, chained)] = ((n, o) for n, o in deps.batches.started.items() if n != name)
+    assert [m.action_id for m in chained.members] == ids[:4]
+
+    deps.clock.advance(seconds=2)  # the machine's retry
+    fire_batch(order, arn, 1, deps)
+
+    fifth = deps.records.items["r004"]
+    assert fifth.occurrence == 2 and fifth.execution_arn != deps.batches.execution_arn(chain)
+    [lone] = deps.executions.started
+    assert fifth.execution_arn == deps.executions.execution_arn(lone)
+    deps.clock.current = chained.second
+    machine.run(deps, lone)
+    fire_batch(chained, deps.batches.execution_arn(chain), 0, deps)
+    fired = [(1, Outcome.FIRED), (2, Outcome.FIRED)]  # each of the two fires, once
+    for action_id in ids:
+        record = deps.records.items[action_id]
+        assert [(h.occurrence, h.outcome) for h in record.history] == fired
+        assert record.occurrence == 3
+
+
+def test_a_reconciler_run_while_a_chain_waits_for_its_members_starts_none_alone(deps) -> None:
+    ids, name, order = _launched_together(deps, 5)
+    start, repaired = deps.batches.start, {}
+
+    def reconciler_first(chain: str, chained: BatchOrder) -> str:
+        if chain != name:  # the members' records name the chain; it has not started yet
+            repaired.update(reconcile(deps))
+        return start(chain, chained)
+
+    deps.batches.start = reconciler_first  # type: ignore[method-assign]
+    fire_batch(order, deps.batches.execution_arn(name), 0, deps)
+
+    assert repaired["restarted"] == [] and deps.executions.started == {}
+    [chained] = (o for n, o in deps.batches.started.items() if n != name)
+    assert [m.action_id for m in chained.members] == ids
+
+
 def test_a_refused_chain_parks_its_fires_again_for_the_pump(deps) -> None:
     ids, name, order = _launched_together(deps, 5)
     deps.batches.refusals = ["ThrottlingException"]
@@ -704,7 +761,9 @@ def test_a_chain_never_started_is_repaired_by_the_reconciler(deps) -> None:
         )  # and every retry died too: the batch FAILED
     deps.batches.start = start
     deps.batches.end(name, "FAILED", error="States.TaskFailed")
+    assert reconcile(deps)["restarted"] == []  # named lately: its starter may be at work
 
+    deps.clock.advance(seconds=31)  # past the grace, the fires still to come
     repaired = reconcile(deps)
 
     assert sorted(repaired["restarted"]) == ids

@@ -9,8 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.unit.fakes import attempt, fake_dependencies
+from tests.unit.fakes.stores import FakeRecords
 from tests.unit.machine import run as run_execution
 from tickwork.domain.action import Status
+from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
 from tickwork.usecases.fulfill import fulfill_fire
@@ -48,7 +50,7 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
 
     # before its launch moment: nothing
     deps.clock.advance(minutes=104)
-    assert pump(deps) == {"launched": [], "moved": [], "refused": [], "batches": []}
+    assert pump(deps) == {"launched": [], "moved": [], "refused": [], "batches": [], "failed": []}
     assert deps.executions.started == {}
 
     # at it: one execution, waiting to the fire itself, and the record names it
@@ -137,7 +139,7 @@ def test_a_late_launch_runs_at_once_and_finds_the_record_naming_it(deps) -> None
     run = pump(deps)
 
     # THEN the record named the execution before it started, so its claim holds at once
-    assert run == {"launched": ["late"], "moved": [], "refused": [], "batches": []}
+    assert run == {"launched": ["late"], "moved": [], "refused": [], "batches": [], "failed": []}
     own = deps.executions.execution_arn(execution_name("late", 1, 1, key=None))
     assert deps.records.items["late"].claimed_by == own
 
@@ -150,7 +152,7 @@ def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> 
 
     first = pump(deps, workers=1)
 
-    assert first == {"launched": [], "moved": [], "refused": ["p0"], "batches": []}
+    assert first == {"launched": [], "moved": [], "refused": ["p0"], "batches": [], "failed": []}
     assert all(deps.records.items[f"p{n}"].is_parked for n in range(3))
     assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]
 
@@ -240,3 +242,58 @@ def test_fires_the_pump_missed_are_launched_by_the_reconciler_in_a_batch(batchin
     assert sorted(m.action_id for m in batch.members) == ["m0", "m1", "m2", "m3"]
     assert list(deps.executions.started) == [execution_name("other", 1, 1, key=None)]
     assert all(not deps.records.items[i].is_parked for i in repaired["restarted"])
+
+
+def test_one_parked_fire_that_cannot_be_launched_keeps_no_other_from_its_launch(
+    batching, monkeypatch
+) -> None:
+    deps = batching
+    at = NOW + timedelta(minutes=20)
+    for n in range(3):  # one second: a batch
+        _start(deps, f"m{n}", at=iso(at))
+    _start(deps, "other", at=iso(at + timedelta(seconds=7)))  # alone
+    save = FakeRecords.save
+
+    def poisoned(self, action, expected_version, recorded=None):  # type: ignore[no-untyped-def]
+        if action.id == "m0" and action.launch_at is None:  # its mark, every time
+            raise RuntimeError("ValidationException: Item size has exceeded the maximum")
+        return save(self, action, expected_version, recorded)
+
+    monkeypatch.setattr(FakeRecords, "save", poisoned)
+    deps.clock.advance(minutes=12)  # the pump is down: 7 minutes past the launch moments
+
+    with pytest.raises(RepairsIncomplete) as incomplete:
+        reconcile(deps)
+
+    assert "m0" in str(incomplete.value)
+    (batch,) = deps.batches.started.values()
+    assert [m.action_id for m in batch.members] == ["m0", "m1", "m2"]  # m0 finds it moved on
+    assert list(deps.executions.started) == [execution_name("other", 1, 1, key=None)]
+    assert deps.records.items["m0"].is_parked  # for the next pass
+    assert sorted(incomplete.value.repaired["restarted"]) == ["m1", "m2", "other"]
+
+
+def test_a_reconciler_run_between_the_pumps_marks_and_its_start_starts_nothing_alone(
+    batching,
+) -> None:
+    deps = batching
+    for n in range(3):
+        _start(deps, f"s{n}", at=iso(NOW + timedelta(minutes=20, milliseconds=100 * n)))
+    deps.clock.advance(minutes=5, seconds=1)
+    start, repaired = deps.batches.start, {}
+
+    def start_after_a_reconciler_run(name, order):  # type: ignore[no-untyped-def]
+        repaired.update(reconcile(deps))  # the records name the batch; it has not started
+        return start(name, order)
+
+    deps.batches.start = start_after_a_reconciler_run
+
+    assert sorted(pump(deps)["launched"]) == ["s0", "s1", "s2"]
+    assert repaired["restarted"] == [] and deps.executions.started == {}
+    assert len(deps.batches.started) == 1
+
+    # A batch that never starts (the pump died after its marks) is repaired after the grace.
+    deps.batches.started.clear()
+    deps.clock.advance(minutes=5)  # within the reconciler's 10 minutes, past the grace
+    assert sorted(reconcile(deps)["restarted"]) == ["s0", "s1", "s2"]
+    assert len(deps.executions.started) == 3

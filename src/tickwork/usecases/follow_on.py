@@ -19,25 +19,30 @@ foreseen (a change, a catch-up).
 
 A task retried after a crash finds the same follow-ons (the names depend on this batch and the
 second only) and the members it had written into them; one it had started is started again
-harmlessly. A follow-on whose start is refused (a quota, throttling) parks its members again,
-due now, for the pump; one never started at all (the task failed past its retries) is found by
-the reconciler, which gives each of its members an execution of its own.
+harmlessly, and a member the retry writes into it that the earlier start did not list (it was
+still firing when that attempt died) is given an execution of its own. A follow-on whose start
+is refused (a quota, throttling) parks its members again, due now, for the pump; one never
+started at all (the task failed past its retries) is found by the reconciler, which gives each
+of its members an execution of its own.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder, Member, follow_on_name
-from tickwork.domain.errors import LaunchRefused
-from tickwork.usecases.launch import park_again
-from tickwork.usecases.orders import names_key, start_batch
+from tickwork.domain.errors import ActionConflict, LaunchRefused
+from tickwork.domain.execution import same_execution
+from tickwork.usecases.launch import launch, park_again, plan
+from tickwork.usecases.orders import names_key, start_batch_listing
 from tickwork.usecases.record import following_fire
+from tickwork.usecases.updates import Rule, update
 
 __all__ = [
     "FOLLOW_ON_GRACE",
@@ -218,7 +223,9 @@ class FollowOns:
         if not members:
             return False
         try:
-            start_batch(follow_on.name, BatchOrder(follow_on.second, members), self._deps)
+            _, listed = start_batch_listing(
+                follow_on.name, BatchOrder(follow_on.second, members), self._deps
+            )
         except LaunchRefused as refused:
             log.warning("follow-on batch refused, its members parked again: %s", refused)
             now = self._deps.clock.now()
@@ -227,7 +234,30 @@ class FollowOns:
                 if action is not None and action.fire_key == member.key:
                     park_again(action, follow_on.arn, now, self._deps, refused)
             return False
+        for member in members:
+            if member.key not in listed:
+                _alone(member, follow_on.arn, self._deps)
         return True
+
+
+def _alone(member: Member, follow_on: str, deps: Dependencies) -> None:
+    """A member written into a follow-on that an earlier attempt of the task had started
+    without it (that attempt died while the member was still firing): the follow-on will never
+    fire it, so the record names the fire's own execution instead (fenced: only while it still
+    names the follow-on for this fire), which then starts."""
+    now = deps.clock.now()
+
+    def own(current: Action) -> Action | None:
+        named = same_execution(current.execution_arn, follow_on)
+        if current.fire_key != member.key or current.status != Status.PENDING or not named:
+            return None
+        return plan(current, now, deps)
+
+    written = None
+    with suppress(ActionConflict):
+        written = update(deps.records, member.action_id, Rule.NAME_EXECUTION, own)
+    if written is not None:
+        launch(written.after, now, deps)
 
 
 def _deadline(second: datetime, planned: datetime) -> datetime:

@@ -25,7 +25,15 @@ from tickwork.integrity.names import name_key
 from tickwork.integrity.order_proof import order_proof, order_proof_key, order_proven
 from tickwork.ports import AlreadyStarted
 
-__all__ = ["check_batch", "check_lone", "kind_of", "names_key", "start_batch", "start_lone"]
+__all__ = [
+    "check_batch",
+    "check_lone",
+    "kind_of",
+    "names_key",
+    "start_batch",
+    "start_batch_listing",
+    "start_lone",
+]
 
 
 def kind_of(execution_arn: str | None, deps: Dependencies) -> Machine | None:
@@ -54,14 +62,25 @@ def start_lone(name: str, order: FireOrder, deps: Dependencies) -> str:
 
 def start_batch(name: str, order: BatchOrder, deps: Dependencies) -> str:
     """Start the batch machine's execution ``name`` with ``order``, proved: its ARN."""
+    return start_batch_listing(name, order, deps)[0]
+
+
+def start_batch_listing(
+    name: str, order: BatchOrder, deps: Dependencies
+) -> tuple[str, frozenset[FireKey]]:
+    """``start_batch``, and the fires the execution of that name lists: ``order``'s, or, when
+    the stack had started it before, that start's (a follow-on started by a task's earlier
+    attempt lists the members that had joined it then)."""
     key = _key(deps)
     if key is not None:
         order = replace(order, proof=order_proof(key, Machine.BATCH, name, order.to_wire()))
+    listed = frozenset(m.key for m in order.members)
     try:
-        return deps.batches.start(name, order)
+        return deps.batches.start(name, order), listed
     except AlreadyStarted as found:
-        _refuse_unless_ours(found, Machine.BATCH, key, [m.key for m in order.members], deps)
-        return found.execution_arn
+        _refuse_unless_ours(found, Machine.BATCH, key, sorted(listed), deps)
+        earlier = BatchOrder.from_wire(found.input)
+        return found.execution_arn, frozenset(m.key for m in earlier.members)
 
 
 def _refuse_unless_ours(

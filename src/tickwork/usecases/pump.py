@@ -26,6 +26,7 @@ Nothing is missed or doubled:
 from __future__ import annotations
 
 import contextvars
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -42,6 +43,8 @@ from tickwork.usecases.updates import Rule, update
 
 __all__ = ["PumpRun", "launch_due", "launch_parked", "pump"]
 
+log = logging.getLogger("tickwork")
+
 # Launches in flight at once: each is a read, a StartExecution and a write (~3 round trips), so
 # one at a time would cap the pump near 20 fires a second, under Step Functions' StartExecution
 # refill rate (the capacity model in the README).
@@ -54,6 +57,7 @@ class PumpRun:
     moved: list[str] = field(default_factory=list)  # changed meanwhile: nothing to launch
     refused: list[str] = field(default_factory=list)  # left parked: the next run retries
     batches: list[str] = field(default_factory=list)  # the batch executions started
+    failed: list[str] = field(default_factory=list)  # an error (logged): the next run retries
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,7 +77,10 @@ def launch_due(
     due_ids: list[str], now: datetime, deps: Dependencies, workers: int = WORKERS
 ) -> PumpRun:
     """Launch the fires of ``due_ids`` still parked and due at ``now`` as the pump does: read
-    each record, group them by second (batches, the rest alone), mark and start."""
+    each record, group them by second (batches, the rest alone), mark and start. Each batch and
+    each lone fire on its own: one that fails (an error, logged) is named in ``failed`` and
+    keeps no other from its launch; it is still parked, or names an execution the reconciler
+    starts."""
     run = PumpRun()
     refused = threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due_ids) or 1))) as pool:
@@ -86,13 +93,23 @@ def launch_due(
             if refused.is_set():
                 run.refused += [a.id for a in planned.actions]
                 continue
-            if _launch_batch(planned, now, deps, run, pool) == "refused":
+            try:
+                outcome = _launch_batch(planned, now, deps, run, pool)
+            except Exception:
+                log.exception("batch launch failed", extra={"batch": planned.name})
+                outcome = "failed"
+                run.failed += [a.id for a in planned.actions if a.id not in run.failed]
+            if outcome == "refused":
                 refused.set()
 
         def launch_one(action: Action) -> tuple[str, str | None]:
             if refused.is_set():
                 return action.id, None  # still parked: the next run
-            outcome = launch_parked(action.id, now, deps, action)
+            try:
+                outcome = launch_parked(action.id, now, deps, action)
+            except Exception:
+                log.exception("launch failed", extra={"id": action.id})
+                return action.id, "failed"
             if outcome == "refused":
                 refused.set()
             return action.id, outcome
@@ -121,7 +138,16 @@ def _launch_batch(
         return _mark(action, now, arn, deps)
 
     marks = [pool.submit(contextvars.copy_context().run, mark, a) for a in planned.actions]
-    named = [m for marked in marks if (m := marked.result()) is not None]
+    named: list[Action] = []
+    for action, marked in zip(planned.actions, marks, strict=True):
+        try:
+            written = marked.result()
+        except Exception:  # the others are marked: the batch starts for them
+            log.exception("mark failed", extra={"id": action.id, "batch": planned.name})
+            run.failed.append(action.id)
+            continue
+        if written is not None:
+            named.append(written)
     try:
         if named:
             start_batch(planned.name, planned.order, deps)
@@ -134,7 +160,8 @@ def _launch_batch(
         run.batches.append(planned.name)
     launched = {a.id for a in named}
     for action in planned.actions:
-        (run.launched if action.id in launched else run.moved).append(action.id)
+        if action.id not in run.failed:
+            (run.launched if action.id in launched else run.moved).append(action.id)
     return "launched"
 
 

@@ -7,12 +7,14 @@ its record moved on ends quietly):
 - **restarted** — PENDING and due within the horizon, but its execution never started (a crash
   between the write and the start, a stack that was down) or ended without firing (stopped by
   hand, a failure before the claim whose report was lost, a batch whose task failed past its
-  retries or was lost): start one, of its own. A parked fire whose launch moment passed by
-  more than a third of the horizon (the pump is down or far behind: it had that long; with
-  the defaults, 5 of its runs, and a reconciler every 5 minutes still launches it before it is
-  due) is launched as the pump would, the fires due in one second together in a batch
-  (``pump.launch_due``); one just past its launch moment is left to the pump's next run,
-  never raced to a lone start.
+  retries or was lost): start one, of its own — but not for a fire not yet due whose record
+  named a batch under 30 s ago that has not started: its starter (the pump between its marks
+  and the start, a task whose follow-on waits for its members) is at work. A parked fire
+  whose launch moment passed by more than a third of the horizon (the pump is down or far
+  behind: it had that long; with the defaults, 5 of its runs, and a reconciler every 5 minutes
+  still launches it before it is due) is launched as the pump would, the fires due in one
+  second together in a batch (``pump.launch_due``); one just past its launch moment is left
+  to the pump's next run, never raced to a lone start.
 - **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
   got recorded (a lost event, a tick handler that kept failing, a bus that refused the tick past
   the Emit tick retries): record the tick from the execution's output, after putting it on the
@@ -75,6 +77,8 @@ _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its ow
 # A claim this old may belong to an execution that ended with its tick or report refused by the
 # bus (Emit tick and Report failure retry for about 30 s): looked at before ``stuck_after``.
 _UNDELIVERED_AFTER = timedelta(seconds=30)
+# A batch named this lately, for a fire not yet due, is still being started (``_batch_starting``).
+_BATCH_START_GRACE = timedelta(seconds=30)
 
 
 def reconcile(
@@ -99,9 +103,11 @@ def reconcile(
         with _alone(action.id, unrepaired):
             if _restart_if_lost(action, now, deps):
                 repairs.restarted.append(action.id)
-    if overdue:
+    if overdue:  # each batch and lone fire on its own; the failures named, as every repair's
         with _alone("parked fires the pump missed", unrepaired):
-            repairs.restarted.extend(launch_due(overdue, now, deps).launched)
+            run = launch_due(overdue, now, deps)
+            repairs.restarted.extend(run.launched)
+            unrepaired.extend(run.failed)
     for action in deps.queries.in_fire_order(Status.IN_PROGRESS, limit):
         claimed_for = now - action.updated_at
         with _alone(action.id, unrepaired):
@@ -134,6 +140,20 @@ def _alone(subject: str, unrepaired: list[str]) -> Iterator[None]:
         unrepaired.append(subject)
 
 
+def _batch_starting(execution: str, action: Action, now: datetime, deps: Dependencies) -> bool:
+    """The record names a batch not started yet, lately, for a fire not yet due: its starter
+    (the pump between its marks and the start, a task whose follow-on waits for its members)
+    is at work; a lone start now would split the batch. Past the grace, or once the fire is
+    due, a batch never started is lost, and its fire is restarted alone."""
+    due = action.execution_time
+    return (
+        kind_of(_arn_of(execution, action, deps), deps) is Machine.BATCH
+        and due is not None
+        and due > now
+        and now - action.updated_at < _BATCH_START_GRACE
+    )
+
+
 def _missed_by_the_pump(action: Action, now: datetime, deps: Dependencies) -> bool:
     """A parked fire is the pump's until a third of the horizon past its launch moment: a
     start by the reconciler before that would race the pump's batch of its second."""
@@ -145,6 +165,8 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
     current = action.execution_arn or planned_execution(action, deps)[1]
     state = _describe(current, action, deps)
     if state is not None and state.running:
+        return False
+    if state is None and _batch_starting(current, action, now, deps):
         return False
     fresh = deps.records.get(action.id)
     if fresh is None or fresh.version != action.version:
