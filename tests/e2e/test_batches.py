@@ -194,8 +194,8 @@ def test_a_lost_batch_is_repaired_by_the_reconciler_and_each_fire_fires_once(mak
 
 def test_recurring_fires_that_fired_together_go_on_in_a_chained_batch(make_stack) -> None:
     # GIVEN recurrences 11 s apart whose first fires share a second; a horizon of 12 s
-    stack: Stack = make_stack(LaunchAheadSeconds="12", **BATCHED)
-    second = _second_ahead(15)
+    stack: Stack = make_stack(**ROOMY)
+    second = _second_ahead(ROOMY_AHEAD)
     ids = [f"chain:{n}" for n in range(3)]
     for action_id in ids:
         detail = {"rate": "rate(11 seconds)", "startTime": iso(second), "repeat": True}
