@@ -34,7 +34,7 @@ class Rule(StrEnum):
     NOTE_FAILURE = "note an attempt's error"
     PARK_AGAIN = "park again"  # an execution could not be started: the pump retries it
     MARK_LAUNCHED = "mark launched"  # the pump started the parked fire's execution
-    NAME_EXECUTION = "name the execution"  # a leg or a repair: the record names it
+    NAME_EXECUTION = "name the execution"  # a leg, a repair, a member a follow-on left out
     KNOW_START = "know a Start"  # a repeated Start's event id, so that it never applies late
 
 
