@@ -18,6 +18,7 @@ there, and a busy record's size is most of what its fires cost in DynamoDB.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -27,12 +28,14 @@ from typing import Any
 
 from moto import mock_aws
 
-from benchkit import prices
+from benchkit import billing, prices
 from benchkit.cost import PARAMETERS as COST_PARAMETERS
 from benchkit.cost import PUBLISHER, _billed_transitions
+from benchkit.indexes import TEMPLATE, table_indexes
 from benchkit.recorder import Call, Recorder
 from benchkit.stats import median
-from benchkit.units import Units, aged_size, item_size, units_of
+from benchkit.units import Units, aged_size, call_units, item_size, units_of
+from tickwork.adapters.dynamodb_sizes import as_typed
 from tickwork.config import Settings
 from tickwork.domain.events import ESSENTIAL, INBOUND, DetailType
 from tickwork.domain.times import iso
@@ -43,8 +46,9 @@ __all__ = ["RATE_SCENARIOS", "RateUsage", "measure_rate_costs"]
 
 HORIZON_SECONDS = 12  # fires further away are parked and pumped; chains need next ≥ 10 s
 INTERVAL_SECONDS = 11  # a recurring action's fires: each next one is chained
-PARAMETERS = {
-    **COST_PARAMETERS,
+PARKED_INTERVAL_SECONDS = 30  # the default path: each next fire parked, then pumped
+PARAMETERS = {  # the logs at the template's default level: they are billed as they are
+    **{name: value for name, value in COST_PARAMETERS.items() if name != "LogLevel"},
     "LaunchAheadSeconds": str(HORIZON_SECONDS),
     "PumpSchedule": "rate(1 second)",
 }
@@ -54,16 +58,24 @@ _CREATE_SECONDS_PER_ACTION = 0.06  # in-process Starts, measured ~30/s: room to 
 @dataclass(frozen=True)
 class RateScenario:
     name: str
-    per_second: int  # fires due in each second
+    per_second: int  # fires due in each second with fires
     seconds: int  # seconds with fires
+    spacing: int = 1  # seconds from one of them to the next
+    interval: int = PARKED_INTERVAL_SECONDS  # a recurring action's period
 
 
 RATE_SCENARIOS = (
-    RateScenario("lone (1 a second)", 1, 10),
+    # nothing within reach to share with: one fire each 37 s, a recurring one every 111 s
+    RateScenario("lone (nothing to share with)", 1, 3, spacing=37, interval=111),
+    RateScenario("1 a second", 1, 20),
     RateScenario("10 a second", 10, 3),
     RateScenario("100 a second", 100, 3),
-    RateScenario("1,000 in the same second", 1000, 1),
+    RateScenario("100 a second, period within the horizon", 100, 3, interval=INTERVAL_SECONDS),
 )
+
+
+def _interval(scenario: RateScenario) -> int:
+    return scenario.interval
 
 
 @dataclass
@@ -82,6 +94,14 @@ class RateUsage:
     breakdown: dict[str, tuple[float, float]] = field(default_factory=dict)  # who: (RRU, WRU)
     fixed: FixedRun | None = None  # the pump's run with nothing to do, billed by the month
     events_by_type: Counter[str] = field(default_factory=Counter)
+    index_units: Counter[str] = field(default_factory=Counter)  # write units by index
+    log_bytes: float = 0.0  # ingested by CloudWatch Logs
+    traces: float = 0.0  # X-Ray traces recorded
+    stored_gb_months: float = 0.0  # table storage (and its backups) the fires leave
+
+    @property
+    def index_write_units(self) -> float:
+        return float(sum(self.index_units.values()))
 
     def essential(self) -> RateUsage:
         """The same run's bill with only the events ``LifecycleEvents=essential`` sends (and
@@ -103,6 +123,10 @@ class RateUsage:
             read_units=self.read_units,
             write_units=self.write_units,
             events=self.events,
+            index_write_units=self.index_write_units,
+            stored_gb_months=self.stored_gb_months,
+            log_bytes=self.log_bytes,
+            traces=self.traces,
         )
 
     @property
@@ -132,6 +156,10 @@ class RateUsage:
             },
             fixed=self.fixed,
             events_by_type=self.events_by_type - other.events_by_type,
+            index_units=self.index_units - other.index_units,
+            log_bytes=max(0.0, self.log_bytes - other.log_bytes),
+            traces=max(0.0, self.traces - other.traces),
+            stored_gb_months=max(0.0, self.stored_gb_months - other.stored_gb_months),
         )
 
 
@@ -171,6 +199,8 @@ def _run(
         names = {spec.name: spec.logical_id for spec in stack.functions}
         memory = {spec.name: spec.memory_mb for spec in stack.functions}
         with stack.running() as local, recorder.installed(names, memory):
+            # Metrics as deployed: their lines are logs CloudWatch ingests.
+            os.environ["POWERTOOLS_METRICS_DISABLED"] = "false"
             lead = HORIZON_SECONDS + 5 + actions * _CREATE_SECONDS_PER_ACTION
             first = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=math.ceil(lead))
             ids = []
@@ -178,22 +208,27 @@ def _run(
                 for second in range(scenario.seconds):
                     for n in range(scenario.per_second):
                         # spread over the second's milliseconds, each fire at its own
-                        at = first + timedelta(seconds=second, milliseconds=n * 997 % 1000)
+                        ms = (n * 997 + second * 379) % 1000
+                        offset = timedelta(seconds=second * scenario.spacing, milliseconds=ms)
                         action_id = f"rate-{second}-{n}"
-                        local.publish(DetailType.START, _detail(action_id, at, fires_each))
+                        detail = _detail(action_id, first + offset, fires_each, scenario)
+                        local.publish(DetailType.START, detail)
                         ids.append(action_id)
-            _wait_all(local, recorder, ids, first, fires_each)
+            patience = fires_each * scenario.interval + scenario.seconds * scenario.spacing
+            _wait_all(local, recorder, ids, first, patience)
             with recorder.unrecorded():
                 local.wait_idle(timeout=120)
                 return _usage(scenario, fires_each, local, recorder, actions, parameters)
 
 
-def _detail(action_id: str, at: datetime, fires_each: int) -> dict[str, Any]:
+def _detail(
+    action_id: str, at: datetime, fires_each: int, scenario: RateScenario
+) -> dict[str, Any]:
     if not fires_each:
         return {"id": action_id, "at": iso(at)}
     return {
         "id": action_id,
-        "rate": f"rate({INTERVAL_SECONDS} seconds)",
+        "rate": f"rate({scenario.interval} seconds)",
         "startTime": iso(at),  # a rate's first fire: the actions' fires stay aligned
         "repeat": True,
         "executionRemainder": fires_each,
@@ -201,13 +236,12 @@ def _detail(action_id: str, at: datetime, fires_each: int) -> dict[str, Any]:
 
 
 def _wait_all(
-    local: LocalStack, recorder: Recorder, ids: list[str], first: datetime, fires_each: int
+    local: LocalStack, recorder: Recorder, ids: list[str], first: datetime, patience: float
 ) -> None:
     """Until every action is COMPLETED (its last fire recorded)."""
     ddb = local.client("dynamodb")
     table = local.outputs["ActionsTableName"]
-    fires = max(1, fires_each)
-    deadline = time.monotonic() + (first - datetime.now(UTC)).total_seconds() + 60 * fires + 120
+    deadline = time.monotonic() + (first - datetime.now(UTC)).total_seconds() + patience + 180
     with recorder.unrecorded():
         while time.monotonic() < deadline:
             pages = ddb.get_paginator("scan").paginate(
@@ -237,7 +271,11 @@ def _usage(
 ) -> RateUsage:
     kind = "one-off" if not fires_each else f"recurring x{fires_each}"
     usage = RateUsage(scenario.name, kind, actions * max(1, fires_each))
+    given = {**PARAMETERS, **(parameters or {})}
+    traced = billing.tracing(TEMPLATE, given)
+    span = max(1.0, scenario.seconds * scenario.spacing + (fires_each - 1) * scenario.interval)
     sfn = local.client("stepfunctions")
+    executions = 0
     for machine in local.machines:
         pages = sfn.get_paginator("list_executions").paginate(stateMachineArn=machine)
         for page in pages:
@@ -246,42 +284,106 @@ def _usage(
                 history = sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
                 usage.transitions += _billed_transitions(history)
                 usage.batches += machine == local.outputs.get("BatchStateMachineArn")
-    sizes = _sizes(local, recurring=bool(fires_each), limits=_limits(parameters))
+                executions += 1
+    if traced.machines:
+        usage.traces += billing.Tracing.sampled(executions, span)
+    recurring = bool(fires_each)
+    sizer = _Sizer(recurring, _limits(parameters))
+    table = local.outputs["ActionsTableName"]
+    table_keys, indexes = table_indexes()
+    sizes = _sizes(local, recurring=recurring, limits=_limits(parameters))
     records = [size for item_id, size in sizes.items() if not item_id.startswith("#")]
     usage.record_bytes = max(records) if records else 0
-    units = Units(local.outputs["ActionsTableName"], sizes, track=not fires_each)
+    usage.stored_gb_months = _stored(local, sizer, indexes, fires_each, scenario)
+    units = Units(table, sizes)
     by_invocation: dict[int, list[Call]] = defaultdict(list)
     for call in recorder.calls:
         by_invocation[call.invocation].append(call)
     runs = _scheduled_runs(recorder, by_invocation, units)
     usage.fixed = runs.fixed
+    invoked: Counter[str] = Counter()
     for invocation in recorder.invocations:
         run = runs.by_index.get(invocation.index)
         if run is not None and not run.worked:
             continue  # an idle scheduled run: the stack's fixed cost, not the fires'
         usage.invocations[invocation.function] += 1 if run is None else 0
+        invoked[invocation.function] += 1
         billed = math.ceil(invocation.wall_seconds * 1000) / 1000
         gb_seconds = billed * invocation.memory_mb / 1024
         usage.gb_seconds += gb_seconds if run is None else max(0.0, gb_seconds - runs.fixed.gb_s)
+        usage.log_bytes += billing.ingested_log_bytes(invocation, traced.functions)
+    if traced.functions:
+        usage.traces += sum(billing.Tracing.sampled(n, span) for n in invoked.values())
     for call in recorder.calls:
         run = runs.by_index.get(call.invocation)
         if run is not None and not run.worked:
             continue
         if call.service == "dynamodb":
-            reads, writes = units.add(call.operation, call.params, call.items_read)
+            reads, writes, by_index = call_units(call, table, indexes, sizer, table_keys)
             if run is not None and call.operation in ("Query", "Scan"):
                 # A run's index pages: the first unit of each is the run's fixed cost.
                 reads = max(0.0, reads - units_of(call.operation, call.params, "", {})[0])
             key = f"{call.caller} {call.operation}"
             was = usage.breakdown.get(key, (0.0, 0.0))
-            usage.breakdown[key] = (was[0] + reads, was[1] + writes)
+            spent = writes + sum(by_index.values())
+            usage.breakdown[key] = (was[0] + reads, was[1] + spent)
             usage.read_units += reads
             usage.write_units += writes
+            usage.index_units.update(by_index)
         elif call.service == "events" and call.operation == "PutEvents":
             entries = call.params.get("Entries", [])
-            usage.events += len(entries)
+            # each 64 KB of an entry is an event billed
+            usage.events += sum(max(1, math.ceil(_entry_size(e) / 65_536)) for e in entries)
             usage.events_by_type.update(entry.get("DetailType", "") for entry in entries)
     return usage
+
+
+def _entry_size(entry: dict[str, Any]) -> int:
+    """A PutEvents entry's size as EventBridge bills it: its text fields, 14 bytes of time."""
+    fields = ("Source", "DetailType", "Detail")
+    size = sum(len(str(entry.get(name, "")).encode()) for name in fields)
+    return size + 14 + sum(len(r.encode()) for r in entry.get("Resources", []))
+
+
+class _Sizer:
+    """An item's size as its writes and reads bill it: a recurring record's once its history
+    and transitions are full (``aged_size``), anything else as stored."""
+
+    def __init__(self, recurring: bool, limits: tuple[int, int]) -> None:
+        self._recurring = recurring
+        self._limits = limits
+        self._aged: dict[tuple[str, int], int] = {}
+
+    def __call__(self, item: dict[str, Any]) -> int:
+        size = item_size(item)
+        if not self._recurring or "schedule" not in item:
+            return size
+        typed = {name: as_typed(value) for name, value in item.items()}  # a read's are plain
+        key = (str(typed["id"].get("S", "")), size)
+        if key not in self._aged:
+            self._aged[key] = aged_size(typed, *self._limits)
+        return self._aged[key]
+
+
+def _stored(
+    local: LocalStack,
+    sizer: _Sizer,
+    indexes: tuple[Any, ...],
+    fires_each: int,
+    scenario: RateScenario,
+) -> float:
+    """GB-months of table storage the run's records take: a one-off's for the 30 days it is
+    kept after its fire, a recurring action's for the time its fires span."""
+    ddb = local.client("dynamodb")
+    total = 0.0
+    kept = billing.DAYS_KEPT * 86_400 if not fires_each else fires_each * _interval(scenario)
+    for page in ddb.get_paginator("scan").paginate(TableName=local.outputs["ActionsTableName"]):
+        for item in page["Items"]:
+            if "schedule" not in item:
+                continue
+            stored = billing.stored_bytes(item, indexes) - item_size(item) + sizer(item)
+            total += billing.gb_months(stored, kept)
+    return total
 
 
 @dataclass(frozen=True)
@@ -387,8 +489,9 @@ def per_fire_table(usages: list[RateUsage]) -> list[str]:
         rows.append(
             f"| {usage.scenario} | {usage.kind} | {usage.each(usage.transitions):.3f} | {calls} | "
             f"{usage.each(usage.gb_seconds):.4f} | {usage.each(usage.read_units):.2f} | "
-            f"{usage.each(usage.write_units):.2f} | {usage.each(usage.events):.2f} | "
-            f"{usage.record_bytes / 1024:.1f} | "
+            f"{usage.each(usage.write_units):.2f} | {usage.each(usage.index_write_units):.2f} | "
+            f"{usage.each(usage.events):.2f} | {usage.each(usage.log_bytes) / 1024:.1f} | "
+            f"{usage.each(usage.traces):.2f} | {usage.record_bytes / 1024:.1f} | "
             + " | ".join(f"{value:.2f}" for value in dollars.values())
             + f" | **{usage.per_million:.2f}** |"
         )
@@ -402,22 +505,29 @@ def rates_section(usages: list[RateUsage], essential: list[RateUsage]) -> list[s
     """RESULTS.md's section: the table for every event, and for the essential ones."""
     header = [
         "| fires due together | kind | transitions | Lambda invocations | GB-s | RRU | WRU "
-        "| events | record KB | $ Step Functions | $ Lambda | $ DynamoDB | $ EventBridge "
-        "| **$ per million** |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| index WRU | events | log KB | traces | record KB | $ Step Functions | $ Lambda "
+        "| $ DynamoDB | $ EventBridge | $ CloudWatch Logs | $ X-Ray | **$ per million** |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines = [
         "## 3. Cost per fire by how many fall due together (batches)",
         "",
         "Counted on the real definitions (the fire machine, the batch machine) in an in-process "
-        "stack (bench/benchkit/cost_rates.py): fires created beyond the horizon, so the pump "
-        "launches them and those due in one second share a batch; read and write units sized "
-        "as DynamoDB sizes items (bench/benchkit/units.py). **one-off**: creation included "
-        "(the Start, the record, the launch, the fire, its record). **recurring**: what each "
-        "further fire of a recurring action costs, creation shared — (actions with three "
-        "fires - the same with one) ÷ the two fires more; their next fires go on in chained "
-        "batches; their record is sized as it stands once its history and transitions are "
-        "full. Per fire:",
+        "stack (bench/benchkit/cost_rates.py), on the path a user gets by default: fires "
+        "created beyond the horizon at arbitrary milliseconds, so the pump launches them and "
+        "those due together share a batch; a recurring action's period beyond the horizon, "
+        "so each next fire is parked and pumped (one row keeps the period within it: chained "
+        "batches). Everything AWS bills for a fire is counted from the calls the stack made: "
+        "each DynamoDB write on the larger of its item before and after (read back around "
+        "it), twice in a transaction, and its writes on each index by DynamoDB's rules "
+        "(bench/benchkit/indexes.py); reads on the items returned; Lambda at the arm64 rate; "
+        "events per 64 KB; the logs each invocation wrote at the default level plus Lambda's "
+        "own lines; X-Ray at the template's tracing; the table storage and backups a fire "
+        "leaves (bench/benchkit/billing.py). **one-off**: creation included (the Start, the "
+        "record, the launch, the fire, its record). **recurring**: what each further fire of "
+        "a recurring action costs, creation shared — (actions with three fires - the same "
+        "with one) ÷ the two fires more; their record is sized as it stands once its history "
+        "and transitions are full. Per fire:",
         "",
         *header,
         *per_fire_table(usages),

@@ -14,15 +14,23 @@ are full (``aged_size``), which a short run never reaches, and then the floor of
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from benchkit.indexes import IndexSpec, index_write_units
 from tickwork.adapters.dynamodb_record import from_item, to_item
 from tickwork.adapters.dynamodb_sizes import as_typed, item_size
 
-__all__ = ["Units", "aged_size", "item_size", "units_of"]
+if TYPE_CHECKING:
+    from benchkit.recorder import Call
+
+__all__ = ["Sizer", "Units", "aged_size", "call_units", "item_size", "units_of"]
+
+Sizer = Callable[[dict[str, Any]], int]
 
 _SERIALIZER = TypeSerializer()
 _DESERIALIZER = TypeDeserializer()
@@ -124,3 +132,45 @@ def units_of(
         read = sum(item_size(item) for item in items_read)
         return strong * max(1, math.ceil(read / 4096)), 0.0
     return 0.0, 0.0
+
+
+def call_units(
+    call: Call,
+    table: str,
+    indexes: tuple[IndexSpec, ...],
+    sizer: Sizer = item_size,
+    table_keys: tuple[str, ...] = ("id",),
+) -> tuple[float, float, Counter[str]]:
+    """(read units, table write units, each index's write units) of one recorded DynamoDB call,
+    sized from what it really read and wrote: a write on the larger of its items before and
+    after (``sizer`` sizes an item: its stored size, or a recurring record's aged one), twice
+    for a transaction's member, at least a unit even when refused; its index writes by
+    DynamoDB's rules (benchkit/indexes.py); a read on the items it returned."""
+    index_units: Counter[str] = Counter()
+    strong = 1.0 if call.params.get("ConsistentRead") else 0.5
+    if call.images:
+        writes = 0.0
+        for image in call.images:
+            size = max(
+                sizer(image.before) if image.before else 0,
+                sizer(image.after) if image.after else 0,
+            )
+            writes += max(1, math.ceil(size / 1024)) * (2 if image.transactional else 1)
+            if image.table == table:
+                index_units.update(
+                    index_write_units(image.before, image.after, indexes, table_keys)
+                )
+        return 0.0, writes, index_units
+    if call.operation == "GetItem":
+        size = sum(sizer(item) for item in call.items_read)
+        return strong * max(1, math.ceil(size / 4096)), 0.0, index_units
+    if call.operation == "BatchGetItem":
+        consistent = any(
+            request.get("ConsistentRead") for request in call.params["RequestItems"].values()
+        )
+        units = sum(max(1, math.ceil(sizer(item) / 4096)) for item in call.items_read)
+        return (units if consistent else units / 2), 0.0, index_units
+    if call.operation in ("Query", "Scan"):
+        read = sum(item_size(item) for item in call.items_read)
+        return strong * max(1, math.ceil(read / 4096)), 0.0, index_units
+    return 0.0, 0.0, index_units

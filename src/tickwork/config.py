@@ -10,6 +10,7 @@ from datetime import timedelta
 __all__ = [
     "LIFECYCLE_EVENTS",
     "MAX_BATCH_FIRES",
+    "MAX_BATCH_WINDOW",
     "MAX_HISTORY",
     "MAX_LAUNCH_AHEAD",
     "NOTIFICATION_DELIVERIES",
@@ -24,6 +25,7 @@ MAX_LAUNCH_AHEAD = timedelta(days=300)
 # A batch task runs every fire at once (one thread each) and ends well inside its timeout: a
 # batch of 500 TICK fires takes about 3 s of a 60 s task on the local stack.
 MAX_BATCH_FIRES = 500
+MAX_BATCH_WINDOW = timedelta(seconds=30)
 # How SEND_NOTIFICATION delivers: "aws" sends (SES, SNS); "log" only logs (a development
 # setting, chosen explicitly, never a default).
 NOTIFICATION_DELIVERIES = ("aws", "log")
@@ -89,6 +91,9 @@ class Settings:
     batch_state_machine_arn: str | None = None  # None: no batches (FireBatching=false)
     batch_min_fires: int = 5
     batch_max_fires: int = 100
+    # Fires due within one window of this many seconds (from the epoch on) may share a batch;
+    # its task sleeps to each member's millisecond.
+    batch_window: timedelta = timedelta(seconds=10)
     retry_interval: timedelta = timedelta(seconds=2)  # a fire handed over by a batch waits this
     # Retries after a transient failure (RetryMaxAttempts): a fire gets 1 + this many attempts,
     # lone or batched (a batch's attempts count against its own execution's).
@@ -123,6 +128,14 @@ class Settings:
             raise ValueError(
                 f"BATCH_MIN_FIRES={self.batch_min_fires}, BATCH_MAX_FIRES={self.batch_max_fires}: "
                 f"give 2 <= BatchMinFires <= BatchMaxFires <= {MAX_BATCH_FIRES}"
+            )
+        if not timedelta(seconds=1) <= self.batch_window <= MAX_BATCH_WINDOW or (
+            self.batch_window.total_seconds() % 1
+        ):
+            raise ValueError(
+                f"BATCH_WINDOW_SECONDS={self.batch_window.total_seconds():g}: give whole "
+                f"seconds, 1-{MAX_BATCH_WINDOW.total_seconds():g} (a batch's task sleeps through "
+                "its window inside the fulfill function's timeout)"
             )
         if self.lifecycle_events not in LIFECYCLE_EVENTS:
             raise ValueError(
@@ -183,6 +196,7 @@ class Settings:
             ),
             batch_min_fires=int(env.get("BATCH_MIN_FIRES", cls.batch_min_fires)),
             batch_max_fires=int(env.get("BATCH_MAX_FIRES", cls.batch_max_fires)),
+            batch_window=seconds("BATCH_WINDOW_SECONDS", cls.batch_window),
             retry_interval=seconds("RETRY_INTERVAL_SECONDS", cls.retry_interval),
             retry_max_attempts=int(env.get("RETRY_MAX_ATTEMPTS", cls.retry_max_attempts)),
         )

@@ -7,7 +7,9 @@ from datetime import timedelta
 from itertools import pairwise
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
+from tickwork.config import Settings
 from tickwork.domain.action import Status
+from tickwork.domain.batch import window_of
 from tickwork.domain.times import parse_iso
 from tickwork.usecases.sealing import seal_of
 
@@ -89,7 +91,8 @@ def test_a_parked_fire_gets_its_execution_from_the_pump_and_fires_once_on_time(
     parked = stack.wait_record("far:away", lambda a: a.launch_at is not None)
     assert parked.execution_arn is None and stack.executions() == []
     assert parked.execution_time is not None and parked.launch_at is not None
-    launch_from = parked.execution_time.replace(microsecond=0)  # the start of its second
+    # from the start of its batch window (BatchWindowSeconds, 10 by default)
+    launch_from = window_of(parked.execution_time, Settings.batch_window)
     assert launch_from - parked.launch_at == timedelta(seconds=2)
 
     # WHEN it comes due

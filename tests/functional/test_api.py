@@ -15,7 +15,9 @@ import pytest
 from tests.e2e.support import Stack, in_seconds
 from tests.functional.api_support import Api, action_path, ago, serving, with_history
 from tickwork.api import routes
+from tickwork.config import Settings
 from tickwork.domain.action import Status
+from tickwork.domain.batch import window_of
 from tickwork.domain.times import parse_iso
 
 DASHBOARD = Path(__file__).parents[2] / "src/tickwork/api/dashboard/index.html"
@@ -62,8 +64,8 @@ def test_a_parked_action_shows_when_its_execution_starts(api: Api, stack: Stack)
 
     assert shown["near:1"]["launchAt"] is None and shown["near:1"]["executionArn"]
     assert shown["far:1"]["executionArn"] is None
-    # from the start of its second: the fires of one second come due for launch together
-    launch_from = fire_time(far).replace(microsecond=0)
+    # from the start of its batch window: the fires of one window come due for launch together
+    launch_from = window_of(fire_time(far), Settings.batch_window)
     assert launch_from - parse_iso(shown["far:1"]["launchAt"]) == timedelta(minutes=15)
 
 

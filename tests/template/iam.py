@@ -85,9 +85,8 @@ def role_grants(template: Template) -> dict[str, RoleGrants]:
                 else:
                     resources = tuple(str(r) for r in _flat(statement["Resource"]))
                     grants.append(Grant(actions, resources))
-        roles[owners[logical]] = RoleGrants(
-            tuple(grants), tuple(str(template.resolve(m)) for m in properties["ManagedPolicyArns"])
-        )
+        managed = template.resolve(properties["ManagedPolicyArns"])  # conditions applied
+        roles[owners[logical]] = RoleGrants(tuple(grants), tuple(str(m) for m in managed))
     return roles
 
 

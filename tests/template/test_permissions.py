@@ -172,12 +172,12 @@ def test_no_target_is_reachable_when_the_operator_names_none() -> None:
 
 
 def test_managed_policies_are_only_logs_and_xray_delivery(grants: dict[str, RoleGrants]) -> None:
-    """What SAM attaches by itself: function logs (AWSLambdaBasicExecutionRole) and, with
-    tracing on, X-Ray segments (AWSXrayWriteOnlyAccess; X-Ray's write APIs take only "*")."""
+    """What SAM attaches by itself: function logs (AWSLambdaBasicExecutionRole) and X-Ray
+    segments (AWSXrayWriteOnlyAccess, for a traced request passed through; X-Ray's write APIs
+    take only "*"). The state machines trace only with Tracing=Active, not by default."""
     managed = {owner: set(role.managed) for owner, role in grants.items()}
     expected = {
-        owner: {XRAY_WRITE} if owner in MACHINES else {BASIC_EXECUTION, XRAY_WRITE}
-        for owner in grants
+        owner: set() if owner in MACHINES else {BASIC_EXECUTION, XRAY_WRITE} for owner in grants
     }
     assert managed == expected
 

@@ -1,4 +1,4 @@
-"""Batches: the parked fires due in the same second share one execution of the batch machine.
+"""Batches: the parked fires due in one batch window share one execution of the batch machine.
 The pump groups them (at least BatchMinFires, at most BatchMaxFires), and the batch's task
 fires each exactly as a lone fire's execution would: claimed, never early, recorded once,
 a transient failure retried alone, a permanent one reported, a changed fire left quiet."""
@@ -155,13 +155,61 @@ def test_the_fires_of_one_second_come_due_for_launch_together(deps) -> None:
     assert {deps.records.items[i].launch_at for i in ids} == {None}
 
 
-def test_fewer_than_the_minimum_in_a_second_run_alone(deps) -> None:
+def test_fewer_than_the_minimum_in_a_window_run_alone(deps) -> None:
     _due_together(deps, 4)
-    _start(deps, "later", SECOND + timedelta(seconds=1))
+    _start(deps, "later", SECOND + deps.settings.batch_window)  # the next window's first ms
 
     run = _pump_at_launch(deps)
 
     assert run["batches"] == [] and deps.batches.started == {}
+    assert len(deps.executions.started) == 5
+
+
+def test_sparse_fires_across_a_window_share_one_batch_each_at_its_own_millisecond(
+    deps, notifier
+) -> None:
+    # GIVEN fires a second and more apart, at arbitrary milliseconds, all in one 10 s window
+    window = deps.settings.batch_window
+    offsets = [timedelta(milliseconds=ms) for ms in (9_999, 1_234, 4_321, 7_007, 5)]
+    ids = [f"s{n}" for n in range(len(offsets))]
+    for action_id, offset in zip(ids, offsets, strict=True):
+        _start(deps, action_id, SECOND + offset)
+    _start(deps, "next-window", SECOND + window)
+
+    run = _pump_at_launch(deps)
+
+    # THEN they make one batch, waiting to its earliest fire's second; the next window's is alone
+    _, order = _only_batch(deps)
+    assert sorted(m.action_id for m in order.members) == sorted(ids)
+    assert order.second == SECOND and len(run["batches"]) == 1
+    assert deps.records.items["next-window"].execution_arn in {
+        deps.executions.execution_arn(n) for n in deps.executions.started
+    }
+    # WHEN its task runs from the end of the Wait: each fires at its own millisecond, once
+    out = _run_batch(deps)
+    assert [f["outcome"] for f in out] == ["FIRED"] * len(ids)
+    for member in order.members:
+        [ran] = deps.records.items[member.action_id].history
+        assert ran.actual_time >= member.fire_at  # never early
+        assert notifier.sent_to(member.action_id) == 1
+
+
+def test_a_one_second_window_batches_only_the_fires_of_one_second(notifier) -> None:
+    deps = fake_dependencies(
+        NOW,
+        notifier=notifier,
+        launch_ahead=AHEAD,
+        batch_window=timedelta(seconds=1),
+        batch_state_machine_arn="arn:aws:states:us-east-1:123456789012:stateMachine:batch",
+    )
+    ids = _due_together(deps, 5)
+    for n in range(5):  # one a second after: each alone in its window
+        _start(deps, f"later{n}", SECOND + timedelta(seconds=1 + n, milliseconds=500))
+
+    run = _pump_at_launch(deps)
+
+    [(_, order)] = deps.batches.started.items()
+    assert sorted(m.action_id for m in order.members) == ids and len(run["batches"]) == 1
     assert len(deps.executions.started) == 5
 
 

@@ -129,3 +129,86 @@ def test_a_recurring_fire_is_the_difference_and_essential_drops_lifecycle_events
     lean = one.essential()
     assert lean.events == 10 and lean.events_by_type == Counter({"Schedule Tick": 10})
     assert lean.per_million < one.per_million
+
+
+def _item(**attributes: str) -> dict[str, Any]:
+    return {name: {"S": value} for name, value in attributes.items()}
+
+
+def test_index_writes_follow_dynamodb_rules() -> None:
+    """An item entering an index is a put, leaving it a delete, re-keyed in it a delete and a
+    put, and changing only a projected attribute one put; a change the index neither keys nor
+    projects costs it nothing, and an item outside a sparse index never touches it."""
+    from benchkit.indexes import IndexSpec, index_write_units
+
+    by_status = IndexSpec("ByStatus", ("statusShard", "executionTime"), "KEYS_ONLY")
+    by_group = IndexSpec("ByGroup", ("groupShard", "id"), "INCLUDE", ("status",))
+    parked = IndexSpec("Parked", ("parkShard", "launchAt"), "KEYS_ONLY")
+    specs = (by_status, by_group, parked)
+    pending = _item(
+        id="a", statusShard="PENDING#1", executionTime="1", groupShard="g#1", status="PENDING"
+    )
+    claimed = {**pending, **_item(statusShard="IN_PROGRESS#1", status="IN_PROGRESS")}
+    assert index_write_units(None, pending, specs) == {"ByStatus": 1, "ByGroup": 1}
+    assert index_write_units(pending, claimed, specs) == {"ByStatus": 2, "ByGroup": 1}
+    assert index_write_units(claimed, None, specs) == {"ByStatus": 1, "ByGroup": 1}
+    unkeyed = {**pending, **_item(data="x" * 5000)}
+    assert index_write_units(pending, unkeyed, specs) == {}
+    assert index_write_units(pending, pending, specs) == {}  # a refused write
+    with_park = {**pending, **_item(parkShard="7#3", launchAt="9")}
+    assert index_write_units(pending, with_park, specs) == {"Parked": 1}
+    # an entry is its keys, the table's key and its projection, plus 100 bytes
+    big = {**pending, **_item(status="S" * 1000)}
+    assert index_write_units(None, big, (by_group,)) == {"ByGroup": 2}
+
+
+def test_the_indexes_billed_are_the_templates() -> None:
+    from benchkit.indexes import table_indexes
+
+    keys, specs = table_indexes()
+    assert keys == ("id",)
+    named = {spec.name: spec for spec in specs}
+    assert named["ByStatus"].keys == ("statusShard", "executionTime")
+    assert named["ByStatus"].projection == "KEYS_ONLY"
+    assert {"ByGroup", "ById", "Parked"} <= set(named)
+
+
+def test_a_calls_units_come_from_its_items_before_and_after() -> None:
+    """A write is billed on the larger of its item before and after, twice in a transaction,
+    at least one unit when refused; its index writes only on the table that has them."""
+    from benchkit.indexes import IndexSpec
+    from benchkit.recorder import Call, Image
+    from benchkit.units import call_units
+
+    spec = (IndexSpec("ByStatus", ("statusShard",), "KEYS_ONLY"),)
+    small = _item(id="a", statusShard="PENDING#1")
+    grown = {**small, **_item(statusShard="IN_PROGRESS#1", blob="x" * 1500)}
+    update = Call("f", "dynamodb", "UpdateItem", {}, images=(Image("t", small, grown),))
+    reads, writes, indexes = call_units(update, "t", spec)
+    assert (reads, writes, dict(indexes)) == (0.0, 2.0, {"ByStatus": 2})
+    shrink = Call("f", "dynamodb", "PutItem", {}, images=(Image("t", grown, small, True),))
+    assert call_units(shrink, "t", spec)[1] == 4.0  # 2 units, doubled in a transaction
+    refused = Call("f", "dynamodb", "PutItem", {}, images=(Image("t", None, None),))
+    assert call_units(refused, "t", spec)[:2] == (0.0, 1.0)
+    elsewhere = Call("f", "dynamodb", "PutItem", {}, images=(Image("other", None, small),))
+    assert not call_units(elsewhere, "t", spec)[2]
+    read = Call("f", "dynamodb", "GetItem", {"ConsistentRead": True}, items_read=(grown,))
+    assert call_units(read, "t", spec)[0] == 1.0
+
+
+def test_logs_traces_and_lambda_follow_the_template() -> None:
+    from benchkit import billing
+    from benchkit.indexes import TEMPLATE
+    from benchkit.recorder import Invocation
+
+    assert billing.tracing(TEMPLATE, {}) == billing.Tracing(functions=False, machines=False)
+    assert billing.tracing(TEMPLATE, {"Tracing": "Active"}) == billing.Tracing(True, True)
+    # X-Ray's default rule: the first each second, then 5 % of the rest
+    assert billing.Tracing.sampled(10, 10) == 10
+    assert billing.Tracing.sampled(110, 10) == 10 + 5
+    # what a function wrote, Lambda's three lines, and 26 bytes each log event
+    quiet = billing.ingested_log_bytes(Invocation("f", 0.1, 0.1, 256))
+    assert quiet == sum(len(line) for line in billing.PLATFORM_LINES) + 3 * 26
+    spoke = billing.ingested_log_bytes(Invocation("f", 0.1, 0.1, 256, log_bytes=500, log_events=2))
+    assert spoke == quiet + 500 + 2 * 26
+    assert prices.LAMBDA_PER_GB_SECOND == prices.LAMBDA_PER_GB_SECOND_ARM64

@@ -232,7 +232,7 @@ def test_fires_the_pump_missed_are_launched_by_the_reconciler_in_a_batch(batchin
     at = NOW + timedelta(minutes=20)
     for n in range(4):
         _start(deps, f"m{n}", at=iso(at + timedelta(milliseconds=200 * n)))
-    _start(deps, "other", at=iso(at + timedelta(seconds=7)))
+    _start(deps, "other", at=iso(at + deps.settings.batch_window + timedelta(seconds=2)))
     deps.clock.advance(minutes=12)  # the pump never ran: 7 minutes past the launch moments
 
     repaired = reconcile(deps)
@@ -251,7 +251,7 @@ def test_one_parked_fire_that_cannot_be_launched_keeps_no_other_from_its_launch(
     at = NOW + timedelta(minutes=20)
     for n in range(3):  # one second: a batch
         _start(deps, f"m{n}", at=iso(at))
-    _start(deps, "other", at=iso(at + timedelta(seconds=7)))  # alone
+    _start(deps, "other", at=iso(at + deps.settings.batch_window + timedelta(seconds=2)))  # alone
     save = FakeRecords.save
 
     def poisoned(self, action, expected_version, recorded=None):  # type: ignore[no-untyped-def]

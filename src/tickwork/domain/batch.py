@@ -1,6 +1,9 @@
 """A batch: fires due together, run by one execution of statemachines/batch.asl.json.
 Words as docs/protocol.md's glossary defines them.
 
+- ``window_of`` — the batch window a fire falls in (``BatchWindowSeconds`` from the epoch on):
+  the fires of one window may share an execution, which waits to its earliest member's second
+  (``wait_second``) and then runs each member at its own millisecond;
 - ``BatchOrder`` — the execution's input: the second its Wait ends at and its *members* (each
   fire's key and fire time, never its data: the task reads the records), so a batch of
   ``BatchMaxFires`` stays far under the 256 KiB payload limit; proved by the stack that starts it;
@@ -22,14 +25,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
 from tickwork.domain.errors import MalformedFire, ValidationFailed
 from tickwork.domain.fire import FireFailure, FireKey, Tick
 from tickwork.domain.naming import name_digest
-from tickwork.domain.times import iso, parse_iso
+from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
 __all__ = [
     "BatchOrder",
@@ -38,6 +41,8 @@ __all__ = [
     "MemberResult",
     "batch_name",
     "follow_on_name",
+    "wait_second",
+    "window_of",
 ]
 
 _NAME_PREFIX = "b-"  # for people reading a list of executions; never read back
@@ -67,7 +72,8 @@ class Member:
 
 @dataclass(frozen=True)
 class BatchOrder:
-    second: datetime  # the Wait ends at it; each member then runs at its own millisecond
+    second: datetime  # the Wait ends at it (its earliest member's); each member then runs at
+    # its own millisecond
     members: tuple[Member, ...]
     repair: int = 0  # from 1 on: a reconciler's repair of a batch that ended without them
     proof: str = ""  # made by the code that starts the execution: integrity.order_proof
@@ -114,6 +120,19 @@ class BatchOrder:
         return cls(
             second, members, int(wire.get("repair", 0)), proof if isinstance(proof, str) else ""
         )
+
+
+def window_of(at: datetime, window: timedelta) -> datetime:
+    """The start of the batch window ``at`` falls in: windows of ``window`` (whole seconds)
+    from the epoch on. The fires of one window may share an execution."""
+    step = max(1000, int(window.total_seconds()) * 1000)
+    ms = to_epoch_ms(at)
+    return from_epoch_ms(ms - ms % step)
+
+
+def wait_second(members: tuple[Member, ...]) -> datetime:
+    """Where a batch's Wait ends: the second of its earliest member."""
+    return min(member.fire_at for member in members).replace(microsecond=0)
 
 
 def batch_name(

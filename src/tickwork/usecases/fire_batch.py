@@ -71,7 +71,7 @@ from tickwork.usecases.updates import Rule, update
 __all__ = ["fire_batch"]
 
 _MOST_THREADS = 100  # members run at once in one task; a batch holds at most BatchMaxFires
-_WITHIN_THE_SECOND = timedelta(seconds=1)
+_PAST_THE_WINDOW = timedelta(seconds=1)  # a member may be due this far past its window
 
 
 def fire_batch(
@@ -80,7 +80,9 @@ def fire_batch(
     """Run, record and announce every member of the batch; what became of each."""
     check_batch(order, execution_arn, deps)
     name = name_of(execution_arn)
-    members = list(order.members)
+    # In fire time order: a thread sleeping to its member's millisecond never holds up an
+    # earlier member.
+    members = sorted(order.members, key=lambda m: m.fire_at)
     threads = max(1, min(len(members), _MOST_THREADS))
     for earlier in range(retry_count):  # an earlier attempt died: its tab is settled first
         deps.tabs.settle(f"{name}#{earlier}")
@@ -143,7 +145,8 @@ class _Batch:
         )
         attempt = FireAttempt(order, self.execution_arn, self.retry_count)
         early = member.fire_at - deps.clock.now()
-        if timedelta(0) < early <= _WITHIN_THE_SECOND:  # the Wait ended at the second
+        # The Wait ended at the earliest member's second: each sleeps to its own millisecond.
+        if timedelta(0) < early <= deps.settings.batch_window + _PAST_THE_WINDOW:
             deps.clock.sleep(early.total_seconds())
         try:
             tick, claimed = fulfill_claimed(attempt, deps, read)

@@ -2,10 +2,12 @@
 *follow-on batch*, which the batch task starts.
 
 Before it fires anything, the task reads its members' records and works out where each
-recurring member goes next (``FollowOns.plan``). The next fires due in one second far enough
-ahead (``FOLLOW_ON_REACH``: the task must be done with this second first) and inside the
-horizon (else they are parked, for the pump) make a follow-on batch when there are at least
-``BatchMinFires`` of them: named for this batch and that second (``follow_on_name``). Recording
+recurring member goes next (``FollowOns.plan``). The next fires due in one batch window
+(``domain.batch.window_of``) far enough ahead (``FOLLOW_ON_REACH``: the task must be done with
+this batch's fires first) and inside the horizon (else they are parked, for the pump) make a
+follow-on batch when there are at least ``BatchMinFires`` of them: named for this batch and
+that window (``follow_on_name``); its Wait ends at its earliest member's second, and its
+deadline below counts from the second of its earliest fire foreseen. Recording
 a member then plans its next fire into the follow-on (``Seat``) — the record write names the
 follow-on's execution, so the next fire costs no write of its own to launch — and the follow-on
 starts once each of its members is recorded or has ended otherwise, or at its deadline,
@@ -18,7 +20,7 @@ execution of its own, as a lone fire does; so does one whose next fire is not wh
 foreseen (a change, a catch-up).
 
 A task retried after a crash finds the same follow-ons (the names depend on this batch and the
-second only) and the members it had written into them; one it had started is started again
+window only) and the members it had written into them; one it had started is started again
 harmlessly, and a member the retry writes into it that the earlier start did not list (it was
 still firing when that attempt died) is given an execution of its own. A follow-on whose start
 is refused (a quota, throttling) parks its members again, due now, for the pump; one never
@@ -36,7 +38,7 @@ from datetime import datetime, timedelta
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
-from tickwork.domain.batch import BatchOrder, Member, follow_on_name
+from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second, window_of
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.execution import same_execution
 from tickwork.usecases.launch import launch, park_again, plan
@@ -69,7 +71,8 @@ _POLL_SECONDS = 0.2  # the longest the starter sleeps between looks at its follo
 
 @dataclass
 class _FollowOn:
-    second: datetime
+    window: datetime  # the batch window its members' fires are due in
+    second: datetime  # its earliest foreseen fire's second: its deadline counts from it
     name: str
     arn: str
     expected: set[str]  # action ids foreseen to join
@@ -103,35 +106,40 @@ class FollowOns:
         retried task had written into them already)."""
         deps = self._deps
         now = deps.clock.now()
-        foreseen: dict[datetime, list[str]] = {}
+        window_length = deps.settings.batch_window
+        foreseen: dict[datetime, list[tuple[str, datetime]]] = {}
         joined: dict[datetime, list[Member]] = {}
         for fire, action in fires:
             if action is None:
                 continue
             if action.fire_key == fire.key:
-                second = self._next_second(fire, action)
-                if second is not None:
-                    foreseen.setdefault(second, []).append(fire.action_id)
+                following = self._next_fire(fire, action)
+                if following is not None:
+                    window = window_of(following, window_length)
+                    foreseen.setdefault(window, []).append((fire.action_id, following))
             elif self._written_before(fire, action):
                 assert action.execution_time is not None
-                second = action.execution_time.replace(microsecond=0)
-                joined.setdefault(second, []).append(
+                window = window_of(action.execution_time, window_length)
+                joined.setdefault(window, []).append(
                     Member(action.id, action.generation, action.occurrence, action.execution_time)
                 )
-        for second in sorted(set(foreseen) | set(joined)):
-            ids, before = foreseen.get(second, []), joined.get(second, [])
-            if len(ids) + len(before) < deps.settings.batch_min_fires and not before:
+        for window in sorted(set(foreseen) | set(joined)):
+            coming, before = foreseen.get(window, []), joined.get(window, [])
+            if len(coming) + len(before) < deps.settings.batch_min_fires and not before:
                 continue
-            name = follow_on_name(self._parent, second, key=names_key(deps))
+            ids = {action_id for action_id, _ in coming}
+            first = min([at for _, at in coming] + [f.fire_at for f in before])
+            second = first.replace(microsecond=0)
+            name = follow_on_name(self._parent, window, key=names_key(deps))
             arn = deps.batches.execution_arn(name)
-            follow_on = _FollowOn(second, name, arn, set(ids), _deadline(second, now))
+            follow_on = _FollowOn(window, second, name, arn, ids, _deadline(second, now))
             follow_on.joined.update({f.action_id: f for f in before})
             follow_on.ended.update(f.action_id for f in before)
-            self._batches[second] = follow_on
+            self._batches[window] = follow_on
             self._of.update(dict.fromkeys(ids, follow_on))
 
-    def _next_second(self, fire: Member, action: Action) -> datetime | None:
-        """The second of the fire's next fire, when a follow-on can hold it."""
+    def _next_fire(self, fire: Member, action: Action) -> datetime | None:
+        """The fire's next fire time, when a follow-on can hold it."""
         deps = self._deps
         if action.status not in (Status.PENDING, Status.IN_PROGRESS):
             return None
@@ -143,16 +151,16 @@ class FollowOns:
             return None  # parked: the pump launches it
         if following - now <= FOLLOW_ON_LAST:
             return None  # too near to wait for the others: it runs alone
-        return following.replace(microsecond=0)
+        return following
 
     def _written_before(self, fire: Member, action: Action) -> bool:
         """A retried task: this member was recorded by this batch, its next fire written into
         one of this batch's follow-ons."""
         if action.execution_time is None:
             return False
-        second = action.execution_time.replace(microsecond=0)
+        window = window_of(action.execution_time, self._deps.settings.batch_window)
         follow_on = self._deps.batches.execution_arn(
-            follow_on_name(self._parent, second, key=names_key(self._deps))
+            follow_on_name(self._parent, window, key=names_key(self._deps))
         )
         return (
             action.status == Status.PENDING
@@ -172,7 +180,7 @@ class FollowOns:
         with self._lock:
             if follow_on.started or following.fire_key != expected or due is None:
                 return None
-            if due.replace(microsecond=0) != follow_on.second:
+            if window_of(due, self._deps.settings.batch_window) != follow_on.window:
                 return None
             follow_on.writing.add(fire.action_id)
             follow_on.joined[fire.action_id] = Member(
@@ -223,9 +231,8 @@ class FollowOns:
         if not members:
             return False
         try:
-            _, listed = start_batch_listing(
-                follow_on.name, BatchOrder(follow_on.second, members), self._deps
-            )
+            order = BatchOrder(wait_second(members), members)
+            _, listed = start_batch_listing(follow_on.name, order, self._deps)
         except LaunchRefused as refused:
             log.warning("follow-on batch refused, its members parked again: %s", refused)
             now = self._deps.clock.now()

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
+from tickwork.domain.batch import window_of
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireOrder, Trigger
@@ -64,9 +65,10 @@ def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
     it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
     due = action.execution_time
     if due is not None and due - now > deps.settings.launch_ahead:
-        # From the start of its second: the fires due in one second come due for launch
+        # From the start of its batch window: the fires due in one window come due for launch
         # together, so one pump run finds them all (and batches them).
-        return action.parked(due.replace(microsecond=0) - deps.settings.launch_ahead)
+        window = window_of(due, deps.settings.batch_window)
+        return action.parked(window - deps.settings.launch_ahead)
     return action.planned(planned_execution(action, deps)[1])
 
 
