@@ -3,6 +3,7 @@ restart lost starts, record lost ticks and failures, release dead claims."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -12,13 +13,21 @@ from tickwork.entry import Entry
 from tickwork.usecases.reconcile import reconcile
 
 entry = Entry()
+_MARGIN = timedelta(seconds=30)
 
 
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    repaired = reconcile(bootstrap.from_environment())
+    deps = bootstrap.from_environment()
+    # Stop looking with a margin before the timeout: the next run looks again.
+    left = timedelta(milliseconds=context.get_remaining_time_in_millis()) - _MARGIN
+    repaired = reconcile(deps, deadline=deps.clock.now() + max(left, timedelta(0)))
+    unfinished = repaired.pop("unfinished", [])
     entry.count("reconciler_repairs", sum(len(ids) for ids in repaired.values()))
     for kind, ids in repaired.items():
         entry.count(f"reconciler_{kind}", len(ids))
+    entry.count("reconciler_unfinished", len(unfinished))
+    if unfinished:
+        repaired["unfinished"] = unfinished
     entry.logger.info("reconciled", extra=repaired)
     return repaired

@@ -612,6 +612,27 @@ def test_a_running_batch_is_left_alone_by_the_reconciler(deps) -> None:
     assert isinstance(deps.batches.describe(_only_batch(deps)[0]), ExecutionState)
 
 
+def test_the_reconciler_describes_a_running_batch_once_a_run_not_once_a_member(
+    deps, monkeypatch
+) -> None:
+    _due_together(deps, 40)
+    _pump_at_launch(deps)
+    deps.clock.current = SECOND - timedelta(minutes=5)
+    described: list[str] = []
+    describe = type(deps.batches).describe
+
+    def counted(self, name):  # type: ignore[no-untyped-def]
+        described.append(name)
+        return describe(self, name)
+
+    monkeypatch.setattr(type(deps.batches), "describe", counted)
+
+    assert reconcile(deps)["restarted"] == []
+    assert described == [_only_batch(deps)[0]]  # 40 members, one call
+    reconcile(deps)  # a new run asks again: the batch may have ended since
+    assert len(described) == 2
+
+
 def test_a_retried_task_puts_a_recorded_failure_out_again_and_records_it_once(deps) -> None:
     _due_together(deps, 4)
     _start(deps, "broken", SECOND, template="BROKEN")

@@ -248,3 +248,32 @@ def test_a_claim_still_running_is_left_alone_however_long(deps) -> None:
 
     assert reconcile(deps) == NOTHING
     assert deps.records.get("slow").status == Status.IN_PROGRESS
+
+
+def test_a_run_out_of_time_stops_looking_names_what_it_left_and_the_next_run_repairs_it(
+    deps, monkeypatch
+) -> None:
+    # GIVEN five fires whose starts were lost, and a describe that takes a second each
+    for n in range(5):
+        _start(deps, f"lost{n}", f"{n + 1}m")
+        deps.executions.started.pop(execution_name(f"lost{n}", 1, 1, key=None))
+    describe = type(deps.executions).describe
+
+    def slow(self, name):  # type: ignore[no-untyped-def]
+        deps.clock.advance(seconds=1)
+        return describe(self, name)
+
+    monkeypatch.setattr(type(deps.executions), "describe", slow)
+
+    # WHEN a run may look for 4 seconds
+    first = reconcile(deps, deadline=NOW + timedelta(seconds=4))
+
+    # THEN it repairs what it reached, nearest first, and names every part it did not finish
+    reached = first["restarted"]
+    assert 1 <= len(reached) < 5 and reached == [f"lost{n}" for n in range(len(reached))]
+    assert first["unfinished"] == ["pending", "claims", "manual", "tabs"]
+    # AND the next run, with time, repairs the rest, once each
+    second = reconcile(deps)
+    assert second == {**NOTHING, "restarted": [f"lost{n}" for n in range(len(reached), 5)]}
+    started = deps.executions.started
+    assert all(execution_name(f"lost{n}", 1, 1, key=None) in started for n in range(5))

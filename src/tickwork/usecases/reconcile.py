@@ -39,6 +39,7 @@ After an outage that lost every execution (a restarted local stack), ``horizon=N
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -61,7 +62,7 @@ from tickwork.domain.fire_ending import (
     tick_left,
 )
 from tickwork.domain.steering import ManualFire
-from tickwork.ports import ExecutionState
+from tickwork.ports import ExecutionStarter, ExecutionState
 from tickwork.usecases.answers import Done
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.usecases.orders import kind_of
@@ -86,16 +87,36 @@ def reconcile(
     horizon: timedelta | None = timedelta(minutes=10),
     stuck_after: timedelta = timedelta(minutes=15),
     limit: int = 10_000,
+    deadline: datetime | None = None,
 ) -> dict[str, Any]:
     """One pass over what may need repair. A repair that fails (an execution name taken, a
     throttled call) is logged and the pass goes on with the others; ``RepairsIncomplete`` then
-    names them, after the repairs that were made are announced."""
+    names them, after the repairs that were made are announced. With ``deadline`` (the run's
+    timeout less a margin) the pass stops looking once it passes: what it did not reach is
+    named under ``unfinished`` (its parts: pending, overdue, claims, manual, tabs) and the next
+    run looks again, nearest fires first."""
     now = deps.clock.now()
+    unfinished: list[str] = []
+
+    def in_time(part: str) -> bool:
+        if deadline is None or deps.clock.now() < deadline:
+            return True
+        if part not in unfinished:
+            unfinished.append(part)
+        return False
+
+    # A running execution is described once a run: a batch's members, and a claim beside its
+    # fire's own check, do not describe it again.
+    deps = replace(
+        deps, executions=_RunningOnce(deps.executions), batches=_RunningOnce(deps.batches)
+    )
     repairs = Reconciled()
     unrepaired: list[str] = []
     until = None if horizon is None else now + horizon
     overdue: list[str] = []  # parked fires the pump missed
     for action in deps.queries.in_fire_order(Status.PENDING, limit, until):
+        if not in_time("pending"):
+            break
         if action.is_parked:
             if _missed_by_the_pump(action, now, deps):
                 overdue.append(action.id)
@@ -103,31 +124,67 @@ def reconcile(
         with _alone(action.id, unrepaired):
             if _restart_if_lost(action, now, deps):
                 repairs.restarted.append(action.id)
-    if overdue:  # each batch and lone fire on its own; the failures named, as every repair's
+    if overdue and in_time("overdue"):  # each batch and lone fire on its own, failures named
         with _alone("parked fires the pump missed", unrepaired):
             run = launch_due(overdue, now, deps)
             repairs.restarted.extend(run.launched)
             unrepaired.extend(run.failed)
-    for action in deps.queries.in_fire_order(Status.IN_PROGRESS, limit):
+    claims = deps.queries.in_fire_order(Status.IN_PROGRESS, limit) if in_time("claims") else []
+    for action in claims:
+        if not in_time("claims"):
+            break
         claimed_for = now - action.updated_at
         with _alone(action.id, unrepaired):
             if claimed_for >= stuck_after:
                 _resolve_claim(action, now, deps, repairs)
             elif claimed_for >= _UNDELIVERED_AFTER:
                 _resolve_claim(action, now, deps, repairs, only_undelivered=True)
-    for action in deps.queries.with_manual_fires(limit):
+    manual = deps.queries.with_manual_fires(limit) if in_time("manual") else []
+    for action in manual:
+        if not in_time("manual"):
+            break
         for fire in action.manual.in_flight:
             if now - fire.requested_at >= stuck_after:
                 with _alone(action.id, unrepaired):
                     _resolve_manual(action, fire, now, deps, repairs)
-    for tab in deps.tabs.open_tabs(now, limit):  # a batch running now keeps its tab open
+    tabs = deps.tabs.open_tabs(now, limit) if in_time("tabs") else []
+    for tab in tabs:  # a batch running now keeps its tab open
+        if not in_time("tabs"):
+            break
         with _alone(tab, unrepaired):
             _settle_if_ended(tab, deps, repairs)
     if repairs.total:
         deps.publisher.publish(repairs)
+    if unfinished:
+        log.warning("reconciler run out of time", extra={"unfinished": unfinished})
     if unrepaired:
         raise RepairsIncomplete(unrepaired, repairs.to_wire())
-    return repairs.to_wire()
+    return {**repairs.to_wire(), **({"unfinished": unfinished} if unfinished else {})}
+
+
+class _RunningOnce:
+    """An execution starter whose ``describe`` remembers, for one run, the executions found
+    running (one that ends meanwhile is seen by the next run); anything else is asked again."""
+
+    def __init__(self, starter: ExecutionStarter) -> None:
+        self._starter = starter
+        self._running: dict[str, ExecutionState] = {}
+        self._lock = threading.Lock()
+        self.described = 0  # calls made
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._starter, name)
+
+    def describe(self, name: str) -> ExecutionState | None:
+        with self._lock:
+            if name in self._running:
+                return self._running[name]
+            self.described += 1
+        state = self._starter.describe(name)
+        if state is not None and state.running:
+            with self._lock:
+                self._running[name] = state
+        return state
 
 
 @contextmanager
