@@ -3,14 +3,15 @@
 For each scenario the actions go through their whole life (Start, waits, fires, ticks; or a
 cancel) while a Recorder counts what AWS would bill: state transitions (from the executions'
 histories: each state entered, and each retry of a task), Lambda invocations and GB-seconds
-(the handler's wall time here times the function's MemorySize), DynamoDB request units (the
-calls made, sized by the stored record), and EventBridge events (PutEvents entries). Dollars
-come from prices.py. Wall times are this machine's, with the AWS calls served in process.
+(the handler's wall time here times the function's MemorySize, at the arm64 rate), DynamoDB
+request units as benchkit/cost_rates.py counts them (each write on its items before and after,
+with its index writes; each read on what it returned), EventBridge events (PutEvents entries)
+and the logs each invocation wrote. Dollars come from prices.py. Wall times are this
+machine's, with the AWS calls served in process.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections import Counter
@@ -21,7 +22,10 @@ from typing import Any
 from moto import mock_aws
 
 from benchkit import prices
+from benchkit.billing import ingested_log_bytes
+from benchkit.indexes import table_indexes
 from benchkit.recorder import Invocation, Recorder
+from benchkit.units import call_units, item_size
 from tickwork.domain.events import DetailType
 from tickwork_local.receiver import Receiver
 from tickwork_local.server import EMULATOR_CONFIG
@@ -36,8 +40,6 @@ PARAMETERS = {
     "LogLevel": "WARNING",
 }
 PUBLISHER = "publisher"  # the user's own Start and Stop events: on their bill too
-_READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
-_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 
 
 @dataclass
@@ -52,6 +54,8 @@ class Usage:
     write_units: float = 0.0
     events: int = 0
     calls: Counter[str] = field(default_factory=Counter)
+    index_write_units: float = 0.0
+    log_bytes: float = 0.0
 
     @property
     def per(self) -> int:
@@ -71,6 +75,8 @@ class Usage:
             read_units=self.read_units,
             write_units=self.write_units,
             events=self.events,
+            index_write_units=self.index_write_units,
+            log_bytes=self.log_bytes,
         )
 
 
@@ -194,17 +200,19 @@ def _usage(scenario: Scenario, local: LocalStack, recorder: Recorder, before: se
         # Lambda bills each invocation's duration rounded up to the millisecond.
         billed = math.ceil(invocation.wall_seconds * 1000) / 1000
         usage.gb_seconds += billed * invocation.memory_mb / 1024
-    record_kb = _record_size(local) / 1024
     actions_table = local.outputs["ActionsTableName"]
+    table_keys, indexes = table_indexes()
+    for invocation in recorder.invocations:
+        usage.log_bytes += ingested_log_bytes(invocation)
     for call in recorder.calls:
         usage.calls[f"{call.caller}: {call.service}.{call.operation}"] += 1
         if call.service == "dynamodb":
-            on_record = call.params.get("TableName") == actions_table or "Table" not in call.params
-            size_kb = record_kb if on_record else 0.1
-            if call.operation in _READS:
-                usage.read_units += max(1, math.ceil(size_kb / 4))
-            elif call.operation in _WRITES:
-                usage.write_units += max(1, math.ceil(size_kb))
+            reads, writes, by_index = call_units(
+                call, actions_table, indexes, item_size, table_keys
+            )
+            usage.read_units += reads
+            usage.write_units += writes
+            usage.index_write_units += sum(by_index.values())
         elif call.service == "events" and call.operation == "PutEvents":
             usage.events += len(call.params.get("Entries", []))
     return usage
@@ -216,14 +224,6 @@ def _billed_transitions(history: list[dict[str, Any]]) -> int:
     scheduled = sum(1 for e in history if e["type"] in ("TaskScheduled", "LambdaFunctionScheduled"))
     task_states = sum(1 for e in history if e["type"] == "TaskStateEntered")
     return entered + max(0, scheduled - task_states)
-
-
-def _record_size(local: LocalStack) -> int:
-    """The size of a stored action record, as DynamoDB sizes items (names plus values)."""
-    ddb = local.client("dynamodb")
-    items = ddb.scan(TableName=local.outputs["ActionsTableName"], Limit=20)["Items"]
-    sizes = [sum(len(k) + len(json.dumps(v)) for k, v in item.items()) for item in items]
-    return max(sizes) if sizes else 1024
 
 
 def polling_design_per_million(fires_per_month: int = prices.MILLION) -> dict[str, float]:

@@ -98,9 +98,10 @@ def _costs(usages: list[Usage]) -> list[str]:
         "prices in bench/benchkit/prices.py. Per fire, creation included (per action for a "
         "cancelled one).",
         "",
-        "| scenario | transitions | Lambda invocations | GB-s | DynamoDB RRU | WRU | events "
-        "| $ Step Functions | $ Lambda | $ DynamoDB | $ EventBridge | **$ per million** |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| scenario | transitions | Lambda invocations | GB-s | DynamoDB RRU | WRU | index WRU "
+        "| events | $ Step Functions | $ Lambda | $ DynamoDB | $ EventBridge | $ CloudWatch Logs "
+        "| $ X-Ray | **$ per million** |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for usage in usages:
         dollars = usage.dollars()
@@ -111,7 +112,8 @@ def _costs(usages: list[Usage]) -> list[str]:
         lines.append(
             f"| {usage.scenario} | {usage.each(usage.transitions):.2f} | {invocations} | "
             f"{usage.each(usage.gb_seconds):.3f} | {usage.each(usage.read_units):.1f} | "
-            f"{usage.each(usage.write_units):.1f} | {usage.each(usage.events):.1f} | "
+            f"{usage.each(usage.write_units):.1f} | {usage.each(usage.index_write_units):.1f} | "
+            f"{usage.each(usage.events):.1f} | "
             + " | ".join(f"{value:.2f}" for value in dollars.values())
             + f" | **{sum(dollars.values()):.2f}** |"
         )

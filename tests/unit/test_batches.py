@@ -612,25 +612,37 @@ def test_a_running_batch_is_left_alone_by_the_reconciler(deps) -> None:
     assert isinstance(deps.batches.describe(_only_batch(deps)[0]), ExecutionState)
 
 
-def test_the_reconciler_describes_a_running_batch_once_a_run_not_once_a_member(
-    deps, monkeypatch
+@pytest.mark.parametrize("listing", ["lists", "too many to list", "listing lags"])
+def test_the_reconciler_asks_about_a_running_batch_once_a_run_not_once_a_member(
+    deps, monkeypatch, listing: str
 ) -> None:
     _due_together(deps, 40)
     _pump_at_launch(deps)
     deps.clock.current = SECOND - timedelta(minutes=5)
+    batch = _only_batch(deps)[0]
     described: list[str] = []
-    describe = type(deps.batches).describe
+    executions = type(deps.batches)
+    describe, running_names = executions.describe, executions.running_names
 
     def counted(self, name):  # type: ignore[no-untyped-def]
         described.append(name)
         return describe(self, name)
 
-    monkeypatch.setattr(type(deps.batches), "describe", counted)
+    def listed(self, most):  # type: ignore[no-untyped-def]
+        names = running_names(self, most)
+        if listing == "too many to list":
+            return None
+        return set() if listing == "listing lags" else names
 
-    assert reconcile(deps)["restarted"] == []
-    assert described == [_only_batch(deps)[0]]  # 40 members, one call
+    monkeypatch.setattr(executions, "describe", counted)
+    monkeypatch.setattr(executions, "running_names", listed)
+
+    assert reconcile(deps)["restarted"] == []  # 40 members of a running batch: none alone
+    asked = deps.batches.listed + len(described)
+    assert asked <= 2 and described in ([], [batch])
     reconcile(deps)  # a new run asks again: the batch may have ended since
-    assert len(described) == 2
+    assert deps.batches.listed + len(described) == 2 * asked
+    assert deps.executions.started == {}
 
 
 def test_a_retried_task_puts_a_recorded_failure_out_again_and_records_it_once(deps) -> None:

@@ -19,6 +19,7 @@ __all__ = ["StepFunctionsExecutions"]
 
 # The open-execution quota, and throttling that outlived botocore's own retries.
 _REFUSALS = {"ExecutionLimitExceeded", "ThrottlingException", "TooManyRequestsException"}
+_LIST_PAGE = 1000  # ListExecutions' largest page
 
 
 class StepFunctionsExecutions:
@@ -84,6 +85,19 @@ class StepFunctionsExecutions:
             error=found.get("error"),
             cause=found.get("cause"),
         )
+
+    def running_names(self, most: int) -> set[str] | None:
+        names: set[str] = set()
+        pages = self._client.get_paginator("list_executions").paginate(
+            stateMachineArn=self._arn,
+            statusFilter="RUNNING",
+            PaginationConfig={"PageSize": _LIST_PAGE},
+        )
+        for page in pages:
+            names.update(execution["name"] for execution in page["executions"])
+            if len(names) > most:
+                return None
+        return names
 
     def stop(self, execution_arn: str, cause: str) -> None:
         try:

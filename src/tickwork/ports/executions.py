@@ -58,3 +58,8 @@ class ExecutionStarter(Protocol):
 
     def describe(self, name: str) -> ExecutionState | None:
         """The execution's state, or None if no execution of this name was started."""
+
+    def running_names(self, most: int) -> set[str] | None:
+        """The names of this machine's running executions, listed in pages (one call for up
+        to 1,000 of them): None when there are more than ``most``. A listing lags a start, so
+        a name not in it may still be running: ask ``describe``."""

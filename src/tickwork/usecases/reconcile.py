@@ -80,6 +80,9 @@ _MAX_REPAIRS = 50  # repair executions per fire; each one needs a name of its ow
 _UNDELIVERED_AFTER = timedelta(seconds=30)
 # A batch named this lately, for a fire not yet due, is still being started (``_batch_starting``).
 _BATCH_START_GRACE = timedelta(seconds=30)
+# A run lists at most this many running executions of a machine (100 calls); past it, it
+# describes the executions it needs to know about, one call each.
+_MOST_LISTED = 100_000
 
 
 def reconcile(
@@ -163,28 +166,38 @@ def reconcile(
 
 
 class _RunningOnce:
-    """An execution starter whose ``describe`` remembers, for one run, the executions found
-    running (one that ends meanwhile is seen by the next run); anything else is asked again."""
+    """An execution starter whose ``describe`` knows, for one run, the executions running: from
+    one listing of the machine's running executions (a call per 1,000), made at the first
+    question, and from each answer found running (one that ends meanwhile is seen by the next
+    run). A name the listing lacks (it lags a start) is described, as anything not running is."""
 
     def __init__(self, starter: ExecutionStarter) -> None:
         self._starter = starter
-        self._running: dict[str, ExecutionState] = {}
+        self._running: set[str] | None = None
         self._lock = threading.Lock()
-        self.described = 0  # calls made
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._starter, name)
 
     def describe(self, name: str) -> ExecutionState | None:
         with self._lock:
+            if self._running is None:
+                self._running = self._listed()
             if name in self._running:
-                return self._running[name]
-            self.described += 1
+                return ExecutionState("RUNNING")
         state = self._starter.describe(name)
         if state is not None and state.running:
             with self._lock:
-                self._running[name] = state
+                self._running.add(name)
         return state
+
+    def _listed(self) -> set[str]:
+        try:
+            listed = self._starter.running_names(_MOST_LISTED)
+        except Exception:  # throttled, say: each execution is described instead
+            log.warning("listing running executions failed", exc_info=True)
+            return set()
+        return set() if listed is None else listed
 
 
 @contextmanager

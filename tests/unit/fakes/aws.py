@@ -20,6 +20,7 @@ class FakeExecutions:
         self.started: dict[str, Any] = {}  # name -> its input (a FireOrder or a BatchOrder)
         self.stopped: list[str] = []
         self.ended: dict[str, ExecutionState] = {}  # name → how it ended; else RUNNING
+        self.listed = 0  # running_names calls
 
     def execution_arn(self, name: str) -> str:
         return f"arn:aws:states:us-east-1:123456789012:execution:{self.machine}:{name}"
@@ -50,6 +51,11 @@ class FakeExecutions:
         if name not in self.started:
             return None
         return self.ended.get(name, ExecutionState("RUNNING"))
+
+    def running_names(self, most: int) -> set[str] | None:
+        self.listed += 1
+        names = {name for name in self.started if name not in self.ended}
+        return names if len(names) <= most else None
 
 
 class FakePublisher:
