@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -58,6 +59,7 @@ PARAMETERS = {  # the logs at the template's default level: they are billed as t
 # In-process Starts run ~15-30 a second beside the rest: room to spare, and checked (a fire
 # created within the horizon is launched alone at once: not the path measured).
 _CREATE_SECONDS_PER_ACTION = 0.15
+_DEFAULT_WINDOW = int(Settings.batch_window.total_seconds())
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,10 @@ RATE_SCENARIOS = (
     RateScenario("1 a second", 1, 20),
     RateScenario("10 a second", 10, 3),
     RateScenario("100 a second", 100, 3),
-    RateScenario("100 a second, period within the horizon", 100, 3, interval=INTERVAL_SECONDS),
+    # Chained batches (a period within the horizon) at 10 a second: at 100 a second the one
+    # emulator process, with every write read back around it for the bill, runs its batch
+    # tasks past their 90 s timeout, so the run measures the emulator, not the stack.
+    RateScenario("10 a second, period within the horizon", 10, 3, interval=INTERVAL_SECONDS),
 )
 
 
@@ -199,15 +204,22 @@ def _run(
     """One run: ``fires_each`` 0 makes one-offs, else recurring actions of that many fires."""
     recorder = Recorder()
     actions = scenario.per_second * scenario.seconds
+    given = {**PARAMETERS, **(parameters or {})}
     with mock_aws(config=EMULATOR_CONFIG):
-        stack = LocalStack.from_repo(parameters={**PARAMETERS, **(parameters or {})})
+        stack = LocalStack.from_repo(parameters=given)
         names = {spec.name: spec.logical_id for spec in stack.functions}
         memory = {spec.name: spec.memory_mb for spec in stack.functions}
         with stack.running() as local, recorder.installed(names, memory):
-            # Metrics as deployed: their lines are logs CloudWatch ingests.
+            # Metrics as deployed: their lines are logs CloudWatch ingests (a function with
+            # none to publish warns on stderr, which is not what it logs: hushed).
             os.environ["POWERTOOLS_METRICS_DISABLED"] = "false"
+            warnings.filterwarnings("ignore", message="No application metrics to publish")
             lead = HORIZON_SECONDS + 5 + actions * _CREATE_SECONDS_PER_ACTION
-            first = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=math.ceil(lead))
+            # From the start of a batch window: a steady rate fills every window, and a short
+            # run must not measure the half-empty windows at its own start and end.
+            window = int(given.get("BatchWindowSeconds", _DEFAULT_WINDOW))
+            soon = math.ceil(datetime.now(UTC).timestamp() + lead)
+            first = datetime.fromtimestamp(soon + (-soon) % window, UTC)
             ids = []
             with recorder.calling_as(PUBLISHER):
                 for second in range(scenario.seconds):
