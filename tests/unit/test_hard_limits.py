@@ -63,6 +63,9 @@ def test_a_start_past_a_limit_is_refused_and_writes_nothing(detail, field, words
         ("BATCH_MIN_FIRES", "1", "give 2 <= BatchMinFires <= BatchMaxFires <= 500"),
         ("BATCH_MAX_FIRES", "501", "give 2 <= BatchMinFires <= BatchMaxFires <= 500"),
         ("LIFECYCLE_EVENTS", "some", "LIFECYCLE_EVENTS='some': give one of all, essential"),
+        ("BATCH_WINDOW_SECONDS", "21", "BATCH_WINDOW_SECONDS=21: give whole seconds, 1-20"),
+        ("BATCH_WINDOW_SECONDS", "2.5", "BATCH_WINDOW_SECONDS=2.5: give whole seconds, 1-20"),
+        ("BATCH_WINDOW_SECONDS", "0", "BATCH_WINDOW_SECONDS=0: give whole seconds, 1-20"),
     ],
 )
 def test_the_bounds_of_a_record_and_a_batch_are_checked_when_settings_load(
