@@ -22,12 +22,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     # Stop looking with a margin before the timeout: the next run looks again.
     left = timedelta(milliseconds=context.get_remaining_time_in_millis()) - _MARGIN
     repaired = reconcile(deps, deadline=deps.clock.now() + max(left, timedelta(0)))
-    unfinished = repaired.pop("unfinished", [])
-    entry.count("reconciler_repairs", sum(len(ids) for ids in repaired.values()))
-    for kind, ids in repaired.items():
+    repairs = {kind: ids for kind, ids in repaired.items() if kind != "unfinished"}
+    entry.count("reconciler_repairs", sum(len(ids) for ids in repairs.values()))
+    for kind, ids in repairs.items():
         entry.count(f"reconciler_{kind}", len(ids))
-    entry.count("reconciler_unfinished", len(unfinished))
-    if unfinished:
-        repaired["unfinished"] = unfinished
+    entry.count("reconciler_unfinished", len(repaired.get("unfinished", [])))
     entry.logger.info("reconciled", extra=repaired)
     return repaired

@@ -38,35 +38,31 @@ def group(due: Iterable[Action], deps: Dependencies) -> tuple[list[Planned], lis
     settings = deps.settings
     if settings.batch_state_machine_arn is None:
         return [], list(due)
-    by_window: dict[datetime, list[Action]] = {}
+    by_window: dict[datetime, list[tuple[datetime, Action]]] = {}
     alone: list[Action] = []
     for action in due:
         if action.execution_time is None:
             alone.append(action)
         else:
-            window = window_of(action.execution_time, settings.batch_window)
-            by_window.setdefault(window, []).append(action)
+            at = action.execution_time
+            by_window.setdefault(window_of(at, settings.batch_window), []).append((at, action))
     batches: list[Planned] = []
-    for window, actions in sorted(by_window.items()):
-        if len(actions) < settings.batch_min_fires:
-            alone += actions
+    for _, timed in sorted(by_window.items()):
+        if len(timed) < settings.batch_min_fires:
+            alone += [action for _, action in timed]
             continue
-        actions.sort(key=lambda a: (a.execution_time or window, a.id))
-        for start in range(0, len(actions), settings.batch_max_fires):
-            members = actions[start : start + settings.batch_max_fires]
+        timed.sort(key=lambda pair: (pair[0], pair[1].id))
+        for start in range(0, len(timed), settings.batch_max_fires):
+            members = timed[start : start + settings.batch_max_fires]
             if len(members) < settings.batch_min_fires:
-                alone += members
+                alone += [action for _, action in members]
                 continue
             batches.append(_planned(members, names_key(deps)))
     return batches, alone
 
 
-def _planned(actions: list[Action], key: bytes | None) -> Planned:
-    fires = tuple(
-        Member(a.id, a.generation, a.occurrence, a.execution_time)
-        for a in actions
-        if a.execution_time is not None  # each has one: grouped by it
-    )
+def _planned(timed: list[tuple[datetime, Action]], key: bytes | None) -> Planned:
+    fires = tuple(Member(a.id, a.generation, a.occurrence, at) for at, a in timed)
     at = wait_second(fires)
     order = BatchOrder(at, fires)
-    return Planned(batch_name(at, fires, key=key), order, tuple(actions))
+    return Planned(batch_name(at, fires, key=key), order, tuple(a for _, a in timed))
