@@ -4,9 +4,9 @@ is throttled or the service is down: PutEvents answers with the entry failed (``
 ``EventBridge.FailedEntry`` and retries, and tickwork's own publisher raises.
 
 ``BusRefusals(choose, times)`` refuses each event that ``choose`` names a key for, the first
-``times`` times that key is put: with ``times`` = 6, every attempt of the Emit tick (or Report
-failure) task is refused — the first and its 5 retries — and the event gets through when the
-reconciler puts it again. Installed on moto's EventBridge backend, so it sees every PutEvents,
+``times`` times that key is put: with ``times`` = 6, a tick's put by the Fulfill task and its
+first 5 retries (the next retry gets it through), or every attempt of the Report failure task
+(the first and its 5 retries: the reconciler puts the report there). Installed on moto's EventBridge backend, so it sees every PutEvents,
 from the state machine, the functions and the tests alike.
 """
 
@@ -22,7 +22,7 @@ from moto.events.models import EventsBackend
 
 __all__ = ["BusRefusals", "tick_or_report_of"]
 
-# The first attempt of an events:putEvents task of the fire state machine and its 5 retries.
+# The first put of a tick or report and its 5 retries (all of Report failure's attempts).
 PUT_ATTEMPTS = 6
 
 

@@ -27,9 +27,9 @@ stops for ``PUMP_OUTAGE_SECONDS`` (longer than the stack's horizon): every fire 
 meanwhile waits in the table, and must be launched, once, when it is back.
 
 **Bus down**: the bus refuses the Schedule Tick of the first fire of a ``busdown-`` action on
-every attempt of the Emit tick task (the first and its 5 retries), as a throttled or failing
-EventBridge would: the execution ends through "Tick undelivered", and the reconciler must put
-the tick on the bus and record the fire, without running it again.
+its first 6 puts, as a throttled or failing EventBridge would: the Fulfill task recorded the
+fire before, and its retries (``TickUndelivered``) must put the tick there, without running
+the fire again.
 
 **Report lost**: the same for the Schedule Failed report of the first fire of a ``reportlost-``
 action (which fails for good): the execution ends in FireFailed with the report, and the

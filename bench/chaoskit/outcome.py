@@ -110,7 +110,7 @@ def fault_summary(
         "batch tasks crashed part-way": len(injectors.planted("batch-crash")),
         "starts refused (ExecutionLimitExceeded)": len(injectors.planted("start-refused")),
         "pump outages": [line["where"] for line in injectors.planted("pump-down")],
-        "ticks refused by the bus (every Emit tick attempt)": len(injectors.planted("bus-down")),
+        "ticks refused by the bus (their first 6 puts)": len(injectors.planted("bus-down")),
         "failure reports refused by the bus": len(injectors.planted("report-lost")),
         "unreadable fault lines": injectors.unreadable,
         "Start duplicates": dict(injectors.starts.counts),

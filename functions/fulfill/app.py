@@ -1,14 +1,15 @@
 """Invoked by the state machines at fire time.
 
 The fire machine: ``{"input": ..., "executionName", "executionArn", "retryCount"}`` → prove the
-order, claim the fire, run its action type's fulfillment and return the tick with its proof;
+order, claim the fire, run its action type's fulfillment, record it, put its tick (with its
+proof) on the bus and return the tick;
 its Catch of a fire that failed past its retries, ``{"report": ...}`` → the failure report,
 with its proof. The batch machine: ``{"batch": ...}`` → run, record and announce every member
 of the batch (``fires``: what became of each).
 
 Errors are raised by name (ForgedOrder, ActionSuperseded, WaitContinued,
-TransientFulfillmentError, PermanentFulfillmentError): the state machine's Retry and Catch match
-them as errorType.
+TransientFulfillmentError, PermanentFulfillmentError, TickUndelivered): the state machine's Retry
+and Catch match them as errorType.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.domain.batch import BatchOrder, MemberOutcome, MemberResult
-from tickwork.domain.fire import FireAttempt
+from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.entry import Entry
 from tickwork.ports import ExecutionStarter
 from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.fire_proofs import prove_failure, with_proof
-from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.fire_proofs import prove_failure
+from tickwork.usecases.lone_fire import fire_lone
 
 entry = Entry(correlation_id_path="input.id")
 
@@ -43,12 +44,16 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         _count(members)
         return {"fires": [member.to_wire() for member in members]}
     attempt = replace(FireAttempt.from_wire(event), execution_arn=_arn(event, deps.executions))
-    tick = with_proof(fulfill_fire(attempt, deps), deps)
-    if tick.result.get("tampered"):
-        entry.count("tampered")
-    if tick.attempts > 1:
-        entry.count("retries", tick.attempts - 1)
-    return tick.to_wire()
+    fired = fire_lone(attempt, deps)
+    tick = fired.tick
+    if fired.recorded:  # what the tick function counts for the ticks it records
+        entry.count("no_action" if tick.outcome is Outcome.NO_ACTION else "fired")
+        entry.measure("fire_lateness", tick.late_ms)
+        if tick.result.get("tampered"):
+            entry.count("tampered")
+        if tick.attempts > 1:
+            entry.count("retries", tick.attempts - 1)
+    return fired.to_wire()
 
 
 def _arn(event: dict[str, Any], machine: ExecutionStarter) -> str:

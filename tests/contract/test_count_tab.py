@@ -200,7 +200,8 @@ def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
     stores: Stores,
 ) -> None:
     """The record carries ``uncounted`` (the tab, then ``"<item> <field> <n>"`` with the
-    item's prefix shortened); a record a batch wrote before tabs had an item (``countsDue``) is
+    item's prefix shortened, a change to all and to the record's group alike written once
+    with the scope ``+``); a record a batch wrote before tabs had an item (``countsDue``) is
     read as settled, as it was then: its next write drops it."""
     if not isinstance(stores.records, DynamoDBRecords):
         pytest.skip("the fake keeps no DynamoDB item")
@@ -210,8 +211,10 @@ def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
     table = boto3.resource("dynamodb").Table(stores.records._name)
     item = table.get_item(Key={"id": "t:0"})["Item"]
     [carried] = item["uncounted"].values()
-    assert any(c.startswith("c/*#") and " COMPLETED 1" in c for c in carried)
-    assert any(c.startswith("f/*#m") and " onTime 1" in c for c in carried)
+    assert any(c.startswith("c/+#") and " COMPLETED 1" in c for c in carried)
+    assert any(c.startswith("f/+#m") and " onTime 1" in c for c in carried)
+    assert not any(c.startswith(("c/*", "c/g:", "f/*", "f/g:")) for c in carried), carried
+    assert item["fmt"] == 2
     assert tab.settle() == 1
     table.update_item(
         Key={"id": "t:0"},

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from typing import Any
+
+import pytest
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
+from tickwork.usecases import lone_fire
 from tickwork.usecases.reconcile import reconcile
+from tickwork.usecases.record import record_tick
 from tickwork_local.stack import stop_execution
 
 
@@ -22,12 +27,23 @@ def _wait_execution(stack: Stack, action_id: str, status: str, timeout: float = 
         time.sleep(0.1)
 
 
-def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(stack: Stack) -> None:
-    # GIVEN the tick handler receives nothing (its events are lost to it)
+def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a fire whose task cannot write its record (the table refuses that write), so its
+    # tick goes out unmarked for the tick handler to record — which receives nothing
     stack.pause_delivery("TickFunction")
+
+    def refused(tick: Any, *args: Any, **kwargs: Any) -> Any:
+        if tick.action_id == "lost-tick":
+            raise RuntimeError("ProvisionedThroughputExceededException")
+        return record_tick(tick, *args, **kwargs)
+
+    monkeypatch.setattr(lone_fire, "record_tick", refused)
     stack.start({"id": "lost-tick", "at": in_seconds(1)})
     _wait_execution(stack, "lost-tick", "SUCCEEDED")
     assert stack.record("lost-tick").status == Status.IN_PROGRESS
+    monkeypatch.undo()
 
     # WHEN the reconciler runs
     repaired = reconcile(stack.deps, stuck_after=timedelta(0))

@@ -29,6 +29,7 @@ from tickwork.domain.errors import (
     ForgedOrder,
     OccurrenceSkipped,
     PermanentFulfillmentError,
+    TickUndelivered,
     TransientFulfillmentError,
     WaitContinued,
 )
@@ -36,9 +37,9 @@ from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, FireOrder
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.fire_proofs import prove_failure, with_proof
-from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.fire_proofs import prove_failure
 from tickwork.usecases.intake import accept_report
+from tickwork.usecases.lone_fire import fire_lone
 
 __all__ = ["MODEL_TYPE", "Call", "LambdaDied", "World"]
 
@@ -198,12 +199,13 @@ class World:
         return found
 
     def collect_bus(self) -> None:
-        """What the tick rule passes to the tick function: the fire machine's ticks and
-        reports (a batch records its own)."""
+        """What the tick rule passes to the tick function: the fire machine's ticks not
+        recorded by their task, and its reports (a batch records its own)."""
         publisher: FakePublisher = self.deps.publisher  # type: ignore[assignment]
         for detail_type, detail in publisher.events[self.bus_seen :]:
             lone = str(detail.get("executionArn", "")).startswith(FIRE_PREFIX)
-            if detail_type in (DetailType.TICK, DetailType.FAILED) and lone:
+            recorded = bool(detail.get("recorded"))
+            if detail_type in (DetailType.TICK, DetailType.FAILED) and lone and not recorded:
                 self.inbox.append((str(detail_type), detail))
         self.bus_seen = len(publisher.events)
 
@@ -223,16 +225,22 @@ class World:
             self.collect_bus()
 
     def _play_fire(self, run: Run, arn: str) -> None:
+        """Fulfill (it records the fire, then puts its tick), then the end of the execution."""
         order: FireOrder = self.fires.started[run.name]
         try:
-            tick = with_proof(
-                fulfill_fire(FireAttempt(order, arn, run.retry), self.deps), self.deps
-            )
+            fired = fire_lone(FireAttempt(order, arn, run.retry), self.deps)
         except (ActionSuperseded, WaitContinued, OccurrenceSkipped):
             self._end(run, "SUCCEEDED", output=order.to_wire())
             return
         except ForgedOrder as refused:
             self._end(run, "FAILED", error="ForgedOrder", cause=str(refused))
+            return
+        except TickUndelivered as refused:  # its own Retry, then "Tick undelivered"
+            if run.retry < RETRIES:
+                run.retry += 1
+                return
+            undelivered = {"Error": "TickUndelivered", "Cause": str(refused)}
+            self._end(run, "SUCCEEDED", output={**order.to_wire(), "undelivered": undelivered})
             return
         except (TransientFulfillmentError, ActionConflict, LambdaDied) as error:
             if run.retry < RETRIES:
@@ -243,9 +251,7 @@ class World:
         except Exception as error:  # PermanentFulfillmentError, RetriesExhausted, ...
             self._failed(run, arn, order, type(error).__name__, str(error))
             return
-        publisher = self.deps.publisher
-        publisher.publish(tick)  # Emit tick
-        self._end(run, "SUCCEEDED", output=tick.to_wire())
+        self._end(run, "SUCCEEDED", output=fired.to_wire())
 
     def _failed(self, run: Run, arn: str, order: FireOrder, error: str, cause: str) -> None:
         """The Catch: Prove failure (retried if its function dies), Report failure, FireFailed."""

@@ -62,13 +62,18 @@ def test_tick_rule_takes_only_the_fire_machines_events_as_its_arns_name_it(
     template: Template,
 ) -> None:
     """A batch records its members itself; its events are told apart by the machine their
-    execution belongs to, never by a name an action id can shape."""
+    execution belongs to, never by a name an action id can shape. A lone fire's task records
+    its fire before it puts the tick, marked ``recorded``: only the ticks of executions
+    started before (put by their Emit tick state) and failure reports are left to record."""
     pattern = _rule(template, "TickFunction")["Pattern"]
     fire_executions = (
         "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:"
         "${AWS::StackName}-fire:"
     )
-    assert pattern["detail"] == {"executionArn": [{"prefix": {"Fn::Sub": fire_executions}}]}
+    assert pattern["detail"] == {
+        "executionArn": [{"prefix": {"Fn::Sub": fire_executions}}],
+        "recorded": [{"exists": False}],
+    }
 
 
 def test_bus_policy_admits_only_put_events_from_this_account_or_listed_principals(

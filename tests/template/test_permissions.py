@@ -28,9 +28,13 @@ from samtranslator.yaml_helper import yaml_parse
 from tests.conftest import load_event
 from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
 from tests.template.scanner import sam_expanded
+from tickwork import bootstrap
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
+from tickwork.domain.fire import FireAttempt
 from tickwork.domain.times import iso, parse_iso
 from tickwork.integrity.signature import SIGNATURE_HEADER
+from tickwork.usecases.fire_proofs import with_proof
+from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork_local.receiver import Receiver
 from tickwork_local.stack import LocalStack, stop_execution
 from tickwork_local.template import ACCOUNT, Template
@@ -293,6 +297,15 @@ class Scenario:
     def fulfill(self, action_id: str, **changes: Any) -> tuple[Any, str | None]:
         return self.invoke("FulfillFunction", self.fire_input(action_id, **changes))
 
+    def fulfill_as_before(self, action_id: str) -> dict[str, Any]:
+        """The tick an execution started before ticks were recorded by their task would put
+        (from its Emit tick state): the fire run and claimed, not recorded. Made here with the
+        stack's own code and key, as that Fulfill made it."""
+        deps = bootstrap.from_environment()  # in process, the functions share one environment
+        fire = FireAttempt.from_wire(self.fire_input(action_id))
+        tick, _ = fulfill_claimed(fire, deps)
+        return with_proof(tick, deps).to_wire()
+
     def tick(self, detail_type: str, detail: dict[str, Any]) -> dict[str, Any]:
         result, error = self.invoke("TickFunction", _envelope(detail_type, detail, "tickwork"))
         assert error is None, result
@@ -363,13 +376,21 @@ def run_every_path(s: Scenario) -> None:
     time.sleep(2.2)  # missed: more than its threshold late
     assert s.fulfill("perm:missed")[1] == "OccurrenceSkipped"
 
-    # Tick: a one-off completes (Schedule Completed), a recurrence starts its next fire,
-    # a failure is recorded.
-    assert s.tick("Schedule Tick", once)["status"] == "COMPLETED"
-    assert s.tick("Schedule Tick", twice)["status"] == "PENDING"
+    # Fulfill records its fire before it puts the tick: a one-off completes (Schedule
+    # Completed), a recurrence starts its next fire; the tick function has nothing to do.
+    assert s.record("perm:once")["status"]["S"] == "COMPLETED"
+    assert s.record("perm:twice")["status"]["S"] == "PENDING"
+    assert once["recorded"] is True and twice["recorded"] is True
+    assert s.tick("Schedule Tick", once)["outcome"] == "ignored"
+    # The tick of an execution started before (put by its Emit tick state, not recorded):
+    # the tick function records it, and starts the next fire.
+    s.start({"id": "perm:old", "rate": "rate(4 minutes)", "startTime": soon(1)})
+    time.sleep(1.2)
+    old = s.fulfill_as_before("perm:old")
+    assert s.tick("Schedule Tick", old)["status"] == "PENDING"
     # The same tick again, its next fire's execution stopped meanwhile: found its own.
-    assert stop_execution(s.sfn, s.record("perm:twice")["executionArn"]["S"], "by hand")
-    assert s.tick("Schedule Tick", twice)["outcome"] == "ignored"
+    assert stop_execution(s.sfn, s.record("perm:old")["executionArn"]["S"], "by hand")
+    assert s.tick("Schedule Tick", old)["outcome"] == "ignored"
     s.start({"id": "perm:fails", "duration": "200s"})
     fire = s.fire_input("perm:fails")
     # As the state machine's Catch does: the fulfill step makes the report, with its proof.
@@ -384,17 +405,19 @@ def run_every_path(s: Scenario) -> None:
     )
     assert error is None and report["proof"], report
     assert s.tick("Schedule Failed", report)["status"] == "FAILED"
-    # A run now's tick is recorded beside the schedule; an update asked for inside the lock
-    # applies once the fire it waited for is recorded (a new, sealed generation).
+    # A run now's fire is recorded beside the schedule (by its Fulfill); an update asked for
+    # inside the lock applies once the fire it waited for is recorded (a new, sealed
+    # generation).
     manual, error = s.invoke("FulfillFunction", s.manual_input("perm:steered"))
     assert error is None and manual["trigger"] == "RUN_NOW", manual
-    assert s.tick("Schedule Tick", manual)["outcome"] == "recorded"
+    assert manual["recorded"] is True
+    assert s.tick("Schedule Tick", manual)["outcome"] == "ignored"  # recorded already
     s.start({"id": "perm:deferred", "at": soon(1), "frequency": "DAILY"})
     time.sleep(1.2)
     assert s.start({"id": "perm:deferred", "rate": "rate(2 days)"})["outcome"] == "deferred"
     deferred, error = s.fulfill("perm:deferred")
-    assert error is None, deferred
-    assert s.tick("Schedule Tick", deferred)["status"] == "PENDING"
+    assert error is None and deferred["recorded"] is True, deferred
+    assert s.record("perm:deferred")["status"]["S"] == "PENDING"
 
     # Reconciler: an action due soon whose execution was stopped by hand is restarted.
     s.start({"id": "perm:lost", "duration": "200s"})

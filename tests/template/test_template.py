@@ -63,14 +63,15 @@ def test_definition_has_no_account_region_or_arn_literal(logical_id: str) -> Non
     assert "arn:aws" not in text, "partition literal: use ${Partition}"
 
 
-def test_happy_path_is_three_states() -> None:
+def test_a_lone_fires_happy_path_is_two_states() -> None:
+    """Wait, then Fulfill: the task records the fire and puts its tick itself."""
     machine = json.loads(TEMPLATE.state_machine_definition("FireStateMachine"))
     states, path, name = machine["States"], [], machine["StartAt"]
     while name:
         path.append(name)
         state = states[name]
         name = None if state.get("End") else state.get("Next")
-    assert path == ["Wait for fire time", "Fulfill", "Emit tick"]
+    assert path == ["Wait for fire time", "Fulfill"]
 
 
 def test_a_batch_is_two_states_for_all_its_fires() -> None:

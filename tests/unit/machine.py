@@ -1,7 +1,10 @@
 """The state machine's steps, played on the fakes: what one execution does with its fire.
 
-``run`` is Fulfill then Emit tick (then the tick function records it); an execution that ends
-quietly (superseded, a leg, a skip) returns None. ``fail`` is the Catch path: the failure
+``run`` is the Fulfill task: the fire run, recorded, its tick put on the bus; an execution that
+ends quietly (superseded, a leg, a skip) returns None. ``fulfill_fire`` is the fire run and
+claimed but not recorded: a task that died right after its target answered, or an execution
+started before ticks were recorded by their task (its Emit tick put the tick, and the tick
+function recorded it). ``fail`` is the Catch path: the failure
 report the machine emits when the fulfillment failed past its retries.
 """
 
@@ -12,11 +15,13 @@ from tickwork.domain.errors import ActionSuperseded, OccurrenceSkipped, WaitCont
 from tickwork.domain.fire import FireAttempt, FireFailure, Tick
 from tickwork.domain.naming import execution_name
 from tickwork.usecases.answers import RecordAnswer
-from tickwork.usecases.fulfill import fulfill_fire
+from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork.usecases.launch import manual_execution, names_key_of, planned_execution
-from tickwork.usecases.record import record_failure, record_tick
+from tickwork.usecases.lone_fire import fire_lone
+from tickwork.usecases.orders import check_lone
+from tickwork.usecases.record import record_failure
 
-__all__ = ["current", "fail", "fire_name", "manual", "run"]
+__all__ = ["current", "fail", "fire_name", "fulfill_fire", "manual", "run"]
 
 
 def fire_name(
@@ -55,11 +60,15 @@ def run(deps: Dependencies, name: str, retry_count: int = 0) -> Tick | None:
     order = deps.executions.started[name]  # type: ignore[attr-defined]
     arn = deps.executions.execution_arn(name)
     try:
-        tick = fulfill_fire(FireAttempt(order, arn, retry_count), deps)
+        return fire_lone(FireAttempt(order, arn, retry_count), deps).tick
     except (ActionSuperseded, WaitContinued, OccurrenceSkipped):
         return None
-    record_tick(tick, deps)
-    return tick
+
+
+def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
+    """The order proved and the fire run (claimed by its execution), not recorded."""
+    check_lone(fire.order, fire.execution_arn, deps)
+    return fulfill_claimed(fire, deps)[0]
 
 
 def fail(deps: Dependencies, name: str, error: str = "PermanentFulfillmentError") -> RecordAnswer:

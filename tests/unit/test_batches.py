@@ -15,6 +15,7 @@ from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tests.unit.fakes.aws import FakePublisher
 from tests.unit.fakes.stores import FakeTabbedRecords
+from tests.unit.machine import fulfill_fire
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.batch import BatchOrder
@@ -31,7 +32,6 @@ from tickwork.ports import ExecutionState
 from tickwork.ports.notifier import Notification
 from tickwork.usecases.batch_plan import group
 from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.orders import start_lone
 from tickwork.usecases.pause import pause_action
 from tickwork.usecases.pump import pump

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from tests.unit.fakes import fake_dependencies
+from tests.unit.machine import fulfill_fire
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import OccurrenceSkipped
 from tickwork.domain.fire import FireAttempt, Tick
 from tickwork.fulfillment.notifier import LoggingNotifier
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.launch import planned_execution
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.start import StartCommand, start_action

@@ -124,8 +124,12 @@ def test_a_retry_by_hand_runs_the_failed_fire_with_its_own_key_and_clears_attent
         (1, Outcome.FAILED, Trigger.SCHEDULED),
         (1, Outcome.FIRED, Trigger.RETRY),
     ]
-    # the same manual execution delivered again records nothing twice
-    assert machine.run(deps, machine.fire_name(deps, "r", 1, 1, manual=1)) is None
+    # the same manual execution's task run again (a retry) records nothing twice: it puts
+    # the tick it recorded on the bus again
+    again = machine.run(deps, machine.fire_name(deps, "r", 1, 1, manual=1))
+    assert again is not None and again.key == tick.key and again.recorded
+    assert again.idempotency_key == failed_key
+    assert deps.records.get("r").history == action.history
 
 
 def test_a_failed_retry_keeps_the_action_needing_attention() -> None:

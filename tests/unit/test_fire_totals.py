@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 from tests.fire_totals import record_fires
 from tests.unit.fakes import attempt, fake_dependencies
+from tests.unit.machine import fulfill_fire
 from tickwork.api.stats import fire_buckets, fire_counts
 from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.start import StartCommand, start_action
 

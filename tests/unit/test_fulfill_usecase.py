@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.unit.fakes import attempt, fake_dependencies
+from tests.unit.machine import fulfill_fire
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionSuperseded, WaitContinued
 from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 

@@ -10,12 +10,12 @@ import pytest
 
 from tests.unit.fakes import attempt, fake_dependencies
 from tests.unit.fakes.stores import FakeRecords
+from tests.unit.machine import fulfill_fire
 from tests.unit.machine import run as run_execution
 from tickwork.domain.action import Status
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.pump import pump
 from tickwork.usecases.reconcile import reconcile

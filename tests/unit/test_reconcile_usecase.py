@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.unit.fakes import attempt, fake_dependencies
+from tests.unit.machine import fulfill_fire
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.fire import Outcome
 from tickwork.domain.naming import execution_name
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.reconcile import reconcile
 from tickwork.usecases.start import StartCommand, start_action
 

@@ -90,6 +90,7 @@ def test_item_uses_seed_names_and_short_names_in_history_and_transitions() -> No
         {"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2, "r": "FIRED"}
     ]
     assert item["transitions"][0] == {"t": 1767225600000, "s": "P", "r": "created"}
+    assert item["fmt"] == 2 and "timezone" not in item  # the zone is the schedule's
     assert item["statusShard"] == status_shard("PENDING", "a:1")
     assert item["statusShard"].startswith("PENDING#")
 
@@ -109,6 +110,15 @@ def test_items_written_in_long_names_are_read_as_they_are() -> None:
         {"at": "2026-01-01T00:00:00.000Z", "fromStatus": None, "toStatus": "PENDING",
          "reason": "created"}
     ]  # fmt: skip
+
+    assert from_item(item) == _action()
+
+
+def test_items_of_the_first_format_are_read_as_they_are() -> None:
+    """Format 1 (no ``fmt``): the zone also top-level."""
+    item = to_item(_action())
+    del item["fmt"]
+    item["timezone"] = "UTC"
 
     assert from_item(item) == _action()
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from tests.unit.fakes import attempt, fake_dependencies
+from tests.unit.machine import fulfill_fire
 from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
-from tickwork.usecases.fulfill import fulfill_fire
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.start import StartCommand, start_action
 

@@ -97,7 +97,7 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
         kept = {tab: changes for tab, changes in carried.items() if self._still_open(tab)}
         if mine:
             kept[self._tab] = mine
-        uncounted = carried_item(kept)
+        uncounted = carried_item(kept, action.group)
         if uncounted is not None:
             item[UNCOUNTED] = uncounted
         fits(item)

@@ -2,8 +2,8 @@
 
 Items keep the seed schema's attribute names (id, action, data, metadata, executionTime in
 epoch milliseconds, repeat, frequency, executionRemainder, status, retryCount, createdAt,
-updatedAt) beside tickwork's own (schedule, timezone, version, generation, occurrence, ...),
-and the keys of the table's indexes:
+updatedAt) beside tickwork's own (schedule with its zone, version, generation, occurrence, ...),
+the record's format (``fmt``), and the keys of the table's indexes:
 
 - ``statusShard`` + ``executionTime`` (ByStatus): one status by next fire; the shard suffix
   spreads a status over partitions, so a million PENDING actions share no hot key;
@@ -25,8 +25,12 @@ execution that ran it, told back from a short code; the scheduled time is left o
 actual time less the lateness tells it; ``transitions``: ``t`` at, ``f``/``s`` from and to
 status as one letter, ``r`` reason): every write of a record costs a write unit per KB of it.
 For the same reason ``catchUp`` is left out at its default (ONCE after 60 s) and ``changedAt``
-while it equals ``createdAt``; both read back as those. Items written before in long names
-are read as they are.
+while it equals ``createdAt``; both read back as those.
+
+Formats (``fmt``): none or 1 before; 2 writes a batch's counter changes in pairs
+(dynamodb_tabs) and the zone in the schedule only (no top-level ``timezone``): a one-off in a
+batch stays under 1 KB through its life. Items of every format stored are read as they are,
+long names included.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ from tickwork.domain.steering import (
 from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
 __all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
     "PARK_BUCKET_MS",
     "PARK_SHARDS",
     "PUMP_ITEM_ID",
@@ -70,6 +76,10 @@ __all__ = [
     "to_item",
 ]
 
+# The record's layout, written on every record as ``fmt``: 1 (or none) before, 2 since a batch's
+# counter changes carried in pairs (dynamodb_tabs). Readers take every format stored.
+FORMAT = "fmt"
+FORMAT_VERSION = 2
 SHARDS = 8
 PARK_SHARDS = 16
 PARK_BUCKET_MS = 3_600_000  # an hour of launches per bucket
@@ -355,6 +365,7 @@ def _changed_at(action: Action) -> str | None:
 def to_item(action: Action) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": action.id,
+        FORMAT: FORMAT_VERSION,
         "action": action.action,
         "data": action.data,
         "metadata": action.metadata,
@@ -368,7 +379,6 @@ def to_item(action: Action) -> dict[str, Any]:
         "createdAt": iso(action.created_at),
         "updatedAt": iso(action.updated_at),
         "schedule": action.schedule.to_dict(),
-        "timezone": action.schedule.timezone,
         "version": action.version,
         "generation": action.generation,
         "occurrence": action.occurrence,

@@ -4,14 +4,20 @@ docs/protocol.md, "Counts and fire totals".
 A record a batch writes carries the counter changes of that write (and of the fire it
 records: the fire totals) under the batch's tab, in ``uncounted``: ``{tab: [change, ...]}``,
 each change ``"<item> <field> <amount>"`` with the item's prefix shortened (``c/`` for
-``#count#``, ``f/`` for ``#fires#``). The tab item ``#tab#<tab>`` lists the batch's members
-(``members``), the ids whose changes were added already (``settled``) and a ``version`` that
-every settlement is fenced on; while the tab is open it holds ``tabShard`` and ``openedAt``,
-the keys of the sparse ``OpenTabs`` index, where the reconciler finds a tab whose batch ended
-without settling it. Every settlement — the batch's own at its end, a retried task's, the
-reconciler's, or the next write of one member's record — is one transaction with the counter
-items' ADDs, conditioned on the tab's version and adding the ids it counted to ``settled``: no
-change is added twice, and none is dropped before it is added.
+``#count#``, ``f/`` for ``#fires#``), and a change made alike to the scope of all (``*``) and
+to the record's own group (``g:<group>``) written once, with the scope ``+``: a fire's changes
+come in such pairs, and a record under 1 KB costs one write unit, not two
+(``c/+#20814#4 COMPLETED 1`` is ``c/*#20814#4`` and ``c/g:<group>#20814#4``, the group the
+record's own ``group``; records of format 1 carry every change on its own: read as they are).
+
+The tab item ``#tab#<tab>`` lists the batch's members (``members``), the ids whose changes
+were added already (``settled``) and a ``version`` that every settlement is fenced on; while
+the tab is open it holds ``tabShard`` and ``openedAt``, the keys of the sparse ``OpenTabs``
+index, where the reconciler finds a tab whose batch ended without settling it. Every
+settlement — the batch's own at its end, a retried task's, the reconciler's, or the next write
+of one member's record — is one transaction with the counter items' ADDs, conditioned on the
+tab's version and adding the ids it counted to ``settled``: no change is added twice, and none
+is dropped before it is added.
 
 Items written before tabs had their own item carried ``countsDue`` (``[tab, change...]``, the
 ``#count#`` prefix left out): read as a tab that is settled (its batch added it, or no one
@@ -26,6 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tickwork.adapters.dynamodb_counts import COUNTER_PREFIX, FIRE_PREFIX, Changes
+from tickwork.adapters.dynamodb_record import FORMAT
+from tickwork.domain.identifiers import DEFAULT_GROUP
 
 __all__ = [
     "LEGACY_DUE",
@@ -49,6 +57,9 @@ TAB_SHARDS = 8
 OPEN_TABS_INDEX = "OpenTabs"
 _KEPT_SECONDS = 7 * 86_400  # a settled tab item expires after a week
 _SHORT = ((COUNTER_PREFIX, "c/"), (FIRE_PREFIX, "f/"))
+_ALL = "*"  # the scope of every action's counters
+_BOTH = "+"  # the scope of a change made alike to all and to the record's own group
+_PAIRED_SINCE = 2  # the record format that first wrote a pair once
 
 
 def tab_key(tab: str) -> dict[str, str]:
@@ -124,33 +135,59 @@ def tab_settlement(table_name: str, state: TabState, ids: list[str], close: bool
 
 def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
     """The changes a stored record carries, by tab (legacy ``countsDue`` included)."""
-    carried = {str(tab): _decode(texts) for tab, texts in (item.get(UNCOUNTED) or {}).items()}
+    # Format 1 wrote every change on its own: no scope there is "+".
+    paired = int(str(item.get(FORMAT, 1))) >= _PAIRED_SINCE
+    group = str(item.get("group", DEFAULT_GROUP)) if paired else None
+    carried = {
+        str(tab): _decode(texts, group) for tab, texts in (item.get(UNCOUNTED) or {}).items()
+    }
     legacy = _legacy_counts_due(item.get(LEGACY_DUE))
     if legacy is not None:
         carried.setdefault(legacy[0], legacy[1])
     return carried
 
 
-def carried_item(carried: dict[str, Changes]) -> dict[str, list[str]] | None:
-    """``uncounted`` as stored (None: nothing carried)."""
-    stored = {tab: _encode(changes) for tab, changes in sorted(carried.items()) if changes}
+def carried_item(carried: dict[str, Changes], group: str) -> dict[str, list[str]] | None:
+    """``uncounted`` as stored on a record of ``group`` (None: nothing carried)."""
+    stored = {tab: _encode(changes, group) for tab, changes in sorted(carried.items()) if changes}
     return stored or None
 
 
-def _encode(changes: Changes) -> list[str]:
-    return [
-        f"{_shorten(item)} {name} {value}"
-        for item, fields in sorted(changes.items())
-        for name, value in sorted(fields.items())
-    ]
+def _encode(changes: Changes, group: str) -> list[str]:
+    texts = []
+    own = f"g:{group}"
+    for item, fields in sorted(changes.items()):
+        prefix, scope, rest = _parts(item)
+        for name, value in sorted(fields.items()):
+            if scope == _ALL and changes.get(f"{prefix}{own}{rest}", {}).get(name) == value:
+                texts.append(f"{_shorten(prefix)}{_BOTH}{rest} {name} {value}")
+            elif scope == own and changes.get(f"{prefix}{_ALL}{rest}", {}).get(name) == value:
+                continue  # told by the pair's "+" change
+            else:
+                texts.append(f"{_shorten(item)} {name} {value}")
+    return texts
 
 
-def _decode(texts: Any) -> Changes:
+def _decode(texts: Any, group: str | None) -> Changes:
+    """``group``: the record's, when it may carry paired changes (format 2 on)."""
     changes: Changes = {}
     for text in texts or ():
         item, name, value = str(text).rsplit(" ", 2)
-        changes.setdefault(_lengthen(item), {})[name] = int(value)
+        prefix, scope, rest = _parts(_lengthen(item))
+        scopes = (_ALL, f"g:{group}") if scope == _BOTH and group is not None else (scope,)
+        for each in scopes:
+            changes.setdefault(f"{prefix}{each}{rest}", {})[name] = int(value)
     return changes
+
+
+def _parts(item: str) -> tuple[str, str, str]:
+    """A counter item's id as (prefix, scope, the rest from its first ``#`` after the scope);
+    an id of no known prefix as ("", "", itself)."""
+    for prefix, _ in _SHORT:
+        if item.startswith(prefix):
+            scope, mark, rest = item.removeprefix(prefix).partition("#")
+            return prefix, scope, mark + rest
+    return "", "", item
 
 
 def _shorten(item: str) -> str:

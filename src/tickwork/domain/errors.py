@@ -30,6 +30,7 @@ __all__ = [
     "RecordTooLarge",
     "RetriesExhausted",
     "SignatureRefused",
+    "TickUndelivered",
     "TickworkError",
     "TransientFulfillmentError",
     "UnknownActionType",
@@ -287,6 +288,19 @@ class ConcurrencyLimited(TickworkError):
     def __init__(self, action_type: str, limit: int) -> None:
         self.action_type = action_type
         super().__init__(f"{limit} fires of {action_type} are already running; waiting for a slot")
+
+
+class TickUndelivered(TickworkError):
+    """A lone fire was recorded, but the bus refused its tick: the state machine retries the
+    task, which puts the recorded tick again (never runs the fire again), for as long as a
+    long outage of the bus lasts."""
+
+    def __init__(self, action_id: str, occurrence: int, error: str) -> None:
+        self.action_id = action_id
+        super().__init__(
+            f"action {action_id!r} occurrence {occurrence} is recorded; the bus refused its "
+            f"tick ({error}): it is put again"
+        )
 
 
 class TransientFulfillmentError(TickworkError):

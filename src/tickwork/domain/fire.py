@@ -189,6 +189,10 @@ class Tick(_OneFire):
     proof: str = ""  # made by the fulfill step: domain.fire_proof
     slot_waits: int = 0  # retries that waited for a concurrency slot (not in ``attempts``)
     execution_arn: str = ""  # the execution that ran it, whole (its machine and name)
+    # The fire was recorded before its tick was put on the bus (a batch's task, a lone fire's
+    # Fulfill): the tick function has nothing to record. Ticks put by a fire machine's own
+    # Emit tick state (executions started before) carry none: the tick function records them.
+    recorded: bool = False
 
     def __post_init__(self) -> None:
         # Kept to the millisecond, as on the wire: what is read back equals what was written.
@@ -221,6 +225,7 @@ class Tick(_OneFire):
             **({"executionArn": self.execution_arn} if self.execution_arn else {}),
             # Only when it waited: the tick of a fire that never waited is as it always was.
             **({"slotWaits": self.slot_waits} if self.slot_waits else {}),
+            **({"recorded": True} if self.recorded else {}),
             **({"proof": self.proof} if self.proof else {}),
         }
 
@@ -246,6 +251,7 @@ class Tick(_OneFire):
                 proof=read.optional_text("proof") or "",
                 slot_waits=read.count("slotWaits", minimum=0, default=0),
                 execution_arn=read.optional_text("executionArn") or "",
+                recorded=read.flag("recorded"),
             )
         )
 
@@ -378,6 +384,16 @@ class _Reader:
                 f"give a whole number of {minimum} or more",
             )
             return minimum
+        return value
+
+    def flag(self, name: str) -> bool:
+        """An optional true/false (absent: false)."""
+        value = self._get(name, required=False)
+        if value is _MISSING or value is None:
+            return False
+        if not isinstance(value, bool):
+            self._refuse(self._path(name), f"{value!r} is not true or false", "give a boolean")
+            return False
         return value
 
     def whole(self, name: str) -> None:

@@ -66,6 +66,7 @@ from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork.usecases.launch import fire_order, planned_execution
 from tickwork.usecases.orders import check_batch, start_lone
 from tickwork.usecases.record import record_failure, record_tick
+from tickwork.usecases.recorded_ending import ending_recorded_by
 from tickwork.usecases.updates import Rule, update
 
 __all__ = ["fire_batch"]
@@ -158,7 +159,7 @@ class _Batch:
             return self._failed(member, order, failed)
         except Exception as transient:
             return self._hand_over(member, attempt, transient, read)
-        tick = with_proof(tick, deps)
+        tick = with_proof(replace(tick, recorded=True), deps)
         answer = record_tick(tick, deps, current=claimed, seat=self.follow_ons.seat(member))
         return _Done(_ran(member, tick, answer.outcome is Done.RECORDED), tick)
 
@@ -166,7 +167,7 @@ class _Batch:
         """A member this execution may not run now: ended quietly — unless an earlier attempt
         of this task recorded it (its tick goes out again) or handed it over (its execution
         is started, should the crash have come before)."""
-        again = self._recorded_before(member, order)
+        again = ending_recorded_by(order, self.execution_arn, self.deps)
         if again is not None:
             _finish_recording(again, self.deps)
             return _Done(_ran(member, again), again)
@@ -245,44 +246,6 @@ class _Batch:
             return None
         made = self.retry_count  # the attempts before: at least one per earlier task
         return self._start_handed(member, action, name, made, "handed over by an earlier attempt")
-
-    def _recorded_before(self, member: Member, order: FireOrder) -> Tick | FireFailure | None:
-        """The tick or failure report of a member this batch already recorded (a task retried
-        after a crash between recording and publishing), rebuilt from the record with its
-        proof; None when it was not this batch that ran it."""
-        deps = self.deps
-        action = deps.records.get(member.action_id)
-        if action is None or action.generation != member.generation:
-            return None
-        ran = [
-            h
-            for h in action.history
-            if h.occurrence == member.occurrence and not h.manual and h.execution == self.name
-        ]
-        if not ran or ran[-1].outcome is Outcome.SKIPPED:  # a skip announced itself
-            return None
-        record = ran[-1]
-        if record.outcome is Outcome.FAILED:
-            error, _, cause = (record.error or "").partition(": ")
-            return _report(order, error or "States.Unknown", cause or None, self)
-        latest = action.history[-1] is record
-        tick = Tick(
-            action_id=action.id,
-            generation=member.generation,
-            occurrence=member.occurrence,
-            scheduled_time=record.scheduled_time,
-            actual_time=record.actual_time,
-            attempts=record.attempts,
-            action=action.action,
-            outcome=record.outcome,
-            execution_name=self.name,
-            execution_arn=self.execution_arn,
-            idempotency_key=action.key_of(member.occurrence),
-            result=(action.last_result or {}) if latest else {},
-            data=action.data,
-            metadata=action.metadata,
-        )
-        return with_proof(tick, deps)
 
 
 def _ran(member: Member, ended: Tick | FireFailure, recorded: bool = False) -> MemberResult:

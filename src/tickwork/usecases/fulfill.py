@@ -1,9 +1,10 @@
 """One fire: prove the order, check it against the record, never early, claim, dispatch to the
 action type's fulfillment. docs/protocol.md, "A lone fire".
 
-Called by the fire machine's Fulfill task after its Wait (``fulfill_fire``), and by a batch's
-task for each of its members (``fulfill_claimed``, the batch's order proved by it). Its return
-value is the detail of the "Schedule Tick" event the machine emits next. Raises, by name for
+Called by the fire machine's Fulfill task after its Wait (``usecases.lone_fire``, the order
+proved by it), and by a batch's task for each of its members (the batch's order proved by it):
+``fulfill_claimed``. Its return value is the fire's tick, which the caller records and puts on
+the bus. Raises, by name for
 the machine to match: ``ForgedOrder`` (refused: the order is not the stack's, or the record
 contradicts it), ``ActionSuperseded`` / ``WaitContinued`` / ``OccurrenceSkipped`` (end quietly),
 ``ConcurrencyLimited`` (waits for a slot, retried with jitter), ``TransientFulfillmentError``
@@ -38,20 +39,13 @@ from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.usecases.launch import launch, planned_execution
-from tickwork.usecases.orders import check_lone
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.sealing import seal_holds
 from tickwork.usecases.updates import Rule, update
 
-__all__ = ["fulfill_claimed", "fulfill_fire"]
+__all__ = ["fulfill_claimed"]
 
 _TAMPERED = "the record's seal does not match: it was altered outside tickwork; nothing ran"
-
-
-def fulfill_fire(fire: FireAttempt, deps: Dependencies) -> Tick:
-    """The fire machine's Fulfill task: its order proved, then the fire."""
-    check_lone(fire.order, fire.execution_arn, deps)
-    return fulfill_claimed(fire, deps)[0]
 
 
 def fulfill_claimed(

@@ -1,0 +1,69 @@
+"""The counter changes a record carries for a batch's tab (``uncounted``) are read back as they
+were written, whatever the changes and the record's group, in every record format stored."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tickwork.adapters.dynamodb_counts import COUNTER_PREFIX, FIRE_PREFIX, Changes
+from tickwork.adapters.dynamodb_record import FORMAT, FORMAT_VERSION
+from tickwork.adapters.dynamodb_tabs import UNCOUNTED, carried_by, carried_item
+
+# Groups chosen to collide with the encoding: the default, one named like a scope's pieces.
+_GROUPS = st.sampled_from(["default", "g", "a.b-c_d", "x" * 64, "0"])
+_SCOPES = st.one_of(st.just("*"), _GROUPS.map(lambda g: f"g:{g}"))
+_RESTS = st.sampled_from(["#0#4", "#20814#7", "#h498836", "#m29930180", "#0#0"])
+_FIELDS = st.sampled_from(["PENDING", "COMPLETED", "NEEDS_ATTENTION", "onTime", "late"])
+
+
+@st.composite
+def _changes(draw: st.DrawFn) -> Changes:
+    changes: Changes = {}
+    for _ in range(draw(st.integers(0, 8))):
+        prefix = draw(st.sampled_from([COUNTER_PREFIX, FIRE_PREFIX]))
+        item = f"{prefix}{draw(_SCOPES)}{draw(_RESTS)}"
+        fields = changes.setdefault(item, {})
+        fields[draw(_FIELDS)] = draw(st.integers(-3, 3).filter(bool))
+    return {item: fields for item, fields in changes.items() if fields}
+
+
+@given(st.dictionaries(st.sampled_from(["b-1-ab#0", "b-2-cd#1", "r-9#0"]), _changes()), _GROUPS)
+def test_what_a_record_carries_reads_back_as_written(
+    carried: dict[str, Changes], group: str
+) -> None:
+    stored = carried_item(carried, group)
+    item = {"id": "a", "group": group, FORMAT: FORMAT_VERSION, UNCOUNTED: stored or {}}
+    assert carried_by(item) == {tab: changes for tab, changes in carried.items() if changes}
+
+
+@given(_changes(), _GROUPS)
+def test_a_pair_of_changes_to_all_and_the_group_is_written_once(
+    changes: Changes, group: str
+) -> None:
+    """Never more texts than changes; a pair (all, the record's group) takes one."""
+    [texts] = (carried_item({"t#0": changes}, group) or {"t#0": []}).values()
+    total = sum(len(fields) for fields in changes.values())
+    pairs = sum(
+        1
+        for item, fields in changes.items()
+        if item.startswith((f"{COUNTER_PREFIX}*#", f"{FIRE_PREFIX}*#"))
+        for name, value in fields.items()
+        if changes.get(item.replace("*", f"g:{group}", 1), {}).get(name) == value
+    )
+    assert len(texts) == total - pairs
+
+
+def test_a_record_of_the_first_format_is_read_as_it_was_written() -> None:
+    """Written before ``fmt`` (format 1): each change on its own, none paired."""
+    item = {
+        "id": "a",
+        "group": "default",
+        UNCOUNTED: {"b-1-ab#0": ["c/*#0#4 PENDING -1", "c/g:default#0#4 PENDING -1"]},
+    }
+    assert carried_by(item) == {
+        "b-1-ab#0": {
+            "#count#*#0#4": {"PENDING": -1},
+            "#count#g:default#0#4": {"PENDING": -1},
+        }
+    }

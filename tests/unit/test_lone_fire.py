@@ -1,0 +1,225 @@
+"""GIVEN a fire in its own execution WHEN its Fulfill task runs THEN the fire is recorded before
+its tick is put on the bus (the tick marked ``recorded``, the execution's happy path 2 states);
+and however often the bus refuses the tick, or the task is retried after recording it, the fire
+runs once, is recorded once, and the same tick reaches the bus once the bus takes it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.unit import machine
+from tests.unit.fakes import FakePublisher, fake_dependencies
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Status
+from tickwork.domain.errors import ActionSuperseded, TickUndelivered
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import FireAttempt, Outcome
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.ports import OutboundEvent
+from tickwork.usecases import record
+from tickwork.usecases.answers import Done
+from tickwork.usecases.intake import accept_report
+from tickwork.usecases.launch import launch
+from tickwork.usecases.lone_fire import fire_lone
+from tickwork.usecases.start import StartCommand, start_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+FIRE = NOW + timedelta(minutes=10)
+
+
+class _Bus(FakePublisher):
+    """Refuses the first ``refusals`` ticks; notes what the record held when each was put."""
+
+    def __init__(self, refusals: int = 0) -> None:
+        super().__init__()
+        self.refusals = refusals
+        self.deps: Dependencies | None = None
+        self.history_at_put: list[int] = []
+
+    def publish(self, event: OutboundEvent) -> None:
+        if event.detail_type == DetailType.TICK:
+            if self.refusals:
+                self.refusals -= 1
+                raise RuntimeError("ThrottlingException: the bus refused the entry")
+            assert self.deps is not None
+            action = self.deps.records.get(event.to_wire()["id"])
+            self.history_at_put.append(len(action.history) if action else -1)
+        super().publish(event)
+
+
+class _Counted:
+    """The action type's fulfillment, counting its calls (the target's view)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.keys: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:  # the rest of the type: its data model, ...
+        return getattr(self.inner, name)
+
+    def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
+        self.keys.append(request.idempotency_key)
+        result: dict[str, Any] = self.inner.fulfill(request)
+        return result
+
+
+def _stack(
+    monkeypatch: pytest.MonkeyPatch, detail: dict[str, Any], refusals: int = 0
+) -> tuple[Dependencies, _Bus, _Counted]:
+    bus = _Bus(refusals)
+    deps = fake_dependencies(NOW, publisher=bus)
+    bus.deps = deps
+    start_action(StartCommand({"id": "a:1", **detail}), deps)
+    counted = _Counted(deps.registry.get("TICK"))
+    monkeypatch.setattr(deps.registry, "get", lambda name: counted)
+    deps.clock.current = FIRE + timedelta(milliseconds=40)  # type: ignore[attr-defined]
+    return deps, bus, counted
+
+
+def _attempt(deps: Dependencies, retry: int = 0) -> FireAttempt:
+    name = machine.current(deps, "a:1")
+    order = deps.executions.started[name]  # type: ignore[attr-defined]
+    return FireAttempt(order, deps.executions.execution_arn(name), retry)
+
+
+ONE_OFF = {"at": FIRE.isoformat()}
+RECURRING = {"rate": "rate(10 minutes)"}
+
+
+def test_the_fire_is_recorded_before_its_tick_is_put(monkeypatch: pytest.MonkeyPatch) -> None:
+    deps, bus, counted = _stack(monkeypatch, ONE_OFF)
+
+    fired = fire_lone(_attempt(deps), deps)
+
+    action = deps.records.get("a:1")
+    assert action is not None and action.status == Status.COMPLETED
+    assert bus.history_at_put == [1]  # the record held the fire when its tick went out
+    [tick] = bus.of_type(DetailType.TICK)
+    assert tick == fired.tick.to_wire() and tick["recorded"] is True
+    assert fired.recorded and fired.tick.outcome is Outcome.FIRED
+    assert len(counted.keys) == 1
+    assert [d["id"] for d in bus.of_type(DetailType.COMPLETED)] == ["a:1"]
+
+
+def test_a_refused_tick_is_put_again_by_the_retry_and_the_fire_never_runs_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    deps, bus, counted = _stack(monkeypatch, RECURRING, refusals=1)
+    first = _attempt(deps)
+
+    with pytest.raises(TickUndelivered, match="is recorded; the bus refused its tick"):
+        fire_lone(first, deps)
+    action = deps.records.get("a:1")
+    assert action is not None and action.occurrence == 2 and len(action.history) == 1
+
+    again = fire_lone(FireAttempt(first.order, first.execution_arn, 1), deps)
+
+    assert not again.recorded  # put again, not recorded again
+    assert len(counted.keys) == 1
+    [tick] = bus.of_type(DetailType.TICK)
+    assert tick["occurrence"] == 1 and tick["idempotencyKey"] == counted.keys[0]
+    assert deps.records.get("a:1") == action
+
+
+def test_a_task_of_another_execution_puts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the execution that recorded the occurrence may put its tick again."""
+    deps, bus, _ = _stack(monkeypatch, ONE_OFF)
+    first = _attempt(deps)
+    fire_lone(first, deps)
+    other = FireAttempt(first.order, first.execution_arn.replace("-o1", "-o1-r1"), 0)
+
+    with pytest.raises(ActionSuperseded):
+        fire_lone(other, deps)
+    assert len(bus.of_type(DetailType.TICK)) == 1
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    refusals=st.integers(min_value=0, max_value=6),
+    recurring=st.booleans(),
+    ms=st.integers(min_value=0, max_value=999),
+)
+def test_however_often_the_bus_refuses_the_fire_runs_and_is_recorded_once(
+    monkeypatch: pytest.MonkeyPatch, refusals: int, recurring: bool, ms: int
+) -> None:
+    detail = RECURRING if recurring else {"at": (FIRE + timedelta(milliseconds=ms)).isoformat()}
+    deps, bus, counted = _stack(monkeypatch, detail, refusals)
+    deps.clock.current = FIRE + timedelta(milliseconds=999)  # type: ignore[attr-defined]
+    first = _attempt(deps)
+
+    outcomes = []
+    for retry in range(refusals + 1):
+        try:
+            outcomes.append(fire_lone(FireAttempt(first.order, first.execution_arn, retry), deps))
+        except TickUndelivered:
+            outcomes.append(None)
+
+    assert outcomes[-1] is not None and outcomes[:-1] == [None] * refusals
+    assert len(counted.keys) == 1  # the target reached once
+    ticks = bus.of_type(DetailType.TICK)
+    assert len(ticks) == 1 and ticks[0]["recorded"] is True
+    assert ticks[0]["actualTime"] >= ticks[0]["scheduledTime"]  # never early
+    action = deps.records.get("a:1")
+    assert action is not None
+    assert [(h.occurrence, h.outcome) for h in action.history] == [(1, Outcome.FIRED)]
+    assert action.status == (Status.PENDING if recurring else Status.COMPLETED)
+    if recurring:  # the next fire started once
+        nexts = [o for o in deps.executions.started.values() if o.occurrence == 2]  # type: ignore[attr-defined]
+        assert len(nexts) == 1
+
+
+def test_a_record_that_cannot_be_written_is_left_to_the_tick_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Never a retry that runs the fire again: the tick goes out unmarked, as an execution
+    started before put it, and the tick function records it."""
+    deps, bus, counted = _stack(monkeypatch, RECURRING)
+    save = deps.records.save
+
+    def refused(action: Any, expected_version: int, recorded: Any = None) -> None:
+        if recorded is None:  # the claim goes through; the write recording the fire does not
+            return save(action, expected_version=expected_version)
+        raise RuntimeError("ProvisionedThroughputExceededException")
+
+    monkeypatch.setattr(deps.records, "save", refused)
+    fired = fire_lone(_attempt(deps), deps)
+    monkeypatch.setattr(deps.records, "save", save)
+
+    [tick] = bus.of_type(DetailType.TICK)
+    assert "recorded" not in tick and not fired.recorded and fired.undelivered is None
+    assert deps.records.get("a:1").status == Status.IN_PROGRESS  # claimed, not recorded
+    answer = accept_report(DetailType.TICK, tick, "ev-1", deps)  # the tick function
+    assert answer.outcome is Done.RECORDED  # type: ignore[union-attr]
+    assert deps.records.get("a:1").occurrence == 2 and len(counted.keys) == 1
+
+
+def test_a_crash_after_the_record_is_finished_by_the_retry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Written, then the next fire's start failed: the retry starts it and puts the tick;
+    the fire never runs again."""
+    deps, bus, counted = _stack(monkeypatch, RECURRING)
+    first = _attempt(deps)
+    crashed = []
+
+    def launch_once(*args: Any, **kwargs: Any) -> Any:
+        if not crashed:
+            crashed.append(True)
+            raise RuntimeError("planted crash in the launch of the next occurrence")
+        return launch(*args, **kwargs)
+
+    monkeypatch.setattr(record, "launch", launch_once)
+    with pytest.raises(TickUndelivered):
+        fire_lone(first, deps)
+    assert bus.of_type(DetailType.TICK) == []
+    assert not [o for o in deps.executions.started.values() if o.occurrence == 2]  # type: ignore[attr-defined]
+
+    fire_lone(FireAttempt(first.order, first.execution_arn, 1), deps)
+
+    assert len(bus.of_type(DetailType.TICK)) == 1 and len(counted.keys) == 1
+    assert len([o for o in deps.executions.started.values() if o.occurrence == 2]) == 1  # type: ignore[attr-defined]
