@@ -4,10 +4,11 @@ is throttled or the service is down: PutEvents answers with the entry failed (``
 ``EventBridge.FailedEntry`` and retries, and tickwork's own publisher raises.
 
 ``BusRefusals(choose, times)`` refuses each event that ``choose`` names a key for, the first
-``times`` times that key is put: with ``times`` = 6, a tick's put by the Fulfill task and its
-first 5 retries (the next retry gets it through), or every attempt of the Report failure task
-(the first and its 5 retries: the reconciler puts the report there). Installed on moto's EventBridge backend, so it sees every PutEvents,
-from the state machine, the functions and the tests alike.
+``times`` times that key is put: with ``times`` = 6, a tick's put by the Fulfill task and 5
+attempts of Emit tick (the next gets it through), or every attempt of the Report failure task
+(the first and its 5 retries: the reconciler puts the report there). Installed on moto's
+EventBridge backend, so it sees every PutEvents, from the state machine, the functions and the
+tests alike.
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ meanwhile waits in the table, and must be launched, once, when it is back.
 
 **Bus down**: the bus refuses the Schedule Tick of the first fire of a ``busdown-`` action on
 its first 6 puts, as a throttled or failing EventBridge would: the Fulfill task recorded the
-fire before, and its retries (``TickUndelivered``) must put the tick there, without running
-the fire again.
+fire before, and the machine's Emit tick (the tick carried in the task's error) must put it
+there, without running the fire again.
 
 **Report lost**: the same for the Schedule Failed report of the first fire of a ``reportlost-``
 action (which fails for good): the execution ends in FireFailed with the report, and the

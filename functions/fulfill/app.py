@@ -8,8 +8,8 @@ with its proof. The batch machine: ``{"batch": ...}`` → run, record and announ
 of the batch (``fires``: what became of each).
 
 Errors are raised by name (ForgedOrder, ActionSuperseded, WaitContinued,
-TransientFulfillmentError, PermanentFulfillmentError, TickUndelivered): the state machine's Retry
-and Catch match them as errorType.
+TransientFulfillmentError, PermanentFulfillmentError, TickUndelivered, TickPending): the state
+machine's Retry and Catch match them as errorType.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.entry import Entry
 from tickwork.ports import ExecutionStarter
 from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.fire_proofs import prove_failure
-from tickwork.usecases.lone_fire import fire_lone
+from tickwork.usecases.lone_fire import failure_of, fire_lone
 
 entry = Entry(correlation_id_path="input.id")
 
@@ -36,7 +35,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     deps = bootstrap.from_environment()
     if "report" in event:
         entry.count("failed")
-        return prove_failure(event["report"], _arn(event, deps.executions), deps).to_wire()
+        return failure_of(event["report"], _arn(event, deps.executions), deps).to_wire()
     if "batch" in event:
         order = BatchOrder.from_wire(event["batch"])
         arn = _arn(event, deps.batches)

@@ -1,8 +1,8 @@
 """GIVEN a bus that refuses a fire's tick, or its failure report, for a while WHEN the fire runs
-through the real definition THEN the tick, recorded first, is put there by the Fulfill task's
-retries; a report refused on every attempt of the machine's PutEvents task leaves FireFailed
-with the report, and the reconciler puts it on the bus and records the fire once: the target is
-reached once, never twice."""
+through the real definition THEN the tick, recorded first, comes back to the machine in the
+task's error and its Emit tick puts it there; a report refused on every attempt of the
+machine's PutEvents task leaves FireFailed with the report, and the reconciler puts it on the
+bus and records the fire once: the target is reached once, never twice."""
 
 from __future__ import annotations
 
@@ -56,16 +56,16 @@ def _ended(stack: Stack, prefix: str, timeout: float = 90) -> dict:
     raise AssertionError(f"no execution of {prefix} ended in {timeout:g}s")
 
 
-def test_a_tick_the_bus_refuses_is_put_there_by_the_tasks_retries_and_the_target_runs_once(
+def test_a_tick_the_bus_refuses_is_put_there_by_emit_tick_and_the_target_runs_once(
     stack: Stack, receiver: Receiver, refusing: list[BusRefusals]
 ) -> None:
-    # GIVEN a bus that refuses this fire's tick on the Fulfill task's first put and 5 retries
+    # GIVEN a bus that refuses this fire's tick on the Fulfill task's put and 5 more puts
     refusals = BusRefusals(tick_or_report_of("busdown:", DetailType.TICK)).install()
     refusing.append(refusals)
     stack.start(_hook("busdown:1", receiver))
 
-    # WHEN the fire runs: the task records it, the bus refuses its tick (TickUndelivered), and
-    # the machine retries the task, which puts the recorded tick again
+    # WHEN the fire runs: the task records it, the bus refuses its tick, which the task's error
+    # (TickUndelivered) carries to the machine; its Emit tick puts it, retried
     execution = _ended(stack, "busdown_1")
 
     # THEN the execution succeeds with the tick as its output, the tick reached the bus once

@@ -29,17 +29,17 @@ from tickwork.domain.errors import (
     ForgedOrder,
     OccurrenceSkipped,
     PermanentFulfillmentError,
+    TickPending,
     TickUndelivered,
     TransientFulfillmentError,
     WaitContinued,
 )
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireAttempt, FireOrder
+from tickwork.domain.fire import FireAttempt, FireOrder, Tick
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.fire_proofs import prove_failure
 from tickwork.usecases.intake import accept_report
-from tickwork.usecases.lone_fire import fire_lone
+from tickwork.usecases.lone_fire import failure_of, fire_lone
 
 __all__ = ["MODEL_TYPE", "Call", "LambdaDied", "World"]
 
@@ -235,11 +235,16 @@ class World:
         except ForgedOrder as refused:
             self._end(run, "FAILED", error="ForgedOrder", cause=str(refused))
             return
-        except TickUndelivered as refused:  # its own Retry, then "Tick undelivered"
+        except TickUndelivered as refused:  # the Catch: Read the tick, Emit tick
+            tick = Tick.from_wire(json.loads(str(refused)))
+            self.deps.publisher.publish(tick)
+            self._end(run, "SUCCEEDED", output=tick.to_wire())
+            return
+        except TickPending as pending:  # its own Retry, then "Tick undelivered"
             if run.retry < RETRIES:
                 run.retry += 1
                 return
-            undelivered = {"Error": "TickUndelivered", "Cause": str(refused)}
+            undelivered = {"Error": "TickPending", "Cause": str(pending)}
             self._end(run, "SUCCEEDED", output={**order.to_wire(), "undelivered": undelivered})
             return
         except (TransientFulfillmentError, ActionConflict, LambdaDied) as error:
@@ -258,11 +263,11 @@ class World:
         report = {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
         for _ in range(6):
             try:
-                failure = prove_failure(report, arn, self.deps)
+                failure = failure_of(report, arn, self.deps)
                 break
             except LambdaDied:
                 continue
-            except ForgedOrder:
+            except (ForgedOrder, ActionSuperseded):  # the Catch: Failure unproved
                 self._end(run, "FAILED", error="FireFailed", cause="unproved")
                 return
         else:

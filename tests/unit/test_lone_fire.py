@@ -1,10 +1,12 @@
 """GIVEN a fire in its own execution WHEN its Fulfill task runs THEN the fire is recorded before
 its tick is put on the bus (the tick marked ``recorded``, the execution's happy path 2 states);
-and however often the bus refuses the tick, or the task is retried after recording it, the fire
-runs once, is recorded once, and the same tick reaches the bus once the bus takes it."""
+and however often the bus refuses the tick (its error carries it to the machine's Emit tick),
+or the task is retried after recording it, the fire runs once, is recorded once, and the same
+tick reaches the bus once the bus takes it."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,14 +20,14 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionSuperseded, TickUndelivered
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireAttempt, Outcome
+from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.ports import OutboundEvent
 from tickwork.usecases import record
 from tickwork.usecases.answers import Done
 from tickwork.usecases.intake import accept_report
 from tickwork.usecases.launch import launch
-from tickwork.usecases.lone_fire import fire_lone
+from tickwork.usecases.lone_fire import failure_of, fire_lone
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
@@ -106,24 +108,41 @@ def test_the_fire_is_recorded_before_its_tick_is_put(monkeypatch: pytest.MonkeyP
     assert [d["id"] for d in bus.of_type(DetailType.COMPLETED)] == ["a:1"]
 
 
-def test_a_refused_tick_is_put_again_by_the_retry_and_the_fire_never_runs_again(
+def test_a_refused_tick_is_carried_to_the_machine_in_the_error_and_the_fire_never_runs_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     deps, bus, counted = _stack(monkeypatch, RECURRING, refusals=1)
-    first = _attempt(deps)
 
-    with pytest.raises(TickUndelivered, match="is recorded; the bus refused its tick"):
-        fire_lone(first, deps)
+    with pytest.raises(TickUndelivered) as refused:
+        fire_lone(_attempt(deps), deps)
+
+    carried = json.loads(str(refused.value))  # what the machine's "The tick" state reads
+    assert carried["recorded"] is True and carried["occurrence"] == 1
+    assert carried["idempotencyKey"] == counted.keys[0]
+    assert Tick.from_wire(carried).to_wire() == carried  # a whole tick, as the task made it
     action = deps.records.get("a:1")
     assert action is not None and action.occurrence == 2 and len(action.history) == 1
+    assert bus.of_type(DetailType.TICK) == [] and len(counted.keys) == 1
+
+
+def test_a_task_retried_after_its_record_puts_the_same_tick_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A crash between the record and the put (the function died): the machine retries the
+    task, which rebuilds the tick from the record and puts it; the target is not called."""
+    deps, bus, counted = _stack(monkeypatch, ONE_OFF)
+    first = _attempt(deps)
+    monkeypatch.setattr(_Bus, "publish", _dies_once(_Bus.publish))
+    with pytest.raises(KeyboardInterrupt):  # the process died: no handler of the stack's ran
+        fire_lone(first, deps)
 
     again = fire_lone(FireAttempt(first.order, first.execution_arn, 1), deps)
 
-    assert not again.recorded  # put again, not recorded again
-    assert len(counted.keys) == 1
     [tick] = bus.of_type(DetailType.TICK)
-    assert tick["occurrence"] == 1 and tick["idempotencyKey"] == counted.keys[0]
-    assert deps.records.get("a:1") == action
+    assert tick == again.tick.to_wire() and tick["recorded"] is True
+    assert not again.recorded and len(counted.keys) == 1
+    # Schedule Completed at least once: the retry records again, which announces it again
+    assert {d["id"] for d in bus.of_type(DetailType.COMPLETED)} == {"a:1"}
 
 
 def test_a_task_of_another_execution_puts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,30 +159,50 @@ def test_a_task_of_another_execution_puts_nothing(monkeypatch: pytest.MonkeyPatc
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    refusals=st.integers(min_value=0, max_value=6),
+    refusals=st.integers(min_value=0, max_value=8),
     recurring=st.booleans(),
     ms=st.integers(min_value=0, max_value=999),
+    crash_after_record=st.booleans(),
 )
 def test_however_often_the_bus_refuses_the_fire_runs_and_is_recorded_once(
-    monkeypatch: pytest.MonkeyPatch, refusals: int, recurring: bool, ms: int
+    monkeypatch: pytest.MonkeyPatch,
+    refusals: int,
+    recurring: bool,
+    ms: int,
+    crash_after_record: bool,
 ) -> None:
+    """The task, then the machine as its definition says: a crash between the record and the
+    put retries the task; a refused tick goes to Emit tick, which puts the carried tick until
+    the bus takes it."""
     detail = RECURRING if recurring else {"at": (FIRE + timedelta(milliseconds=ms)).isoformat()}
     deps, bus, counted = _stack(monkeypatch, detail, refusals)
     deps.clock.current = FIRE + timedelta(milliseconds=999)  # type: ignore[attr-defined]
     first = _attempt(deps)
+    if crash_after_record:
+        monkeypatch.setattr(_Bus, "publish", _dies_once(_Bus.publish))
 
-    outcomes = []
-    for retry in range(refusals + 1):
+    carried = None
+    for retry in range(2):  # Lambda.Unknown: the machine's Retry runs the task again
         try:
-            outcomes.append(fire_lone(FireAttempt(first.order, first.execution_arn, retry), deps))
-        except TickUndelivered:
-            outcomes.append(None)
+            fire_lone(FireAttempt(first.order, first.execution_arn, retry), deps)
+            break
+        except KeyboardInterrupt:
+            continue
+        except TickUndelivered as refused:
+            carried = json.loads(str(refused))
+            break
+    while carried is not None:  # Emit tick and its retries
+        try:
+            bus.publish(Tick.from_wire(carried))
+            carried = None
+        except RuntimeError:
+            continue
 
-    assert outcomes[-1] is not None and outcomes[:-1] == [None] * refusals
     assert len(counted.keys) == 1  # the target reached once
     ticks = bus.of_type(DetailType.TICK)
     assert len(ticks) == 1 and ticks[0]["recorded"] is True
     assert ticks[0]["actualTime"] >= ticks[0]["scheduledTime"]  # never early
+    assert ticks[0]["idempotencyKey"] == counted.keys[0]
     action = deps.records.get("a:1")
     assert action is not None
     assert [(h.occurrence, h.outcome) for h in action.history] == [(1, Outcome.FIRED)]
@@ -171,6 +210,34 @@ def test_however_often_the_bus_refuses_the_fire_runs_and_is_recorded_once(
     if recurring:  # the next fire started once
         nexts = [o for o in deps.executions.started.values() if o.occurrence == 2]  # type: ignore[attr-defined]
         assert len(nexts) == 1
+    else:
+        assert len(bus.of_type(DetailType.COMPLETED)) >= 1
+
+
+def _dies_once(publish: Any) -> Any:
+    died: list[bool] = []
+
+    def once(self: Any, event: OutboundEvent) -> None:
+        if event.detail_type == DetailType.TICK and not died:
+            died.append(True)
+            raise KeyboardInterrupt  # the process dies between the record and the put
+        publish(self, event)
+
+    return once
+
+
+def test_a_failure_report_is_refused_for_a_fire_its_execution_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Prove failure (an older definition's Catch, or an error on a retry) never contradicts
+    the record: no Schedule Failed for a fire that ran."""
+    deps, _, _ = _stack(monkeypatch, ONE_OFF)
+    first = _attempt(deps)
+    fire_lone(first, deps)
+    report = {**first.order.to_wire(), "error": {"Error": "TickUndelivered", "Cause": "{}"}}
+
+    with pytest.raises(ActionSuperseded, match="recorded the fire as run"):
+        failure_of(report, first.execution_arn, deps)
 
 
 def test_a_record_that_cannot_be_written_is_left_to_the_tick_function(
@@ -191,20 +258,19 @@ def test_a_record_that_cannot_be_written_is_left_to_the_tick_function(
     monkeypatch.setattr(deps.records, "save", save)
 
     [tick] = bus.of_type(DetailType.TICK)
-    assert "recorded" not in tick and not fired.recorded and fired.undelivered is None
+    assert "recorded" not in tick and not fired.recorded
     assert deps.records.get("a:1").status == Status.IN_PROGRESS  # claimed, not recorded
     answer = accept_report(DetailType.TICK, tick, "ev-1", deps)  # the tick function
     assert answer.outcome is Done.RECORDED  # type: ignore[union-attr]
     assert deps.records.get("a:1").occurrence == 2 and len(counted.keys) == 1
 
 
-def test_a_crash_after_the_record_is_finished_by_the_retry(
+def test_what_fails_after_the_record_is_finished_by_the_tick_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Written, then the next fire's start failed: the retry starts it and puts the tick;
-    the fire never runs again."""
+    """Written, then the next fire's start failed: the tick goes out unmarked, and the tick
+    function, finding the fire recorded, starts the next fire; the fire never runs again."""
     deps, bus, counted = _stack(monkeypatch, RECURRING)
-    first = _attempt(deps)
     crashed = []
 
     def launch_once(*args: Any, **kwargs: Any) -> Any:
@@ -214,12 +280,16 @@ def test_a_crash_after_the_record_is_finished_by_the_retry(
         return launch(*args, **kwargs)
 
     monkeypatch.setattr(record, "launch", launch_once)
-    with pytest.raises(TickUndelivered):
-        fire_lone(first, deps)
-    assert bus.of_type(DetailType.TICK) == []
-    assert not [o for o in deps.executions.started.values() if o.occurrence == 2]  # type: ignore[attr-defined]
+    fired = fire_lone(_attempt(deps), deps)
 
-    fire_lone(FireAttempt(first.order, first.execution_arn, 1), deps)
+    [tick] = bus.of_type(DetailType.TICK)
+    assert "recorded" not in tick and not fired.recorded
+    assert not _started(deps, occurrence=2)
+    answer = accept_report(DetailType.TICK, tick, "ev-1", deps)  # the tick function
+    assert answer.outcome is Done.IGNORED  # type: ignore[union-attr]
+    assert len(_started(deps, occurrence=2)) == 1 and len(counted.keys) == 1
 
-    assert len(bus.of_type(DetailType.TICK)) == 1 and len(counted.keys) == 1
-    assert len([o for o in deps.executions.started.values() if o.occurrence == 2]) == 1  # type: ignore[attr-defined]
+
+def _started(deps: Dependencies, occurrence: int) -> list[Any]:
+    started = deps.executions.started.values()  # type: ignore[attr-defined]
+    return [o for o in started if o.occurrence == occurrence]

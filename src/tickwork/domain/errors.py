@@ -30,6 +30,7 @@ __all__ = [
     "RecordTooLarge",
     "RetriesExhausted",
     "SignatureRefused",
+    "TickPending",
     "TickUndelivered",
     "TickworkError",
     "TransientFulfillmentError",
@@ -291,15 +292,25 @@ class ConcurrencyLimited(TickworkError):
 
 
 class TickUndelivered(TickworkError):
-    """A lone fire was recorded, but the bus refused its tick: the state machine retries the
-    task, which puts the recorded tick again (never runs the fire again), for as long as a
-    long outage of the bus lasts."""
+    """The bus refused the tick of a fire that ran: the error's message is the tick itself (its
+    wire JSON, with its proof), which the state machine reads back and puts on the bus with
+    retries of its own (the fire machine's "Emit tick")."""
 
-    def __init__(self, action_id: str, occurrence: int, error: str) -> None:
+    def __init__(self, tick_json: str) -> None:
+        super().__init__(tick_json)
+
+
+class TickPending(TickworkError):
+    """A fire is recorded, but its tick is not on the bus yet (too large to carry in an error,
+    or what follows the record failed): the state machine retries the task, which finds the
+    occurrence its execution recorded and puts the same tick again — the fire never runs
+    again."""
+
+    def __init__(self, action_id: str, occurrence: int, why: str) -> None:
         self.action_id = action_id
         super().__init__(
-            f"action {action_id!r} occurrence {occurrence} is recorded; the bus refused its "
-            f"tick ({error}): it is put again"
+            f"action {action_id!r} occurrence {occurrence} is recorded; its tick is not on the "
+            f"bus yet ({why}): put again"
         )
 
 

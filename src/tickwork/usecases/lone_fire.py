@@ -7,49 +7,51 @@ in one step, as a batch's task does for each of its members. docs/protocol.md, "
   marked ``recorded``): the execution's happy path is its Wait and this one task — 2 billed
   state transitions, not 3 — and the tick function, which records the ticks of executions
   started before, has nothing to do;
-- a task retried after it recorded the fire (a crash, or the bus refusing the tick:
-  ``TickUndelivered``, retried by the machine for as long as an outage of the bus lasts) finds
-  the occurrence this execution recorded and puts the same tick again: the fire never runs
-  twice, and its tick is late rather than lost.
+- a tick the bus refuses is handed to the machine **in the error** (``TickUndelivered``, whose
+  message is the proved tick): the machine reads it back and puts it with retries of its own
+  ("Emit tick"), so the fire is never run again and the tick is never rebuilt. A tick too
+  large for an error (``TickPending``), or a task retried after a crash between the record and
+  the put, is rebuilt from the record by the retry (``usecases.recorded_ending``);
+- a record that cannot be written — or whose write landed but what follows it (the next
+  fire's start, ``Schedule Completed``) failed — leaves the tick **unmarked**: the tick function
+  records it, or, finding it recorded, finishes what followed, as it does for the tick of an
+  execution started before. Never a retry that would call the target again.
 
-A fire whose record cannot be written is left to the tick function, as before: its tick goes
-on the bus unmarked and is recorded there (never a retry that would run the fire again). A fire
-that fails is not recorded here either: the machine's Catch makes its proved report ("Prove
-failure") and puts it on the bus, and the tick function records it, as before.
+A fire that fails is not recorded here: the machine's Catch makes its proved report ("Prove
+failure", refused for a fire this execution recorded as fired: ``failure_of``) and puts it on
+the bus, and the tick function records it, as before.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.errors import ActionSuperseded, TickUndelivered
-from tickwork.domain.fire import FireAttempt, Tick
-from tickwork.domain.fire_ending import UNDELIVERED
+from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivered
+from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Tick
 from tickwork.usecases.answers import Done
-from tickwork.usecases.fire_proofs import with_proof
+from tickwork.usecases.fire_proofs import prove_failure, with_proof
 from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork.usecases.orders import check_lone
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.recorded_ending import ending_recorded_by
 
-__all__ = ["LoneFire", "fire_lone"]
+__all__ = ["CARRIED_MOST", "LoneFire", "failure_of", "fire_lone"]
+
+# The characters of a tick's JSON an error carries to the machine: Step Functions keeps 32,768
+# of an error's cause, which holds the message escaped (a quote takes two) and a stack trace.
+CARRIED_MOST = 12_000
 
 
 @dataclass(frozen=True)
 class LoneFire:
     tick: Tick  # the execution's output
     recorded: bool  # recorded by this attempt (not a retry putting a recorded tick again)
-    # Why the bus refused a tick left to the tick function to record (the record's write
-    # failed): the execution's output carries it, and the reconciler puts the tick there.
-    undelivered: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire = self.tick.to_wire()
-        if self.undelivered is not None:
-            wire[UNDELIVERED] = {"Error": "TickUndelivered", "Cause": self.undelivered}
-        return wire
+        return self.tick.to_wire()
 
 
 def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
@@ -61,55 +63,49 @@ def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
         again = ending_recorded_by(fire.order, fire.execution_arn, deps)
         if not isinstance(again, Tick):
             raise
-        _again(again, deps)
+        _finish(again, deps)
+        _put(again, deps)
         return LoneFire(again, recorded=False)
     tick = with_proof(replace(tick, recorded=True), deps)
     try:
-        answer = record_tick(tick, deps, current=claimed)
-    except Exception as failed:
-        return _left_to_record(fire, tick, failed, deps)
+        recorded = record_tick(tick, deps, current=claimed).outcome is Done.RECORDED
+    except Exception:
+        # Not written, or written and what follows failed: the tick function records it, or
+        # finds it recorded and finishes the rest (a repeat), as for an older execution's tick.
+        tick, recorded = with_proof(replace(tick, recorded=False), deps), False
     _put(tick, deps)
-    return LoneFire(tick, recorded=answer.outcome is Done.RECORDED)
+    return LoneFire(tick, recorded)
 
 
-def _again(tick: Tick, deps: Dependencies) -> None:
+def failure_of(report: Any, execution_arn: str, deps: Dependencies) -> FireFailure:
+    """The fire machine's "Prove failure": the proved report of a fire that failed past its
+    retries — refused (``ActionSuperseded``: the machine ends in "Failure unproved") when this
+    execution recorded the fire as having run, so that no report contradicts the record."""
+    failure = prove_failure(report, execution_arn, deps)
+    order = FireOrder.from_wire(report, "report")
+    if isinstance(ending_recorded_by(order, execution_arn, deps), Tick):
+        raise ActionSuperseded(order.action_id, "this execution recorded the fire as run")
+    return failure
+
+
+def _finish(tick: Tick, deps: Dependencies) -> None:
     """A fire this execution recorded: what a crash after the record's write may have left
     undone — the next fire's start, the Schedule Completed — is done by recording it again (a
-    repeat changes no record), then its tick is put on the bus again."""
+    repeat changes no record)."""
     try:
         record_tick(tick, deps)
     except Exception as failed:
-        raise TickUndelivered(tick.action_id, tick.occurrence, _why(failed)) from failed
-    _put(tick, deps)
-
-
-def _left_to_record(
-    fire: FireAttempt, tick: Tick, failed: Exception, deps: Dependencies
-) -> LoneFire:
-    """Recording the fire failed. Written after all (what follows the write failed): the task
-    is retried, and the retry finishes it and puts the tick. Not written, or not known: the
-    tick goes on the bus unmarked and the tick function records it, as it records the tick of
-    an execution started before — never a retry that would run the fire again. A tick the bus
-    refuses then is the execution's output, with why: the reconciler puts it there."""
-    try:
-        written = ending_recorded_by(fire.order, fire.execution_arn, deps) is not None
-    except Exception:
-        written = False  # unknown: the tick function records it, or finds it recorded
-    if written:
-        raise TickUndelivered(tick.action_id, tick.occurrence, _why(failed)) from failed
-    plain = with_proof(replace(tick, recorded=False), deps)
-    try:
-        deps.publisher.publish(plain)
-    except Exception as refused:
-        return LoneFire(plain, recorded=False, undelivered=_why(refused))
-    return LoneFire(plain, recorded=False)
+        raise TickPending(tick.action_id, tick.occurrence, _why(failed)) from failed
 
 
 def _put(tick: Tick, deps: Dependencies) -> None:
     try:
         deps.publisher.publish(tick)
     except Exception as refused:
-        raise TickUndelivered(tick.action_id, tick.occurrence, _why(refused)) from refused
+        carried = json.dumps(tick.to_wire(), separators=(",", ":"), default=str)
+        if len(carried) <= CARRIED_MOST:
+            raise TickUndelivered(carried) from refused
+        raise TickPending(tick.action_id, tick.occurrence, _why(refused)) from refused
 
 
 def _why(error: Exception) -> str:
