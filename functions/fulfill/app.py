@@ -52,7 +52,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             entry.count("tampered")
         if tick.attempts > 1:
             entry.count("retries", tick.attempts - 1)
-    return fired.to_wire()
+    return tick.to_wire()
 
 
 def _arn(event: dict[str, Any], machine: ExecutionStarter) -> str:

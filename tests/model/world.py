@@ -256,7 +256,7 @@ class World:
         except Exception as error:  # PermanentFulfillmentError, RetriesExhausted, ...
             self._failed(run, arn, order, type(error).__name__, str(error))
             return
-        self._end(run, "SUCCEEDED", output=fired.to_wire())
+        self._end(run, "SUCCEEDED", output=fired.tick.to_wire())
 
     def _failed(self, run: Run, arn: str, order: FireOrder, error: str, cause: str) -> None:
         """The Catch: Prove failure (retried if its function dies), Report failure, FireFailed."""

@@ -60,7 +60,7 @@ from tickwork.domain.times import ceil_ms
 from tickwork.ports import OutboundEvent, TabbedRecords
 from tickwork.usecases.answers import Done
 from tickwork.usecases.bus_sender import BusSender
-from tickwork.usecases.fire_proofs import proved_failure, with_proof
+from tickwork.usecases.fire_proofs import caught_failure, with_proof
 from tickwork.usecases.follow_on import FollowOns
 from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork.usecases.launch import fire_order, planned_execution
@@ -178,7 +178,9 @@ class _Batch:
         return _Done(MemberResult(member, MemberOutcome.QUIET, reason=reason))
 
     def _failed(self, member: Member, order: FireOrder, failed: Exception) -> _Done:
-        report = _report(order, type(failed).__name__, _cause(failed), self)
+        report = caught_failure(
+            order, type(failed).__name__, _cause(failed), self.execution_arn, self.deps
+        )
         answer = record_failure(report, self.deps)
         return _Done(_ran(member, report, answer.outcome is Done.RECORDED), report)
 
@@ -269,12 +271,6 @@ def _finish_recording(ended: Tick | FireFailure, deps: Dependencies) -> None:
 def _cause(failed: Exception) -> str:
     """A task error's cause, as Lambda would put it for the state machine's Catch."""
     return json.dumps({"errorType": type(failed).__name__, "errorMessage": str(failed)})
-
-
-def _report(order: FireOrder, error: str, cause: str | None, batch: _Batch) -> FireFailure:
-    """The failure report the fire machine's Catch and "Prove failure" would make."""
-    caught = {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
-    return proved_failure(caught, batch.execution_arn, batch.deps)
 
 
 def _withdraw(member: Member, handed_to: str, refused: LaunchRefused, deps: Dependencies) -> None:

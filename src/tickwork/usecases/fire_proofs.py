@@ -13,7 +13,14 @@ from tickwork.domain.fire import FireFailure, FireOrder, Tick
 from tickwork.integrity.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
 from tickwork.usecases.orders import check_lone
 
-__all__ = ["MAX_CAUSE", "check_proof", "prove_failure", "proved_failure", "with_proof"]
+__all__ = [
+    "MAX_CAUSE",
+    "caught_failure",
+    "check_proof",
+    "prove_failure",
+    "proved_failure",
+    "with_proof",
+]
 
 # A report's cause is cut to this: the report is also the cause of the execution's FireFailed
 # ending, which Step Functions holds to 32,768 characters.
@@ -37,6 +44,16 @@ def prove_failure(report: Any, execution_arn: str, deps: Dependencies) -> FireFa
     order = FireOrder.from_wire(report, "report")
     check_lone(order, execution_arn, deps)
     return proved_failure(report, execution_arn, deps)
+
+
+def caught_failure(
+    order: FireOrder, error: str, cause: str | None, execution_arn: str, deps: Dependencies
+) -> FireFailure:
+    """The proved report the fire machine's Catch and "Prove failure" make of a fire that failed
+    with ``error`` (``cause``): for a task that records failures itself (a batch's, a retry
+    rebuilding one from the record)."""
+    caught = {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
+    return proved_failure(caught, execution_arn, deps)
 
 
 def proved_failure(report: dict[str, Any], execution_arn: str, deps: Dependencies) -> FireFailure:

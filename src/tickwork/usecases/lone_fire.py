@@ -50,9 +50,6 @@ class LoneFire:
     tick: Tick  # the execution's output
     recorded: bool  # recorded by this attempt (not a retry putting a recorded tick again)
 
-    def to_wire(self) -> dict[str, Any]:
-        return self.tick.to_wire()
-
 
 def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
     """Run the fire, record it, then put its proved tick on the bus."""

@@ -14,18 +14,18 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireFailure, FireOrder, Outcome, Tick
-from tickwork.usecases.fire_proofs import proved_failure, with_proof
+from tickwork.usecases.fire_proofs import caught_failure, with_proof
 
 __all__ = ["ending_recorded_by"]
 
 
 def ending_recorded_by(
-    order: FireOrder, execution_arn: str, deps: Dependencies, action: Action | None = None
+    order: FireOrder, execution_arn: str, deps: Dependencies
 ) -> Tick | FireFailure | None:
     """The proved tick or failure report of the fire ``order`` names, when the execution
     ``execution_arn`` recorded it; None when it did not (or recorded a skip, which announced
-    itself). ``action``: the record as just read, if the caller has it."""
-    action = action or deps.records.get(order.action_id)
+    itself)."""
+    action = deps.records.get(order.action_id)
     if action is None or action.generation != order.generation:
         return None
     name = name_of(execution_arn)
@@ -39,9 +39,7 @@ def ending_recorded_by(
     record = ran[-1]
     if record.outcome is Outcome.FAILED:
         error, _, cause = (record.error or "").partition(": ")
-        failed = {"Error": error or "States.Unknown", "Cause": cause or None}
-        caught = {**order.to_wire(), "error": failed}
-        return proved_failure(caught, execution_arn, deps)
+        return caught_failure(order, error or "States.Unknown", cause or None, execution_arn, deps)
     key = _key(action, order)
     if key is None:
         return None
