@@ -13,8 +13,9 @@ from typing import Any
 
 import click
 
-from tickwork.adapters.aws_notifier import render, render_email
+from tickwork.adapters.aws_notifier import fields_of, render, render_email
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.placeholders import TemplateSyntaxProblem, placeholders
 from tickwork_cli import render as show
 from tickwork_cli.context import Context, guard, json_option, pass_context
 
@@ -82,8 +83,12 @@ def templates() -> None:
     tickwork templates render sms USER_LATE_PAYMENT_NOTIFICATION --data '{"name": "Joojo"}'
     tickwork templates list
 
-    Texts use {{field}} placeholders, filled from the action's data (name, subject, mobile,
-    email, userId, templateType, notificationType). SMS and push share one text per name.
+    Texts use {{field}} placeholders, filled from the action's data: its known fields (name,
+    subject, mobile, email, userId, templateType, notificationType) and your own (amount,
+    dueDate, link: any string, number or boolean the data gives). Only {{name}} is a
+    placeholder: an unclosed {{ or blocks like {{#if}} are refused when put. A Start whose data
+    lacks a placeholder of an existing template is refused naming the field, and a fire never
+    sends a blank. SMS and push share one text per name.
     """
 
 
@@ -107,13 +112,29 @@ def put(
     """Create or replace the template NAME (a notification's templateType)."""
     kind = kind.lower()
     guard(lambda: _check_name(name))
+    fields = _fields({"--text": text, "--subject": subject, "--html": html})
     if kind == "email":
         where = _put_email(context, name, text, subject, html)
     else:
         if subject or html:
             raise click.UsageError("--subject and --html are for e-mail templates only")
         where = _put_text(context, name, text)
-    show.echo_result({"put": kind, "name": name, "where": where}, as_json)
+    show.echo_result({"put": kind, "name": name, "where": where, "fields": fields}, as_json)
+
+
+def _fields(parts: dict[str, str | None]) -> list[str]:
+    """The placeholders of a template's parts, each part's syntax checked before anything is
+    written (the option holding a problem is named)."""
+    found: set[str] = set()
+    for option, part in parts.items():
+        if part is None:
+            continue
+        try:
+            found |= placeholders(part)
+        except TemplateSyntaxProblem as problem:
+            message = f"{problem.problem}: {problem.fix}"
+            raise click.BadParameter(message, param_hint=option) from None
+    return sorted(found)
 
 
 def _put_text(context: Context, name: str, text: str) -> str:
@@ -223,6 +244,9 @@ def _stored(context: Context, kind: str, name: str) -> dict[str, Any]:
             "subject": template.get("SubjectPart"),
             "text": template.get("TextPart"),
             **({"html": template["HtmlPart"]} if template.get("HtmlPart") else {}),
+            "fields": _stored_fields(
+                template.get("SubjectPart"), template.get("TextPart"), template.get("HtmlPart")
+            ),
         }
     ssm = context.target.client("ssm")
     parameter = f"{_text_path(context)}{name}"
@@ -232,7 +256,21 @@ def _stored(context: Context, kind: str, name: str) -> dict[str, Any]:
         raise click.ClickException(
             f"no {kind} text {name} (SSM {parameter}): create it with " + put_command(kind, name)
         ) from None
-    return {"kind": kind, "name": name, "where": f"SSM {parameter}", "text": value}
+    return {
+        "kind": kind,
+        "name": name,
+        "where": f"SSM {parameter}",
+        "text": value,
+        "fields": _stored_fields(value),
+    }
+
+
+def _stored_fields(*parts: str | None) -> list[str] | str:
+    """The placeholders of a stored template, or what makes it unfillable (one put by hand)."""
+    try:
+        return sorted(fields_of(*parts))
+    except TemplateSyntaxProblem as problem:
+        return f"cannot be filled: {problem}"
 
 
 @templates.command(name="render")
@@ -253,18 +291,30 @@ def render_(context: Context, kind: str, name: str, data: str | None, as_json: b
             raise click.BadParameter(f"is not JSON ({error})", param_hint="--data") from None
         if not isinstance(given, dict):
             raise click.BadParameter("must be a JSON object", param_hint="--data")
-        fields.update({k: str(v) for k, v in given.items()})
+        fields.update({k: _text(v) for k, v in given.items()})
     show.echo_result(rendered(context, kind, name, fields), as_json)
 
 
+def _text(value: Any) -> str:
+    """A data value as a placeholder shows it (as the fire does: JSON for numbers)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def rendered(context: Context, kind: str, name: str, fields: dict[str, str]) -> dict[str, Any]:
-    """The template filled with ``fields``, as a fire would send it."""
+    """The template filled with ``fields``, as a fire would send it. A placeholder ``fields``
+    lacks is shown as ``<name>`` and listed under ``sampled``: a fire with data lacking it is
+    refused, never sent with a blank."""
     stored = _stored(context, kind, name)
+    if isinstance(stored["fields"], str):
+        raise click.ClickException(f"the template {name} {stored['fields']}")
+    sampled = [f for f in stored["fields"] if f not in fields]
+    fields = {**fields, **{f: f"<{f}>" for f in sampled}}
+    extra = {"sampled": sampled} if sampled else {}
     if kind != "email":
-        return {"kind": kind, "name": name, "text": render(stored["text"], fields)}
+        return {"kind": kind, "name": name, "text": render(stored["text"], fields), **extra}
     ses = context.target.client("ses")
     parts = render_email(ses, _email_name(context, name), json.dumps(fields))
-    return {"kind": kind, "name": name, **parts}
+    return {"kind": kind, "name": name, **parts, **extra}
 
 
 @templates.command()

@@ -69,7 +69,8 @@ DEMO_QUEUE = "demo-orders"  # the queue events/demo/sqs-message.json sends to
 TEMPLATE_COMMANDS = [
     [
         "templates", "put", "email", "DEMO_ORDER_READY",
-        "--subject", "{{subject}}", "--text", "Hello {{name}}, your order is ready.",
+        "--subject", "{{subject}}",
+        "--text", "Hello {{name}}, your order {{orderNumber}} is ready.",
     ],
     [
         "templates", "put", "sms", "USER_LATE_PAYMENT_NOTIFICATION",

@@ -83,6 +83,36 @@ def test_bad_names_and_missing_templates_are_refused_with_the_fix(local: LocalPr
     assert no_subject.returncode != 0 and "--subject" in no_subject.stderr
 
 
+@pytest.mark.parametrize(
+    ("option", "text", "shown"),
+    [
+        ("--text", "Hi {{name", "'{{' at character 4 has no '}}'"),
+        ("--text", "Hi {{#if late}}late{{/if}}", "blocks"),
+        ("--subject", "Receipt {{ order.number }}", "top-level field"),
+    ],
+)
+def test_a_template_a_fire_could_not_fill_is_refused_and_nothing_written(
+    local: LocalProcess, option: str, text: str, shown: str
+) -> None:
+    kind, args = ("sms", []) if option == "--text" else ("email", ["--text", "Hello"])
+    put = local.cli("templates", "put", kind, "BROKEN", option, text, *args, check=False)
+    assert put.returncode == 2, put
+    assert option in put.stderr and shown in put.stderr
+    assert "BROKEN" not in [t["name"] for t in local.cli_json("templates", "list")]
+
+
+def test_a_put_and_a_show_list_the_fields_a_start_must_give(local: LocalProcess) -> None:
+    text = "Hi {{name}}, {{ amount }} was due on {{dueDate}}: {{link}}"
+    put = local.cli_json("templates", "put", "sms", "INVOICE_DUE", "--text", text)
+    assert put["fields"] == ["amount", "dueDate", "link", "name"]
+    assert local.cli_json("templates", "show", "sms", "INVOICE_DUE")["fields"] == put["fields"]
+    sample = local.cli_json(
+        "templates", "render", "sms", "INVOICE_DUE", "--data", '{"amount": 12.5}'
+    )
+    assert sample["sampled"] == ["dueDate", "link"]  # shown, never sent, as <name>
+    assert sample["text"] == "Hi Ada, 12.5 was due on <dueDate>: <link>"
+
+
 def test_the_seeds_sms_example_fires_and_its_rendered_text_is_in_the_outbox(
     local: LocalProcess,
 ) -> None:

@@ -571,6 +571,11 @@ def fire_every_target(s: Scenario, soon: Any) -> None:
         actions[f"perm:{channel}"] = ("SEND_NOTIFICATION", data)
     # An SQS message through an action's own role (any queue: the role, not the stack, decides).
     actions["perm:role"] = ("SQS_MESSAGE", {**targets["SQS_MESSAGE"]})
+    # A notification created through the API: its data checked against the text and e-mail.
+    for channel in ("sms", "email"):
+        data = {**notifications[channel], "templateType": "WELCOME", "name": "Ada"}
+        body = {"id": f"perm:api:{channel}", "delay": "1h", "action": "SEND_NOTIFICATION"}
+        assert s.api("POST", "/actions", {**body, "data": data}) == 201
     for action_id, (kind, data) in actions.items():
         role = {"roleArn": f"arn:aws:iam::{ACCOUNT}:role/tickwork-targets/perm"}
         detail = {"id": action_id, "at": soon(1), "action": kind, "data": data}

@@ -7,9 +7,12 @@
 - ``PUSH``: Amazon SNS to the stack's push topic, the same text, with message attributes
   ``userId`` and ``templateType`` for subscribers (a mobile backend) to filter on.
 
-Texts are templates with ``{{field}}`` placeholders filled from the data (``name``, ``subject``,
-``mobile``, ``email``, ``userId``, ``templateType``). AWS refusals are classified as every
-target's are: throttling and 5xx retried; a missing template, identity or topic is final.
+Texts and e-mails are templates with ``{{field}}`` placeholders (``tickwork.domain.placeholders``)
+filled from the data: its known fields (``name``, ``subject``, ``mobile``, ``email``, ``userId``,
+``templateType``, ``notificationType``) and the team's own (``amount``, ``dueDate``...). A
+placeholder the data does not fill fails the fire for good, naming the field: nothing is sent
+with a blank. AWS refusals are classified as every target's are: throttling and 5xx retried; a
+missing template, identity or topic is final.
 """
 
 from __future__ import annotations
@@ -17,22 +20,32 @@ from __future__ import annotations
 import email
 import email.policy
 import json
-import re
+import logging
+import time
 from typing import Any
 
 from tickwork.adapters.clients import AwsClients
 from tickwork.domain.errors import PermanentFulfillmentError
+from tickwork.domain.placeholders import MissingFields, TemplateSyntaxProblem, fill, placeholders
 from tickwork.fulfillment.aws_errors import classified
 from tickwork.ports.notifier import Notification
 
 __all__ = ["AwsNotifier", "render", "render_email"]
 
-_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 _TEXT_SECONDS = 300  # how long a text is cached (TEXT_CACHE_SECONDS; the local stack: 0)
+_EMAIL_PARTS = ("SubjectPart", "TextPart", "HtmlPart")
+_log = logging.getLogger(__name__)
 
 
 def render(template: str, data: dict[str, str]) -> str:
-    return _PLACEHOLDER.sub(lambda match: data.get(match[1], ""), template)
+    """``template`` filled from ``data``: ``MissingFields`` or ``TemplateSyntaxProblem`` when it
+    cannot be filled whole (``tickwork.domain.placeholders``)."""
+    return fill(template, data)
+
+
+def fields_of(*parts: str | None) -> frozenset[str]:
+    """The placeholders of a template's parts (an e-mail's subject, text and HTML)."""
+    return frozenset().union(*(placeholders(part) for part in parts if part))
 
 
 def render_email(ses: Any, template: str, template_data: str) -> dict[str, Any]:
@@ -70,6 +83,23 @@ class AwsNotifier:
         self._stack_name = stack_name  # a deployed stack's name, for the commands it suggests
         self._text_seconds = text_cache_seconds
         self._ssm: Any = None
+        self._emails: dict[str, tuple[float, dict[str, str]]] = {}  # name → (read at, parts)
+
+    def template_fields(self, notification_type: str, template_type: str) -> frozenset[str] | None:
+        """The placeholders of the stored template, or ``None`` when it is missing or cannot be
+        read or parsed here (the fire then says why)."""
+        try:
+            if notification_type == "EMAIL":
+                return fields_of(*self._email_parts(template_type).values())
+            return fields_of(self._stored_text(notification_type, template_type))
+        except (PermanentFulfillmentError, TemplateSyntaxProblem):
+            return None
+        except Exception as error:  # a check before the fire's own: never fatal
+            _log.warning(
+                "template not read to check the data against it",
+                extra={"template_type": template_type, "error": str(error)},
+            )
+            return None
 
     def send(self, notification: Notification) -> str:
         if notification.notification_type == "EMAIL":
@@ -110,6 +140,8 @@ class AwsNotifier:
                 "no sender for e-mail: set the stack's EmailFromAddress to a verified identity"
             )
         template = f"{self._prefix}{notification.template_type}"
+        parts = self._email_parts(notification.template_type)
+        self._check_filled(notification, fields_of(*parts.values()), f"SES template {template}")
         try:
             answer = self._clients.client("ses").send_templated_email(
                 Source=self._email_from,
@@ -120,14 +152,52 @@ class AwsNotifier:
             )
         except Exception as error:
             if "TemplateDoesNotExist" in str(error):
-                raise PermanentFulfillmentError(
-                    f"no e-mail template {notification.template_type!r} (SES template "
-                    f"{template}): create it with `{self._cli} templates put email "
-                    f'{notification.template_type} --subject "{{{{subject}}}}" '
-                    f'--text "Hello {{{{name}}}}, ..."`'
-                ) from error
+                raise self._no_email(notification.template_type) from error
             raise classified(error, f"SES templated e-mail {template!r}") from error
         return str(answer["MessageId"])
+
+    def _email_parts(self, template_type: str) -> dict[str, str]:
+        """The stored e-mail template's subject, text and HTML, read again after the text
+        cache's seconds."""
+        name = f"{self._prefix}{template_type}"
+        cached = self._emails.get(name)
+        if cached is not None and time.monotonic() - cached[0] < self._text_seconds:
+            return cached[1]
+        try:
+            stored = self._clients.client("ses").get_template(TemplateName=name)["Template"]
+        except Exception as error:
+            if "TemplateDoesNotExist" in str(error):
+                raise self._no_email(template_type) from error
+            raise classified(error, f"SES template {name!r}") from error
+        parts = {part: str(stored[part]) for part in _EMAIL_PARTS if stored.get(part)}
+        self._emails[name] = (time.monotonic(), parts)
+        return parts
+
+    def _no_email(self, template_type: str) -> PermanentFulfillmentError:
+        return PermanentFulfillmentError(
+            f"no e-mail template {template_type!r} (SES template "
+            f"{self._prefix}{template_type}): create it with `{self._cli} templates put email "
+            f'{template_type} --subject "{{{{subject}}}}" --text "Hello {{{{name}}}}, ..."`'
+        )
+
+    def _check_filled(
+        self, notification: Notification, fields: frozenset[str], where: str
+    ) -> None:
+        missing = sorted(fields - notification.template_data.keys())
+        if missing:
+            raise self._unfilled(notification, missing, where)
+
+    def _unfilled(
+        self, notification: Notification, missing: list[str], where: str
+    ) -> PermanentFulfillmentError:
+        shown = ", ".join(f"{{{{{name}}}}}" for name in missing)
+        return PermanentFulfillmentError(
+            f"the template {notification.template_type} ({where}) uses {shown}, which the "
+            f"action's data does not give: nothing was sent. Add data.{missing[0]} to the action "
+            f"(a new Start with the same id replaces its data), or put the template without it: "
+            f"`{self._cli} templates put {notification.notification_type.lower()} "
+            f"{notification.template_type} ...`"
+        )
 
     @property
     def _cli(self) -> str:
@@ -136,20 +206,33 @@ class AwsNotifier:
         return f"tickwork --stack {self._stack_name}" if self._stack_name else "tickwork"
 
     def _text(self, notification: Notification) -> str:
-        name = f"{self._texts}{notification.template_type}"
+        text = self._stored_text(notification.notification_type, notification.template_type)
+        where = f"SSM parameter {self._texts}{notification.template_type}"
         try:
-            template = self._provider().get(name, max_age=self._text_seconds)
+            return render(text, notification.template_data)
+        except MissingFields as missing:
+            raise self._unfilled(notification, missing.names, where) from None
+        except TemplateSyntaxProblem as problem:
+            raise PermanentFulfillmentError(
+                f"the template {notification.template_type} ({where}) cannot be filled: "
+                f"{problem.problem}; {problem.fix}, and put it again with `{self._cli} templates "
+                f"put {notification.notification_type.lower()} {notification.template_type}`"
+            ) from None
+
+    def _stored_text(self, notification_type: str, template_type: str) -> str:
+        name = f"{self._texts}{template_type}"
+        try:
+            return str(self._provider().get(name, max_age=self._text_seconds))
         except Exception as error:
             if "ParameterNotFound" in str(error) or "not found" in str(error).lower():
-                kind = notification.notification_type.lower()
+                kind = notification_type.lower()
                 raise PermanentFulfillmentError(
-                    f"no text for template {notification.template_type!r} (SSM parameter "
+                    f"no text for template {template_type!r} (SSM parameter "
                     f"{name}): create it with `{self._cli} templates put {kind} "
-                    f'{notification.template_type} --text "Hello {{{{name}}}}, ..."`'
+                    f'{template_type} --text "Hello {{{{name}}}}, ..."`'
                 ) from error
             cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
-            raise classified(cause, f"the text of {notification.template_type}") from error
-        return render(str(template), notification.template_data)
+            raise classified(cause, f"the text of {template_type}") from error
 
     def _publish(self, message: dict[str, Any], target: str) -> str:
         try:

@@ -23,12 +23,14 @@ class FulfillmentData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def data_problem(problem: str, fix: str) -> PydanticCustomError:
+def data_problem(problem: str, fix: str, field: str | None = None) -> PydanticCustomError:
     """A validation error for a data model that carries its own fix.
 
-    Raise it from a validator; the registry reports ``problem`` and ``fix`` as they are.
+    Raise it from a validator; the registry reports ``problem`` and ``fix`` as they are, under
+    ``data.<field>`` when a model's own validator names the field (pydantic gives it no place).
     """
-    return PydanticCustomError("tickwork_data", "{problem}", {"problem": problem, "fix": fix})
+    context = {"problem": problem, "fix": fix, **({"field": field} if field else {})}
+    return PydanticCustomError("tickwork_data", "{problem}", context)
 
 
 @dataclass(frozen=True)

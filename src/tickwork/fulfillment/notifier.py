@@ -34,6 +34,10 @@ class LoggingNotifier:
         with self._lock:
             return list(self._sent)
 
+    def template_fields(self, notification_type: str, template_type: str) -> frozenset[str] | None:
+        """Logged notifications have no templates to check data against."""
+        return None
+
     def send(self, notification: Notification) -> str:
         with self._lock:
             known = self._ids.get(notification.idempotency_key)

@@ -58,6 +58,13 @@ class FulfillmentRegistry:
         """Parse ``data`` with the action type's model, or say what to change, field by field."""
         return validate_data(self.get(action_type).data_model, data)
 
+    def admit(self, action_type: str, data: BaseModel) -> None:
+        """The checks of an action's parsed data that read the stack (a notification's
+        template), for the action types that have them: ``ValidationFailed`` naming the field."""
+        admit = getattr(self.get(action_type), "admit", None)
+        if admit is not None:
+            admit(data)
+
     def json_schemas(self) -> dict[str, dict[str, Any]]:
         return {t: f.data_model.model_json_schema() for t, f in sorted(self._ready().items())}
 
@@ -79,7 +86,8 @@ def _field_problem(error: ErrorDetails, model: type[BaseModel]) -> FieldProblem:
     path = _path(error["loc"], model, is_known_field=kind != "extra_forbidden")
     ctx = error.get("ctx") or {}
     if "fix" in ctx:
-        return FieldProblem(path, str(ctx["problem"]), str(ctx["fix"]))
+        where = f"{path}.{ctx['field']}" if "field" in ctx else path
+        return FieldProblem(where, str(ctx["problem"]), str(ctx["fix"]))
     if kind == "missing":
         return FieldProblem(path, "is required", f"add {path}")
     if kind in ("model_type", "model_attributes_type", "dict_type"):

@@ -30,3 +30,8 @@ class Notifier(Protocol):
     """
 
     def send(self, notification: Notification) -> str: ...
+
+    def template_fields(self, notification_type: str, template_type: str) -> frozenset[str] | None:
+        """The ``{{placeholders}}`` of the template a notification of this kind would use, or
+        ``None`` when it is not known (not put yet, or not readable here)."""
+        ...

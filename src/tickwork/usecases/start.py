@@ -107,6 +107,7 @@ def check_start(command: StartCommand, now: datetime, deps: Dependencies) -> Che
     check_payload_size(request)
     data = deps.registry.validate(request.action, request.data)
     check_access(data, request.role_arn, deps.settings)
+    deps.registry.admit(request.action, data)
     first = request.schedule.first_fire_time(now)
     if first is None:
         raise ValidationFailed.of(

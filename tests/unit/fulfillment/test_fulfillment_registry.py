@@ -136,12 +136,36 @@ def test_validate_returns_the_data_model_instance() -> None:
             id="sms-without-mobile",
         ),
         pytest.param(
-            "SEND_NOTIFICATION",
-            {**SEED_NOTIFICATION, "colour": "red"},
+            "HTTP_REQUEST",
+            {"url": "https://example.test/hook", "colour": "red"},
             "data.colour",
             "not a known field",
-            "allowed fields: notificationType, templateType, mobile",
+            "allowed fields: url, method",
             id="unknown-field",
+        ),
+        pytest.param(
+            "SEND_NOTIFICATION",
+            {**SEED_NOTIFICATION, "amount": {"value": 12}},
+            "data.amount",
+            "must be a string, number or boolean, got an object",
+            "flatten an object",
+            id="own-field-not-a-scalar",
+        ),
+        pytest.param(
+            "SEND_NOTIFICATION",
+            {**SEED_NOTIFICATION, "template_type": "X"},
+            "data.template_type",
+            "spelling of a known field",
+            "write it templateType",
+            id="own-field-shadowing-a-known-one",
+        ),
+        pytest.param(
+            "SEND_NOTIFICATION",
+            {**SEED_NOTIFICATION, "due-date": "2026-12-01"},
+            "data.due-date",
+            "not a name a template can use",
+            "letters, digits and _",
+            id="own-field-not-a-placeholder-name",
         ),
         pytest.param(
             "SEND_NOTIFICATION",
@@ -203,9 +227,13 @@ def test_validate_names_the_field_and_the_fix(
 def test_json_schemas_cover_every_type_and_forbid_unknown_fields() -> None:
     # GIVEN the default registry WHEN its schemas are read
     schemas = builtin_registry().json_schemas()
-    # THEN there is one per type; typed data refuses unknown fields, TICK passes anything
+    # THEN there is one per type; typed data refuses unknown fields, TICK passes anything;
+    # a notification takes the team's own fields as scalars named as placeholders are
     assert sorted(schemas) == BUILT_IN
-    assert schemas["SEND_NOTIFICATION"]["additionalProperties"] is False
+    assert schemas["SEND_NOTIFICATION"]["additionalProperties"] == {
+        "type": ["string", "number", "boolean"]
+    }
+    assert schemas["SEND_NOTIFICATION"]["propertyNames"]["pattern"] == "^[A-Za-z_][A-Za-z0-9_]{0,63}$"
     assert schemas["HTTP_REQUEST"]["additionalProperties"] is False
     assert schemas["TICK"].get("additionalProperties", True) is not False
     assert "notificationType" in schemas["SEND_NOTIFICATION"]["properties"]
