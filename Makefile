@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv demo run test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model chaos bench lint clean
+.PHONY: help venv demo run client test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -23,6 +23,11 @@ demo: $(STAMP) ## watch sample actions get scheduled and fire on a throwaway loc
 
 run: $(STAMP) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C
 	$(BIN)/tickwork local
+
+client: $(STAMP) ## build the tickwork-client wheel into dist/ (a service installs it on its own)
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist ./client
+	rm -rf client/build client/*.egg-info
+	@ls dist/tickwork_client-*.whl
 
 test: typecheck layers ## the strict type check and the layers, then every test: unit, contract, functional, template, end-to-end
 	$(BIN)/python -m pytest

@@ -18,6 +18,7 @@ from tickwork import bootstrap
 from tickwork.adapters.clients import AwsClients
 from tickwork.config import TARGET_LISTS, TARGET_PARAMETERS, Settings
 from tickwork.dependencies import Dependencies
+from tickwork_client.local import LocalStackNotFound, find_local_stack
 
 __all__ = ["LOCAL_FILE", "Target", "TargetNotFound"]
 
@@ -39,25 +40,39 @@ class Target:
 
     @classmethod
     def local(cls, state_dir: Path) -> Target:
-        path = state_dir / LOCAL_FILE
-        if not path.exists():
+        try:
+            found = find_local_stack(state_dir)
+        except LocalStackNotFound as missing:
             raise TargetNotFound(
-                f"no local stack found ({path} is missing): start one with `make run` "
-                "(or `tickwork local`), or name a deployed stack with --stack NAME"
-            )
-        state = json.loads(path.read_text())
-        token = state.get("apiToken") if state.get("apiAuth", "token") == "token" else None
+                f"{missing}; or name a deployed stack with --stack NAME (and --region)"
+            ) from None
+        state = json.loads((state_dir / LOCAL_FILE).read_text())
         return cls(
-            state["outputs"], state["region"], state["endpoint"], state.get("parameters"), token
+            state["outputs"], found.region, found.endpoint, state.get("parameters"), found.api_token
         )
 
     @classmethod
     def deployed(cls, stack_name: str, region: str | None = None) -> Target:
-        client = boto3.client("cloudformation", region_name=region)
+        from botocore.exceptions import BotoCoreError, NoCredentialsError, NoRegionError
+
         try:
+            client = boto3.client("cloudformation", region_name=region)
             stack = client.describe_stacks(StackName=stack_name)["Stacks"][0]
-        except client.exceptions.ClientError as error:
-            raise TargetNotFound(f"stack {stack_name!r}: {error}") from error
+        except NoRegionError:
+            raise TargetNotFound(
+                f"stack {stack_name!r}: no AWS region to look for it in: give --region "
+                "(e.g. --region us-east-1), or set AWS_REGION or a profile's region"
+            ) from None
+        except NoCredentialsError:
+            raise TargetNotFound(
+                f"stack {stack_name!r}: no AWS credentials to read it with: configure a profile "
+                "(aws configure, aws sso login) or set AWS_PROFILE / AWS_ACCESS_KEY_ID. For the "
+                "local stack, leave out --stack"
+            ) from None
+        except BotoCoreError as error:
+            raise TargetNotFound(f"stack {stack_name!r}: {error}") from None
+        except Exception as error:  # ClientError: the stack does not exist, or access denied
+            raise TargetNotFound(f"stack {stack_name!r}: {error}") from None
         outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
         missing = [name for name in REQUIRED_OUTPUTS if name not in outputs]
         if missing:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -31,7 +32,9 @@ from tickwork.domain.steering import check_note
 from tickwork.fulfillment.defaults import builtin_data_models
 from tickwork.fulfillment.registry import validate_data
 from tickwork.integrity.signed_events import SIGNATURE_FIELD, sign_event
-from tickwork_client.stack_api import ApiError, StackApi
+from tickwork_client.local import LOCAL_CREDENTIALS, find_local_stack
+from tickwork_client.stack_api import ApiError, BearerSigner, StackApi
+from tickwork_client.views import ActionView, FireView, OutboxMessage
 from tickwork_client.when import When, when_fields
 
 __all__ = ["BusRefused", "Published", "TickworkClient", "check_json", "check_start_detail"]
@@ -167,6 +170,31 @@ class TickworkClient:
         self._now = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
 
+    @classmethod
+    def for_local(
+        cls, state_dir: str | Path | None = None, **options: Any
+    ) -> TickworkClient:
+        """A client of the local stack (``tickwork local``) found in ``state_dir`` (default:
+        ``$TICKWORK_STATE_DIR``, else ``./.tickwork``): its bus, its API with its token, and
+        the dummy credentials it takes. ``options`` as ``TickworkClient``'s (``signing_key``,
+        ...). ``LocalStackNotFound`` when none runs there."""
+        import boto3
+
+        found = find_local_stack(state_dir)
+        events = boto3.session.Session().client(
+            "events",
+            endpoint_url=found.endpoint,
+            region_name=found.region,
+            aws_access_key_id=LOCAL_CREDENTIALS["aws_access_key_id"],
+            aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
+        )
+        api = (
+            StackApi(found.api_url, BearerSigner(found.api_token or ""))
+            if found.api_url
+            else None
+        )
+        return cls(events, found.bus_name, **{"api": api, **options})
+
     # --- scheduling -------------------------------------------------------------------------
     def schedule(
         self,
@@ -280,17 +308,17 @@ class TickworkClient:
         return self._stack().bulk("resume", check_group(group), check_note(note))
 
     # --- reading back -----------------------------------------------------------------------
-    def status(self, action_id: str) -> dict[str, Any]:
+    def status(self, action_id: str) -> ActionView:
         """The action as the stack holds it: ``status``, ``executionTime``, ``history``, ..."""
         return self._stack().action(check_action_id(action_id))
 
     def wait(
         self,
         action_id: str,
-        until: str | Callable[[dict[str, Any]], bool],
+        until: str | Callable[[ActionView], bool],
         timeout: float = 60.0,
         every: float = 0.5,
-    ) -> dict[str, Any]:
+    ) -> ActionView:
         """The action once the stack shows it as ``until`` asks: a status ("PAUSED", ...) or a
         test of the action as ``status`` returns it. The stack applies events a moment after
         they are published; an action it has not created yet is waited for too.
@@ -301,7 +329,7 @@ class TickworkClient:
             )
         wanted = until if callable(until) else (lambda action: action.get("status") == until)
         deadline = time.monotonic() + timeout
-        seen: dict[str, Any] | None = None
+        seen: ActionView | None = None
         while True:
             try:
                 seen = self.status(action_id)
@@ -322,10 +350,17 @@ class TickworkClient:
                 )
             self._sleep(every)
 
-    def history(self, action_id: str) -> list[dict[str, Any]]:
+    def history(self, action_id: str) -> list[FireView]:
         """The action's latest fires, oldest first: occurrence, times, outcome, execution."""
-        history: list[dict[str, Any]] = self.status(action_id).get("history", [])
-        return history
+        return list(self.status(action_id).get("history", []))
+
+    def outbox(
+        self, kind: str | None = None, action_id: str | None = None, limit: int = 20
+    ) -> list[OutboxMessage]:
+        """The local stack's outbox: the messages its fires sent, rendered, newest first
+        (``kind``: sms, push, email, queue, topic, event, webhook; ``action_id``: one action's
+        fires). Only the local stack has one: a deployed stack's messages are really sent."""
+        return self._stack().outbox(kind, action_id, limit)
 
     # --- the bus ----------------------------------------------------------------------------
     def publish(self, detail_type: str, detail: dict[str, Any]) -> Published:

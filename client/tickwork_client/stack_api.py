@@ -12,8 +12,10 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 from urllib.parse import quote, urlsplit
+
+from tickwork_client.views import ActionView, OutboxMessage
 
 __all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi"]
 
@@ -73,9 +75,26 @@ class StackApi:
         handlers = [urllib.request.ProxyHandler({})] if loopback else []
         self._opener = urllib.request.build_opener(*handlers)
 
-    def action(self, action_id: str) -> dict[str, Any]:
+    def action(self, action_id: str) -> ActionView:
         """The action as the API shows it: status, next fire, history and transitions."""
-        return self.call("GET", f"/actions/{quote(action_id, safe='')}")
+        return cast(ActionView, self.call("GET", f"/actions/{quote(action_id, safe='')}"))
+
+    def outbox(
+        self, kind: str | None = None, action_id: str | None = None, limit: int = 20
+    ) -> list[OutboxMessage]:
+        """``GET /local/outbox``: what the local stack's fires sent, newest first."""
+        query = {"kind": kind, "id": action_id, "limit": str(limit)}
+        filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items() if v is not None)
+        try:
+            answer = self.call("GET", f"/local/outbox?{filled}")
+        except ApiError as error:
+            if error.status == 404:
+                raise ApiError(
+                    404, "NotFound", "only the local stack keeps an outbox: a deployed stack "
+                    "sends for real (see each fire's result in the action's history)"
+                ) from None
+            raise
+        return cast(list[OutboxMessage], answer.get("messages", []))
 
     def bulk(self, operation: str, group: str, note: str | None = None) -> dict[str, Any]:
         """Pause, resume or cancel every action of ``group``: each page until none is left.

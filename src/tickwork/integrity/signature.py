@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import time
 from datetime import datetime
 
 __all__ = ["SIGNATURE_HEADER", "sign", "signature_header", "verify_signature"]
@@ -40,18 +41,26 @@ def signature_header(secret: bytes, timestamp: int, body: bytes) -> str:
 
 
 def verify_signature(
-    secret: bytes,
+    secret: bytes | str,
     header: str | None,
     body: bytes | str,
-    now: datetime | float,
+    now: datetime | float | None = None,
     tolerance_seconds: int = 300,
 ) -> bool:
     """True when ``header`` signs ``body`` with ``secret`` within ``tolerance_seconds`` of now.
 
-    ``now`` is an aware datetime or unix seconds. A missing or malformed header is False,
-    never an exception.
+    ``secret`` is the stack's HTTP signing key as its secret holds it (text, or its bytes);
+    ``body`` the request body exactly as received (bytes, or text: UTF-8); ``now`` an aware
+    datetime or unix seconds (default: this machine's clock). A missing or malformed header is
+    False, never an exception.
     """
-    if not header:
+    if not isinstance(secret, bytes | str) or not isinstance(body, bytes | str):
+        raise TypeError(
+            "verify_signature(secret, header, body): secret and body must be str or bytes, got "
+            f"{type(secret).__name__} and {type(body).__name__} (pass the raw request body, "
+            "not parsed JSON)"
+        )
+    if not header or not isinstance(header, str):
         return False
     timestamp: int | None = None
     candidates: list[str] = []
@@ -63,9 +72,12 @@ def verify_signature(
             candidates.append(value)
     if timestamp is None or not candidates:
         return False
+    if now is None:
+        now = time.time()
     now_seconds = now.timestamp() if isinstance(now, datetime) else float(now)
     if abs(now_seconds - timestamp) > tolerance_seconds:
         return False
     raw = body.encode() if isinstance(body, str) else body
-    expected = sign(secret, timestamp, raw)
+    shared = secret.encode() if isinstance(secret, str) else secret
+    expected = sign(shared, timestamp, raw)
     return any(hmac.compare_digest(expected, c) for c in candidates)

@@ -1,0 +1,92 @@
+"""What the client reads back, typed: an action as ``GET /actions/{id}`` shows it, its fires,
+its transitions, and the local stack's outbox messages. Each is a ``TypedDict``: a plain JSON
+object at run time (``action["status"]``), checked by a type checker (docs/contracts.md, "The
+HTTP API" and "The local outbox", hold every field)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+__all__ = ["ActionView", "FireView", "OutboxMessage", "StatusName", "TransitionView"]
+
+StatusName = Literal[
+    "PENDING", "IN_PROGRESS", "PAUSED", "COMPLETED", "FAILED", "CANCELLED", "NO_ACTION"
+]
+
+
+class FireView(TypedDict):
+    """One occurrence the action ran (its ``history``), oldest first."""
+
+    occurrence: int
+    scheduledTime: str
+    actualTime: str
+    attempts: int
+    outcome: str  # FIRED, FAILED, NO_ACTION or SKIPPED
+    error: NotRequired[str | None]
+    lateMs: NotRequired[int | None]
+    trigger: str  # SCHEDULED, RUN_NOW or RETRY
+    manual: int
+    execution: NotRequired[str | None]
+
+
+TransitionView = TypedDict(
+    "TransitionView", {"at": str, "from": str | None, "to": str, "reason": str}
+)
+
+
+class ActionView(TypedDict):
+    """An action as the stack holds it."""
+
+    id: str
+    action: str
+    status: StatusName
+    executionTime: str | None
+    occurrence: int
+    executionRemainder: int | None
+    schedule: str
+    retryCount: int
+    lastError: str | None
+    group: str
+    needsAttention: bool
+    pauseNote: str | None
+    deferred: str | None
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    timezone: str
+    scheduleSpec: dict[str, Any]
+    repeat: bool
+    frequency: str | None
+    catchUp: dict[str, Any]
+    onFailure: str
+    onUnknownOutcome: str
+    roleArn: NotRequired[str | None]
+    pausedAt: str | None
+    idempotencyKey: str | None
+    manualFires: list[dict[str, Any]]
+    failedFires: list[dict[str, Any]]
+    generation: int
+    version: int
+    executionArn: str | None
+    launchAt: str | None
+    lastResult: dict[str, Any] | None
+    createdAt: str
+    updatedAt: str
+    history: list[FireView]
+    transitions: list[TransitionView]
+
+
+class OutboxMessage(TypedDict):
+    """One message a fire sent on the local stack (``tickwork outbox``), newest first."""
+
+    number: int
+    at: str
+    kind: str  # sms, push, email, queue, topic, event or webhook
+    to: NotRequired[str | None]
+    body: NotRequired[Any]
+    subject: NotRequired[str | None]
+    html: NotRequired[str | None]
+    messageId: NotRequired[str | None]
+    template: NotRequired[str | None]
+    status: NotRequired[int | None]  # a webhook's answer
+    error: NotRequired[str | None]
+    fire: NotRequired[dict[str, Any]]

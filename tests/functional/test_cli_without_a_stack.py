@@ -1,0 +1,81 @@
+"""GIVEN no stack the CLI can reach — a deployed one named without a region or credentials, a
+state directory with no local stack, a `local.json` left by a stack killed with `kill -9` —
+WHEN a command runs THEN it exits 1 with one line naming what is missing and the fix: never a
+traceback, never a dead stack's endpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TICKWORK = Path(sys.executable).parent / "tickwork"
+
+
+def _no_aws(tmp_path: Path) -> dict[str, str]:
+    """A machine with no AWS set up: no region, no credentials, no profile, no metadata."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return {
+        **env,
+        "HOME": str(tmp_path),
+        "AWS_CONFIG_FILE": str(tmp_path / "none"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+
+
+def _tickwork(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(TICKWORK), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra_env", "said"),
+    [
+        ({}, "give --region"),
+        ({"AWS_REGION": "us-east-1"}, "no AWS credentials"),
+    ],
+    ids=["no-region", "no-credentials"],
+)
+def test_a_deployed_stack_named_without_region_or_credentials_says_what_to_set(
+    tmp_path: Path, extra_env: dict[str, str], said: str
+) -> None:
+    ran = _tickwork(
+        "--stack", "tickwork-prod", "list", env={**_no_aws(tmp_path), **extra_env}, cwd=tmp_path
+    )
+    assert ran.returncode == 1, ran
+    assert "Traceback" not in ran.stderr
+    assert said in ran.stderr and "tickwork-prod" in ran.stderr
+
+
+def test_outside_the_clone_the_cli_names_state_dir(tmp_path: Path) -> None:
+    ran = _tickwork("outputs", env=_no_aws(tmp_path), cwd=tmp_path)
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr
+    assert ".tickwork/local.json is missing" in ran.stderr
+    assert "--state-dir" in ran.stderr and "tickwork local" in ran.stderr
+
+
+def test_a_local_json_left_by_a_killed_stack_is_refused_not_answered(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process id that no longer runs, as a kill -9'd stack's
+    state_dir = tmp_path / ".tickwork"
+    state_dir.mkdir()
+    (state_dir / "local.json").write_text(
+        json.dumps(
+            {
+                "endpoint": "http://127.0.0.1:4566",
+                "region": "us-east-1",
+                "pid": gone.pid,
+                "outputs": {"EventBusName": "tickwork-local-bus"},
+            }
+        )
+    )
+    ran = _tickwork("outputs", env=_no_aws(tmp_path), cwd=tmp_path)
+    assert ran.returncode == 1, ran
+    assert f"process {gone.pid}, which is not running" in ran.stderr
+    assert "4566" not in ran.stdout
