@@ -233,7 +233,9 @@ def test_json_schemas_cover_every_type_and_forbid_unknown_fields() -> None:
     assert schemas["SEND_NOTIFICATION"]["additionalProperties"] == {
         "type": ["string", "number", "boolean"]
     }
-    assert schemas["SEND_NOTIFICATION"]["propertyNames"]["pattern"] == "^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+    assert (
+        schemas["SEND_NOTIFICATION"]["propertyNames"]["pattern"] == "^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+    )
     assert schemas["HTTP_REQUEST"]["additionalProperties"] is False
     assert schemas["TICK"].get("additionalProperties", True) is not False
     assert "notificationType" in schemas["SEND_NOTIFICATION"]["properties"]
