@@ -117,6 +117,7 @@ def local(
     process; state in --state-dir survives a restart, and pending actions fire exactly once.
     """
     from tickwork_local.moto_version import UnsupportedMoto
+    from tickwork_local.server import PortInUse
     from tickwork_local.service import run_local
 
     try:
@@ -129,8 +130,8 @@ def local(
             api_auth,
             max_open_executions,
         )
-    except UnsupportedMoto as unsupported:
-        raise click.ClickException(str(unsupported)) from unsupported
+    except (UnsupportedMoto, PortInUse) as refused:
+        raise click.ClickException(str(refused)) from refused
 
 
 @cli.command()
@@ -139,11 +140,12 @@ def demo(actions: float) -> None:
     """Start a throwaway local stack, schedule sample actions from events/demo/, watch them fire."""
     from tickwork_local.demo import run_demo
     from tickwork_local.moto_version import UnsupportedMoto
+    from tickwork_local.server import PortInUse
 
     try:
         code = run_demo(step_seconds=actions)
-    except UnsupportedMoto as unsupported:
-        raise click.ClickException(str(unsupported)) from unsupported
+    except (UnsupportedMoto, PortInUse) as refused:
+        raise click.ClickException(str(refused)) from refused
     raise SystemExit(code)
 
 
@@ -197,6 +199,45 @@ def dashboard(context: Context, stack_name: str | None, port: int, open_browser:
 def outputs(context: Context) -> None:
     """The stack's outputs as JSON (bus, table, state machine; endpoint URL when local)."""
     click.echo(json.dumps(context.target.describe(), indent=2))
+
+
+@cli.command(name="env")
+@pass_context
+def env_(context: Context) -> None:
+    """Shell exports for the stack's tools: `eval "$(tickwork env)"`.
+
+    \b
+    For the local stack: AWS_ENDPOINT_URL and the dummy credentials it takes (so `aws` and
+    boto3 reach it with no AWS set up), AWS_REGION, and TICKWORK_BUS, TICKWORK_TABLE,
+    TICKWORK_STATE_MACHINE_ARN, TICKWORK_API_URL, TICKWORK_API_TOKEN, TICKWORK_STATE_DIR.
+    For a deployed stack (--stack NAME): AWS_REGION and the TICKWORK_ names of its outputs;
+    your own credentials are used as they are.
+    """
+    import shlex
+
+    target = context.target
+    values: dict[str, str | None] = {}
+    if target.endpoint_url:
+        values |= {
+            "AWS_ENDPOINT_URL": target.endpoint_url,
+            "AWS_ACCESS_KEY_ID": "tickwork-local",
+            "AWS_SECRET_ACCESS_KEY": "tickwork-local",
+            "AWS_SESSION_TOKEN": "tickwork-local",
+            "TICKWORK_STATE_DIR": str(context.state_dir.resolve()),
+        }
+    outputs = target.outputs
+    values |= {
+        "AWS_REGION": target.region,
+        "AWS_DEFAULT_REGION": target.region,
+        "TICKWORK_BUS": outputs.get("EventBusName"),
+        "TICKWORK_TABLE": outputs.get("ActionsTableName"),
+        "TICKWORK_STATE_MACHINE_ARN": outputs.get("StateMachineArn"),
+        "TICKWORK_API_URL": (outputs.get("ApiUrl") or "").rstrip("/") or None,
+        "TICKWORK_API_TOKEN": target.api_token,
+    }
+    for name, value in values.items():
+        if value:
+            click.echo(f"export {name}={shlex.quote(value)}")
 
 
 @cli.command()

@@ -24,7 +24,10 @@ DEFAULT_STATE_DIR = ".tickwork"
 LOCAL_FILE = "local.json"
 # The local stack takes any credentials: these dummy ones make boto3 sign its calls on a
 # machine with no AWS set up (it would otherwise say "Unable to locate credentials").
-LOCAL_CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+LOCAL_CREDENTIALS = {
+    "aws_access_key_id": "tickwork-local",
+    "aws_secret_access_key": "tickwork-local",
+}
 
 
 class LocalStackNotFound(Exception):

@@ -210,7 +210,9 @@ class Journal:
                     os.fsync(handle.fileno())
 
     def restore(self, client: Any) -> int:
-        """Put every kept item back through a boto3 DynamoDB client; return how many.
+        """Put every kept item back through a boto3 DynamoDB client; return how many of them
+        are action records (not the stack's own items: counters, tabs, the pump's watermark,
+        whose ids start with ``#``).
 
         Call it before ``installed()``: the restored items are already on disk.
         """
@@ -228,8 +230,15 @@ class Journal:
                     requests = client.batch_write_item(RequestItems=requests).get(
                         "UnprocessedItems"
                     )
-            count += len(values)
+            count += sum(1 for item in values if not _is_bookkeeping(item))
         return count
+
+
+def _is_bookkeeping(item: dict[str, Any]) -> bool:
+    """An item of the stack's own, not an action: its id starts with ``#`` (no action's can)."""
+    key = item.get("id")
+    text = key.get("S") if isinstance(key, dict) else key
+    return isinstance(text, str) and text.startswith("#")
 
 
 def _key(table: Table, attrs: dict[str, Any]) -> Key:

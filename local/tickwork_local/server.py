@@ -20,7 +20,15 @@ from moto import mock_aws
 from moto.core.config import DefaultConfig
 from moto.server import ThreadedMotoServer
 
-__all__ = ["EMULATOR_CONFIG", "LOCAL_CREDENTIALS", "LOOPBACK", "free_port", "serving"]
+__all__ = [
+    "EMULATOR_CONFIG",
+    "LOCAL_CREDENTIALS",
+    "LOOPBACK",
+    "PortInUse",
+    "check_port_free",
+    "free_port",
+    "serving",
+]
 
 LOOPBACK = "127.0.0.1"
 # The emulator takes any credentials; these make sure no real ones are ever sent to it.
@@ -37,6 +45,28 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((LOOPBACK, 0))
         return int(probe.getsockname()[1])
+
+
+class PortInUse(Exception):
+    """A port the local stack would serve on is taken: which, by what likely, and the fix."""
+
+
+def check_port_free(port: int, what: str, option: str) -> None:
+    """Refuse a loopback port another process listens on, before anything is started (moto's
+    server, given one, waits for a server that never comes up: the hang this prevents)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind
+    try:
+        probe.bind((LOOPBACK, port))
+    except OSError as error:
+        usual = " (4566 is LocalStack's default port too)" if port == 4566 else ""
+        raise PortInUse(
+            f"port {port} on {LOOPBACK}, for {what}, is in use{usual}: {error.strerror}. Stop "
+            f"what listens there (another `tickwork local`? `lsof -i :{port}` names it), or "
+            f"choose another port: tickwork local {option} {port + 10}"
+        ) from None
+    finally:
+        probe.close()
 
 
 @contextmanager

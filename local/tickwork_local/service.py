@@ -31,7 +31,7 @@ from tickwork_local.journal import Journal
 from tickwork_local.keys import KeyFile, write_private
 from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.outbox import OUTBOX_FILE, Outbox
-from tickwork_local.server import serving
+from tickwork_local.server import check_port_free, serving
 from tickwork_local.stack import LocalStack
 
 __all__ = ["LocalService", "run_local", "running_service"]
@@ -58,6 +58,10 @@ def running_service(
     max_open_executions: int | None = None,
 ) -> Iterator[LocalService]:
     require_supported_moto()  # before a port is bound or the state dir touched
+    if port:
+        check_port_free(port, "the emulated AWS endpoint", "--port")
+    if api_port:
+        check_port_free(api_port, "the HTTP API and dashboard", "--api-port")
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -151,7 +155,11 @@ def _api_lines(service: LocalService) -> list[str]:
 
 def _banner(service: LocalService) -> str:
     outputs: dict[str, Any] = service.stack.outputs
-    aws = f"aws --endpoint-url {service.endpoint} --region {service.stack.region}"
+    # The local stack takes any credentials: these dummy ones work on a machine with none.
+    aws = (
+        "AWS_ACCESS_KEY_ID=tickwork-local AWS_SECRET_ACCESS_KEY=tickwork-local "
+        f"aws --endpoint-url {service.endpoint} --region {service.stack.region}"
+    )
     detail = json.dumps(json.dumps({"id": "hi", "duration": "30s"}))
     entry = f'[{{"EventBusName":"{outputs["EventBusName"]}","Source":"me",'
     entry += f'"DetailType":"Schedule Start","Detail":{detail}}}]'
@@ -164,7 +172,7 @@ def _banner(service: LocalService) -> str:
             *_api_lines(service),
             *(f"  {name}: {value}" for name, value in outputs.items()),
             "",
-            "Try it:",
+            "Try it (or first `eval \"$(tickwork env)\"` and leave out the flags):",
             "  tickwork schedule --id hello --in 10s && tickwork list",
             f"  {aws} events put-events --entries '{entry}'",
             f"  {aws} dynamodb scan --table-name {outputs['ActionsTableName']}",

@@ -103,8 +103,16 @@ def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> N
 
         # WHEN the process is killed with SIGKILL and started again on the same state
         process.kill()
+        # the endpoint file it left names a dead process: the CLI refuses it, never a dead
+        # endpoint answered as live
+        stale = process.cli("outputs", check=False)
+        assert stale.returncode == 1 and "which is not running" in stale.stderr, stale
         process.start()
         queue = process.subscribe(["Schedule Tick"])
+        # the restart counts the action records it restored, not the stack's own items
+        # (counters, tabs, the pump's watermark)
+        restored = process.restored_counts()
+        assert restored is not None and restored[0] == 3, restored
 
         # THEN every waiting action fires exactly the occurrences it still owed, once, never
         # early. (An occurrence that came due during the restart may fire before this queue

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,31 @@ def test_a_local_json_left_by_a_killed_stack_is_refused_not_answered(tmp_path: P
     assert ran.returncode == 1, ran
     assert f"process {gone.pid}, which is not running" in ran.stderr
     assert "4566" not in ran.stdout
+
+
+@pytest.mark.parametrize("taken", ["--port", "--api-port"])
+def test_local_on_a_port_in_use_refuses_at_once_and_touches_no_state(
+    tmp_path: Path, taken: str
+) -> None:
+    """4566 is LocalStack's default too: a port in use is refused with exit 1, never a hang."""
+    from tickwork_local.server import free_port
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    busy = listener.getsockname()[1]
+    ports = {"--port": str(free_port()), "--api-port": str(free_port()), taken: str(busy)}
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "kept").write_text("what a --fresh start would wipe")
+    try:
+        ran = _tickwork(
+            "--state-dir", str(state), "local", "--fresh", *(x for kv in ports.items() for x in kv),
+            env=_no_aws(tmp_path), cwd=tmp_path,
+        )  # fmt: skip
+    finally:
+        listener.close()
+    assert ran.returncode == 1, ran
+    assert f"port {busy}" in ran.stderr and "is in use" in ran.stderr
+    assert f"tickwork local {taken} " in ran.stderr
+    assert (state / "kept").exists()
