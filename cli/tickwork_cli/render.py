@@ -138,3 +138,24 @@ def fire_times(rows: list[dict[str, Any]], as_json: bool) -> None:
     for row in rows:
         table.add_row(str(row["n"]), row["utc"], row["local"], row["zone"])
     console.print(table)
+
+
+def rejections(rows: list[dict[str, Any]], as_json: bool) -> None:
+    """The stack's last rejections, newest first: when, what, which action, and each field's
+    problem and fix."""
+    if as_json:
+        _json(rows)
+        return
+    if not rows:
+        print("no rejections kept: every Start and steering event was taken")
+        return
+    for row in rows:
+        what = row.get("request", "?")
+        action = row.get("id") or "(no id)"
+        event = f" event {row['eventId']}" if row.get("eventId") else ""
+        print(f"#{row['number']} {row['at']} {what} {action}{event}: {row.get('reason')}")
+        problems = row.get("problems") or []
+        for problem in problems:
+            print(f"    {problem['field']}: {problem['problem']}. Fix: {problem['fix']}")
+        if not problems:
+            print(f"    {row.get('message', '')}")

@@ -133,6 +133,8 @@ class Target:
                 "EVENT_SOURCE": parameters.get("EventSource", "tickwork"),
                 "LOCK_SECONDS": parameters.get("LockSeconds", ""),
                 "LAUNCH_AHEAD_SECONDS": parameters.get("LaunchAheadSeconds", ""),
+                # Where the stack's last rejections are kept (a ring of this many slots).
+                "KEEP_REJECTIONS": parameters.get("KeepRejections", ""),
                 "SLOTS_TABLE_NAME": self.outputs.get("SlotsTableName", ""),
                 "NOTIFICATION_DELIVERY": "log",
                 # The same targets the stack may reach, so the CLI refuses what it would.

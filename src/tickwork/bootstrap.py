@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         FireTallies,
         Notifier,
         ParkedFires,
+        RejectionLog,
         SecretSource,
         SignatureLedger,
         TargetClients,
@@ -62,6 +63,7 @@ class Ports(TypedDict, total=False):
     notifier: Notifier
     targets: TargetClients
     registry: FulfillmentRegistry
+    rejections: RejectionLog
 
 
 class MissingPort(Exception):
@@ -102,6 +104,7 @@ def build(
             "secrets",
             "signatures",
             "targets",
+            "rejections",
         )
         if name not in ports
     ]
@@ -138,6 +141,7 @@ def build(
         notifier=ports["notifier"],
         targets=ports["targets"],
         registry=ports["registry"],
+        rejections=ports["rejections"],
     )
 
 
@@ -154,6 +158,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
     from tickwork.adapters.dynamodb_queries import DynamoDBQueries
     from tickwork.adapters.dynamodb_records import DynamoDBRecords
+    from tickwork.adapters.dynamodb_rejections import DynamoDBRejections
     from tickwork.adapters.dynamodb_slots import DynamoDBSlots
     from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
     from tickwork.adapters.eventbridge import EventBridgePublisher
@@ -176,6 +181,9 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     )
     ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
+    ports.setdefault(
+        "rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws)
+    )
     ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     # Without a batch machine (FireBatching=false), nothing is batched: it is never started.

@@ -21,6 +21,7 @@ __all__ = [
 ]
 
 MAX_HISTORY = 200
+MAX_KEPT_REJECTIONS = 1000  # the KeepRejections parameter's bound
 MAX_LAUNCH_AHEAD = timedelta(days=300)
 # A batch task runs every fire at once (one thread each) and ends well inside its timeout: a
 # batch of 500 TICK fires takes about 3 s of a 60 s task on the local stack.
@@ -66,6 +67,7 @@ class Settings:
     # Fires a record keeps: 10, as a Temporal schedule keeps its 10 most recent actions. A
     # recurring record then stays under 2 KB, two write units a write (README, "Batches").
     history_limit: int = 10
+    keep_rejections: int = 100  # the last rejections kept for `tickwork rejections` (0: none)
     # Status changes a record keeps (a recurring fire makes two: its claim, its return).
     transition_limit: int = 10
     finished_ttl: timedelta = timedelta(days=30)
@@ -108,6 +110,10 @@ class Settings:
         return (parts[1], parts[3], parts[4]) if len(parts) > 4 else ("aws", "", "")
 
     def __post_init__(self) -> None:
+        if not 0 <= self.keep_rejections <= MAX_KEPT_REJECTIONS:
+            raise ValueError(
+                f"KEEP_REJECTIONS={self.keep_rejections} is outside 0-{MAX_KEPT_REJECTIONS}"
+            )
         if not 1 <= self.history_limit <= MAX_HISTORY:
             raise ValueError(
                 f"HISTORY_LIMIT={self.history_limit} is outside 1-{MAX_HISTORY}: a record keeps "
@@ -168,6 +174,7 @@ class Settings:
             early_tolerance=seconds("EARLY_TOLERANCE_SECONDS", cls.early_tolerance),
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
             history_limit=int(env.get("HISTORY_LIMIT", cls.history_limit)),
+            keep_rejections=int(env.get("KEEP_REJECTIONS") or cls.keep_rejections),
             transition_limit=int(env.get("TRANSITION_LIMIT", cls.transition_limit)),
             finished_ttl=timedelta(days=float(env.get("FINISHED_TTL_DAYS", 30))),
             slots_table_name=env.get("SLOTS_TABLE_NAME") or None,

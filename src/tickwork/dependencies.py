@@ -21,6 +21,7 @@ from tickwork.ports import (
     FireTallies,
     Notifier,
     ParkedFires,
+    RejectionLog,
     SecretSource,
     SignatureLedger,
     TargetClients,
@@ -47,6 +48,7 @@ class Dependencies:
     notifier: Notifier
     targets: TargetClients  # clients for the AWS action types' targets
     registry: FulfillmentRegistry  # the action types, built over the ports above
+    rejections: RejectionLog  # the last rejections, for a publisher that cannot subscribe
 
     def secret(self, secret_id: str | None) -> bytes | None:
         """The value of a configured secret; None when the setting names none."""

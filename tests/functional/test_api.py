@@ -511,6 +511,7 @@ def test_openapi_document_has_every_route(api: Api) -> None:
         "/bulk/cancel": {"post"},
         "/stats": {"get"},
         "/stats/fires": {"get"},
+        "/rejections": {"get"},
         "/preview": {"post"},
     }
     create_op = reply.json["paths"]["/actions"]["post"]

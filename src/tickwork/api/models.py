@@ -396,3 +396,27 @@ class ErrorBody(_Response):
     error: str = Field(description="What happened, by name (e.g. ValidationFailed).")
     message: str
     problems: list[Problem] = Field(default_factory=list)
+
+
+class RejectionEntry(_Response):
+    """One refusal, as its Schedule Rejected event said it."""
+
+    number: int = Field(description="1, 2, ... in the order kept.")
+    at: str = Field(description="When it was refused, ISO 8601 UTC.")
+    detail_type: str = Field(description="Schedule Rejected.")
+    id: str | None = Field(default=None, description="The action id the request named.")
+    request: str = Field(
+        description="What was refused: Schedule Start, Schedule Stop, Pause, Resume, Run Now, "
+        "Schedule Tick or Failed (a report), or deferred update (a change that waited)."
+    )
+    event_id: str | None = Field(default=None, description="The refused event's id.")
+    reason: str = Field(description="The error's name, e.g. InvalidStartRequest.")
+    message: str
+    problems: list[Problem] = Field(default_factory=list)
+    signature: str | None = Field(
+        default=None, description="Why a signature was refused (signed events only)."
+    )
+
+
+class Rejections(_Response):
+    rejections: list[RejectionEntry]

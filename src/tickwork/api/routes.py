@@ -21,7 +21,14 @@ from urllib.parse import unquote
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
 
-from tickwork.api import action_routes, docs_page, errors, schedule_routes, steering_routes
+from tickwork.api import (
+    action_routes,
+    docs_page,
+    errors,
+    rejection_routes,
+    schedule_routes,
+    steering_routes,
+)
 from tickwork.domain.json_text import loads_strict
 
 __all__ = ["DASHBOARD_HTML", "app", "path_action_id"]
@@ -97,7 +104,13 @@ app.configure_openapi(
     '{"error", "message", "problems": [{"field", "problem", "fix"}]}.',
 )
 errors.register(app)
-for module in (action_routes, steering_routes, schedule_routes, docs_page):
+for module in (
+    action_routes,
+    steering_routes,
+    schedule_routes,
+    rejection_routes,
+    docs_page,
+):
     app.include_router(module.router)
 
 

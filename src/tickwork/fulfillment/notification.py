@@ -45,7 +45,9 @@ class NotificationData(FulfillmentData):
         frozen=True,
         alias_generator=to_camel,
         json_schema_extra={
-            "additionalProperties": {"type": ["string", "number", "boolean"]},
+            "additionalProperties": {
+                "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
+            },
             "propertyNames": {"pattern": f"^{_OWN_NAME.pattern}$"},
         },
     )

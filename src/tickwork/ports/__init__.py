@@ -25,6 +25,7 @@ from tickwork.ports.stores import (
     CountTabs,
     FireTallies,
     ParkedFires,
+    RejectionLog,
     TabbedRecords,
 )
 from tickwork.ports.targets import TargetClients
@@ -45,6 +46,7 @@ __all__ = [
     "Notifier",
     "OutboundEvent",
     "ParkedFires",
+    "RejectionLog",
     "SecretSource",
     "SignatureLedger",
     "Spent",

@@ -5,7 +5,7 @@ fires the pump launches, and the tallies of recorded fires."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.selection import Selection
@@ -16,6 +16,7 @@ __all__ = [
     "CountTabs",
     "FireTallies",
     "ParkedFires",
+    "RejectionLog",
     "TabbedRecords",
 ]
 
@@ -113,3 +114,18 @@ class FireTallies(Protocol):
     ) -> dict[int, dict[str, int]]:
         """The counts of minutes (or hours) ``first``..``last`` since the epoch, all or of a
         group: {minute: {"onTime": n, "late": n, "failed": n}} for those with any."""
+
+
+class RejectionLog(Protocol):
+    """The stack's last rejections (Starts, steering events, reports and waiting changes it
+    refused), kept so a publisher that cannot subscribe to ``Schedule Rejected`` still sees
+    them: ``tickwork rejections``, ``GET /rejections``, the dashboard."""
+
+    def keep(self, rejection: dict[str, Any], at: datetime) -> None:
+        """Keep one (the ``Schedule Rejected`` detail), the oldest kept giving way past the
+        stack's ``KeepRejections``."""
+        ...
+
+    def latest(self, limit: int) -> list[dict[str, Any]]:
+        """The newest first, each with ``at`` (ISO 8601 UTC) and ``number`` (1, 2, ... as kept)."""
+        ...

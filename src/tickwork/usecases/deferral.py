@@ -13,6 +13,7 @@ from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Paused, Rejected, Stopped
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.steering import ChangeKind, Deferred
+from tickwork.usecases.rejections import announce_rejected
 
 __all__ = ["apply_deferred"]
 
@@ -71,6 +72,6 @@ def _updated(
             problems=[p.as_dict() for p in refused.problems],
             event_id=change.event_id,
         )
-        return base, [lambda: deps.publisher.publish(rejection)]
+        return base, [lambda: announce_rejected(rejection, deps)]
     replaced = scheduled_action(checked, base, now, change.spec_hash or "", change.event_id, deps)
     return replaced, [lambda: announce_started(replaced, deps)]

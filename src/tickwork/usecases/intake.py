@@ -32,6 +32,7 @@ from tickwork.usecases.answers import ChangeAnswer, RecordAnswer, Rejection
 from tickwork.usecases.fire_proofs import check_proof
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.record import record_failure, record_tick
+from tickwork.usecases.rejections import announce_rejected
 from tickwork.usecases.run_now import run_now
 from tickwork.usecases.stop import cancel_action
 
@@ -193,5 +194,5 @@ def _rejected(
         event_id=event_id,
         signature=refused.reason if isinstance(refused, SignatureRefused) else None,
     )
-    deps.publisher.publish(rejection)
+    announce_rejected(rejection, deps)
     return Rejection(rejection)

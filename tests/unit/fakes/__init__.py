@@ -21,6 +21,7 @@ from tests.unit.fakes.stores import (
     FakeParkedFires,
     FakeQueries,
     FakeRecords,
+    FakeRejections,
     FakeStore,
 )
 
@@ -33,6 +34,7 @@ __all__ = [
     "FakePublisher",
     "FakeQueries",
     "FakeRecords",
+    "FakeRejections",
     "FakeSecrets",
     "FakeSignatures",
     "FakeStore",

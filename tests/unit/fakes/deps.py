@@ -20,6 +20,7 @@ from tests.unit.fakes.stores import (
     FakeParkedFires,
     FakeQueries,
     FakeRecords,
+    FakeRejections,
     FakeStore,
 )
 from tickwork import bootstrap
@@ -74,6 +75,7 @@ def fake_dependencies(
         signatures=FakeSignatures(),
         notifier=notifier or LoggingNotifier(),
         targets=NoTargets(),
+        rejections=FakeRejections(),
     )
 
 

@@ -13,16 +13,18 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import fits
+from tickwork.adapters.dynamodb_rejections import bounded
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict
 from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.page_cursor import Position
 from tickwork.domain.selection import Selection
-from tickwork.domain.times import to_epoch_ms
+from tickwork.domain.times import iso, to_epoch_ms
 
 __all__ = [
     "FakeCountTabs",
@@ -368,3 +370,23 @@ def _fire_ms(action: Action) -> int:
 
 def _key(action: Action, by_id: bool) -> tuple[int, str]:
     return (0, action.id) if by_id else (_fire_ms(action), action.id)
+
+
+class FakeRejections:
+    """RejectionLog in memory: the last ``keep``, numbered as kept."""
+
+    def __init__(self, keep: int = 100) -> None:
+        self._keep = keep
+        self.kept: list[dict[str, Any]] = []
+
+    def keep(self, rejection: dict[str, Any], at: datetime) -> None:
+        if self._keep <= 0:
+            return
+        number = len(self.kept) + 1
+        entry = {k: v for k, v in bounded(rejection).items() if v is not None and v != []}
+        self.kept.append({"number": number, "at": iso(at), **entry})
+
+    def latest(self, limit: int) -> list[dict[str, Any]]:
+        if self._keep <= 0 or limit <= 0:
+            return []
+        return list(reversed(self.kept[-self._keep :]))[:limit]

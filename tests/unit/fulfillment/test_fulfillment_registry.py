@@ -231,7 +231,7 @@ def test_json_schemas_cover_every_type_and_forbid_unknown_fields() -> None:
     # a notification takes the team's own fields as scalars named as placeholders are
     assert sorted(schemas) == BUILT_IN
     assert schemas["SEND_NOTIFICATION"]["additionalProperties"] == {
-        "type": ["string", "number", "boolean"]
+        "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
     }
     assert (
         schemas["SEND_NOTIFICATION"]["propertyNames"]["pattern"] == "^[A-Za-z_][A-Za-z0-9_]{0,63}$"
