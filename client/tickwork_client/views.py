@@ -45,6 +45,7 @@ class ActionView(TypedDict):
     executionRemainder: int | None
     schedule: str
     retryCount: int
+    manualRetries: int
     lastError: str | None
     group: str
     needsAttention: bool

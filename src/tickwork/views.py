@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tickwork.domain.action import Action, Status
+from tickwork.domain.fire import Trigger
 from tickwork.domain.times import iso
 
 __all__ = ["action_summary", "action_view"]
@@ -20,6 +21,7 @@ def action_summary(action: Action) -> dict[str, Any]:
         "executionRemainder": action.execution_remainder,
         "schedule": action.schedule.describe(),
         "retryCount": action.retry_count,
+        "manualRetries": sum(1 for o in action.history if o.trigger == Trigger.RETRY),
         "lastError": action.last_error,
         "group": action.group,
         "needsAttention": action.needs_attention,

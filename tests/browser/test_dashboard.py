@@ -266,3 +266,117 @@ def test_the_local_outbox_panel_shows_what_a_fire_sent(
     expect(panel.get_by_test_id("outbox-row")).to_have_count(1)
     expect(panel.get_by_test_id("outbox-text")).to_have_text("order 7 is due")
     expect(panel).to_contain_text("dash:sqs #1")
+
+
+def test_outbox_failures_show_and_filter_and_link_to_their_action(
+    stack: Stack, page: Page, token_link: Callable[[str], str]
+) -> None:
+    """A webhook answered 400 is not shown as delivered; the panel filters by kind and action,
+    and a message's fire opens its action."""
+    deps = bootstrap.from_environment()
+    start_action(StartCommand({"id": "dash:hook", "delay": "1h", "data": {"n": 1}}), deps)
+
+    def fire(action_id: str) -> FulfillmentRequest:
+        return FulfillmentRequest(
+            action_id=action_id, action="HTTP_REQUEST", occurrence=1,
+            scheduled_time=datetime.now(UTC), data=TickData(),
+            idempotency_key="0b9f7c1e-1111-5222-8333-444455556666",
+        )  # fmt: skip
+
+    outbox = stack.local.outbox
+    outbox.keep("queue", {"to": "dash-orders", "body": "order 7 is due"}, fire("dash:sqs"))
+    outbox.keep(
+        "webhook",
+        {"to": "https://hooks.example/x", "status": 400, "error": "400 Bad Request", "body": "{}"},
+        fire("dash:hook"),
+    )
+
+    page.goto(token_link("/"))
+    panel = page.get_by_test_id("outbox")
+    rows = panel.get_by_test_id("outbox-row")
+    expect(rows).to_have_count(2)
+    refused = panel.locator('tr[data-failed="true"]')
+    expect(refused).to_have_count(1)
+    expect(refused.get_by_test_id("outbox-result")).to_have_text("answered 400")
+    expect(panel.locator('tr[data-failed="false"]').get_by_test_id("outbox-result")).to_have_text(
+        "sent"
+    )
+
+    panel.get_by_test_id("outbox-kind").select_option("webhook")
+    expect(rows).to_have_count(1)
+    panel.get_by_test_id("outbox-kind").select_option("")
+    panel.get_by_test_id("outbox-id").fill("dash:sqs")
+    panel.get_by_test_id("outbox-id").press("Enter")
+    expect(rows).to_have_count(1)
+    expect(panel.get_by_test_id("outbox-text")).to_have_text("order 7 is due")
+
+    panel.get_by_test_id("outbox-id").fill("")
+    panel.get_by_test_id("outbox-id").press("Enter")
+    refused.get_by_test_id("outbox-fire").click()
+    expect(page.get_by_test_id("detail-id")).to_contain_text("dash:hook")
+
+
+def test_fires_lateness_retries_schedule_search_and_rejections_read_right(
+    stack: Stack, seeded: Seeded, page: Page, token_link: Callable[[str], str]
+) -> None:
+    from tickwork.domain.announcements import Rejected
+    from tickwork.usecases.rejections import announce_rejected
+
+    deps = bootstrap.from_environment()
+    announce_rejected(
+        Rejected(
+            action_id="inv:9",
+            request="Schedule Start",
+            reason="InvalidStartRequest",
+            message="rate: refused",
+            problems=[{"field": "rate", "problem": "is zero", "fix": "give 1 minute or more"}],
+            event_id="e-9",
+        ),
+        deps,
+    )
+    page.goto(token_link("/"))
+
+    # a fired occurrence's outcome is a visible badge, and sub-second lateness is in ms
+    page.locator(f'tr[data-id="{seeded.completed}"]').click()
+    fired = page.get_by_test_id("history-row").first.get_by_test_id("status-badge")
+    expect(fired).to_have_text("Fired")
+    background = fired.evaluate("b => getComputedStyle(b).backgroundColor")
+    assert background not in ("rgba(0, 0, 0, 0)", "transparent"), background
+    expect(page.get_by_test_id("history-table")).to_contain_text("300 ms")
+
+    # the schedule shows its instants in local time like every other column, exact in its title
+    schedule = page.get_by_test_id("detail").get_by_test_id("schedule-text")
+    expect(schedule).not_to_contain_text("+00:00")
+    assert "T" in (schedule.get_attribute("title") or "")
+
+    # the failed action retried by hand counts its retry
+    page.locator(f'tr[data-id="{seeded.failed}"]').click()
+    page.get_by_test_id("retry-button").click()
+    retried = page.locator(f'tr[data-id="{seeded.failed}"]').get_by_test_id("row-retries")
+    expect(retried).to_have_attribute("title", "2 automatic (the last fire's), 0 by hand")
+
+    # search by id prefix
+    page.get_by_test_id("prefix-filter").fill("dash:pending:")
+    page.get_by_test_id("prefix-filter").press("Enter")
+    expect(page.get_by_test_id("action-row")).to_have_count(len(seeded.pending))
+
+    # the rejections panel names the field and the fix
+    row = page.get_by_test_id("rejection-row")
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("rejection-problems")).to_contain_text("rate is zero — give 1 minute")
+
+
+def test_at_a_narrow_width_nothing_runs_off_the_side(
+    stack: Stack, seeded: Seeded, page: Page, token_link: Callable[[str], str]
+) -> None:
+    page.set_viewport_size({"width": 420, "height": 900})
+    page.goto(token_link("/"))
+    expect(page.get_by_test_id("action-row")).to_have_count(len(seeded.pending) + 2)
+    page.locator(f'tr[data-id="{seeded.completed}"]').click()
+    expect(page.get_by_test_id("detail")).to_be_visible()
+    overflow = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert overflow[0] <= overflow[1], overflow
+    cards = page.get_by_test_id("status-cards").bounding_box()
+    assert cards is not None and cards["x"] + cards["width"] <= 420

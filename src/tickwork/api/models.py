@@ -239,7 +239,11 @@ class ActionSummary(_Response):
     occurrence: int
     execution_remainder: int | None = Field(description="Fires left; null when unbounded.")
     schedule: str = Field(description="The schedule in words.")
-    retry_count: int
+    retry_count: int = Field(description="Automatic retries of the last fire (attempts - 1).")
+    manual_retries: int = Field(
+        description="Retries asked for by hand (POST /actions/{id}/retry) among the fires its "
+        "history keeps."
+    )
     last_error: str | None
     group: str
     needs_attention: bool = Field(
