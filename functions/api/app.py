@@ -15,9 +15,7 @@ entry = Entry()
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = event.get("requestContext", {})
-    entry.logger.set_correlation_id(
-        path_action_id(event.get("rawPath", "")) or request.get("requestId")
-    )
+    entry.correlate(path_action_id(event.get("rawPath", "")) or request.get("requestId"))
     response: dict[str, Any] = app.resolve(event, context)
     entry.count(f"api_{response['statusCode'] // 100}xx")
     return response

@@ -15,9 +15,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,11 +83,28 @@ TEMPLATE_COMMANDS = [
 SEED_SMS = "seed-sms.json"  # the seed's own example, as its README writes it
 
 
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """These process settings while the demo runs, the caller's back after it."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_demo(step_seconds: float = 1.0) -> int:
     console = Console()
     started = time.monotonic()
     receiver = Receiver(failures=1)
     with (
+        # The functions' metrics are CloudWatch EMF lines on stdout: the live table, not them.
+        _environment(POWERTOOLS_METRICS_DISABLED="true"),
         tempfile.TemporaryDirectory(prefix="tickwork-demo-") as state,
         running_service(None, Path(state), fresh=True, parameters=DEMO_PARAMETERS) as service,
     ):

@@ -8,6 +8,7 @@ action id as correlation id and the Lambda context, X-Ray tracing made at the fi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -30,12 +31,47 @@ class Entry:
         self._correlation_id_path = correlation_id_path
 
     def __call__(self, handler: Handler) -> Handler:
-        wrapped: Any = self.metrics.log_metrics(capture_cold_start_metric=True)(handler)
+        # Powertools prints the cold start metric even with POWERTOOLS_METRICS_DISABLED (it
+        # flushes it on its own): honour the setting here, as its other metrics do.
+        from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+        capture = not is_metrics_disabled()
+        wrapped: Any = self.metrics.log_metrics(capture_cold_start_metric=capture)(handler)
         wrapped = self._tracer.capture_lambda_handler(wrapped)
-        logged: Handler = self.logger.inject_lambda_context(
-            correlation_id_path=self._correlation_id_path
-        )(wrapped)
+        return self._logged(wrapped)
+
+    def _logged(self, handler: Handler) -> Handler:
+        """The invocation's keys (cold start, the Lambda context, the correlation id) on every
+        line it logs — as Powertools' inject_lambda_context adds them, but kept per thread
+        (a context variable) instead of on the formatter every Logger of the service shares:
+        several functions running in one process at once (the local stack) each log their
+        own, and threads a handler starts in a copy of its context log its keys too."""
+        from aws_lambda_powertools.logging.lambda_context import build_lambda_context_model
+        from aws_lambda_powertools.utilities import jmespath_utils
+
+        cold = [True]
+
+        @functools.wraps(handler)
+        def logged(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+            keys: dict[str, Any] = {"cold_start": cold[0]}
+            cold[0] = False
+            keys.update(build_lambda_context_model(context).__dict__)
+            if self._correlation_id_path:
+                keys["correlation_id"] = jmespath_utils.query(
+                    envelope=self._correlation_id_path, data=event
+                )
+            self.logger.thread_safe_clear_keys()
+            self.logger.thread_safe_append_keys(**keys)
+            try:
+                return handler(event, context)
+            finally:
+                self.logger.thread_safe_clear_keys()
+
         return logged
+
+    def correlate(self, correlation_id: str | None) -> None:
+        """Name this invocation's correlation id once the handler knows it (its lines only)."""
+        self.logger.thread_safe_append_keys(correlation_id=correlation_id)
 
     def count(self, name: str, value: float = 1) -> None:
         self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
