@@ -135,3 +135,26 @@ def test_outside_the_lock_a_change_applies_at_once() -> None:
 
     assert cancel_action("r", deps).to_wire()["outcome"] == "cancelled"
     assert deps.records.get("r").status == Status.CANCELLED
+
+
+def test_an_update_in_the_lock_counts_executionremainder_from_its_own_first_fire() -> None:
+    """executionRemainder is the number of fires a Start schedules, from its own first fire:
+    the imminent fire under the old schedule is not counted against the update's (README,
+    "executionRemainder"). rate(15 seconds) x 3, updated in its first fire's lock: 1 + 3."""
+    deps = fake_dependencies(NOW)
+    every_15s = {"id": "r", "rate": "rate(15 seconds)", "executionRemainder": 3, "repeat": True}
+    start_action(StartCommand({**every_15s, "data": {"v": 1}}), deps)
+    result = start_action(StartCommand({**every_15s, "data": {"v": 2}}), deps)
+    assert result.outcome == "deferred"
+
+    fired = []
+    for _ in range(10):
+        action = deps.records.get("r")
+        if action.status != Status.PENDING:
+            break
+        deps.clock.current = action.execution_time
+        tick = machine.run(deps, machine.current(deps, "r"))
+        assert tick is not None
+        fired.append((tick.data["v"], tick.occurrence))
+    assert fired == [(1, 1), (2, 1), (2, 2), (2, 3)]
+    assert deps.records.get("r").status == Status.COMPLETED
