@@ -238,6 +238,8 @@ def env_(context: Context) -> None:
     for name, value in values.items():
         if value:
             click.echo(f"export {name}={shlex.quote(value)}")
+    names = " ".join(name for name, value in values.items() if value)
+    click.echo(f"# to undo (before reaching real AWS again): unset {names}")
 
 
 @cli.command()
@@ -505,6 +507,17 @@ def _publish_start(
                 as_json,
             )
             return
+        refused = _refusal(deps, event_id)
+        if refused is not None:
+            raise click.ClickException(
+                f"the stack refused the Start (event {event_id}); nothing was written:\n"
+                + "\n".join(
+                    f"  {p['field']}: {p['problem']}. Fix: {p['fix']}"
+                    for p in refused.get("problems") or []
+                )
+                if refused.get("problems")
+                else f"the stack refused the Start (event {event_id}): {refused.get('message')}"
+            )
         if time.monotonic() > deadline:
             render.echo_result(
                 {
@@ -517,6 +530,15 @@ def _publish_start(
             )
             return
         time.sleep(0.2)
+
+
+def _refusal(deps: Any, event_id: str) -> dict[str, Any] | None:
+    """The stack's refusal of the event, once it has made one (its kept rejections): what it
+    checks and the CLI cannot, such as a notification's template."""
+    for rejection in deps.rejections.latest(20):
+        if rejection.get("eventId") == event_id:
+            return dict(rejection)
+    return None
 
 
 def _put(context: Context, detail_type: str, detail: dict[str, Any], source: str) -> str:

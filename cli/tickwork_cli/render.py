@@ -147,7 +147,10 @@ def rejections(rows: list[dict[str, Any]], as_json: bool) -> None:
         _json(rows)
         return
     if not rows:
-        print("no rejections kept: every Start and steering event was taken")
+        print(
+            "no rejections kept: none refused since the stack kept them "
+            "(or its KeepRejections parameter is 0)"
+        )
         return
     for row in rows:
         what = row.get("request", "?")

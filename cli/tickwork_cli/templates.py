@@ -85,8 +85,10 @@ def templates() -> None:
 
     Texts use {{field}} placeholders, filled from the action's data: its known fields (name,
     subject, mobile, email, userId, templateType, notificationType) and your own (amount,
-    dueDate, link: any string, number or boolean the data gives). Only {{name}} is a
-    placeholder: an unclosed {{ or blocks like {{#if}} are refused when put. A Start whose data
+    dueDate, link: any string, number or boolean the data gives). In an SMS or push text only
+    {{name}} is a placeholder: an unclosed {{, a stray }} or blocks like {{#if}} are refused
+    when put. An e-mail is an SES template (Handlebars): its blocks and helpers are SES's; an
+    unclosed {{ is refused. A Start whose data
     lacks a placeholder of an existing template is refused naming the field, and a fire never
     sends a blank. SMS and push share one text per name.
     """
@@ -112,7 +114,7 @@ def put(
     """Create or replace the template NAME (a notification's templateType)."""
     kind = kind.lower()
     guard(lambda: _check_name(name))
-    fields = _fields({"--text": text, "--subject": subject, "--html": html})
+    fields = _fields({"--text": text, "--subject": subject, "--html": html}, kind == "email")
     if kind == "email":
         where = _put_email(context, name, text, subject, html)
     else:
@@ -122,15 +124,16 @@ def put(
     show.echo_result({"put": kind, "name": name, "where": where, "fields": fields}, as_json)
 
 
-def _fields(parts: dict[str, str | None]) -> list[str]:
+def _fields(parts: dict[str, str | None], handlebars: bool) -> list[str]:
     """The placeholders of a template's parts, each part's syntax checked before anything is
-    written (the option holding a problem is named)."""
+    written (the option holding a problem is named). An e-mail is SES's Handlebars: its blocks
+    and helpers are SES's to fill; a text's syntax is tickwork's own, {{name}} only."""
     found: set[str] = set()
     for option, part in parts.items():
         if part is None:
             continue
         try:
-            found |= placeholders(part)
+            found |= placeholders(part, handlebars=handlebars)
         except TemplateSyntaxProblem as problem:
             message = f"{problem.problem}: {problem.fix}"
             raise click.BadParameter(message, param_hint=option) from None
@@ -245,7 +248,10 @@ def _stored(context: Context, kind: str, name: str) -> dict[str, Any]:
             "text": template.get("TextPart"),
             **({"html": template["HtmlPart"]} if template.get("HtmlPart") else {}),
             "fields": _stored_fields(
-                template.get("SubjectPart"), template.get("TextPart"), template.get("HtmlPart")
+                template.get("SubjectPart"),
+                template.get("TextPart"),
+                template.get("HtmlPart"),
+                handlebars=True,
             ),
         }
     ssm = context.target.client("ssm")
@@ -265,10 +271,10 @@ def _stored(context: Context, kind: str, name: str) -> dict[str, Any]:
     }
 
 
-def _stored_fields(*parts: str | None) -> list[str] | str:
+def _stored_fields(*parts: str | None, handlebars: bool = False) -> list[str] | str:
     """The placeholders of a stored template, or what makes it unfillable (one put by hand)."""
     try:
-        return sorted(fields_of(*parts))
+        return sorted(fields_of(*parts, handlebars=handlebars))
     except TemplateSyntaxProblem as problem:
         return f"cannot be filled: {problem}"
 

@@ -51,6 +51,9 @@ class StackStartFailed(RuntimeError):
     pass
 
 
+_PORT_ATTEMPTS = 3
+
+
 class LocalProcess:
     """One local stack process. ``program`` replaces ``tickwork --state-dir D local`` with
     another entry point taking the same options (the chaos run's stack with a planted fault)."""
@@ -80,7 +83,19 @@ class LocalProcess:
 
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self, fresh: bool = False, timeout: float = 300.0) -> float:
-        """Start the stack and wait until it is ready; the seconds that took."""
+        """Start the stack and wait until it is ready; the seconds that took. A first start
+        whose ports another process took meanwhile (a free port is only free when it is asked
+        for) is tried again on new ones; a restart keeps its ports, as its clients do."""
+        for attempt in range(_PORT_ATTEMPTS):
+            try:
+                return self._start(fresh, timeout)
+            except StackStartFailed as failed:
+                if self._state or "is in use" not in str(failed) or attempt == _PORT_ATTEMPTS - 1:
+                    raise
+                self.port, self.api_port = free_port(), free_port()
+        raise AssertionError("the loop returns or raises")
+
+    def _start(self, fresh: bool, timeout: float) -> float:
         began = time.monotonic()
         ready = self.state_dir / "local.json"
         ready.unlink(missing_ok=True)

@@ -148,8 +148,8 @@ def _the_readme_example_runs_in_the_service_env_against_the_local_stack(
         "TICKWORK_API_TOKEN": str(state["apiToken"]),
         # boto3 reaches the local stack by its endpoint, with the dummy credentials it takes
         "AWS_ENDPOINT_URL": state["endpoint"],
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_ACCESS_KEY_ID": "tickwork-local",
+        "AWS_SECRET_ACCESS_KEY": "tickwork-local",
         "AWS_DEFAULT_REGION": state["region"],
     }
     done = _run(service_env / "bin" / "python", tmp_path / "example.py", cwd=tmp_path, env=env)

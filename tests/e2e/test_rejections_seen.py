@@ -70,3 +70,18 @@ def test_bad_events_put_with_the_aws_cli_are_listed_with_field_and_fix(
     page = local.api.get(f"{local.api_url}/rejections", params={"limit": 1}, timeout=30)
     assert page.status_code == 200, page.text
     assert [r["eventId"] for r in page.json()["rejections"]] == [bad_stop]
+
+
+def test_the_cli_prints_the_stacks_refusal_of_a_start_it_could_not_check_itself(
+    local: LocalProcess,
+) -> None:
+    """The template is the stack's to check: `tickwork schedule` waits and prints its refusal."""
+    local.cli_json("templates", "put", "sms", "DUE_SOON", "--text", "Hi {{name}}, {{amount}} due")
+    data = {"notificationType": "SMS", "templateType": "DUE_SOON", "mobile": "60123456789"}
+    ran = local.cli(
+        "schedule", "--id", "due:1", "--in", "10m", "--action", "SEND_NOTIFICATION",
+        "--data", json.dumps({**data, "name": "Cy"}), check=False,
+    )  # fmt: skip
+    assert ran.returncode == 1, ran
+    assert "data.amount" in ran.stderr and "Fix: add data.amount" in ran.stderr
+    assert local.cli("show", "due:1", check=False).returncode != 0

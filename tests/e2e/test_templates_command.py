@@ -88,7 +88,7 @@ def test_bad_names_and_missing_templates_are_refused_with_the_fix(local: LocalPr
     [
         ("--text", "Hi {{name", "'{{' at character 4 has no '}}'"),
         ("--text", "Hi {{#if late}}late{{/if}}", "blocks"),
-        ("--subject", "Receipt {{ order.number }}", "top-level field"),
+        ("--html", "<p>Hi {{name</p>", "'{{' at character 7 has no '}}'"),
     ],
 )
 def test_a_template_a_fire_could_not_fill_is_refused_and_nothing_written(
@@ -99,6 +99,16 @@ def test_a_template_a_fire_could_not_fill_is_refused_and_nothing_written(
     assert put.returncode == 2, put
     assert option in put.stderr and shown in put.stderr
     assert "BROKEN" not in [t["name"] for t in local.cli_json("templates", "list")]
+
+
+def test_an_email_is_ses_handlebars_its_blocks_and_css_taken(local: LocalProcess) -> None:
+    put = local.cli_json(
+        "templates", "put", "email", "RECEIPT",
+        "--subject", "Receipt {{orderNumber}}",
+        "--text", "{{#if late}}Late: {{/if}}you paid {{amount}} {{formatDate paidAt}}",
+        "--html", "<style>@media print{.a{color:red}}</style><p>{{{receiptHtml}}}</p>",
+    )  # fmt: skip
+    assert put["fields"] == ["amount", "orderNumber", "receiptHtml"]
 
 
 def test_a_put_and_a_show_list_the_fields_a_start_must_give(local: LocalProcess) -> None:

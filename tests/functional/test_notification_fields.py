@@ -141,3 +141,38 @@ def test_an_email_template_with_a_field_the_data_lacks_is_refused_and_never_sent
     filled = json.loads(message.template_data)
     assert (filled["orderNumber"], filled["amount"]) == ("A-1042", "12.5")
     assert sent["messageId"] == message.id
+
+
+def test_a_start_delivered_again_after_its_template_changed_is_not_refused(
+    stack: Stack, invoke, event
+) -> None:
+    _put_text(stack, "INVOICE_OVERDUE", OVERDUE)
+    envelope = event("start/notification-own-fields")
+    first, _ = invoke("StartFunction", envelope)
+    assert first["outcome"] == "created", first
+    _put_text(stack, "INVOICE_OVERDUE", OVERDUE + " {{newField}}")
+
+    again, error = invoke("StartFunction", envelope)  # EventBridge delivers it again
+
+    assert error is None and again["outcome"] == "unchanged", again
+
+
+def test_an_ses_handlebars_template_sends_when_its_plain_fields_are_given(stack: Stack) -> None:
+    stack.local.client("ses").create_template(
+        Template={
+            "TemplateName": "RECEIPT_HB",
+            "SubjectPart": "Receipt {{orderNumber}}",
+            "TextPart": "{{#if late}}Late. {{/if}}Paid {{amount}}.",
+            "HtmlPart": "<style>@media print{.a{color:red}}</style><p>{{amount}}</p>",
+        }
+    )
+    data = {
+        "notificationType": "EMAIL",
+        "templateType": "RECEIPT_HB",
+        "email": "ada@example.com",
+        "orderNumber": "A-7",
+        "amount": "RM 5",
+    }
+    _, sent = fire(stack, "SEND_NOTIFICATION", data)
+    (message,) = ses_backends[ACCOUNT][REGION].sent_messages
+    assert message.id == sent["messageId"]

@@ -104,3 +104,34 @@ def test_unknown_syntax_is_refused_saying_what_a_placeholder_is(text: str, in_fi
 
 def test_single_braces_are_literal_text() -> None:
     assert fill("{json} {{ name }}!", {"name": "Cy"}) == "{json} Cy!"
+
+
+@pytest.mark.parametrize(
+    ("text", "fields"),
+    [
+        ("{{#if late}}Late: {{/if}}you paid {{amount}}", {"amount"}),
+        ("{{{receiptHtml}}} {{ name }}", {"receiptHtml", "name"}),
+        ("{{formatDate paidAt}} {{customer.name}} {{else}} {{this}}", set()),
+        ("<style>@media print{.a{color:red}}</style>{{x}}", {"x"}),
+    ],
+)
+def test_an_email_is_handlebars_its_plain_fields_required_the_rest_left_to_ses(
+    text: str, fields: set[str]
+) -> None:
+    assert placeholders(text, handlebars=True) == fields
+
+
+@given(templates())
+def test_an_email_reads_a_plain_template_as_a_text_does(drawn: tuple[str, list[str]]) -> None:
+    text, names = drawn
+    assert placeholders(text, handlebars=True) == frozenset(names)
+
+
+def test_an_email_with_an_unclosed_brace_pair_is_refused() -> None:
+    with pytest.raises(TemplateSyntaxProblem, match="has no"):
+        placeholders("<p>Hi {{name</p>", handlebars=True)
+
+
+def test_a_placeholder_longer_than_a_data_field_name_is_refused() -> None:
+    with pytest.raises(TemplateSyntaxProblem, match="at most 64"):
+        placeholders("{{" + "n" * 65 + "}}")

@@ -43,9 +43,12 @@ def render(template: str, data: dict[str, str]) -> str:
     return fill(template, data)
 
 
-def fields_of(*parts: str | None) -> frozenset[str]:
-    """The placeholders of a template's parts (an e-mail's subject, text and HTML)."""
-    return frozenset().union(*(placeholders(part) for part in parts if part))
+def fields_of(*parts: str | None, handlebars: bool = False) -> frozenset[str]:
+    """The placeholders of a template's parts: a text's (tickwork fills it), or with
+    ``handlebars`` an e-mail's subject, text and HTML (SES fills them)."""
+    return frozenset().union(
+        *(placeholders(part, handlebars=handlebars) for part in parts if part)
+    )
 
 
 def render_email(ses: Any, template: str, template_data: str) -> dict[str, Any]:
@@ -86,19 +89,21 @@ class AwsNotifier:
         self._emails: dict[str, tuple[float, dict[str, str]]] = {}  # name → (read at, parts)
 
     def template_fields(self, notification_type: str, template_type: str) -> frozenset[str] | None:
-        """The placeholders of the stored template, or ``None`` when it is missing or cannot be
-        read or parsed here (the fire then says why)."""
+        """The placeholders of the stored template, read now (not from the fire's cache: a
+        Start is checked against the template as it stands), or ``None`` when it is missing or
+        cannot be read or parsed here (the fire then says why)."""
         try:
             if notification_type == "EMAIL":
-                return fields_of(*self._email_parts(template_type).values())
-            return fields_of(self._stored_text(notification_type, template_type))
-        except (PermanentFulfillmentError, TemplateSyntaxProblem):
-            return None
+                parts = self._email_parts(template_type, fresh=True)
+                return fields_of(*parts.values(), handlebars=True)
+            return fields_of(self._stored_text(notification_type, template_type, fresh=True))
         except Exception as error:  # a check before the fire's own: never fatal
-            _log.warning(
-                "template not read to check the data against it",
-                extra={"template_type": template_type, "error": str(error)},
-            )
+            missing = isinstance(error, PermanentFulfillmentError) and "create it" in str(error)
+            if not missing:  # a template not put yet is the fire's to report, not a problem
+                _log.warning(
+                    "template not read: the Start's data is not checked against it",
+                    extra={"template_type": template_type, "error": str(error)},
+                )
             return None
 
     def send(self, notification: Notification) -> str:
@@ -140,8 +145,7 @@ class AwsNotifier:
                 "no sender for e-mail: set the stack's EmailFromAddress to a verified identity"
             )
         template = f"{self._prefix}{notification.template_type}"
-        parts = self._email_parts(notification.template_type)
-        self._check_filled(notification, fields_of(*parts.values()), f"SES template {template}")
+        self._check_email(notification, template)
         try:
             answer = self._clients.client("ses").send_templated_email(
                 Source=self._email_from,
@@ -156,12 +160,39 @@ class AwsNotifier:
             raise classified(error, f"SES templated e-mail {template!r}") from error
         return str(answer["MessageId"])
 
-    def _email_parts(self, template_type: str) -> dict[str, str]:
+    def _check_email(self, notification: Notification, template: str) -> None:
+        """Every ``{{field}}`` of the SES template given by the data, or the fire fails for good
+        naming it. A template that cannot be read (a missing permission, throttling) is left to
+        SES, which refuses to send a template its data does not fill (a rendering failure)."""
+        try:
+            parts = self._email_parts(notification.template_type)
+            fields = fields_of(*parts.values(), handlebars=True)
+        except TemplateSyntaxProblem as problem:
+            raise PermanentFulfillmentError(
+                f"the template {notification.template_type} (SES template {template}) cannot be "
+                f"filled: {problem.problem}; {problem.fix}, and put it again with `{self._cli} "
+                f"templates put email {notification.template_type} ...`"
+            ) from None
+        except Exception as error:
+            if isinstance(error, PermanentFulfillmentError) and "create it" in str(error):
+                raise  # no such template: nothing to send
+            _log.warning(
+                "e-mail template not read before sending: SES checks its fields",
+                extra={"template": template, "error": str(error)},
+            )
+            return
+        self._check_filled(notification, fields, f"SES template {template}")
+
+    def _email_parts(self, template_type: str, fresh: bool = False) -> dict[str, str]:
         """The stored e-mail template's subject, text and HTML, read again after the text
-        cache's seconds."""
+        cache's seconds (``fresh``: read now)."""
         name = f"{self._prefix}{template_type}"
         cached = self._emails.get(name)
-        if cached is not None and time.monotonic() - cached[0] < self._text_seconds:
+        if (
+            not fresh
+            and cached is not None
+            and time.monotonic() - cached[0] < self._text_seconds
+        ):
             return cached[1]
         try:
             stored = self._clients.client("ses").get_template(TemplateName=name)["Template"]
@@ -219,10 +250,11 @@ class AwsNotifier:
                 f"put {notification.notification_type.lower()} {notification.template_type}`"
             ) from None
 
-    def _stored_text(self, notification_type: str, template_type: str) -> str:
+    def _stored_text(self, notification_type: str, template_type: str, fresh: bool = False) -> str:
         name = f"{self._texts}{template_type}"
         try:
-            return str(self._provider().get(name, max_age=self._text_seconds))
+            age = 0 if fresh else self._text_seconds
+            return str(self._provider().get(name, max_age=age, force_fetch=fresh))
         except Exception as error:
             if "ParameterNotFound" in str(error) or "not found" in str(error).lower():
                 kind = notification_type.lower()

@@ -1,10 +1,14 @@
 """RejectionLog over the actions table: the last ``keep`` rejections in a ring of slot items
 ``#rejected#<n mod keep>``, numbered by the counter item ``#rejected`` (an atomic ADD). A
-rejection costs two writes; reading the newest is one GetItem and one BatchGetItem of at most
-``keep`` small items. Ids starting with ``#`` are never an action's (docs/contracts.md)."""
+rejection costs two writes; reading the newest is one GetItem and a BatchGetItem per 100 slots.
+A slot holds the newest number written to it (a conditional put). When ``KeepRejections``
+changes, slots are numbered anew: the ones kept before show again as the ring refills, and a
+smaller ring leaves its old higher slots unread. Ids starting with ``#`` are never an action's
+(docs/contracts.md)."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Any
 
@@ -44,9 +48,15 @@ class DynamoDBRejections(OnTable):
         kept = {k: v for k, v in bounded(rejection).items() if v is not None and v != []}
         if "id" in kept:  # the action's id; the item's own is the slot's
             kept["actionId"] = kept.pop("id")
-        self._table.put_item(
-            Item={**kept, "id": _slot(number, self._keep), "number": number, "at": iso(at)}
-        )
+        # Two refusals at once may share a slot (number and number + keep): the newer stays.
+        newer_there = self._table.meta.client.exceptions.ConditionalCheckFailedException
+        with contextlib.suppress(newer_there):
+            self._table.put_item(
+                Item={**kept, "id": _slot(number, self._keep), "number": number, "at": iso(at)},
+                ConditionExpression="attribute_not_exists(#n) OR #n < :n",
+                ExpressionAttributeNames={"#n": "number"},
+                ExpressionAttributeValues={":n": number},
+            )
 
     def latest(self, limit: int) -> list[dict[str, Any]]:
         if self._keep <= 0 or limit <= 0:

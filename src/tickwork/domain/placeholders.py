@@ -2,11 +2,16 @@
 (its syntax checked), compared with an action's data when the action is created, and filled when
 a fire sends — a field missing from the data is an error, never a blank.
 
-The syntax is deliberately small, the same for SMS and push texts and e-mail subjects and bodies:
-``{{name}}`` (spaces inside the braces allowed), where ``name`` starts with a letter or ``_`` and
-holds letters, digits and ``_``. Anything else between ``{{`` and ``}}`` (handlebars blocks,
+SMS and push texts, which tickwork fills itself, take a deliberately small syntax: ``{{name}}``
+(spaces inside the braces allowed), where ``name`` starts with a letter or ``_`` and holds up to
+64 letters, digits and ``_``. Anything else between ``{{`` and ``}}`` (handlebars blocks,
 helpers, triple braces, dotted paths) and any ``{{`` or ``}}`` without its partner is refused,
-so a template never sends its own syntax to a customer.
+so a text never sends its own syntax to a customer.
+
+E-mails are filled by SES, whose templates are Handlebars: with ``handlebars=True`` a
+``{{name}}`` or ``{{{name}}}`` is a field the data must give, blocks, helpers and paths
+(``{{#if late}}``, ``{{formatDate due}}``, ``{{customer.name}}``) are left to SES, a ``}}`` alone
+is text (CSS in an HTML body), and only a ``{{`` never closed is refused.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from collections.abc import Mapping
 __all__ = ["MissingFields", "TemplateSyntaxProblem", "fill", "placeholders"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+MOST_NAME_CHARS = 64  # as a data field's name (NotificationData)
 _TAG = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_HANDLEBARS_TAG = re.compile(r"\{\{\{(.*?)\}\}\}|\{\{(.*?)\}\}", re.DOTALL)
 _FIELD = re.compile(rf"\s*({_NAME})\s*")
 _SHOWN = 40
 
@@ -39,8 +46,11 @@ class MissingFields(KeyError):
         self.names = names
 
 
-def placeholders(text: str) -> frozenset[str]:
-    """The field names ``text`` uses, or ``TemplateSyntaxProblem`` naming what is not a field."""
+def placeholders(text: str, *, handlebars: bool = False) -> frozenset[str]:
+    """The field names ``text`` uses, or ``TemplateSyntaxProblem`` naming what is not a field
+    (with ``handlebars``, an SES template's: only an unclosed ``{{``)."""
+    if handlebars:
+        return _handlebars_fields(text)
     names: set[str] = set()
     position = 0
     for tag in _TAG.finditer(text):
@@ -51,10 +61,41 @@ def placeholders(text: str) -> frozenset[str]:
         field = _FIELD.fullmatch(inside)
         if field is None:
             raise _unknown(tag[0], inside)
+        if len(field[1]) > MOST_NAME_CHARS:
+            raise TemplateSyntaxProblem(
+                f"{field[1][:20]!r}... is {len(field[1])} characters",
+                f"name a placeholder with at most {MOST_NAME_CHARS}, as a data field is named",
+            )
         names.add(field[1])
         position = tag.end()
     _no_stray_braces(text[position:], text, position)
     return frozenset(names)
+
+
+def _handlebars_fields(text: str) -> frozenset[str]:
+    names: set[str] = set()
+    position = 0
+    for tag in _HANDLEBARS_TAG.finditer(text):
+        if "{{" in text[position : tag.start()]:
+            _unclosed(text, position + text[position : tag.start()].index("{{"))
+        field = _FIELD.fullmatch(tag[1] if tag[1] is not None else tag[2])
+        if (
+            field is not None
+            and field[1] not in ("else", "this")
+            and len(field[1]) <= MOST_NAME_CHARS
+        ):
+            names.add(field[1])
+        position = tag.end()
+    if "{{" in text[position:]:
+        _unclosed(text, position + text[position:].index("{{"))
+    return frozenset(names)
+
+
+def _unclosed(text: str, where: int) -> None:
+    raise TemplateSyntaxProblem(
+        f"'{{{{' at character {where + 1} has no '}}}}' ({_excerpt(text, where)!r})",
+        "close each placeholder as {{name}}",
+    )
 
 
 def fill(text: str, values: Mapping[str, str]) -> str:

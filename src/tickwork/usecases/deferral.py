@@ -60,7 +60,8 @@ def _updated(
 
     detail = change.request or {}
     try:
-        checked = check_start(StartCommand(detail, change.event_id), now, deps)
+        # Admitted (its template checked) when it was asked for; its fires check again.
+        checked = check_start(StartCommand(detail, change.event_id), now, deps, admit=False)
     except ValidationFailed as refused:
         # Valid when asked for, no longer (a one-off time that has passed): the schedule goes
         # on as it was, and the sender is told.

@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
@@ -32,6 +32,9 @@ from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.sealing import seal_of
 from tickwork.usecases.updates import Rule, update
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = [
     "MAX_PAYLOAD_BYTES",
@@ -98,27 +101,32 @@ class CheckedStart:
     request: StartRequest
     action_id: str
     first_fire: datetime
+    data: BaseModel  # the data as its action type's model parsed it
 
 
-def check_start(command: StartCommand, now: datetime, deps: Dependencies) -> CheckedStart:
-    """Everything a Start must pass before anything is written (also run by the CLI)."""
+def check_start(
+    command: StartCommand, now: datetime, deps: Dependencies, *, admit: bool = True
+) -> CheckedStart:
+    """Everything a Start must pass before anything is written (also run by the CLI). With
+    ``admit``, the checks that read the stack too (a notification's template: ``admit``)."""
     request = parse_start_detail(command.detail, now, deps.settings.past_grace)
     action_id = _action_id(request, command.event_id)
     check_payload_size(request)
     data = deps.registry.validate(request.action, request.data)
     check_access(data, request.role_arn, deps.settings)
-    deps.registry.admit(request.action, data)
+    if admit:
+        deps.registry.admit(request.action, data)
     first = request.schedule.first_fire_time(now)
     if first is None:
         raise ValidationFailed.of(
             "endTime", "the schedule has no fire before its end", "move endTime later or drop it"
         )
-    return CheckedStart(request, action_id, first)
+    return CheckedStart(request, action_id, first, data)
 
 
 def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     now = deps.clock.now()
-    checked = check_start(command, now, deps)
+    checked = check_start(command, now, deps, admit=False)
     digest = spec_hash(command.detail)
     existing = deps.records.get(checked.action_id)
     if existing is not None and command.create_only:
@@ -130,6 +138,9 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
             launch(known, now, deps)
         return _result(known, Done.UNCHANGED)
 
+    # A Start delivered again was admitted when it was first taken: only a new or changed one
+    # is checked against what it reads of the stack (a template changed since is the fire's).
+    deps.registry.admit(checked.request.action, checked.data)
     if existing is not None and is_locked(existing, now, deps):
         refuse_if_locked_one_off(existing, now, deps)
         change = Deferred(ChangeKind.UPDATE, now, command.detail, digest, command.event_id)
