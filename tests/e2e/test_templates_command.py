@@ -108,7 +108,7 @@ def test_an_email_is_ses_handlebars_its_blocks_and_css_taken(local: LocalProcess
         "--text", "{{#if late}}Late: {{/if}}you paid {{amount}} {{formatDate paidAt}}",
         "--html", "<style>@media print{.a{color:red}}</style><p>{{{receiptHtml}}}</p>",
     )  # fmt: skip
-    assert put["fields"] == ["amount", "orderNumber", "receiptHtml"]
+    assert put["fields"] == ["amount", "orderNumber", "paidAt", "receiptHtml"]
 
 
 def test_a_put_and_a_show_list_the_fields_a_start_must_give(local: LocalProcess) -> None:

@@ -176,3 +176,31 @@ def test_an_ses_handlebars_template_sends_when_its_plain_fields_are_given(stack:
     _, sent = fire(stack, "SEND_NOTIFICATION", data)
     (message,) = ses_backends[ACCOUNT][REGION].sent_messages
     assert message.id == sent["messageId"]
+
+
+def test_an_empty_or_blank_value_fills_nothing_and_is_refused_as_missing(stack: Stack) -> None:
+    _put_text(stack, "INVOICE_OVERDUE", "Hi {{name}}, {{amount}} is late.")
+    data = {**_own_fields(), "amount": "  "}
+    detail = {"id": "blank:1", "delay": "1h", "action": "SEND_NOTIFICATION", "data": data}
+    with pytest.raises(ValidationFailed) as refused:
+        check_start(StartCommand(detail), stack.deps.clock.now(), stack.deps)
+    assert [p.field for p in refused.value.problems] == ["data.amount"]
+    with pytest.raises(PermanentFulfillmentError, match=r"\{\{amount\}\}"):
+        fire(stack, "SEND_NOTIFICATION", data)
+    assert _sms_sent() == []
+
+
+def test_an_email_fire_reads_the_template_as_ses_will_render_it(stack: Stack) -> None:
+    """A field added to the e-mail since the action was created fails the fire, whatever a
+    cache of the template says (SES renders the template as it stands)."""
+    ses = stack.local.client("ses")
+    template = {"TemplateName": "NEWS", "SubjectPart": "News", "TextPart": "Hi {{~name~}}"}
+    ses.create_template(Template=template)
+    data = {"notificationType": "EMAIL", "templateType": "NEWS", "email": "a@example.com"}
+    with pytest.raises(PermanentFulfillmentError, match=r"\{\{name\}\}"):
+        fire(stack, "SEND_NOTIFICATION", data)  # whitespace control hides no field
+    fire(stack, "SEND_NOTIFICATION", {**data, "name": "Ada"})
+    ses.update_template(Template={**template, "TextPart": "Hi {{name}}, code {{& code}}"})
+    with pytest.raises(PermanentFulfillmentError, match=r"\{\{code\}\}"):
+        fire(stack, "SEND_NOTIFICATION", {**data, "name": "Ada"})
+    assert len(ses_backends[ACCOUNT][REGION].sent_messages) == 1

@@ -111,7 +111,11 @@ def test_single_braces_are_literal_text() -> None:
     [
         ("{{#if late}}Late: {{/if}}you paid {{amount}}", {"amount"}),
         ("{{{receiptHtml}}} {{ name }}", {"receiptHtml", "name"}),
-        ("{{formatDate paidAt}} {{customer.name}} {{else}} {{this}}", set()),
+        ("{{formatDate paidAt}} {{else}} {{this}} {{@index}} {{! note }}", {"paidAt"}),
+        (
+            "{{~name~}} {{& title}} {{this.a}} {{./b}} {{../c}} {{@root.d}} {{[e]}}",
+            set("abcde") | {"name", "title"},
+        ),
         ("<style>@media print{.a{color:red}}</style>{{x}}", {"x"}),
     ],
 )
@@ -125,6 +129,17 @@ def test_an_email_is_handlebars_its_plain_fields_required_the_rest_left_to_ses(
 def test_an_email_reads_a_plain_template_as_a_text_does(drawn: tuple[str, list[str]]) -> None:
     text, names = drawn
     assert placeholders(text, handlebars=True) == frozenset(names)
+
+
+@pytest.mark.parametrize("text", ["{{customer.name}}", "{{" + "n" * 65 + "}}"])
+def test_an_email_field_the_flat_data_can_never_hold_is_refused(text: str) -> None:
+    with pytest.raises(TemplateSyntaxProblem):
+        placeholders(text, handlebars=True)
+
+
+def test_a_text_with_a_brace_after_its_placeholder_is_refused() -> None:
+    with pytest.raises(TemplateSyntaxProblem):
+        placeholders("Hi {{name}}}")
 
 
 def test_an_email_with_an_unclosed_brace_pair_is_refused() -> None:

@@ -21,7 +21,6 @@ import email
 import email.policy
 import json
 import logging
-import time
 from typing import Any
 
 from tickwork.adapters.clients import AwsClients
@@ -86,7 +85,6 @@ class AwsNotifier:
         self._stack_name = stack_name  # a deployed stack's name, for the commands it suggests
         self._text_seconds = text_cache_seconds
         self._ssm: Any = None
-        self._emails: dict[str, tuple[float, dict[str, str]]] = {}  # name → (read at, parts)
 
     def template_fields(self, notification_type: str, template_type: str) -> frozenset[str] | None:
         """The placeholders of the stored template, read now (not from the fire's cache: a
@@ -94,7 +92,7 @@ class AwsNotifier:
         cannot be read or parsed here (the fire then says why)."""
         try:
             if notification_type == "EMAIL":
-                parts = self._email_parts(template_type, fresh=True)
+                parts = self._email_parts(template_type)
                 return fields_of(*parts.values(), handlebars=True)
             return fields_of(self._stored_text(notification_type, template_type, fresh=True))
         except Exception as error:  # a check before the fire's own: never fatal
@@ -183,26 +181,16 @@ class AwsNotifier:
             return
         self._check_filled(notification, fields, f"SES template {template}")
 
-    def _email_parts(self, template_type: str, fresh: bool = False) -> dict[str, str]:
-        """The stored e-mail template's subject, text and HTML, read again after the text
-        cache's seconds (``fresh``: read now)."""
+    def _email_parts(self, template_type: str) -> dict[str, str]:
+        """The stored e-mail template's subject, text and HTML, read now: as SES renders it."""
         name = f"{self._prefix}{template_type}"
-        cached = self._emails.get(name)
-        if (
-            not fresh
-            and cached is not None
-            and time.monotonic() - cached[0] < self._text_seconds
-        ):
-            return cached[1]
         try:
             stored = self._clients.client("ses").get_template(TemplateName=name)["Template"]
         except Exception as error:
             if "TemplateDoesNotExist" in str(error):
                 raise self._no_email(template_type) from error
             raise classified(error, f"SES template {name!r}") from error
-        parts = {part: str(stored[part]) for part in _EMAIL_PARTS if stored.get(part)}
-        self._emails[name] = (time.monotonic(), parts)
-        return parts
+        return {part: str(stored[part]) for part in _EMAIL_PARTS if stored.get(part)}
 
     def _no_email(self, template_type: str) -> PermanentFulfillmentError:
         return PermanentFulfillmentError(

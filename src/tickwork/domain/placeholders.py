@@ -61,6 +61,8 @@ def placeholders(text: str, *, handlebars: bool = False) -> frozenset[str]:
         field = _FIELD.fullmatch(inside)
         if field is None:
             raise _unknown(tag[0], inside)
+        if text[tag.end() : tag.end() + 1] == "}":
+            raise _unknown(tag[0] + "}", "{" + inside)
         if len(field[1]) > MOST_NAME_CHARS:
             raise TemplateSyntaxProblem(
                 f"{field[1][:20]!r}... is {len(field[1])} characters",
@@ -78,17 +80,47 @@ def _handlebars_fields(text: str) -> frozenset[str]:
     for tag in _HANDLEBARS_TAG.finditer(text):
         if "{{" in text[position : tag.start()]:
             _unclosed(text, position + text[position : tag.start()].index("{{"))
-        field = _FIELD.fullmatch(tag[1] if tag[1] is not None else tag[2])
-        if (
-            field is not None
-            and field[1] not in ("else", "this")
-            and len(field[1]) <= MOST_NAME_CHARS
-        ):
-            names.add(field[1])
+        names |= _expression_fields(tag[1] if tag[1] is not None else tag[2], tag[0])
         position = tag.end()
     if "{{" in text[position:]:
         _unclosed(text, position + text[position:].index("{{"))
     return frozenset(names)
+
+
+_SKIPPED = ("#", "/", "^", "!", ">", "else")  # blocks, their ends, comments, partials
+_SCOPES = re.compile(r"^(?:@root\.|this\.|\./|\.\./)+")
+_NOT_FIELDS = {"this", "else", "@index", "@key", "@first", "@last", "true", "false", "null"}
+
+
+def _expression_fields(inside: str, tag: str) -> set[str]:
+    """The data fields a Handlebars mustache reads: its name, or a helper's plain arguments
+    (``{{formatDate due}}`` reads ``due``), whitespace control (``~``), ``&``, ``this.``,
+    ``./``, ``../``, ``@root.`` and ``[name]`` taken off. A block's condition is optional
+    (``{{#if late}}``); a path into an object can never be filled (the data is flat): refused."""
+    expression = inside.strip().strip("~").strip().removeprefix("&").strip()
+    if not expression or expression.startswith(_SKIPPED):
+        return set()
+    words = expression.split()
+    arguments = words[1:] if len(words) > 1 else words
+    fields: set[str] = set()
+    for word in arguments:
+        if "=" in word or word[:1] in "\"'0123456789-(" or word in _NOT_FIELDS:
+            continue  # a hash argument, a literal, a subexpression: not a field
+        name = _SCOPES.sub("", word).removeprefix("[").removesuffix("]")
+        if name in _NOT_FIELDS or name.startswith("@"):
+            continue
+        if not re.fullmatch(_NAME, name):
+            raise TemplateSyntaxProblem(
+                f"{tag[:_SHOWN]!r} reads {word!r}, which the action's data cannot hold",
+                "use a top-level field of the action's data, e.g. {{customerName}}",
+            )
+        if len(name) > MOST_NAME_CHARS:
+            raise TemplateSyntaxProblem(
+                f"{name[:20]!r}... is {len(name)} characters",
+                f"name a placeholder with at most {MOST_NAME_CHARS}, as a data field is named",
+            )
+        fields.add(name)
+    return fields
 
 
 def _unclosed(text: str, where: int) -> None:

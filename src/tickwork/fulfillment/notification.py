@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, ClassVar, Literal
 
@@ -127,11 +128,21 @@ class NotificationData(FulfillmentData):
                     "its own, e.g. customerName), or drop it",
                     name,
                 )
+            if isinstance(value, float) and not math.isfinite(value):
+                raise data_problem(f"is {value}, not a number", "give a finite number", name)
+        for name, value in self.model_dump(by_alias=True).items():
+            if isinstance(value, str) and ("{{" in value or "}}" in value):
+                raise data_problem(
+                    "holds {{ or }}, which the customer would see as they are",
+                    "give the value without template syntax (a value is never filled again)",
+                    name,
+                )
         return self
 
     def template_values(self) -> dict[str, str]:
         """What fills the template's placeholders: every field given, as the text it shows
-        (numbers as JSON writes them, booleans as true/false); a field not given is absent."""
+        (numbers as JSON writes them, booleans as true/false); a field not given, or given
+        empty or blank, is absent — a template using it is refused, never sent with a blank."""
         values = {
             name: value
             for name, value in self.model_dump(by_alias=True, exclude=set(self.model_extra or {}))
@@ -140,7 +151,8 @@ class NotificationData(FulfillmentData):
         }
         for name, value in (self.model_extra or {}).items():
             values[name] = _shown(value)
-        return values
+        # An empty or blank value fills nothing: its placeholder counts as not given.
+        return {name: value for name, value in values.items() if value.strip()}
 
     @property
     def recipient(self) -> str:

@@ -161,6 +161,22 @@ def test_validate_returns_the_data_model_instance() -> None:
         ),
         pytest.param(
             "SEND_NOTIFICATION",
+            {**SEED_NOTIFICATION, "link": "{{name}}"},
+            "data.link",
+            "holds {{ or }}",
+            "without template syntax",
+            id="a-value-with-template-syntax",
+        ),
+        pytest.param(
+            "SEND_NOTIFICATION",
+            {**SEED_NOTIFICATION, "amount": float("inf")},
+            "data.amount",
+            "not a number",
+            "finite",
+            id="an-infinite-amount",
+        ),
+        pytest.param(
+            "SEND_NOTIFICATION",
             {**SEED_NOTIFICATION, "due-date": "2026-12-01"},
             "data.due-date",
             "not a name a template can use",
