@@ -67,6 +67,16 @@ class Stores:
         return action
 
 
+def emulated_aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A region and dummy credentials for boto3 inside ``mock_aws``."""
+    for key, value in {
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+    }.items():
+        monkeypatch.setenv(key, value)
+
+
 @pytest.fixture(params=["fake", "dynamodb"])
 def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stores]:
     clock = FakeClock(NOW)
@@ -81,12 +91,7 @@ def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
             clock,
         )
         return
-    for key, value in {
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-    }.items():
-        monkeypatch.setenv(key, value)
+    emulated_aws_env(monkeypatch)
     with mock_aws():
         name = Template(REPO / "template.yaml").create_table(
             boto3.client("dynamodb"), "ActionsTable"

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from tests.contract.conftest import NOW, REPO
+from tests.contract.conftest import NOW, REPO, emulated_aws_env
 from tests.unit.fakes import FakeRejections
 from tickwork.adapters.dynamodb_rejections import DynamoDBRejections
 from tickwork.domain.identifiers import ID_PATTERN
@@ -30,12 +30,7 @@ def make_log(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     if request.param == "fake":
         yield FakeRejections
         return
-    for key, value in {
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-    }.items():
-        monkeypatch.setenv(key, value)
+    emulated_aws_env(monkeypatch)
     with mock_aws():
         client = boto3.client("dynamodb")
         template = Template(REPO / "template.yaml")

@@ -96,8 +96,7 @@ class AwsNotifier:
                 return fields_of(*parts.values(), handlebars=True)
             return fields_of(self._stored_text(notification_type, template_type, fresh=True))
         except Exception as error:  # a check before the fire's own: never fatal
-            missing = isinstance(error, PermanentFulfillmentError) and "create it" in str(error)
-            if not missing:  # a template not put yet is the fire's to report, not a problem
+            if not _is_missing(error):  # a template not put yet: the fire reports it
                 _log.warning(
                     "template not read: the Start's data is not checked against it",
                     extra={"template_type": template_type, "error": str(error)},
@@ -172,7 +171,7 @@ class AwsNotifier:
                 f"templates put email {notification.template_type} ...`"
             ) from None
         except Exception as error:
-            if isinstance(error, PermanentFulfillmentError) and "create it" in str(error):
+            if _is_missing(error):
                 raise  # no such template: nothing to send
             _log.warning(
                 "e-mail template not read before sending: SES checks its fields",
@@ -276,6 +275,12 @@ class AwsNotifier:
 
             self._ssm = SSMProvider(boto3_client=self._clients.client("ssm"))
         return self._ssm
+
+
+def _is_missing(error: Exception) -> bool:
+    """The refusal of a template not put yet (``_no_email``, ``_stored_text``): it says the
+    command that creates it."""
+    return isinstance(error, PermanentFulfillmentError) and "create it" in str(error)
 
 
 def _e164(mobile: str) -> str:
