@@ -34,6 +34,7 @@ from tickwork_cli.start_flags import start_detail
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
 from tickwork_cli.templates import templates
+from tickwork_cli.time_travel import time_
 from tickwork_client.publisher import BusRefused, TickworkClient
 
 CLI_SOURCE = "tickwork.cli"
@@ -101,6 +102,12 @@ def cli(ctx: click.Context, stack: str | None, region: str | None, state_dir: Pa
     help="Refuse StartExecution with ExecutionLimitExceeded once this many executions run, "
     "as AWS does at the account's quota (1,000,000 by default); unset: no quota.",
 )
+@click.option(
+    "--virtual-time",
+    is_flag=True,
+    help="Run on a clock of its own that flows with the wall clock until moved on with "
+    "`tickwork time advance 30d`: a month of a schedule in seconds. Kept in --state-dir.",
+)
 @pass_context
 def local(
     context: Context,
@@ -110,6 +117,7 @@ def local(
     parameters: tuple[str, ...],
     api_auth: str,
     max_open_executions: int | None,
+    virtual_time: bool,
 ) -> None:
     """Run the whole stack on this machine until Ctrl-C (no AWS account needed).
 
@@ -129,6 +137,7 @@ def local(
             api_port,
             api_auth,
             max_open_executions,
+            virtual_time,
         )
     except (UnsupportedMoto, PortInUse) as refused:
         raise click.ClickException(str(refused)) from refused
@@ -379,7 +388,7 @@ def list_(
     chosen = Status(status.upper()) if status else None
     selection = guard(lambda: Selection(chosen, group, prefix, attention))
     actions, _ = context.target.dependencies().queries.page(selection, limit)
-    render.actions_table([action_summary(a) for a in actions], as_json)
+    render.actions_table([action_summary(a) for a in actions], as_json, context.target.now())
 
 
 @cli.command()
@@ -576,3 +585,4 @@ for _command in COMMANDS:
     cli.add_command(_command)
 cli.add_command(templates)
 cli.add_command(outbox)
+cli.add_command(time_)

@@ -54,7 +54,8 @@ def echo_result(result: dict[str, Any], as_json: bool) -> None:
             console.print(f"[bold]{key}[/]: {value}", highlight=False)
 
 
-def actions_table(rows: list[dict[str, Any]], as_json: bool) -> None:
+def actions_table(rows: list[dict[str, Any]], as_json: bool, now: datetime | None = None) -> None:
+    """``now``: the stack's (a virtual-time local stack's is not the wall clock)."""
     if as_json:
         _json(rows)
         return
@@ -67,7 +68,7 @@ def actions_table(rows: list[dict[str, Any]], as_json: bool) -> None:
             row["id"],
             row["action"],
             _status(row["status"]),
-            f"{nxt or '—'} ({relative(nxt)})"
+            f"{nxt or '—'} ({relative(nxt, now)})"
             if nxt and row["status"] in ("PENDING", "IN_PROGRESS")
             else "—",
             str(row["occurrence"]),

@@ -7,7 +7,9 @@ template's outputs. A deployed stack's outputs come from CloudFormation.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -18,12 +20,26 @@ from tickwork import bootstrap
 from tickwork.adapters.clients import AwsClients
 from tickwork.config import TARGET_LISTS, TARGET_PARAMETERS, Settings
 from tickwork.dependencies import Dependencies
-from tickwork_client.local import LocalStackNotFound, find_local_stack
+from tickwork_client.local import LocalStackNotFound, find_local_stack, local_now
 
-__all__ = ["LOCAL_FILE", "Target", "TargetNotFound"]
+__all__ = ["LOCAL_FILE", "StackClock", "Target", "TargetNotFound"]
 
 LOCAL_FILE = "local.json"
 REQUIRED_OUTPUTS = ("EventBusName", "ActionsTableName", "StateMachineArn")
+
+
+class StackClock:
+    """A virtual-time local stack's clock, read from its state dir (``local_now``)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self._state_dir = state_dir
+
+    def now(self) -> datetime:
+        return local_now(self._state_dir)
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds)
 
 
 class TargetNotFound(Exception):
@@ -37,6 +53,7 @@ class Target:
     endpoint_url: str | None = None
     parameters: dict[str, str] | None = None
     api_token: str | None = None  # the local API's bearer token, when it takes one
+    local_state: Path | None = None  # a virtual-time local stack's state dir: its clock
 
     @classmethod
     def local(cls, state_dir: Path) -> Target:
@@ -48,7 +65,12 @@ class Target:
             ) from None
         state = json.loads((state_dir / LOCAL_FILE).read_text())
         return cls(
-            state["outputs"], found.region, found.endpoint, state.get("parameters"), found.api_token
+            state["outputs"],
+            found.region,
+            found.endpoint,
+            state.get("parameters"),
+            found.api_token,
+            state_dir if found.virtual_time else None,
         )
 
     @classmethod
@@ -145,7 +167,13 @@ class Target:
                 },
             }
         )
+        if self.local_state is not None:  # checks and "now" on the stack's virtual time
+            return bootstrap.build(settings, self.aws, clock=StackClock(self.local_state))
         return bootstrap.build(settings, self.aws)
+
+    def now(self) -> datetime:
+        """The stack's now: a virtual-time local stack's, else the wall clock."""
+        return local_now(self.local_state) if self.local_state else datetime.now(UTC)
 
     def describe(self) -> dict[str, str]:
         described = dict(self.outputs)

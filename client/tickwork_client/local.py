@@ -14,14 +14,23 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["LOCAL_CREDENTIALS", "LocalStackInfo", "LocalStackNotFound", "find_local_stack"]
+__all__ = [
+    "LOCAL_CREDENTIALS",
+    "LocalStackInfo",
+    "LocalStackNotFound",
+    "find_local_stack",
+    "local_now",
+]
 
 STATE_DIR_VARIABLE = "TICKWORK_STATE_DIR"
 DEFAULT_STATE_DIR = ".tickwork"
 LOCAL_FILE = "local.json"
+CLOCK_FILE = "clock.json"  # a virtual-time stack's offset from the wall clock, kept current
 # The local stack takes any credentials: these dummy ones make boto3 sign its calls on a
 # machine with no AWS set up (it would otherwise say "Unable to locate credentials").
 LOCAL_CREDENTIALS = {
@@ -43,6 +52,11 @@ class LocalStackInfo:
     api_token: str | None  # its bearer token, when it takes one
     pid: int | None  # the process serving it
     state_dir: Path
+    virtual_time: bool = False  # on a clock of its own (tickwork local --virtual-time)
+
+    def now(self) -> datetime:
+        """The stack's now: the wall clock, or its virtual time (``local_now``)."""
+        return local_now(self.state_dir) if self.virtual_time else datetime.now(UTC)
 
 
 def find_local_stack(state_dir: str | Path | None = None) -> LocalStackInfo:
@@ -73,7 +87,18 @@ def find_local_stack(state_dir: str | Path | None = None) -> LocalStackInfo:
         api_token=token,
         pid=pid if isinstance(pid, int) else None,
         state_dir=chosen,
+        virtual_time=bool(state.get("virtualTime")),
     )
+
+
+def local_now(state_dir: str | Path | None = None) -> datetime:
+    """The now of the local stack in ``state_dir``: on virtual time, the wall clock plus the
+    offset it keeps in ``clock.json`` (read again at every call: ``tickwork time advance``
+    moves it); else the wall clock."""
+    chosen = Path(state_dir or os.environ.get(STATE_DIR_VARIABLE) or DEFAULT_STATE_DIR)
+    path = chosen / CLOCK_FILE
+    offset = float(json.loads(path.read_text())["offsetSeconds"]) if path.exists() else 0.0
+    return datetime.fromtimestamp(time.time() + offset, UTC)
 
 
 def process_alive(pid: int) -> bool:

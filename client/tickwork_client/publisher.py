@@ -29,6 +29,7 @@ from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.identifiers import check_action_id, check_group
 from tickwork.domain.start_request import check_payload_size, parse_start_detail
 from tickwork.domain.steering import check_note
+from tickwork.domain.times import iso, parse_iso
 from tickwork.fulfillment.defaults import builtin_data_models
 from tickwork.fulfillment.registry import validate_data
 from tickwork.integrity.signed_events import SIGNATURE_FIELD, sign_event
@@ -171,9 +172,7 @@ class TickworkClient:
         self._sleep = sleep
 
     @classmethod
-    def for_local(
-        cls, state_dir: str | Path | None = None, **options: Any
-    ) -> TickworkClient:
+    def for_local(cls, state_dir: str | Path | None = None, **options: Any) -> TickworkClient:
         """A client of the local stack (``tickwork local``) found in ``state_dir`` (default:
         ``$TICKWORK_STATE_DIR``, else ``./.tickwork``): its bus, its API with its token, and
         the dummy credentials it takes. ``options`` as ``TickworkClient``'s (``signing_key``,
@@ -189,11 +188,11 @@ class TickworkClient:
             aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
         )
         api = (
-            StackApi(found.api_url, BearerSigner(found.api_token or ""))
-            if found.api_url
-            else None
+            StackApi(found.api_url, BearerSigner(found.api_token or "")) if found.api_url else None
         )
-        return cls(events, found.bus_name, **{"api": api, **options})
+        # On virtual time, "now" (relative times, signatures) is the stack's.
+        clock = found.now if found.virtual_time else None
+        return cls(events, found.bus_name, **{"api": api, "clock": clock, **options})
 
     # --- scheduling -------------------------------------------------------------------------
     def schedule(
@@ -362,13 +361,34 @@ class TickworkClient:
         fires). Only the local stack has one: a deployed stack's messages are really sent."""
         return self._stack().outbox(kind, action_id, limit)
 
+    # --- the local stack's time ---------------------------------------------------------------
+    def local_time(self) -> datetime:
+        """The local stack's now: its virtual time when it runs on one (``tickwork local
+        --virtual-time``), else the wall clock."""
+        return parse_iso(str(self._stack().local_time()["now"]), "now")
+
+    def advance_time(
+        self, by: timedelta | str | None = None, *, to: datetime | str | None = None
+    ) -> dict[str, Any]:
+        """Move a virtual-time local stack on ``by`` (``timedelta(days=30)`` or ``"30d"``) or
+        ``to`` an instant; returns once everything due by then has happened, in order, each at
+        its own instant (fires, retries, the pump's and the reconciler's runs): what it took.
+        A test says "advance to the fire" with it instead of sleeping."""
+        if (by is None) == (to is None):
+            raise ValidationFailed.of("by", "give by or to, not both nor neither", 'e.g. by="30d"')
+        if by is not None:
+            text = f"{int(by.total_seconds())}s" if isinstance(by, timedelta) else by
+            return self._stack().advance_time({"advance": text})
+        moment = iso(to) if isinstance(to, datetime) else str(to)
+        return self._stack().advance_time({"to": moment})
+
     # --- the bus ----------------------------------------------------------------------------
     def publish(self, detail_type: str, detail: dict[str, Any]) -> Published:
         """Put one event on the bus; an inbound one (a Start, Stop, Pause, Resume or Run Now)
         signed when the client holds the key and it is not signed yet."""
         check_json(detail)
         if self._key is not None and detail_type in INBOUND and SIGNATURE_FIELD not in detail:
-            detail = sign_event(self._key, detail_type, detail, int(time.time()))
+            detail = sign_event(self._key, detail_type, detail, int(self._now().timestamp()))
         entry = self._put(
             {
                 "EventBusName": self._bus,

@@ -90,11 +90,37 @@ class StackApi:
         except ApiError as error:
             if error.status == 404:
                 raise ApiError(
-                    404, "NotFound", "only the local stack keeps an outbox: a deployed stack "
-                    "sends for real (see each fire's result in the action's history)"
+                    404,
+                    "NotFound",
+                    "only the local stack keeps an outbox: a deployed stack "
+                    "sends for real (see each fire's result in the action's history)",
                 ) from None
             raise
         return cast(list[OutboxMessage], answer.get("messages", []))
+
+    def local_time(self) -> dict[str, Any]:
+        """``GET /local/time``: the local stack's now, and whether it is virtual."""
+        return self._local("GET", "/local/time")
+
+    def advance_time(self, body: dict[str, str], timeout: float = 900.0) -> dict[str, Any]:
+        """``POST /local/time``: move a virtual-time local stack on (``{"advance": "30d"}`` or
+        ``{"to": ISO}``); answers once everything due by then has happened."""
+        return self._local("POST", "/local/time", body, timeout)
+
+    def _local(
+        self, method: str, path: str, body: Any = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        try:
+            return self.call(method, path, body, timeout)
+        except ApiError as error:
+            if error.status == 404:
+                raise ApiError(
+                    404,
+                    "NotFound",
+                    "only the local stack has a clock of its own to read and "
+                    "move: a deployed stack runs on AWS's time",
+                ) from None
+            raise
 
     def bulk(self, operation: str, group: str, note: str | None = None) -> dict[str, Any]:
         """Pause, resume or cancel every action of ``group``: each page until none is left.
@@ -114,14 +140,16 @@ class StackApi:
             if not cursor:
                 return total
 
-    def call(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, timeout: float | None = None
+    ) -> dict[str, Any]:
         data = b"" if body is None else json.dumps(body).encode()
         url = f"{self._url}{path}"
         headers = {"Content-Type": "application/json"} if body is not None else {}
         signed = self._sign(method, url, headers, data)
         request = urllib.request.Request(url, data=data or None, headers=signed, method=method)
         try:
-            with self._opener.open(request, timeout=self._timeout) as response:
+            with self._opener.open(request, timeout=timeout or self._timeout) as response:
                 answer: dict[str, Any] = json.loads(response.read() or b"{}")
                 return answer
         except urllib.error.HTTPError as error:

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
+
+from tickwork_local.activity import Activity
+from tickwork_local.useful_runs import UsefulRuns
+from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["QueuePoller", "ScheduleRunner", "as_delivered"]
 
@@ -112,13 +116,23 @@ class QueuePoller(threading.Thread):
 
 
 class ScheduleRunner(threading.Thread):
-    """Runs a function on its EventBridge schedule (``rate(...)``), as a Schedule event does.
+    """Runs a function on its EventBridge schedule (``rate(...)``), as a Schedule event does,
+    at the instants of the stack's clock: every ``interval`` from when the stack started.
 
-    moto keeps scheduled rules but never fires them.
+    moto keeps scheduled rules but never fires them. On virtual time, the time machine may
+    leave out runs that would find nothing (``useful``, ``skip_to``): a run is left out only
+    when no work has ended since this runner last ran (``Activity.news``) and ``useful()``, the
+    earliest moment its function could find work, lies beyond it.
     """
 
     def __init__(
-        self, schedule: str, deliver: Callable[[dict[str, Any]], str | None], account: str
+        self,
+        schedule: str,
+        deliver: Callable[[dict[str, Any]], str | None],
+        account: str,
+        clock: LocalClock,
+        activity: Activity,
+        useful: UsefulRuns | None = None,
     ) -> None:
         from tickwork.domain.schedule.rate import parse_rate
 
@@ -126,27 +140,109 @@ class ScheduleRunner(threading.Thread):
         self.interval = parse_rate(schedule, "Schedule").total_seconds()
         self._deliver = deliver
         self._account = account
+        self._clock = clock
+        self._activity = activity
+        self._useful = useful
         self._stopped = threading.Event()
+        self._token = activity.hold(self.name)
+        self._base = clock.timestamp()
+        self.next_run = self._base + self.interval
+        self._seen: int | None = None  # Activity.news after the last run (None: never ran)
+        self._last_run = -math.inf  # the instant of the last run
+        self._skip_to: float | None = None  # runs before this instant are left out
+        self._moved = False  # skip_to changed while waiting: work out the next run again
         self.runs = 0
+        self.skipped = 0
 
     def stop(self) -> None:
         self._stopped.set()
+        self._clock.wake_all()
 
+    # --- what the time machine asks -----------------------------------------------------------
+    def first_run_from(self, moment: float) -> float:
+        """The first instant of this schedule at or after ``moment`` (inf: never)."""
+        if math.isinf(moment):
+            return moment
+        periods = math.ceil(max(0.0, moment - self._base) / self.interval - 1e-9)
+        return self._base + periods * self.interval
+
+    def next_useful_run(self) -> float:
+        """When this runner must run next: its next instant, unless nothing has happened since
+        its last run and ``useful()`` says its function can find work only later (inf: never
+        until something happens)."""
+        if self._useful is None or self._seen is None:
+            return self.next_run
+        if not self._useful.exact and self._seen != self._activity.news:
+            return self.next_run
+        moment = self._useful.moment(self._last_run)
+        return math.inf if moment is None else self.first_run_from(max(moment, self.next_run))
+
+    def skip_to(self, moment: float | None) -> None:
+        """Leave out the runs before ``moment`` (None: run every one again)."""
+        if moment != self._skip_to:
+            self._skip_to = moment
+            self._moved = True
+            self._clock.wake_all()
+
+    # --- running ------------------------------------------------------------------------------
     def run(self) -> None:
-        while not self._stopped.wait(self.interval):
-            event = {
-                "version": "0",
-                "id": str(uuid.uuid4()),
-                "detail-type": "Scheduled Event",
-                "source": "aws.events",
-                "account": self._account,
-                "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "region": "us-east-1",
-                "resources": [],
-                "detail": {},
-            }
+        self._activity.adopt(self._token)
+        try:
+            while not self._stopped.is_set():
+                self._moved = False
+                skip_to = self._skip_to
+                wake_at = self.next_run
+                if skip_to is not None and skip_to > self.next_run:
+                    wake_at = self.first_run_from(skip_to)
+                if not self._clock.wait_until(wake_at, self._interrupted):
+                    if self._skip_to is None:  # skipping ended: the runs before now are gone
+                        self._leave_out_until(self._clock.timestamp())
+                    continue
+                if skip_to is not None and self.next_run < skip_to:
+                    self._leave_out_until(min(self._clock.timestamp(), skip_to))
+                    continue
+                ran_at = self._last_run = self.next_run
+                self._run_once()
+                # The next instant; one passed meanwhile is not made up for, as EventBridge.
+                now = self._clock.timestamp()
+                self.next_run = self.first_run_from(max(ran_at + self.interval, now))
+        finally:
+            self._activity.release(self._token)
+
+    def _leave_out_until(self, moment: float) -> None:
+        """Leave out the runs from ``next_run`` to before ``moment``, doing what they would
+        have done (``UsefulRuns.left_out``); ``next_run`` becomes the first at or after it."""
+        following = self.first_run_from(moment)
+        if following <= self.next_run:
+            return
+        last = following - self.interval
+        self.skipped += round((last - self.next_run) / self.interval) + 1
+        if self._useful is not None:
             try:
-                self._deliver(event)
+                self._useful.left_out(last)
             except Exception:
-                log.exception("scheduled run of %s failed", self.name)
-            self.runs += 1
+                log.exception("%s: the runs left out could not do their part", self.name)
+        self.next_run = following
+
+    def _interrupted(self) -> bool:
+        return self._stopped.is_set() or self._moved
+
+    def _run_once(self) -> None:
+        event = {
+            "version": "0",
+            "id": str(uuid.uuid4()),
+            "detail-type": "Scheduled Event",
+            "source": "aws.events",
+            "account": self._account,
+            "time": self._clock.now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "region": "us-east-1",
+            "resources": [],
+            "detail": {},
+        }
+        try:
+            with self._activity.routine():
+                self._deliver(event)
+        except Exception:
+            log.exception("scheduled run of %s failed", self.name)
+        self.runs += 1
+        self._seen = self._activity.news

@@ -6,8 +6,10 @@ retry, an action cancelled before it fires, a message to an SQS queue and an e-m
 SES template; shows their status, next fire and lateness as they go; publishes the seed's SMS
 example exactly as it is written (events/demo/seed-sms.json, through the publisher client) and
 fires it now with Run Now (its own first fire is the next 08:35:17 UTC); reads the SQS message
-back and the e-mail and the SMS from the outbox, rendered; prints a summary and exits 0 when
-every one ended as expected.
+back and the e-mail and the SMS from the outbox, rendered. Then, on a second stack on virtual
+time, a daily SMS advanced 30 days in a few seconds, the outbox listing the 30 rendered
+messages with their virtual send times. Prints a summary and exits 0 when every one ended as
+expected.
 """
 
 from __future__ import annotations
@@ -133,14 +135,75 @@ def run_demo(step_seconds: float = 1.0) -> int:
         actions = {i: records.get(i) for i in EXPECTED}
         delivered = _read_back(console, stack, queue_url) and texted
     receiver.close()
+    month = _a_month_on_virtual_time(console)
     return _summary(
         console,
         actions,
         ticks.events,
         len(receiver.requests),
-        finished and delivered,
+        finished and delivered and month,
         time.monotonic() - started,
     )
+
+
+# A daily SMS at 09:00 Berlin time, on a stack whose clock is moved on 30 days.
+DAILY_SMS: dict[str, Any] = {
+    "id": "demo:daily-sms",
+    "cron": "0 9 * * *",
+    "timezone": "Europe/Berlin",
+    "action": "SEND_NOTIFICATION",
+    "data": {
+        "notificationType": "SMS",
+        "templateType": "USER_LATE_PAYMENT_NOTIFICATION",
+        "mobile": "60123456789",
+        "name": "Joojo",
+    },
+}
+MONTH_DAYS = 30
+
+
+def _a_month_on_virtual_time(console: Console) -> bool:
+    """A second stack, on virtual time: a daily SMS advanced 30 days in seconds, and the
+    outbox's 30 rendered messages, each with its virtual send time."""
+    console.print()
+    console.print("[bold]virtual time[/]: `tickwork local --virtual-time`, then a month in seconds")
+    with (
+        tempfile.TemporaryDirectory(prefix="tickwork-demo-vt-") as state,
+        running_service(
+            None, Path(state), fresh=True, parameters=DEMO_PARAMETERS, virtual_time=True
+        ) as service,
+    ):
+        stack = service.stack
+        _tickwork(Path(state), TEMPLATE_COMMANDS[1])
+        stack.publish(DetailType.START, DAILY_SMS, source="app.billing")
+        stack.time.settle()
+        console.print(
+            f"  scheduled [cyan]{DAILY_SMS['id']}[/]: {DAILY_SMS['cron']} "
+            f"({DAILY_SMS['timezone']}) at virtual {stack.clock.now():%Y-%m-%d %H:%M}"
+        )
+        console.print(f"  $ tickwork time advance {MONTH_DAYS}d")
+        done = stack.time.advance(MONTH_DAYS * 86400)
+        console.print(
+            f"  advanced to {stack.clock.now():%Y-%m-%d %H:%M} in {done.seconds:.1f}s of wall "
+            f"time ({done.steps} steps; {done.skipped} pump and reconciler runs left out, "
+            "they would have found nothing)"
+        )
+        texts = sorted(stack.outbox.messages("sms", str(DAILY_SMS["id"])), key=lambda m: m["at"])
+        console.print(f"  the outbox (`tickwork outbox --kind sms`): {len(texts)} SMS")
+        for text in texts:
+            console.print(
+                f"    #{text['fire']['occurrence']:>2} sent {text['at']} (virtual), due "
+                f"{text['fire']['scheduledTime'][11:19]}: {text['body'][:28]!r}…"
+            )
+        early = [t for t in texts if t["at"] < t["fire"]["scheduledTime"]]
+        occurrences = {t["fire"]["occurrence"] for t in texts}
+        if len(texts) == MONTH_DAYS and not early and len(occurrences) == MONTH_DAYS:
+            return True
+        console.print(
+            f"[red]  expected {MONTH_DAYS} SMS, once each, none early: {len(texts)} SMS, "
+            f"{len(occurrences)} occurrences, {len(early)} early[/]"
+        )
+        return False
 
 
 def _create_targets(stack: LocalStack) -> str:

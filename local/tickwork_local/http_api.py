@@ -29,7 +29,9 @@ from tickwork_local.sigv4 import SigV4Verifier
 __all__ = ["serving_api", "to_v2_event"]
 
 Invoke = Callable[[dict[str, Any]], tuple[Any, str | None]]
-LocalRoute = Callable[[dict[str, str]], Any]  # raises ValidationFailed: a 400
+# A route the local stack answers itself: given the query's fields and the JSON body (None
+# when there is none); raises ValidationFailed for a 400.
+LocalRoute = Callable[[dict[str, str], Any], Any]
 _JSON = {"Content-Type": "application/json"}
 
 
@@ -72,6 +74,17 @@ def to_v2_event(
     }
 
 
+def _json_body(body: bytes) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise ValidationFailed.of(
+            "body", "is not JSON", 'send a JSON object, e.g. {"advance": "30d"}'
+        ) from None
+
+
 def _query(raw: str) -> dict[str, str]:
     pairs = (part.partition("=") for part in raw.split("&") if part)
     return {unquote(k.replace("+", " ")): unquote(v.replace("+", " ")) for k, _, v in pairs}
@@ -112,9 +125,11 @@ def serving_api(
     token: str | None = None,
     verifier: SigV4Verifier | None = None,
     local_routes: dict[str, LocalRoute] | None = None,
+    extra_headers: Callable[[], dict[str, str]] | None = None,
 ) -> Iterator[str]:
-    """``local_routes``: GET paths the local stack answers itself, beside the function's (its
-    outbox), each given the query's fields; behind the same token or signature."""
+    """``local_routes``: "METHOD /path"s the local stack answers itself, beside the function's
+    (its outbox, its time), behind the same token or signature. ``extra_headers()`` are sent
+    with every answer (the stack's clock when it is virtual)."""
     # One request at a time through the function, as one Lambda container does: Powertools'
     # resolver keeps the current request on the shared app object.
     container = threading.Lock()
@@ -139,12 +154,13 @@ def serving_api(
                 self._send(401, _REFUSED, {"Content-Type": "application/json"})
                 return
             target = urlsplit(self.path)
-            route = (local_routes or {}).get(target.path) if self.command == "GET" else None
+            route = (local_routes or {}).get(f"{self.command} {target.path}")
             if route is not None:
                 query = {k: v[-1] for k, v in parse_qs(target.query).items()}
                 try:
-                    answer = json.dumps(route(query), default=str).encode()
-                except ValidationFailed as refused:  # a query field no route can take
+                    given = _json_body(body)
+                    answer = json.dumps(route(query, given), default=str).encode()
+                except ValidationFailed as refused:  # a field no route can take
                     problems = [p.as_dict() for p in refused.problems]
                     refusal = {"message": str(refused), "problems": problems}
                     self._send(400, json.dumps(refusal).encode(), _JSON)
@@ -174,6 +190,8 @@ def serving_api(
             cookies: list[str] | None = None,
         ) -> None:
             self.send_response(status)
+            if extra_headers is not None:
+                headers = {**extra_headers(), **headers}
             for key, value in headers.items():
                 self.send_header(key, str(value))
             for cookie in cookies or []:

@@ -29,7 +29,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from tickwork.adapters.aws_notifier import render_email
 from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.defaults import builtin_fulfillments
+from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["OUTBOX_FILE", "Outbox", "OutboxRead", "read_outbox"]
 
@@ -56,6 +56,7 @@ class Outbox:
     def __init__(self, path: Path | None = None, push_topic_arn: str | None = None) -> None:
         self.path = path
         self.push_topic_arn = push_topic_arn
+        self.clock = LocalClock()  # the stack's: a message is stamped on its time
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
@@ -83,7 +84,9 @@ class Outbox:
         }
         with self._lock:  # numbered and stamped in the order kept: newest first holds
             message["number"] = next(self._numbers)
-            message["at"] = iso(datetime.now(UTC))
+            message["at"] = iso(self.clock.now())
+            if self.clock.virtual:
+                message["virtualTime"] = True
             self._messages.append(message)
             if self.path is not None:
                 with _private_append(self.path) as out:

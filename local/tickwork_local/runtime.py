@@ -26,6 +26,7 @@ from unittest import mock
 
 from moto.awslambda.models import LambdaBackend
 
+from tickwork_local.activity import Activity
 from tickwork_local.template import FunctionSpec
 
 __all__ = ["InProcessRuntime", "Invocation"]
@@ -58,8 +59,14 @@ class Invocation:
 
 
 class InProcessRuntime:
-    def __init__(self, functions: list[FunctionSpec], arn_of: Callable[[str], str]) -> None:
+    def __init__(
+        self,
+        functions: list[FunctionSpec],
+        arn_of: Callable[[str], str],
+        activity: Activity | None = None,
+    ) -> None:
         self._specs = {spec.name: spec for spec in functions}
+        self._activity = activity
         self._arn_of = arn_of
         self._handlers: dict[str, Handler] = {}
         self._lock = threading.Lock()
@@ -86,6 +93,12 @@ class InProcessRuntime:
 
     def invoke(self, name: str, event: dict[str, Any]) -> tuple[Any, str | None]:
         """Call the handler; return (result or error payload, error type or None)."""
+        if self._activity is None:
+            return self._invoke(name, event)
+        with self._activity.work(f"function {name}"):
+            return self._invoke(name, event)
+
+    def _invoke(self, name: str, event: dict[str, Any]) -> tuple[Any, str | None]:
         spec = self._specs[name]
         context = LambdaContext(name, self._arn_of(name), spec.timeout, str(uuid.uuid4()))
         try:

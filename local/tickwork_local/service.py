@@ -26,6 +26,7 @@ from typing import Any
 
 from tickwork import bootstrap
 from tickwork.domain.errors import RepairsIncomplete
+from tickwork.domain.times import iso
 from tickwork.usecases.reconcile import reconcile
 from tickwork_local.journal import Journal
 from tickwork_local.keys import KeyFile, write_private
@@ -33,6 +34,8 @@ from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.outbox import OUTBOX_FILE, Outbox
 from tickwork_local.server import check_port_free, serving
 from tickwork_local.stack import LocalStack
+from tickwork_local.time_api import saved_offset, saving_offset
+from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["LocalService", "run_local", "running_service"]
 
@@ -45,6 +48,7 @@ class LocalService:
     endpoint: str
     restored: int
     resumed: dict[str, list[str]]  # action ids by repair: restarted, recorded, failed, released
+    kept_virtual: bool = False  # virtual time because the state dir's stack ran on it
 
 
 @contextmanager
@@ -56,7 +60,11 @@ def running_service(
     api_port: int | None = None,
     api_auth: str = "token",
     max_open_executions: int | None = None,
+    virtual_time: bool = False,
 ) -> Iterator[LocalService]:
+    """With ``virtual_time`` the stack runs on a clock of its own (``tickwork time advance``);
+    a state dir whose stack ran on virtual time keeps it (its records are on that time: the
+    wall clock would be time going backwards)."""
     require_supported_moto()  # before a port is bound or the state dir touched
     if port:
         check_port_free(port, "the emulated AWS endpoint", "--port")
@@ -65,7 +73,14 @@ def running_service(
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
-    local = LocalStack.from_repo(parameters=parameters, secret_value=KeyFile(state_dir).value)
+    offset = saved_offset(state_dir)
+    kept_virtual = offset is not None and not virtual_time
+    clock = LocalClock(virtual=True, offset=offset or 0.0) if virtual_time or kept_virtual else None
+    local = LocalStack.from_repo(
+        parameters=parameters, secret_value=KeyFile(state_dir).value, clock=clock
+    )
+    if clock is not None:
+        saving_offset(state_dir, clock)
     local.max_open_executions = max_open_executions
     local.outbox = Outbox(state_dir / OUTBOX_FILE)  # for `tickwork outbox`, in another process
     with (
@@ -94,11 +109,12 @@ def running_service(
                 "pid": os.getpid(),
                 "apiToken": stack.api_token,
                 "apiAuth": stack.api_auth,
+                "virtualTime": stack.clock.virtual,
             }
             local_file = state_dir / LOCAL_FILE
             write_private(local_file, json.dumps(state, indent=2))  # it holds the API token
             try:
-                yield LocalService(stack, endpoint, restored, resumed)
+                yield LocalService(stack, endpoint, restored, resumed, kept_virtual)
             finally:
                 local_file.unlink(missing_ok=True)
 
@@ -114,6 +130,7 @@ def run_local(
     api_port: int | None = None,
     api_auth: str = "token",
     max_open_executions: int | None = None,
+    virtual_time: bool = False,
 ) -> None:
     require_supported_moto()  # before a signal handler is set
     stopping = threading.Event()
@@ -121,7 +138,7 @@ def run_local(
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
     with running_service(
-        port, state_dir, fresh, parameters, api_port, api_auth, max_open_executions
+        port, state_dir, fresh, parameters, api_port, api_auth, max_open_executions, virtual_time
     ) as service:
         print(_banner(service), flush=True)
         # Wake now and then: a signal the kernel hands to another thread only runs its Python
@@ -153,6 +170,23 @@ def _api_lines(service: LocalService) -> list[str]:
     ]
 
 
+def _time_lines(service: LocalService) -> list[str]:
+    clock = service.stack.clock
+    if not clock.virtual:
+        return []
+    why = (
+        " (kept: this state dir's stack ran on it; --fresh starts over on the wall clock)"
+        if service.kept_virtual
+        else ""
+    )
+    return [
+        f"  Virtual time: {iso(clock.now())}{why}",
+        "  It flows with the wall clock; move it on: tickwork time advance 30d "
+        "(or --to 2027-01-01T00:00:00Z)",
+        "",
+    ]
+
+
 def _banner(service: LocalService) -> str:
     outputs: dict[str, Any] = service.stack.outputs
     # The local stack takes any credentials: these dummy ones work on a machine with none.
@@ -170,9 +204,10 @@ def _banner(service: LocalService) -> str:
             f"{len(service.resumed['restarted'])} waiting action(s), "
             f"released {len(service.resumed['released'])} lost claim(s)",
             *_api_lines(service),
+            *_time_lines(service),
             *(f"  {name}: {value}" for name, value in outputs.items()),
             "",
-            "Try it (or first `eval \"$(tickwork env)\"` and leave out the flags):",
+            'Try it (or first `eval "$(tickwork env)"` and leave out the flags):',
             "  tickwork schedule --id hello --in 10s && tickwork list",
             f"  {aws} events put-events --entries '{entry}'",
             f"  {aws} dynamodb scan --table-name {outputs['ActionsTableName']}",

@@ -28,14 +28,21 @@ from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.times import iso
+from tickwork_local.activity import Activity
 from tickwork_local.atomic_items import atomic_items
 from tickwork_local.delivery import QueuePoller, ScheduleRunner, as_delivered
+from tickwork_local.emulator_clock import emulator_on_clock
 from tickwork_local.execution_quota import open_execution_quota
 from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.outbox import Outbox
 from tickwork_local.runtime import InProcessRuntime
 from tickwork_local.template import ACCOUNT, FunctionSpec, Template
+from tickwork_local.time_api import advance_request, clock_reading
+from tickwork_local.time_machine import TimeMachine
 from tickwork_local.tuning import tuned_emulator
+from tickwork_local.useful_runs import Glance, glance_at, useful_runs
+from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["EventTap", "LocalStack"]
 
@@ -135,16 +142,25 @@ def stop_execution(sfn: Any, arn: str, cause: str, attempts: int = 50) -> bool:
 
 class LocalStack:
     def __init__(
-        self, template: Template, secret_value: Callable[[str], str] | None = None
+        self,
+        template: Template,
+        secret_value: Callable[[str], str] | None = None,
+        clock: LocalClock | None = None,
     ) -> None:
         """``secret_value(name)`` gives each generated secret its value (random if None; the
-        local service keeps them in its state directory so seals survive restarts)."""
+        local service keeps them in its state directory so seals survive restarts). ``clock``
+        is the stack's time (default: the wall clock; ``LocalClock(virtual=True)`` for virtual
+        time, moved on by ``self.time``)."""
         self.template = template
         self._secret_value = secret_value or (lambda _name: secrets.token_urlsafe(48))
         self.region = template.region
         self.functions: list[FunctionSpec] = template.functions()
+        self.clock = clock or LocalClock()
+        self.activity = Activity(self.clock)
         self.runtime = InProcessRuntime(
-            self.functions, lambda name: template.arn("lambda", f"function:{name}")
+            self.functions,
+            lambda name: template.arn("lambda", f"function:{name}"),
+            self.activity,
         )
         self.pollers: list[QueuePoller] = []
         self.schedules: list[ScheduleRunner] = []
@@ -157,6 +173,14 @@ class LocalStack:
         self.outbox = Outbox()
         self._clients = AwsClients(boto3.Session(region_name=self.region))
         self._saved_env: dict[str, str | None] = {}
+        self._glanced: Glance | None = None
+        self.time = TimeMachine(
+            self.clock,
+            self.activity,
+            lambda: self.schedules,
+            self._delivery_queues_empty,
+            self._forget_glance,
+        )
 
     @classmethod
     def from_repo(
@@ -164,11 +188,13 @@ class LocalStack:
         parameters: dict[str, str] | None = None,
         stack_name: str = "tickwork-local",
         secret_value: Callable[[str], str] | None = None,
+        clock: LocalClock | None = None,
     ) -> LocalStack:
         chosen = {**LOCAL_PARAMETERS, **(parameters or {})}
         return cls(
             Template(REPO_ROOT / "template.yaml", stack_name=stack_name, parameters=chosen),
             secret_value,
+            clock,
         )
 
     @contextmanager
@@ -192,15 +218,27 @@ class LocalStack:
                 LOCAL_CREDENTIALS["AWS_ACCESS_KEY_ID"]: LOCAL_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
             }
             verifier = SigV4Verifier(local, self.region)
-        routes: dict[str, LocalRoute] = {"/local/outbox": self._outbox_route}
-        with serving_api(invoke, port, self.api_token, verifier, routes) as url:
+        routes: dict[str, LocalRoute] = {
+            "GET /local/outbox": self._outbox_route,
+            "GET /local/time": lambda _query, _body: clock_reading(self.clock),
+            "POST /local/time": lambda _query, body: advance_request(self.time, body),
+        }
+        with serving_api(
+            invoke, port, self.api_token, verifier, routes, self._clock_headers
+        ) as url:
             self.outputs["ApiUrl"] = f"{url}/"
             yield url
 
     def client(self, service: str) -> Any:
         return self._clients.client(service)
 
-    def _outbox_route(self, query: dict[str, str]) -> dict[str, Any]:
+    def _clock_headers(self) -> dict[str, str]:
+        """Every answer of a virtual-time stack's API says so, and what its now is."""
+        if not self.clock.virtual:
+            return {}
+        return {"X-Tickwork-Clock": f"virtual; now={iso(self.clock.now())}"}
+
+    def _outbox_route(self, query: dict[str, str], _body: Any = None) -> dict[str, Any]:
         """GET /local/outbox[?kind=sms&id=ACTION&limit=N]: what fires sent, newest first.
         A ``limit`` that is not 1 to 1000 in ASCII digits is refused (a 400 naming it)."""
         messages = self.outbox.messages(query.get("kind"), query.get("id"))
@@ -209,7 +247,8 @@ class LocalStack:
             raise ValidationFailed.of(
                 "limit", f"{given[:20]!r} is not a whole number from 1 to 1000", "give e.g. 50"
             )
-        return {"messages": messages[: int(given)], "total": len(messages)}
+        answer = {"messages": messages[: int(given)], "total": len(messages)}
+        return {**answer, "virtualTime": True} if self.clock.virtual else answer
 
     def add_function(
         self, name: str, handler: Callable[[dict[str, Any], Any], Any], timeout: int = 30
@@ -238,12 +277,14 @@ class LocalStack:
             with (
                 self.runtime.installed(),
                 tuned_emulator(),
+                emulator_on_clock(self.clock, self.activity),
                 atomic_items(),
                 open_execution_quota(lambda: self.max_open_executions),
                 self.outbox.installed(),
             ):
                 self._create_resources()
                 self.outbox.push_topic_arn = self.outputs.get("PushTopicArn")
+                self.outbox.clock = self.clock
                 workers: list[QueuePoller | ScheduleRunner] = [*self.pollers, *self.schedules]
                 for worker in workers:
                     worker.start()
@@ -298,9 +339,12 @@ class LocalStack:
         time.tzset()
         from tickwork import bootstrap  # a new stack is a cold start for every function
 
-        bootstrap.from_environment.cache_clear()
+        bootstrap.use_clock(self.clock)  # every function's "now" is the stack's
 
     def _restore_env(self) -> None:
+        from tickwork import bootstrap
+
+        bootstrap.use_clock(None)
         for key, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -344,7 +388,15 @@ class LocalStack:
             for rule in spec.rules:
                 self._deliver_rule(spec, rule.name, rule.bus, rule.pattern)
             for schedule in spec.schedules:
-                self.schedules.append(ScheduleRunner(schedule, self._invoker(spec.name), ACCOUNT))
+                runner = ScheduleRunner(
+                    schedule,
+                    self._invoker(spec.name),
+                    ACCOUNT,
+                    self.clock,
+                    self.activity,
+                    useful_runs(spec.logical_id, self._glance),
+                )
+                self.schedules.append(runner)
         sfn = self.client("stepfunctions")
         for logical, resource in t.of_type("AWS::Serverless::StateMachine").items():
             sfn.create_state_machine(
@@ -427,6 +479,30 @@ class LocalStack:
                 return
             time.sleep(0.1)
         raise TimeoutError("the stack did not go idle")
+
+    def _glance(self) -> Glance:
+        """The table as the scheduled runs would find it, read once a step of the time
+        machine (``_forget_glance``)."""
+        if self._glanced is None:
+            running = lambda: {e["executionArn"] for e in self.running_executions()}  # noqa: E731
+            table = self.outputs["ActionsTableName"]
+            self._glanced = glance_at(self.client("dynamodb"), table, running)
+        return self._glanced
+
+    def _forget_glance(self) -> None:
+        self._glanced = None
+
+    def _delivery_queues_empty(self) -> bool:
+        """No event waits in, or is being handled from, a function's delivery queue: read
+        from the emulator's own queues (this is asked often while time is moved on)."""
+        from moto.sqs.models import sqs_backends
+
+        queues = sqs_backends[ACCOUNT][self.region].queues
+        for poller in self.pollers:
+            queue = queues.get(poller.queue_url.rsplit("/", 1)[-1])
+            if queue is None or queue._messages:
+                return False
+        return True
 
     def _queue_empty(self, poller: QueuePoller) -> bool:
         attrs = self.client("sqs").get_queue_attributes(

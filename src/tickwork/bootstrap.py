@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         TargetClients,
     )
 
-__all__ = ["MissingPort", "Ports", "build", "from_environment"]
+__all__ = ["MissingPort", "Ports", "build", "from_environment", "use_clock"]
 
 
 class Ports(TypedDict, total=False):
@@ -145,10 +145,24 @@ def build(
     )
 
 
+_process_clock: list[Clock] = []  # the clock use_clock gave (none: the system clock)
+
+
+def use_clock(clock: Clock | None) -> None:
+    """Build this process's functions' dependencies on ``clock`` from now on (None: the system
+    clock): the local stack runs its functions in its own process on its clock, which may be
+    virtual. The dependencies built so far are forgotten (a cold start). Never on Lambda."""
+    _process_clock.clear()
+    if clock is not None:
+        _process_clock.append(clock)
+    from_environment.cache_clear()
+
+
 @cache
 def from_environment() -> Dependencies:
     """The dependencies of this container, built on first use (the cold start) and kept."""
-    return build(Settings.from_environment(), AwsClients())
+    given: Ports = {"clock": _process_clock[0]} if _process_clock else {}
+    return build(Settings.from_environment(), AwsClients(), **given)
 
 
 def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:

@@ -9,9 +9,10 @@ from contextlib import ExitStack
 import pytest
 from moto import mock_aws
 
-from tests.e2e.support import FAST, Stack
+from tests.e2e.support import FAST, VIRTUAL, Stack
 from tickwork_local.receiver import Receiver
 from tickwork_local.stack import LocalStack
+from tickwork_local.virtual_clock import LocalClock
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -21,16 +22,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture
-def make_stack() -> Iterator[Callable[..., Stack]]:
+def make_stack(request: pytest.FixtureRequest) -> Iterator[Callable[..., Stack]]:
+    """A stack on virtual time that stands still until a wait of tests.e2e.support moves it on
+    (so nothing happens between two steps of a test unless it says so), or with
+    ``real_time=True`` (or a test marked ``real_time``) on the wall clock, for what tests real
+    seconds."""
     with ExitStack() as resources:
+        resources.callback(VIRTUAL.clear)
 
-        def make(max_open_executions: int | None = None, **parameters: str) -> Stack:
+        marked = request.node.get_closest_marker("real_time") is not None
+
+        def make(
+            max_open_executions: int | None = None, real_time: bool = marked, **parameters: str
+        ) -> Stack:
             resources.enter_context(
                 mock_aws(config={"stepfunctions": {"execute_state_machine": True}})
             )
-            stack = LocalStack.from_repo(parameters={**FAST, **parameters})
+            clock = None if real_time else LocalClock(virtual=True, flowing=False)
+            stack = LocalStack.from_repo(parameters={**FAST, **parameters}, clock=clock)
             stack.max_open_executions = max_open_executions
             local = resources.enter_context(stack.running())
+            if not real_time:
+                VIRTUAL.append(local)
             return Stack(local)
 
         yield make

@@ -21,6 +21,36 @@ from tickwork_local.stack import EventTap, LocalStack
 
 # Seconds, not minutes: a short lock, fast retries, and the real waits of the emulator.
 FAST = FAST_PARAMETERS
+# The stack of the test running in this process when it is on virtual time: the waits below
+# move its clock on instead of sleeping (make_stack sets it).
+VIRTUAL: list[LocalStack] = []
+
+
+def now() -> datetime:
+    """The running stack's now: virtual time when it runs on it, else the wall clock."""
+    return VIRTUAL[-1].clock.now() if VIRTUAL else datetime.now(UTC)
+
+
+def advance(seconds: float) -> None:
+    """Let ``seconds`` pass: on virtual time everything due meanwhile happens at once; on the
+    wall clock a sleep (what a test that checks that nothing happens waits through)."""
+    if VIRTUAL:
+        VIRTUAL[-1].time.advance(seconds)
+    else:
+        time.sleep(seconds)
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float) -> bool:
+    """Until ``condition()``: on virtual time the clock moves on, instant by instant, each once
+    the stack is idle; on the wall clock a poll. False after ``timeout`` wall seconds."""
+    if VIRTUAL:
+        return VIRTUAL[-1].time.advance_until(condition, timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 class Stack:
@@ -56,22 +86,24 @@ class Stack:
     def wait_record(
         self, action_id: str, predicate: Callable[[Action], bool], timeout: float = 15
     ) -> Action:
-        deadline = time.monotonic() + timeout
-        while True:
-            action = self.records.get(action_id)
-            if action is not None and predicate(action):
-                return action
-            if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"{action_id} never reached the expected state; last: {action}"
-                )
-            time.sleep(0.1)
+        last: list[Action | None] = [None]
+
+        def reached() -> bool:
+            last[0] = self.records.get(action_id)
+            return last[0] is not None and predicate(last[0])
+
+        if not _wait_for(reached, timeout):
+            raise AssertionError(f"{action_id} never reached the expected state; last: {last[0]}")
+        assert last[0] is not None
+        return last[0]
 
     def ticks_for(self, action_id: str, count: int = 0, timeout: float = 0) -> list[dict[str, Any]]:
-        events = self.ticks.wait_for(
-            lambda evs: sum(e["detail"]["id"] == action_id for e in evs) >= count, timeout
-        )
-        return [e["detail"] for e in events if e["detail"]["id"] == action_id]
+        def mine() -> list[dict[str, Any]]:
+            return [e["detail"] for e in self.ticks.drain() if e["detail"]["id"] == action_id]
+
+        if timeout:
+            _wait_for(lambda: len(mine()) >= count, timeout)
+        return mine()
 
     def executions(self) -> list[dict[str, Any]]:
         """Every execution of the stack's machines, lone fires' and batches'."""
@@ -85,14 +117,9 @@ class Stack:
     def wait_execution(self, arn: str, timeout: float = 15) -> list[dict[str, Any]]:
         """Wait until execution `arn` exists, and return every execution (a start's record names
         its execution before StartExecution returns)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            executions = self.executions()
-            if any(e["executionArn"] == arn for e in executions):
-                return executions
-            if time.monotonic() > deadline:
-                raise AssertionError(f"execution {arn} never started")
-            time.sleep(0.1)
+        if not _wait_for(lambda: any(e["executionArn"] == arn for e in self.executions()), timeout):
+            raise AssertionError(f"execution {arn} never started")
+        return self.executions()
 
     def pause_delivery(self, function_logical_id: str) -> None:
         """Stop delivering events to a function (its events wait in its queue): a lost tick."""
@@ -106,12 +133,10 @@ class Stack:
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 30, what: str = "") -> None:
-    """Wait for the state a test needs (never a fixed sleep); fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never came true within {timeout:g}s: {what or condition}")
-        time.sleep(0.1)
+    """Wait for the state a test needs (never a fixed sleep; on virtual time the stack's clock
+    moves on meanwhile); fail after ``timeout`` wall seconds."""
+    if not _wait_for(condition, timeout):
+        raise AssertionError(f"never came true within {timeout:g}s: {what or condition}")
 
 
 def assert_never_early(ticks: list[dict[str, Any]]) -> None:
@@ -120,4 +145,4 @@ def assert_never_early(ticks: list[dict[str, Any]]) -> None:
 
 
 def in_seconds(seconds: float) -> str:
-    return iso(datetime.now(UTC) + timedelta(seconds=seconds))
+    return iso(now() + timedelta(seconds=seconds))

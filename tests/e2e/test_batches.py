@@ -6,10 +6,12 @@ the failure path, a refused batch waits parked, and a lost batch is repaired."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from tests.e2e.support import Stack, assert_never_early, wait_until
+import pytest
+
+from tests.e2e.support import Stack, assert_never_early, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
@@ -23,9 +25,12 @@ BATCHED = {"PumpSchedule": "rate(1 hour)", "BatchMinFires": "3"}
 ROOMY = {**BATCHED, "LaunchAheadSeconds": "12"}
 ROOMY_AHEAD = 20
 
+# Its waits are on wall-clock seconds still (batches form on the pump's real runs).
+pytestmark = pytest.mark.real_time
+
 
 def _second_ahead(seconds: int = 8) -> datetime:
-    return datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=seconds)
+    return now().replace(microsecond=0) + timedelta(seconds=seconds)
 
 
 def _start_due_together(
@@ -43,7 +48,7 @@ def _start_due_together(
 def _pump(stack: Stack, ids: list[str]) -> dict[str, Any]:
     """Run the pump as its schedule would, once every fire's launch moment has passed."""
     moments = [stack.records.get(i).launch_at for i in ids]
-    wait_until(lambda: datetime.now(UTC) >= max(m for m in moments if m), what="launch moment")
+    wait_until(lambda: now() >= max(m for m in moments if m), what="launch moment")
     pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
     run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
     assert error is None, run

@@ -25,6 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from chaoskit.bus_refusals import PUT_ATTEMPTS, BusRefusals, tick_or_report_of
 
+# Its waits are on wall-clock seconds still (batches form on the pump's real runs).
+pytestmark = pytest.mark.real_time
+
 
 @pytest.fixture
 def refusing() -> Iterator[list[BusRefusals]]:

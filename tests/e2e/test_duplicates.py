@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 
@@ -30,6 +32,7 @@ def test_same_start_delivered_twice_makes_one_chain_one_fire(stack: Stack, event
     assert_never_early(ticks)
 
 
+@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_same_tick_delivered_twice_adds_no_fire(stack: Stack) -> None:
     # GIVEN a recurring action, 2 fires 2 seconds apart
     stack.start({"id": "dup:tick", "rate": "rate(2 seconds)", "executionRemainder": 2})

@@ -7,13 +7,13 @@ docs/protocol.md says why each is closed."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from moto.events.models import EventPattern
 
-from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
+from tests.e2e.support import Stack, assert_never_early, in_seconds, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.naming import legacy_execution_name
 from tickwork.domain.selection import Selection
@@ -110,7 +110,7 @@ def test_a_lone_execution_started_by_hand_with_an_early_fire_time_fires_nothing(
     stack: Stack, receiver: Receiver
 ) -> None:
     # GIVEN a webhook due in a minute (parked: the local horizon is 5 s)
-    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=60)
+    due = now().replace(microsecond=0) + timedelta(seconds=60)
     http = {"url": receiver.url, "method": "POST", "body": {}}
     stack.start({"id": "early", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
     waiting = stack.wait_record("early", lambda a: a.is_parked)
@@ -118,9 +118,9 @@ def test_a_lone_execution_started_by_hand_with_an_early_fire_time_fires_nothing(
     # WHEN anyone allowed states:StartExecution starts an execution for it, under the name the
     # stack gave such a fire before names were keyed, with an order 60 s early (as the stack
     # writes orders, but without its proof)
-    now = iso(datetime.now(UTC))
-    order = {"id": "early", "generation": 1, "occurrence": 1, "leg": 0, "fireAt": now,
-             "waitUntil": now, "manual": 0, "trigger": "SCHEDULED"}  # fmt: skip
+    moment = iso(now())
+    order = {"id": "early", "generation": 1, "occurrence": 1, "leg": 0, "fireAt": moment,
+             "waitUntil": moment, "manual": 0, "trigger": "SCHEDULED"}  # fmt: skip
     name = legacy_execution_name("early", 1, 1)
     arn = _sfn(stack).start_execution(
         stateMachineArn=stack.local.outputs["StateMachineArn"], name=name, input=json.dumps(order)
@@ -176,7 +176,7 @@ def test_a_real_order_replayed_under_another_name_or_on_the_batch_machine_fires_
 
 def test_a_batch_listing_one_fire_twice_fires_nothing(stack: Stack, receiver: Receiver) -> None:
     # GIVEN a webhook due in a few seconds
-    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=4)
+    due = now().replace(microsecond=0) + timedelta(seconds=4)
     http = {"url": receiver.url, "method": "POST", "body": {}}
     stack.start({"id": "twice", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
     stack.wait_record("twice", lambda a: a.execution_arn is not None or a.is_parked)
@@ -199,7 +199,7 @@ def test_a_batch_listing_one_fire_twice_fires_nothing(stack: Stack, receiver: Re
 
 
 def _always_failing_batch(stack: Stack, failing: Receiver) -> tuple[str, datetime]:
-    second = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=8)
+    second = now().replace(microsecond=0) + timedelta(seconds=8)
     for n in range(3):
         stack.start({"id": f"parity:{n}", "at": iso(second)})
     http = {"url": failing.url, "method": "POST", "body": {}}
@@ -207,13 +207,14 @@ def _always_failing_batch(stack: Stack, failing: Receiver) -> tuple[str, datetim
     ids = [*(f"parity:{n}" for n in range(3)), "parity:failing"]
     for action_id in ids:
         stack.wait_record(action_id, lambda a: a.is_parked)
-    wait_until(lambda: datetime.now(UTC) >= second - timedelta(seconds=5), what="launch moment")
+    wait_until(lambda: now() >= second - timedelta(seconds=5), what="launch moment")
     pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
     run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
     assert error is None and len(run["batches"]) == 1, run
     return "parity:failing", second
 
 
+@pytest.mark.real_time  # its waits are on wall-clock seconds still
 @pytest.mark.parametrize("retries", ["2", "0"])
 def test_a_batched_fire_gets_as_many_attempts_as_a_lone_one(make_stack, retries: str) -> None:
     """RetryMaxAttempts=2: 3 attempts, lone or batched (1 in the batch, 2 in its own
@@ -242,6 +243,7 @@ def test_a_batched_fire_gets_as_many_attempts_as_a_lone_one(make_stack, retries:
         assert done.history[-1].execution.startswith("b-")  # recorded by the batch itself
 
 
+@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
     make_stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -249,7 +251,7 @@ def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
     the members' counter and total changes ride on their records, and the reconciler adds
     them once the batch has ended. Counts and fire totals then equal the records."""
     stack: Stack = make_stack(RetryMaxAttempts="0", **BATCHED)
-    second = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=8)
+    second = now().replace(microsecond=0) + timedelta(seconds=8)
     ids = [f"dies:{n}" for n in range(3)]
     for action_id in ids:
         stack.start({"id": action_id, "at": iso(second), "group": "dies"})
@@ -264,7 +266,7 @@ def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
         return answer
 
     monkeypatch.setattr(fire_batch, "record_tick", dying)
-    wait_until(lambda: datetime.now(UTC) >= second - timedelta(seconds=5), what="launch moment")
+    wait_until(lambda: now() >= second - timedelta(seconds=5), what="launch moment")
     pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
     run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
     assert error is None and len(run["batches"]) == 1, run
@@ -292,7 +294,7 @@ def test_a_fires_name_guessed_and_taken_first_keeps_nothing_from_firing(
     could start the fire's name first, with an hour's wait, and the stack took that execution
     for its own start: the fire never ran. Names are keyed now: the guess is another name."""
     # GIVEN a webhook due in 10 s, parked (the horizon is 5 s)
-    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=10)
+    due = now().replace(microsecond=0) + timedelta(seconds=10)
     http = {"url": receiver.url, "method": "POST", "body": {}}
     stack.start({"id": "victim", "at": iso(due), "action": "HTTP_REQUEST", "data": http})
     stack.wait_record("victim", lambda a: a.is_parked)

@@ -37,6 +37,7 @@ def _secret(stack: Stack) -> str:
     )
 
 
+@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_the_readme_example_steers_an_action_through_the_client_alone(
     make_stack: Callable[..., Stack], monkeypatch: pytest.MonkeyPatch
 ) -> None:

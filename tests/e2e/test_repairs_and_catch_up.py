@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support import Stack, assert_never_early, in_seconds
+from tests.e2e.support import Stack, assert_never_early, in_seconds, now
 from tickwork.domain.action import Status
 from tickwork.usecases import lone_fire
 from tickwork.usecases.reconcile import reconcile
@@ -27,6 +27,7 @@ def _wait_execution(stack: Stack, action_id: str, status: str, timeout: float = 
         time.sleep(0.1)
 
 
+@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,6 +56,7 @@ def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(
     assert len([e for e in stack.executions() if e["name"].startswith("lost-tick")]) == 1
 
 
+@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(make_stack) -> None:
     # GIVEN a 2-fire recurrence that skips fires missed by over 2 s, whose execution (started
     # at once: its first fire, 10 s away, is inside the horizon) was stopped by hand before
@@ -67,7 +69,7 @@ def test_a_stopped_execution_is_restarted_and_a_missed_fire_is_skipped(make_stac
     first = stack.wait_record("skipper", lambda a: a.execution_arn is not None)
     sfn = stack.local.client("stepfunctions")
     assert stop_execution(sfn, first.execution_arn, "stopped by hand", attempts=100)
-    time.sleep(max(0.0, (first.execution_time.timestamp() + 3) - time.time()))
+    time.sleep(max(0.0, (first.execution_time.timestamp() + 3) - now().timestamp()))
 
     # WHEN the reconciler runs
     repaired = reconcile(stack.deps)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.e2e.support import Stack, in_seconds
+from tests.e2e.support import Stack, in_seconds, now
 from tests.functional.target_support import Targets
 from tickwork.domain.action import ACTIVE, Status
 from tickwork.domain.times import iso
@@ -42,17 +42,17 @@ def _rejections(stack: Stack, count: int) -> list[dict[str, Any]]:
 def test_only_a_fresh_start_signed_with_the_key_is_accepted(make_stack) -> None:
     stack: Stack = make_stack(RequireSignedStarts="true")
     key = _secret(stack, "StartSigningKeyArn")
-    now = int(time.time())
+    signed_at = int(now().timestamp())
     detail = {"id": "signed:ok", "duration": "10m"}
 
     # WHEN an unsigned, a forged (other key), an altered and a replayed (10 min old) Start arrive
     stack.start({"id": "signed:none", "duration": "10m"})
-    stack.start(sign_start(b"not-the-key", {"id": "signed:forged", "duration": "10m"}, now))
-    altered = sign_start(key, {"id": "signed:altered", "duration": "10m"}, now)
+    stack.start(sign_start(b"not-the-key", {"id": "signed:forged", "duration": "10m"}, signed_at))
+    altered = sign_start(key, {"id": "signed:altered", "duration": "10m"}, signed_at)
     stack.start({**altered, "duration": "1m"})
-    stack.start(sign_start(key, {"id": "signed:replayed", "duration": "10m"}, now - 600))
+    stack.start(sign_start(key, {"id": "signed:replayed", "duration": "10m"}, signed_at - 600))
     # AND one signed properly
-    stack.start(sign_start(key, detail, now))
+    stack.start(sign_start(key, detail, signed_at))
 
     # THEN the four are rejected with their reason, and nothing of them is written
     reasons = {r["id"]: r["signature"] for r in _rejections(stack, 4)}
@@ -73,14 +73,14 @@ def test_signed_control_events_are_required_and_each_signature_is_used_once(make
     stack: Stack = make_stack(RequireSignedStarts="true")
     key = _secret(stack, "StartSigningKeyArn")
     start = sign_event(
-        key, "Schedule Start", {"id": "signed:steer", "duration": "10m"}, int(time.time())
+        key, "Schedule Start", {"id": "signed:steer", "duration": "10m"}, int(now().timestamp())
     )
     stack.start(start)
     stack.wait_record("signed:steer", lambda a: a.status == Status.PENDING)
 
     # WHEN an unsigned Stop and a signed Pause relabelled as a Stop arrive
     stack.stop("signed:steer")
-    pause = sign_event(key, "Schedule Pause", {"id": "signed:steer"}, int(time.time()))
+    pause = sign_event(key, "Schedule Pause", {"id": "signed:steer"}, int(now().timestamp()))
     stack.local.publish("Schedule Stop", pause)
 
     # THEN both are rejected and the action is untouched
@@ -90,7 +90,7 @@ def test_signed_control_events_are_required_and_each_signature_is_used_once(make
 
     # WHEN the owner's signed Stop arrives, and then the captured Start is put on the bus again
     time.sleep(1.1)  # the Stop is signed, and applied, a second after the Start
-    stop = sign_event(key, "Schedule Stop", {"id": "signed:steer"}, int(time.time()))
+    stop = sign_event(key, "Schedule Stop", {"id": "signed:steer"}, int(now().timestamp()))
     stack.local.publish("Schedule Stop", stop)
     stack.wait_record("signed:steer", lambda a: a.status == Status.CANCELLED)
     stack.start(start)

@@ -9,7 +9,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from tests.e2e.support import Stack, assert_never_early, wait_until
+from tests.e2e.support import Stack, assert_never_early, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.selection import Selection
 from tickwork.usecases.bulk import bulk_change
@@ -41,7 +41,7 @@ def test_a_rate_of_one_minute_is_cancelled_right_after_its_imminent_fire(make_st
 
 def first_wait(action: object) -> float:
     fire = getattr(action, "execution_time", None)
-    return max((fire - datetime.now(UTC)).total_seconds(), 0) + 15 if fire else 75
+    return max((fire - now()).total_seconds(), 0) + 15 if fire else 75
 
 
 def test_pause_stops_the_fires_and_resume_goes_on_from_now(stack: Stack) -> None:
@@ -62,7 +62,7 @@ def test_pause_stops_the_fires_and_resume_goes_on_from_now(stack: Stack) -> None
     assert stack.queries.count(Selection())["PAUSED"] == 1
 
     # WHEN it is resumed: the fires missed while paused are not caught up
-    resumed_at = datetime.now(UTC)
+    resumed_at = now()
     stack.local.publish("Schedule Resume", {"id": "pulse"})
     stack.ticks_for("pulse", count=fired_before + 1, timeout=8)
     ticks = stack.ticks_for("pulse")
@@ -161,7 +161,7 @@ def test_a_group_is_paused_and_cancelled_in_one_sweep(make_stack) -> None:
 
 def test_at_in_eventbridge_schedulers_form_fires_at_that_local_time(stack: Stack) -> None:
     kl = ZoneInfo("Asia/Kuala_Lumpur")
-    soon = datetime.now(UTC) + timedelta(seconds=3)
+    soon = now() + timedelta(seconds=3)
     local = soon.astimezone(kl).replace(tzinfo=None, microsecond=0)
     expression = f"at({local.isoformat(timespec='seconds')})"
 

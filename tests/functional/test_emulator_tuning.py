@@ -17,8 +17,11 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
+from tickwork_local.activity import Activity
+from tickwork_local.emulator_clock import emulator_on_clock
 from tickwork_local.server import EMULATOR_CONFIG
 from tickwork_local.tuning import tuned_emulator
+from tickwork_local.virtual_clock import LocalClock
 
 REGION = "us-east-1"
 WAIT_THEN_PASS = {
@@ -32,7 +35,12 @@ WAIT_THEN_PASS = {
 
 @pytest.fixture
 def emulator() -> Iterator[None]:
-    with mock_aws(config=EMULATOR_CONFIG), tuned_emulator():
+    clock = LocalClock()  # the wall clock: moto's answers, only never early
+    with (
+        mock_aws(config=EMULATOR_CONFIG),
+        tuned_emulator(),
+        emulator_on_clock(clock, Activity(clock)),
+    ):
         yield
 
 
@@ -335,3 +343,17 @@ def test_the_module_listing_is_moto_s_own_read_once() -> None:
         with mock.patch("os.listdir", side_effect=AssertionError("listed again")):
             again = list(backends.list_of_moto_modules())
     assert first == again == moto_alone and "dynamodb" in first
+
+
+def test_a_response_class_s_method_names_are_moto_s_own_listed_once() -> None:
+    from moto.core import responses
+    from moto.dynamodb.responses import DynamoHandler
+
+    from tickwork_local.tuning.method_names import method_names_listed_once
+
+    moto_alone = responses.method_names_from_class(DynamoHandler)
+    with method_names_listed_once():
+        first = responses.method_names_from_class(DynamoHandler)
+        with mock.patch("inspect.getmembers", side_effect=AssertionError("listed again")):
+            again = responses.method_names_from_class(DynamoHandler)
+    assert first == again == moto_alone and "query" in first

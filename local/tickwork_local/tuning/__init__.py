@@ -8,16 +8,18 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``asl_parse`` — a definition is parsed once, not per execution;
 - ``jsonpath_parse`` — a JSONPath is parsed once;
 - ``task_clients`` — one boto3 client per service for Task states;
-- ``exact_waits`` — a ``TimestampPath`` Wait ends at its second, never up to a second early;
 - ``item_size`` — an item is sized once, not once per attribute;
 - ``sqs_counts`` — a send or receive does not count the whole queue;
 - ``sqs_backlog`` — a receive or a batch delete reads the backlog only as far as it needs;
 - ``attribute_values`` — attribute values already in wire form are not serialized again;
 - ``projections`` — top-level projections copy attributes instead of a JSON round trip;
 - ``module_listing`` — the server lists moto's modules once;
+- ``method_names`` — a response class's methods are listed once, not per request;
 - ``transactions`` — a transaction copies the items it names, not whole tables;
 - ``index_buckets`` — a query on a global secondary index reads the items it can return.
 
+The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``
+(it also ends a ``TimestampPath`` Wait at its second, never up to a second early).
 moto_version.py pins the moto release these were written for.
 """
 
@@ -28,10 +30,10 @@ from contextlib import ExitStack, contextmanager
 
 from tickwork_local.tuning.asl_parse import asl_parsed_once
 from tickwork_local.tuning.attribute_values import attribute_values_passed_through
-from tickwork_local.tuning.exact_waits import exact_waits
 from tickwork_local.tuning.index_buckets import index_buckets
 from tickwork_local.tuning.item_size import items_sized_once
 from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
+from tickwork_local.tuning.method_names import method_names_listed_once
 from tickwork_local.tuning.module_listing import moto_modules_listed_once
 from tickwork_local.tuning.projections import top_level_projections_copied
 from tickwork_local.tuning.sqs_backlog import backlogs_read_once
@@ -49,11 +51,11 @@ def tuned_emulator() -> Iterator[None]:
             asl_parsed_once,
             jsonpath_parsed_once,
             one_client_per_service,
-            exact_waits,
             sends_without_counting,
             backlogs_read_once,
             items_sized_once,
             moto_modules_listed_once,
+            method_names_listed_once,
             attribute_values_passed_through,
             top_level_projections_copied,
             transactions_copy_what_they_touch,

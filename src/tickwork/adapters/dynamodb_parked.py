@@ -52,6 +52,15 @@ class DynamoDBParkedFires(OnTable):
         found.sort()
         return [action_id for _, action_id in found[:limit]]
 
+    def nothing_due_until(self, until: datetime) -> None:
+        """Move the watermark as a ``due(until)`` that found nothing would, without its reads:
+        for a caller that knows no fire is parked to launch by ``until`` (the local stack's
+        virtual time, leaving out the pump runs that would have found nothing)."""
+        mark = park_bucket(to_epoch_ms(until) - _SKEW_MS)
+        stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
+        if stored is None or mark > int(str(stored["parkedFrom"])):
+            self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": mark})
+
     def _parked_in(self, key: str, until_ms: int, want: int) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {
             "IndexName": "Parked",

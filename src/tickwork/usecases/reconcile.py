@@ -70,7 +70,7 @@ from tickwork.usecases.pump import launch_due
 from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.updates import Rule, update
 
-__all__ = ["reconcile"]
+__all__ = ["HORIZON", "STUCK_AFTER", "reconcile"]
 
 log = logging.getLogger("tickwork")
 
@@ -85,10 +85,14 @@ _BATCH_START_GRACE = timedelta(seconds=30)
 _MOST_LISTED = 100_000
 
 
+HORIZON = timedelta(minutes=10)  # a scheduled run looks this far ahead of now
+STUCK_AFTER = timedelta(minutes=15)  # a claim held this long is resolved
+
+
 def reconcile(
     deps: Dependencies,
-    horizon: timedelta | None = timedelta(minutes=10),
-    stuck_after: timedelta = timedelta(minutes=15),
+    horizon: timedelta | None = HORIZON,
+    stuck_after: timedelta = STUCK_AFTER,
     limit: int = 10_000,
     deadline: datetime | None = None,
 ) -> dict[str, Any]:

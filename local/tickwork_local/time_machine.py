@@ -1,0 +1,176 @@
+"""Moves a virtual-time stack on: everything due in between happens in order, at its instant.
+
+``advance_to(target)`` repeats one step until the clock reads ``target``: wait until the stack
+is idle (every execution, function and scheduled runner waits for an instant still to come,
+and every delivery queue is empty: ``Activity``), then move the clock to the earliest instant
+something waits for — a Wait state's timestamp, a Retry pause's end, a function's sleep, the
+next scheduled run of the pump or the reconciler — and let that happen. Nothing is early
+(the clock is moved to a wait's instant, never past it while something is due before), nothing
+is skipped (each instant gets its step) and the clock never goes backwards.
+
+Scheduled runs that would find nothing are left out (``ScheduleRunner.next_useful_run``): a
+year of a daily cron is not 525,600 pump runs. A run is left out only when no work has ended
+since that runner's last run and its function's ``useful`` moment — the earliest parked
+launch for the pump, the earliest fire entering the reconciler's look-ahead — lies beyond it.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tickwork_local.activity import Activity
+from tickwork_local.delivery import ScheduleRunner
+from tickwork_local.virtual_clock import LocalClock
+
+__all__ = ["Advanced", "StillBusy", "TimeMachine"]
+
+
+class StillBusy(Exception):
+    """The stack did not go idle within the time allowed: what it was still doing."""
+
+
+@dataclass(frozen=True)
+class Advanced:
+    """One advance: from and to (unix seconds of the stack's clock), the steps it took, the
+    work done meanwhile (executions, invocations), the scheduled runs made and left out, and
+    the wall-clock seconds it took."""
+
+    start: float
+    end: float
+    steps: int
+    work: int
+    runs: int
+    skipped: int
+    seconds: float
+
+
+class TimeMachine:
+    def __init__(
+        self,
+        clock: LocalClock,
+        activity: Activity,
+        runners: Callable[[], list[ScheduleRunner]],
+        queues_empty: Callable[[], bool],
+        fresh_glance: Callable[[], None] = lambda: None,
+        settle_timeout: float = 120.0,
+    ) -> None:
+        self.clock = clock
+        self.activity = activity
+        self._runners = runners
+        self._queues_empty = queues_empty
+        self._fresh_glance = fresh_glance  # the runners' glance at the table is read again
+        self.settle_timeout = settle_timeout
+        self._one_at_a_time = threading.Lock()
+
+    # --- idle ---------------------------------------------------------------------------------
+    def busy(self) -> list[str]:
+        """What the stack is doing now (empty: idle)."""
+        busy = self.activity.busy()
+        if not busy and not self._queues_empty():
+            busy.append("events waiting in a delivery queue")
+        return busy
+
+    def settle(self, timeout: float | None = None) -> None:
+        """Wait until the stack is idle (twice in a row: a hand-over between threads is not
+        mistaken for the end of the work); ``StillBusy`` after ``timeout`` wall seconds."""
+        deadline = time.monotonic() + (self.settle_timeout if timeout is None else timeout)
+        pause = 0.0005
+        idle_once = False
+        while True:
+            busy = self.busy()
+            if not busy:
+                if idle_once:
+                    return
+                idle_once = True
+            else:
+                idle_once = False
+                if time.monotonic() > deadline:
+                    shown = ", ".join(sorted(set(busy))[:5])
+                    raise StillBusy(f"the stack is still busy after {timeout}s: {shown}")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
+
+    # --- moving on ------------------------------------------------------------------------------
+    def step(self, limit: float) -> float | None:
+        """Settle, then move the clock to the earliest instant something waits for, at most
+        ``limit``; returns the clock's reading after the move (None: nothing waits for any
+        instant, and there is no limit to move to)."""
+        self.settle()
+        return self._move(limit)
+
+    def _move(self, limit: float) -> float | None:
+        """The move of ``step``, on a stack already idle."""
+        runners = self._runners()
+        self._fresh_glance()
+        useful = {runner: runner.next_useful_run() for runner in runners}
+        besides = {runner.ident for runner in runners if runner.ident is not None}
+        nearest = min([self.clock.next_deadline(besides), *useful.values(), limit])
+        if math.isinf(nearest):
+            return None
+        for runner, moment in useful.items():
+            runner.skip_to(moment if moment > runner.next_run else None)
+        return self.clock.jump(max(nearest, self.clock.timestamp()))
+
+    def advance_to(
+        self, target: float, progress: Callable[[float, int], None] | None = None
+    ) -> Advanced:
+        """Move the clock to ``target`` (unix seconds), everything due in between happening in
+        order; returns what it took. ``progress(now, steps)`` is told after every step."""
+        with self._one_at_a_time:
+            began, start = time.monotonic(), self.clock.timestamp()
+            work = self.activity.finished
+            runs = sum(r.runs for r in self._runners())
+            skipped = sum(r.skipped for r in self._runners())
+            steps = 0
+            try:
+                while True:
+                    now = self.step(target)
+                    assert now is not None  # a finite target is always somewhere to move to
+                    steps += 1
+                    if progress is not None:
+                        progress(now, steps)
+                    if now >= target:
+                        self.settle()
+                        break
+            finally:
+                for runner in self._runners():
+                    runner.skip_to(None)
+            return Advanced(
+                start=start,
+                end=self.clock.timestamp(),
+                steps=steps,
+                work=self.activity.finished - work,
+                runs=sum(r.runs for r in self._runners()) - runs,
+                skipped=sum(r.skipped for r in self._runners()) - skipped,
+                seconds=time.monotonic() - began,
+            )
+
+    def advance(self, seconds: float) -> Advanced:
+        return self.advance_to(self.clock.timestamp() + seconds)
+
+    def advance_until(
+        self, condition: Callable[[], bool], limit: float = math.inf, timeout: float = 60.0
+    ) -> bool:
+        """Move the clock on one instant at a time, each once the stack is idle, until
+        ``condition()`` holds (True) or the clock reaches ``limit`` or ``timeout`` wall seconds
+        pass (False): a test's "advance to the fire" with no sleep in it. The condition is
+        asked when the stack is idle, before every move: the clock is never moved past the
+        instant it came true at."""
+        deadline = time.monotonic() + timeout
+        with self._one_at_a_time:
+            try:
+                while True:
+                    self.settle(max(0.0, deadline - time.monotonic()) + 1.0)
+                    if condition():
+                        return True
+                    if self.clock.timestamp() >= limit or time.monotonic() > deadline:
+                        return False
+                    if self._move(limit) is None:  # nothing waits: only the world can act
+                        time.sleep(0.02)
+            finally:
+                for runner in self._runners():
+                    runner.skip_to(None)

@@ -1,0 +1,113 @@
+"""When a scheduled function could next find work: what lets virtual time leave out the runs
+of the pump and the reconciler that would find nothing (``ScheduleRunner``).
+
+Each answer comes from one glance at the actions table (a Scan of a few attributes, as the
+function's own queries would find them) and the executions running, and errs early: a run
+that finds nothing is only time lost, a run left out that would have found work would be a
+fire late.
+
+- **pump**: the earliest launch moment of a parked fire, the
+  only thing its run acts on. The runs left out move its watermark as runs that found nothing
+  would have (``nothing_due_until``), so the next run reads from there.
+- **reconciler**: now, while a claim, a fire asked for by hand or a batch's tab is open (each
+  may need it after a while, so every run is made); else the earliest moment a waiting fire
+  whose execution is not running comes within its look-ahead (``reconcile.HORIZON``): a lost
+  execution is restarted then, as on real time. A stack where every waiting fire's execution
+  runs gives its runs nothing to repair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from tickwork import bootstrap
+from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
+from tickwork.domain.action import Status
+from tickwork.usecases.reconcile import HORIZON
+
+__all__ = ["Glance", "UsefulRuns", "glance_at", "useful_runs"]
+
+
+@dataclass(frozen=True)
+class Glance:
+    """What the table holds that a scheduled run acts on (unix seconds)."""
+
+    launches: list[float]  # parked fires' launch moments
+    waiting: list[tuple[float, str | None]]  # PENDING fires not parked: time, execution named
+    open_work: bool  # a claim, a fire asked for by hand, or a batch's tab
+    running: frozenset[str]  # the executions running
+
+
+def glance_at(dynamodb: Any, table: str, running: Callable[[], set[str]]) -> Glance:
+    launches: list[float] = []
+    waiting: list[tuple[float, str | None]] = []
+    open_work = False
+    kwargs: dict[str, Any] = {
+        "TableName": table,
+        "ProjectionExpression": "#s, executionTime, executionArn, launchAt, manualShard, tabShard",
+        "ExpressionAttributeNames": {"#s": "status"},
+    }
+    while True:
+        page = dynamodb.scan(**kwargs)
+        for item in page.get("Items", []):
+            status = item.get("status", {}).get("S")
+            if "tabShard" in item or "manualShard" in item or status == Status.IN_PROGRESS:
+                open_work = True
+            if status == Status.PENDING and "executionTime" in item:
+                fire = int(item["executionTime"]["N"]) / 1000
+                if "launchAt" in item:
+                    launches.append(int(item["launchAt"]["N"]) / 1000)
+                else:
+                    waiting.append((fire, item.get("executionArn", {}).get("S")))
+        if "LastEvaluatedKey" not in page:
+            return Glance(launches, waiting, open_work, frozenset(running()))
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+class UsefulRuns:
+    exact = False  # True: the moment holds whatever happened since the last run
+
+    def __init__(self, glance: Callable[[], Glance]) -> None:
+        self._glance = glance
+
+    def moment(self, last_run: float) -> float | None:
+        """The earliest moment a run could find work that the run at ``last_run`` did not
+        (None: none until something happens)."""
+        raise NotImplementedError
+
+    def left_out(self, until: float) -> None:
+        """The runs up to ``until`` were left out: do what they would have done."""
+
+
+class _Pump(UsefulRuns):
+    exact = True
+
+    def moment(self, last_run: float) -> float | None:
+        return min(self._glance().launches, default=None)
+
+    def left_out(self, until: float) -> None:
+        parked = bootstrap.from_environment().parked
+        if isinstance(parked, DynamoDBParkedFires):
+            parked.nothing_due_until(datetime.fromtimestamp(until, UTC))
+
+
+class _Reconciler(UsefulRuns):
+    exact = True
+
+    def moment(self, last_run: float) -> float | None:
+        seen = self._glance()
+        if seen.open_work:
+            return bootstrap.from_environment().clock.now().timestamp()
+        ahead = HORIZON.total_seconds()
+        lost = (fire for fire, execution in seen.waiting if execution not in seen.running)
+        return min((fire - ahead for fire in lost), default=None)
+
+
+def useful_runs(function_logical_id: str, glance: Callable[[], Glance]) -> UsefulRuns | None:
+    """What tells the runs of this scheduled function worth making (None: make every one)."""
+    kinds: dict[str, type[UsefulRuns]] = {"PumpFunction": _Pump, "ReconcilerFunction": _Reconciler}
+    kind = kinds.get(function_logical_id)
+    return kind(glance) if kind else None

@@ -1,0 +1,143 @@
+"""The stack on virtual time: a year of a cron, a failing target's hour of retries and the
+time API, through the real state machines, each at its own virtual instant."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tests.e2e.support import Stack, assert_never_early, now
+from tickwork.domain.action import Status
+from tickwork.domain.events import DetailType
+from tickwork.domain.times import parse_iso
+from tickwork_local.receiver import Receiver
+
+
+@pytest.mark.timeout(600)  # about 100 s of wall time here: bench figure in the README
+def test_a_daily_cron_across_dst_advanced_a_year_fires_365_times_at_local_nine(
+    stack: Stack,
+) -> None:
+    # GIVEN a daily 09:00 cron in New York (two DST changes a year), from a virtual midnight
+    zone = ZoneInfo("America/New_York")
+    stack.local.time.advance_to(datetime(2027, 1, 1, 5, tzinfo=UTC).timestamp())
+    began = now()
+    stack.start({"id": "daily:ny", "cron": "0 9 * * *", "timezone": "America/New_York"})
+    stack.wait_record("daily:ny", lambda a: a.status is Status.PENDING)
+
+    # WHEN the stack's clock is advanced a year (365 days: 2027 is no leap year)
+    wall = time.monotonic()
+    done = stack.local.time.advance(365 * 86400)
+    print(f"\na year of a daily cron: {done.steps} steps, {time.monotonic() - wall:.1f}s wall")
+
+    # THEN it fired 365 times, once per occurrence, each at 09:00 New York time, never early
+    ticks = stack.ticks_for("daily:ny")
+    assert len(ticks) == 365
+    assert sorted(t["occurrence"] for t in ticks) == list(range(1, 366))
+    assert_never_early(ticks)
+    local_times = {parse_iso(t["scheduledTime"]).astimezone(zone).time().isoformat() for t in ticks}
+    assert local_times == {"09:00:00"}
+    offsets = {parse_iso(t["scheduledTime"]).astimezone(zone).utcoffset() for t in ticks}
+    assert offsets == {timedelta(hours=-5), timedelta(hours=-4)}  # both sides of DST
+    # AND each fired at its instant (the lateness is the work of the fire, not of the advance)
+    assert all(
+        parse_iso(t["actualTime"]) - parse_iso(t["scheduledTime"]) < timedelta(seconds=5)
+        for t in ticks
+    )
+    assert now() >= began + timedelta(days=365)
+    assert stack.record("daily:ny").occurrence == 366
+
+
+def test_a_failing_target_on_a_rate_of_one_minute_advanced_an_hour_retries_each_fire(
+    stack: Stack,
+) -> None:
+    # GIVEN a webhook that always answers 500 (a transient failure: retried with backoff)
+    receiver = Receiver(failures=10**6)
+    try:
+        failures = stack.local.tap([DetailType.FAILED])
+        http = {"url": receiver.url, "method": "POST", "body": {"n": 1}}
+        stack.start(
+            {"id": "every:minute", "rate": "rate(1 minute)", "action": "HTTP_REQUEST", "data": http}
+        )
+        stack.wait_record("every:minute", lambda a: a.status is Status.PENDING)
+        first = stack.record("every:minute").execution_time
+        assert first is not None
+
+        # WHEN the stack's clock reaches the 60th fire's time, and its retries' end
+        stack.local.time.advance_to((first + timedelta(minutes=59, seconds=30)).timestamp())
+
+        # THEN each of the 60 fires was tried 3 times (FAST: 1 attempt and 2 retries), then
+        # recorded FAILED, and the recurrence went on after each, as on real time
+        failed = [e["detail"] for e in failures.drain() if e["detail"]["id"] == "every:minute"]
+        assert sorted(f["occurrence"] for f in failed) == list(range(1, 61))
+        assert len(receiver.requests) == 3 * 60
+        action = stack.record("every:minute")
+        assert action.status is Status.PENDING and action.occurrence == 61
+        # AND every attempt was at its virtual instant: at or after its fire's time, the
+        # retries of a fire after it, each within the backoff's bound (2 s at most each)
+        sent = [m for m in stack.local.outbox.messages("webhook", "every:minute")]
+        assert len(sent) == 3 * 60
+        by_fire: dict[int, list[datetime]] = {}
+        for message in sent:
+            by_fire.setdefault(message["fire"]["occurrence"], []).append(parse_iso(message["at"]))
+        for occurrence, moments in by_fire.items():
+            moments.sort()
+            scheduled = first + timedelta(minutes=occurrence - 1)
+            assert moments[0] >= scheduled
+            assert moments[-1] - moments[0] <= timedelta(seconds=2 + 2 + 1)
+            assert moments[-1] < scheduled + timedelta(minutes=1)
+    finally:
+        receiver.close()
+
+
+def test_the_time_api_reads_and_moves_virtual_time_never_backwards(stack: Stack) -> None:
+    with stack.local.serving_api() as url:
+        headers = {"Authorization": f"Bearer {stack.local.api_token}"}
+
+        def call(method: str, body: Any = None) -> tuple[int, dict[str, Any], Any]:
+            data = json.dumps(body).encode() if body is not None else None
+            request = urllib.request.Request(
+                f"{url}/local/time", data=data, headers=headers, method=method
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=60) as answer:
+                    return answer.status, json.loads(answer.read()), answer.headers
+            except urllib.error.HTTPError as refused:
+                return refused.code, json.loads(refused.read()), refused.headers
+
+        status, reading, answer_headers = call("GET")
+        assert status == 200 and reading["virtual"] is True
+        assert answer_headers["X-Tickwork-Clock"].startswith("virtual; now=")
+        before = parse_iso(reading["now"])
+
+        status, moved, _ = call("POST", {"advance": "30d"})
+        assert status == 200
+        assert parse_iso(moved["to"]) - before >= timedelta(days=30)
+
+        status, refused, _ = call("POST", {"to": "2020-01-01T00:00:00Z"})
+        assert status == 400 and refused["problems"][0]["field"] == "to"
+        status, refused, _ = call("POST", {"advance": "-5m"})
+        assert status == 400 and refused["problems"][0]["field"] == "advance"
+        status, refused, _ = call("POST", {"advance": "1d", "to": "2030-01-01T00:00:00Z"})
+        assert status == 400 and refused["problems"][0]["field"] == "body"
+        assert parse_iso(call("GET")[1]["now"]) >= parse_iso(moved["to"])
+
+
+@pytest.mark.real_time
+def test_a_stack_on_the_wall_clock_refuses_to_move_its_time(stack: Stack) -> None:
+    with stack.local.serving_api() as url:
+        request = urllib.request.Request(
+            f"{url}/local/time",
+            data=b'{"advance": "1h"}',
+            headers={"Authorization": f"Bearer {stack.local.api_token}"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 400
+        assert "--virtual-time" in json.loads(refused.value.read())["problems"][0]["fix"]

@@ -1,0 +1,98 @@
+"""The local stack's clock: virtual time never goes backwards, a wait ends exactly when the
+clock reaches its instant (never before), and the wall clock cannot be moved."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tickwork_local.activity import Activity
+from tickwork_local.virtual_clock import LocalClock, NotVirtual
+
+BASE = 1_800_000_000.0
+
+
+@given(st.lists(st.floats(min_value=-1e6, max_value=1e7, allow_nan=False), max_size=40))
+def test_virtual_time_never_goes_backwards_whatever_it_is_told(moves: list[float]) -> None:
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    seen = clock.timestamp()
+    for move in moves:
+        clock.jump(BASE + move)
+        assert clock.timestamp() >= seen
+        assert clock.timestamp() == max(seen, BASE + move)
+        seen = clock.timestamp()
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    st.lists(st.integers(min_value=1, max_value=10_000), min_size=1, max_size=6),
+    st.lists(st.integers(min_value=0, max_value=12_000), min_size=1, max_size=6),
+)
+def test_a_wait_ends_when_the_clock_reaches_its_instant_and_never_before(
+    waits: list[int], jumps: list[int]
+) -> None:
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    ended: dict[int, float] = {}
+    lock = threading.Lock()
+
+    def waiter(index: int, after: int) -> None:
+        clock.wait_until(BASE + after)
+        with lock:
+            ended[index] = clock.timestamp()
+
+    threads = [
+        threading.Thread(target=waiter, args=(i, w), daemon=True) for i, w in enumerate(waits)
+    ]
+    for thread in threads:
+        thread.start()
+    while len(clock.waiting()) < len(waits):  # every wait registered: the state the test needs
+        time.sleep(0.001)
+    for target in sorted(jumps):
+        clock.jump(BASE + target)
+        due = [i for i, w in enumerate(waits) if w <= target]
+        for i in due:
+            threads[i].join(timeout=10)
+        with lock:
+            assert set(ended) == set(due)
+            assert all(ended[i] >= BASE + waits[i] for i in ended)  # never early
+    clock.jump(BASE + 20_000)
+    for thread in threads:
+        thread.join(timeout=10)
+    assert len(ended) == len(waits)
+
+
+def test_the_wall_clock_cannot_be_moved() -> None:
+    clock = LocalClock()
+    with pytest.raises(NotVirtual, match="--virtual-time"):
+        clock.jump(time.time() + 60)
+    with pytest.raises(ValueError):
+        LocalClock(offset=5)
+
+
+def test_work_waiting_on_the_clock_is_idle_and_work_that_runs_is_busy() -> None:
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    activity = Activity(clock)
+    started = threading.Event()
+
+    def function() -> None:
+        with activity.work("function f"):
+            started.set()
+            clock.sleep(5)  # a function waiting for its instant, as a fire's guard does
+
+    thread = threading.Thread(target=function, daemon=True)
+    asked = activity.hold("execution e")  # asked for, its thread not begun: busy
+    thread.start()
+    started.wait(5)
+    while not clock.waiting():
+        time.sleep(0.001)
+    assert activity.busy() == ["execution e"]
+    activity.release(asked)
+    assert activity.busy() == []
+    clock.jump(BASE + 5)  # its instant: it works again until it ends
+    thread.join(timeout=10)
+    assert activity.busy() == []
+    assert activity.finished == 2
