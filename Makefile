@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml tests/template/checkov-requirements.txt
 
 venv: $(STAMP) ## create .venv with Python 3.12, tickwork with its dev tools, and checkov in .venv/checkov
 
-demo: $(STAMP) ## watch sample actions get scheduled and fire on a throwaway local stack (~20 s)
+demo: $(STAMP) ## watch sample actions fire on a throwaway local stack, then a month of a daily SMS on virtual time (~35 s)
 	$(BIN)/tickwork demo
 
 run: $(STAMP) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C

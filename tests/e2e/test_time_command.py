@@ -1,0 +1,78 @@
+"""GIVEN `tickwork local --virtual-time` as its own process WHEN a daily schedule is made with
+the CLI and `tickwork time advance 7d` moves the clock THEN it fired 7 times at its virtual
+instants, the CLI and the API show virtual time, and a restart keeps it (never backwards)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tickwork.domain.times import parse_iso
+from tickwork_local.process import BIN, LocalProcess
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def virtual(tmp_path: Path) -> Iterator[LocalProcess]:
+    state = tmp_path / "state"
+    program = [str(BIN / "tickwork"), "--state-dir", str(state), "local", "--virtual-time"]
+    process = LocalProcess(state, program=program)
+    process.start()
+    yield process
+    process.stop()
+
+
+def test_time_advance_fires_a_week_of_a_daily_schedule_at_virtual_instants(
+    virtual: LocalProcess,
+) -> None:
+    queue = virtual.subscribe(["Schedule Tick"])
+    began = parse_iso(virtual.cli_json("time")["now"])
+    assert virtual.cli_json("time")["virtual"] is True
+    virtual.cli_json("schedule", "--id", "vt:daily", "--cron", "0 9 * * *")
+
+    moved = virtual.cli_json("time", "advance", "7d")
+
+    assert parse_iso(moved["to"]) >= began + timedelta(days=7)
+    ticks = virtual.receive(queue, count=7, timeout=30)
+    assert sorted(t["occurrence"] for t in ticks) == list(range(1, 8))
+    assert all(parse_iso(t["actualTime"]) >= parse_iso(t["scheduledTime"]) for t in ticks)
+    assert all(parse_iso(t["scheduledTime"]).strftime("%H:%M") == "09:00" for t in ticks)
+    shown = virtual.cli_json("show", "vt:daily")
+    assert shown["occurrence"] == 8 and len(shown["history"]) == 7
+    # AND the API says its time is virtual
+    answer = virtual.api.get(
+        f"{virtual.state['outputs']['ApiUrl']}actions/vt:daily",
+        headers={"Authorization": f"Bearer {virtual.state['apiToken']}"},
+        timeout=30,
+    )
+    assert answer.headers["X-Tickwork-Clock"].startswith("virtual; now=")
+    # AND a time before now is refused, naming the field and the fix
+    refused = virtual.cli("time", "advance", "--to", "2020-01-01T00:00:00Z", check=False)
+    assert refused.returncode == 1 and "never goes backwards" in refused.stderr
+
+    # WHEN the stack is stopped and started again on the same state dir (without the flag)
+    virtual.stop()
+    virtual.program = [str(BIN / "tickwork"), "--state-dir", str(virtual.state_dir), "local"]
+    virtual.start()
+
+    # THEN it is still on its virtual time, which did not go backwards
+    again = virtual.cli_json("time")
+    assert again["virtual"] is True and parse_iso(again["now"]) >= parse_iso(moved["to"])
+
+
+def test_time_on_a_wall_clock_stack_says_how_to_get_virtual_time(tmp_path: Path) -> None:
+    process = LocalProcess(tmp_path / "state")
+    process.start()
+    try:
+        shown = process.cli_json("time")
+        assert shown["virtual"] is False
+        refused = process.cli("time", "advance", "1h", check=False)
+        assert refused.returncode == 1 and "--virtual-time" in refused.stderr
+        usage = process.cli("time", "advance", check=False)
+        assert usage.returncode == 2 and "DURATION" in usage.stderr
+    finally:
+        process.stop()
