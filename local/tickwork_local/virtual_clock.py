@@ -157,7 +157,9 @@ class LocalClock:
             now = self.timestamp()
             if to > now:
                 self._offset += to - now
-                now = to
+                while self.timestamp() < to:  # wall + offset may round a hair below `to`
+                    self._offset = math.nextafter(self._offset, math.inf)
+                now = self.timestamp()
             for wait in self._waits:
                 if not wait.done and wait.deadline <= now:
                     wait.condition.notify_all()
