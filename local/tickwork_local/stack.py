@@ -475,7 +475,7 @@ class LocalStack:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             running = self.running_executions()
-            if not running and all(self._queue_empty(p) for p in self.pollers):
+            if not running and self._delivery_queues_empty():
                 return
             time.sleep(0.1)
         raise TimeoutError("the stack did not go idle")
@@ -503,16 +503,6 @@ class LocalStack:
             if queue is None or queue._messages:
                 return False
         return True
-
-    def _queue_empty(self, poller: QueuePoller) -> bool:
-        attrs = self.client("sqs").get_queue_attributes(
-            QueueUrl=poller.queue_url,
-            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-        )["Attributes"]
-        return bool(
-            attrs["ApproximateNumberOfMessages"] == "0"
-            and attrs["ApproximateNumberOfMessagesNotVisible"] == "0"
-        )
 
 
 def _placeholder_zip() -> bytes:
