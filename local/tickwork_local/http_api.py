@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hmac
 import json
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ Invoke = Callable[[dict[str, Any]], tuple[Any, str | None]]
 # when there is none); raises ValidationFailed for a 400.
 LocalRoute = Callable[[dict[str, str], Any], Any]
 _JSON = {"Content-Type": "application/json"}
+log = logging.getLogger(__name__)
 
 
 def to_v2_event(
@@ -164,6 +166,11 @@ def serving_api(
                     problems = [p.as_dict() for p in refused.problems]
                     refusal = {"message": str(refused), "problems": problems}
                     self._send(400, json.dumps(refusal).encode(), _JSON)
+                    return
+                except Exception as failed:  # answered, never a dropped connection
+                    log.exception("%s %s failed", self.command, target.path)
+                    failure = {"message": str(failed), "errorType": type(failed).__name__}
+                    self._send(500, json.dumps(failure).encode(), _JSON)
                     return
                 self._send(200, answer, _JSON)
                 return

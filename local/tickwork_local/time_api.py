@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tickwork.domain.durations import parse_duration
+from tickwork.domain.durations import MAX_DURATION, parse_duration
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.times import iso, parse_iso
 from tickwork_local.time_machine import Advanced, TimeMachine
@@ -64,6 +64,12 @@ def advance_request(machine: TimeMachine, body: Any) -> dict[str, Any]:
                 f"{iso(target)} is before the stack's now ({iso(now)}): virtual time never "
                 "goes backwards",
                 "give a later time, or start a fresh stack (tickwork local --fresh)",
+            )
+        if target - now > MAX_DURATION:
+            raise ValidationFailed.of(
+                "to",
+                f"{iso(target)} is more than 100 years after the stack's now ({iso(now)})",
+                "give a time within 100 years, as an advance's duration is",
             )
     return advanced(machine.advance_to(target.timestamp()))
 

@@ -77,7 +77,8 @@ class TimeMachine:
     def settle(self, timeout: float | None = None) -> None:
         """Wait until the stack is idle (twice in a row: a hand-over between threads is not
         mistaken for the end of the work); ``StillBusy`` after ``timeout`` wall seconds."""
-        deadline = time.monotonic() + (self.settle_timeout if timeout is None else timeout)
+        timeout = self.settle_timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         pause = 0.0005
         idle_once = False
         while True:
@@ -90,7 +91,7 @@ class TimeMachine:
                 idle_once = False
                 if time.monotonic() > deadline:
                     shown = ", ".join(sorted(set(busy))[:5])
-                    raise StillBusy(f"the stack is still busy after {timeout}s: {shown}")
+                    raise StillBusy(f"the stack is still busy after {timeout:g}s: {shown}")
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
 
@@ -137,8 +138,10 @@ class TimeMachine:
                         self.settle()
                         break
             finally:
-                for runner in self._runners():
-                    runner.skip_to(None)
+                self._stop_leaving_out()
+            # The runners have done what the runs left out would have, and a run due at the
+            # target itself has run: both belong to this advance, not to the next.
+            self.settle()
             return Advanced(
                 start=start,
                 end=self.clock.timestamp(),
@@ -164,7 +167,10 @@ class TimeMachine:
         with self._one_at_a_time:
             try:
                 while True:
-                    self.settle(max(0.0, deadline - time.monotonic()) + 1.0)
+                    try:
+                        self.settle(max(0.0, deadline - time.monotonic()) + 1.0)
+                    except StillBusy:  # work that hangs past the timeout: not come true
+                        return False
                     if condition():
                         return True
                     if self.clock.timestamp() >= limit or time.monotonic() > deadline:
@@ -172,5 +178,9 @@ class TimeMachine:
                     if self._move(limit) is None:  # nothing waits: only the world can act
                         time.sleep(0.02)
             finally:
-                for runner in self._runners():
-                    runner.skip_to(None)
+                self._stop_leaving_out()
+
+    def _stop_leaving_out(self) -> None:
+        """Every runner runs on its schedule again (a stack left alone, not moved on)."""
+        for runner in self._runners():
+            runner.skip_to(None)

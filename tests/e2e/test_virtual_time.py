@@ -125,7 +125,21 @@ def test_the_time_api_reads_and_moves_virtual_time_never_backwards(stack: Stack)
         assert status == 400 and refused["problems"][0]["field"] == "advance"
         status, refused, _ = call("POST", {"advance": "1d", "to": "2030-01-01T00:00:00Z"})
         assert status == 400 and refused["problems"][0]["field"] == "body"
+        # a time past 100 years from now is refused as an advance of over 100 years is, and
+        # the clock is left where it was
+        status, refused, _ = call("POST", {"to": "9999-12-31T00:00:00Z"})
+        assert status == 400 and refused["problems"][0]["field"] == "to"
+        assert "100 years" in refused["problems"][0]["fix"]
         assert parse_iso(call("GET")[1]["now"]) >= parse_iso(moved["to"])
+        assert parse_iso(call("GET")[1]["now"]) < parse_iso(moved["to"]) + timedelta(days=1)
+
+        # AND an advance's counts are its own: a minute holds 60 runs of the pump (FAST: every
+        # second) and at most one of the reconciler (every 5 minutes), made or left out, and
+        # none of them is counted in the next advance
+        for _ in range(2):
+            status, minute, _ = call("POST", {"advance": "60s"})
+            assert status == 200
+            assert 60 <= minute["scheduledRuns"] + minute["scheduledRunsLeftOut"] <= 61
 
 
 @pytest.mark.real_time

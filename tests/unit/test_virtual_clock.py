@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tickwork_local.activity import Activity
+from tickwork_local.time_machine import StillBusy, TimeMachine
 from tickwork_local.virtual_clock import LocalClock, NotVirtual
 
 BASE = 1_800_000_000.0
@@ -96,3 +97,18 @@ def test_work_waiting_on_the_clock_is_idle_and_work_that_runs_is_busy() -> None:
     thread.join(timeout=10)
     assert activity.busy() == []
     assert activity.finished == 2
+
+
+def test_advancing_until_a_condition_while_work_hangs_answers_false_and_says_what_hangs() -> None:
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    activity = Activity(clock)
+    machine = TimeMachine(clock, activity, runners=list, queues_empty=lambda: True)
+    hanging = activity.hold("function stuck on its target")  # busy, never waiting on the clock
+    try:
+        assert machine.advance_until(lambda: False, timeout=0.2) is False
+        assert clock.timestamp() == BASE  # the clock was never moved past the hanging work
+        with pytest.raises(StillBusy, match="function stuck on its target"):
+            machine.settle(timeout=0.1)
+    finally:
+        activity.release(hanging)
+    assert machine.advance_until(lambda: clock.timestamp() >= BASE + 30, limit=BASE + 30) is True
