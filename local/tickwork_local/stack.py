@@ -41,7 +41,7 @@ from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 from tickwork_local.time_api import advance_request, clock_reading
 from tickwork_local.time_machine import TimeMachine
 from tickwork_local.tuning import tuned_emulator
-from tickwork_local.useful_runs import Glance, glance_at, useful_runs
+from tickwork_local.useful_runs import GLANCED, Glance, glance_at, useful_runs
 from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["EventTap", "LocalStack"]
@@ -485,9 +485,23 @@ class LocalStack:
         machine (``_forget_glance``)."""
         if self._glanced is None:
             running = lambda: {e["executionArn"] for e in self.running_executions()}  # noqa: E731
-            table = self.outputs["ActionsTableName"]
-            self._glanced = glance_at(self.client("dynamodb"), table, running)
+            self._glanced = glance_at(self._actions_items(GLANCED), running)
         return self._glanced
+
+    def _actions_items(self, names: tuple[str, ...]) -> list[dict[str, str]]:
+        """The named attributes of every item of the actions table, read from the emulator's
+        own table rather than a Scan through botocore (this is read at every step of the time
+        machine, when the stack is idle). A write by a request meanwhile (the HTTP API) that
+        resizes the table while it is read makes it read again."""
+        from moto.dynamodb.models import dynamodb_backends
+
+        table = dynamodb_backends[ACCOUNT][self.region].tables[self.outputs["ActionsTableName"]]
+        while True:
+            try:
+                items: list[Any] = list(table.items.values())  # hash key only: one item each
+                return [{n: i.attrs[n].value for n in names if n in i.attrs} for i in items]
+            except RuntimeError:  # dictionary changed size during iteration
+                continue
 
     def _forget_glance(self) -> None:
         self._glanced = None

@@ -93,7 +93,7 @@ class TimeMachine:
                     shown = ", ".join(sorted(set(busy))[:5])
                     raise StillBusy(f"the stack is still busy after {timeout:g}s: {shown}")
             time.sleep(pause)
-            pause = min(pause * 2, 0.01)
+            pause = min(pause * 2, 0.002)
 
     # --- moving on ------------------------------------------------------------------------------
     def step(self, limit: float) -> float | None:

@@ -1,8 +1,9 @@
 """When a scheduled function could next find work: what lets virtual time leave out the runs
 of the pump and the reconciler that would find nothing (``ScheduleRunner``).
 
-Each answer comes from one glance at the actions table (a Scan of a few attributes, as the
-function's own queries would find them) and the executions running, and errs early: a run
+Each answer comes from one glance at the actions table (a few attributes of each item, read
+from the emulator's own table: the stack is idle when it looks) and the executions running,
+and errs early: a run
 that finds nothing is only time lost, a run left out that would have found work would be a
 fire late.
 
@@ -18,53 +19,54 @@ fire late.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from tickwork import bootstrap
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.domain.action import Status
 from tickwork.usecases.reconcile import HORIZON
 
-__all__ = ["Glance", "UsefulRuns", "glance_at", "useful_runs"]
+__all__ = ["GLANCED", "Glance", "UsefulRuns", "glance_at", "useful_runs"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Glance:
     """What the table holds that a scheduled run acts on (unix seconds)."""
 
     launches: list[float]  # parked fires' launch moments
     waiting: list[tuple[float, str | None]]  # PENDING fires not parked: time, execution named
     open_work: bool  # a claim, a fire asked for by hand, or a batch's tab
-    running: frozenset[str]  # the executions running
+    list_running: Callable[[], set[str]]  # the executions running, asked only if needed
+
+    @functools.cached_property
+    def running(self) -> frozenset[str]:
+        return frozenset(self.list_running())
 
 
-def glance_at(dynamodb: Any, table: str, running: Callable[[], set[str]]) -> Glance:
+# The attributes a glance reads of each item of the actions table.
+GLANCED = ("status", "executionTime", "executionArn", "launchAt", "manualShard", "tabShard")
+
+
+def glance_at(items: Iterable[Mapping[str, str]], running: Callable[[], set[str]]) -> Glance:
+    """The glance from the table's items, each given as its ``GLANCED`` attributes' values
+    (numbers as the digits DynamoDB keeps)."""
     launches: list[float] = []
     waiting: list[tuple[float, str | None]] = []
     open_work = False
-    kwargs: dict[str, Any] = {
-        "TableName": table,
-        "ProjectionExpression": "#s, executionTime, executionArn, launchAt, manualShard, tabShard",
-        "ExpressionAttributeNames": {"#s": "status"},
-    }
-    while True:
-        page = dynamodb.scan(**kwargs)
-        for item in page.get("Items", []):
-            status = item.get("status", {}).get("S")
-            if "tabShard" in item or "manualShard" in item or status == Status.IN_PROGRESS:
-                open_work = True
-            if status == Status.PENDING and "executionTime" in item:
-                fire = int(item["executionTime"]["N"]) / 1000
-                if "launchAt" in item:
-                    launches.append(int(item["launchAt"]["N"]) / 1000)
-                else:
-                    waiting.append((fire, item.get("executionArn", {}).get("S")))
-        if "LastEvaluatedKey" not in page:
-            return Glance(launches, waiting, open_work, frozenset(running()))
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    for item in items:
+        status = item.get("status")
+        if "tabShard" in item or "manualShard" in item or status == Status.IN_PROGRESS:
+            open_work = True
+        if status == Status.PENDING and "executionTime" in item:
+            fire = int(item["executionTime"]) / 1000
+            if "launchAt" in item:
+                launches.append(int(item["launchAt"]) / 1000)
+            else:
+                waiting.append((fire, item.get("executionArn")))
+    return Glance(launches, waiting, open_work, running)
 
 
 class UsefulRuns:
@@ -102,6 +104,8 @@ class _Reconciler(UsefulRuns):
         if seen.open_work:
             return bootstrap.from_environment().clock.now().timestamp()
         ahead = HORIZON.total_seconds()
+        if not seen.waiting:
+            return None
         lost = (fire for fire, execution in seen.waiting if execution not in seen.running)
         return min((fire - ahead for fire in lost), default=None)
 

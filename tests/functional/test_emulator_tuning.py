@@ -357,3 +357,37 @@ def test_a_response_class_s_method_names_are_moto_s_own_listed_once() -> None:
         with mock.patch("inspect.getmembers", side_effect=AssertionError("listed again")):
             again = responses.method_names_from_class(DynamoHandler)
     assert first == again == moto_alone and "query" in first
+
+
+def test_a_user_agent_kept_is_botocore_s_own_for_each_client_and_set_of_features() -> None:
+    from botocore.config import Config
+    from botocore.context import start_as_current_context
+    from botocore.useragent import register_feature_id
+
+    from tickwork_local.tuning.user_agent import user_agents_built_once
+
+    def agents() -> list[str]:
+        sent: list[str] = []
+        clients = [
+            boto3.client("sqs", region_name="us-east-1"),
+            boto3.client("sqs", region_name="us-east-1", config=Config(user_agent_appid="app-1")),
+            boto3.client("sqs", region_name="us-east-1", config=Config(user_agent_extra="x/2")),
+        ]
+        for client in clients:
+            client.meta.events.register(
+                "before-send", lambda request, **_: sent.append(request.headers["User-Agent"])
+            )
+            for waiter_feature in (False, True, False):
+                with start_as_current_context():
+                    if waiter_feature:
+                        register_feature_id("WAITER")
+                    client.list_queues()
+        return [a.decode() if isinstance(a, bytes) else a for a in sent]
+
+    with mock_aws():
+        agents()  # the default session finds its credentials once (a feature id of its own)
+        moto_alone = agents()
+        with user_agents_built_once():
+            kept = agents()
+    assert kept == moto_alone
+    assert len(set(kept)) >= 4  # each config and the waiter's feature id change the header

@@ -16,7 +16,8 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``module_listing`` — the server lists moto's modules once;
 - ``method_names`` — a response class's methods are listed once, not per request;
 - ``transactions`` — a transaction copies the items it names, not whole tables;
-- ``index_buckets`` — a query on a global secondary index reads the items it can return.
+- ``index_buckets`` — a query on a global secondary index reads the items it can return;
+- ``user_agent`` — a client's User-Agent header is built once, not twice per request.
 
 The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``
 (it also ends a ``TimestampPath`` Wait at its second, never up to a second early).
@@ -40,6 +41,7 @@ from tickwork_local.tuning.sqs_backlog import backlogs_read_once
 from tickwork_local.tuning.sqs_counts import sends_without_counting
 from tickwork_local.tuning.task_clients import one_client_per_service
 from tickwork_local.tuning.transactions import transactions_copy_what_they_touch
+from tickwork_local.tuning.user_agent import user_agents_built_once
 
 __all__ = ["tuned_emulator"]
 
@@ -60,6 +62,7 @@ def tuned_emulator() -> Iterator[None]:
             top_level_projections_copied,
             transactions_copy_what_they_touch,
             index_buckets,  # after the transaction fix: it indexes again what a rollback put back
+            user_agents_built_once,
         ):
             patches.enter_context(fix())
         yield
