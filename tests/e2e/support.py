@@ -40,6 +40,16 @@ def advance(seconds: float) -> None:
         time.sleep(seconds)
 
 
+def advance_to(moment: datetime) -> None:
+    """Let time reach ``moment``: on virtual time everything due by then happens, and the
+    clock stops there (not at the next instant something waits for); on the wall clock a
+    sleep until then."""
+    if VIRTUAL:
+        VIRTUAL[-1].time.advance_to(moment.timestamp())
+    else:
+        time.sleep(max(0.0, (moment - datetime.now(UTC)).total_seconds()))
+
+
 def _wait_for(condition: Callable[[], bool], timeout: float) -> bool:
     """Until ``condition()``: on virtual time the clock moves on, instant by instant, each once
     the stack is idle; on the wall clock a poll. False after ``timeout`` wall seconds."""

@@ -9,9 +9,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
-import pytest
-
-from tests.e2e.support import Stack, assert_never_early, now, wait_until
+from tests.e2e.support import Stack, advance_to, assert_never_early, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
@@ -24,9 +22,6 @@ BATCHED = {"PumpSchedule": "rate(1 hour)", "BatchMinFires": "3"}
 # and up to 8 s to start the fires (each must still be parked), however busy the machine.
 ROOMY = {**BATCHED, "LaunchAheadSeconds": "12"}
 ROOMY_AHEAD = 20
-
-# Its waits are on wall-clock seconds still (batches form on the pump's real runs).
-pytestmark = pytest.mark.real_time
 
 
 def _second_ahead(seconds: int = 8) -> datetime:
@@ -48,7 +43,7 @@ def _start_due_together(
 def _pump(stack: Stack, ids: list[str]) -> dict[str, Any]:
     """Run the pump as its schedule would, once every fire's launch moment has passed."""
     moments = [stack.records.get(i).launch_at for i in ids]
-    wait_until(lambda: now() >= max(m for m in moments if m), what="launch moment")
+    advance_to(max(m for m in moments if m))
     pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
     run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
     assert error is None, run

@@ -82,21 +82,22 @@ def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> N
 
 
 def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> None:
-    # GIVEN a local stack with a 3-fire recurrence (every 8 s) that fired once, and two
-    # one-offs scheduled then, 20 s away: all three waiting
+    # GIVEN a local stack with two one-offs 45 s away and a 3-fire recurrence (every 10 s)
+    # that fired once: all three waiting (one CLI call after its first fire, with 20 s before
+    # its last: a busy machine's slow calls do not let it finish first)
     process = LocalProcess(tmp_path / "state")
     process.start()
     try:
-        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(8 seconds)", "--times", "3")
+        t1 = datetime.now(UTC)
+        for action_id, seconds in (("k:one", 45), ("k:two", 46)):
+            process.cli_json(
+                "schedule", "--id", action_id, "--at", iso(t1 + timedelta(seconds=seconds))
+            )
+        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(10 seconds)", "--times", "3")
         deadline = time.monotonic() + 60  # a state to wait for, not a margin: a busy machine
         while process.cli_json("show", "k:rec")["occurrence"] < 2:
             assert time.monotonic() < deadline, "k:rec never fired its first occurrence"
             time.sleep(0.2)  # k:rec has fired once; the rest wait
-        t1 = datetime.now(UTC)
-        for action_id, seconds in (("k:one", 20), ("k:two", 21)):
-            process.cli_json(
-                "schedule", "--id", action_id, "--at", iso(t1 + timedelta(seconds=seconds))
-            )
         waiting_at_kill = sorted(
             a["id"] for a in process.cli_json("list") if a["status"] in ("PENDING", "IN_PROGRESS")
         )

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from moto.events.models import EventPattern
 
-from tests.e2e.support import Stack, assert_never_early, in_seconds, now, wait_until
+from tests.e2e.support import Stack, advance_to, assert_never_early, in_seconds, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.naming import legacy_execution_name
 from tickwork.domain.selection import Selection
@@ -207,14 +207,13 @@ def _always_failing_batch(stack: Stack, failing: Receiver) -> tuple[str, datetim
     ids = [*(f"parity:{n}" for n in range(3)), "parity:failing"]
     for action_id in ids:
         stack.wait_record(action_id, lambda a: a.is_parked)
-    wait_until(lambda: now() >= second - timedelta(seconds=5), what="launch moment")
+    advance_to(second - timedelta(seconds=5))
     pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
     run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
     assert error is None and len(run["batches"]) == 1, run
     return "parity:failing", second
 
 
-@pytest.mark.real_time  # its waits are on wall-clock seconds still
 @pytest.mark.parametrize("retries", ["2", "0"])
 def test_a_batched_fire_gets_as_many_attempts_as_a_lone_one(make_stack, retries: str) -> None:
     """RetryMaxAttempts=2: 3 attempts, lone or batched (1 in the batch, 2 in its own
@@ -243,7 +242,6 @@ def test_a_batched_fire_gets_as_many_attempts_as_a_lone_one(make_stack, retries:
         assert done.history[-1].execution.startswith("b-")  # recorded by the batch itself
 
 
-@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
     make_stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,7 +264,7 @@ def test_a_batch_that_dies_part_way_leaves_counts_and_totals_that_add_up(
         return answer
 
     monkeypatch.setattr(fire_batch, "record_tick", dying)
-    wait_until(lambda: now() >= second - timedelta(seconds=5), what="launch moment")
+    advance_to(second - timedelta(seconds=5))
     pump = next(f.name for f in stack.local.functions if f.logical_id == "PumpFunction")
     run, error = stack.local.runtime.invoke(pump, {"source": "aws.events", "detail": {}})
     assert error is None and len(run["batches"]) == 1, run
