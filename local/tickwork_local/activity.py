@@ -52,6 +52,9 @@ class Activity:
         # Work released that no scheduled run did itself: a runner that ran after the last of
         # it has seen everything there is (``ScheduleRunner``, the time machine's skipping).
         self.news = 0
+        # Bumped whenever work is asked for or ends: the time machine moves the clock only if
+        # nothing began or ended since it found the stack idle (``unchanged_since``).
+        self.generation = 0
 
     @contextmanager
     def routine(self) -> Iterator[None]:
@@ -66,6 +69,7 @@ class Activity:
         token = Token(next(self._numbers), what, getattr(self._routine, "on", False))
         with self._lock:
             self._tokens[token.number] = token
+            self.generation += 1
         return token
 
     def adopt(self, token: Token) -> None:
@@ -76,6 +80,15 @@ class Activity:
             if self._tokens.pop(token.number, None) is not None:
                 self.finished += 1
                 self.news += 0 if token.routine else 1
+                self.generation += 1
+
+    @contextmanager
+    def unchanged_since(self, generation: int) -> Iterator[bool]:
+        """Inside: whether no work began or ended since ``generation`` was read; and no work
+        can begin or end until the block is left (work asked for meanwhile waits, then sees
+        whatever the block did: the clock moved on)."""
+        with self._lock:
+            yield self.generation == generation
 
     @contextmanager
     def work(self, what: str) -> Iterator[Token]:

@@ -184,6 +184,11 @@ class ScheduleRunner(threading.Thread):
             self._moved = True
             self._clock.wake_all()
 
+    def acknowledged(self) -> bool:
+        """The last ``skip_to`` has been taken in (until then the runner counts as busy: its
+        thread may still wait for an instant it no longer runs at)."""
+        return not self._moved or self._stopped.is_set() or not self.is_alive()
+
     # --- running ------------------------------------------------------------------------------
     def run(self) -> None:
         self._activity.adopt(self._token)

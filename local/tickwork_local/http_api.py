@@ -140,7 +140,13 @@ def serving_api(
         protocol_version = "HTTP/1.1"
 
         def _serve(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            length = self.headers.get("Content-Length") or "0"
+            if not length.isascii() or not length.isdigit():  # answered, never a dropped line
+                bad_length = {"message": f"Content-Length {length!r} is not a byte count"}
+                self.close_connection = True
+                self._send(400, json.dumps(bad_length).encode(), _JSON)
+                return
+            body = self.rfile.read(int(length))
             if verifier is not None:
                 url = f"http://{self.headers.get('Host', LOOPBACK)}{self.path}"
                 refused = verifier.refusal(

@@ -21,9 +21,19 @@ from tickwork.domain.times import iso, parse_iso
 from tickwork_local.time_machine import Advanced, TimeMachine
 from tickwork_local.virtual_clock import LocalClock
 
-__all__ = ["CLOCK_FILE", "advance_request", "clock_reading", "saved_offset", "saving_offset"]
+__all__ = [
+    "CLOCK_FILE",
+    "LAST_INSTANT",
+    "advance_request",
+    "clock_reading",
+    "saved_offset",
+    "saving_offset",
+]
 
 CLOCK_FILE = "clock.json"  # in the state dir: virtual time survives a restart, never goes back
+# Virtual time stops short of the calendar's end: a fire's next occurrence, a record's expiry
+# and a signature's window are all worked out years after the stack's now.
+LAST_INSTANT = datetime(9000, 1, 1, tzinfo=UTC)
 
 
 def clock_reading(clock: LocalClock) -> dict[str, Any]:
@@ -51,7 +61,15 @@ def advance_request(machine: TimeMachine, body: Any) -> dict[str, Any]:
             "LocalClock(virtual=True)) in a test)",
         )
     if "advance" in body:
-        target = clock.now() + parse_duration(body["advance"], "advance")
+        duration = parse_duration(body["advance"], "advance")
+        if clock.now() > LAST_INSTANT - duration:
+            raise ValidationFailed.of(
+                "advance",
+                f"{body['advance']!r} would take the stack's clock past {iso(LAST_INSTANT)}",
+                "give a shorter duration: the stack's time ends there (its records and "
+                "recurrences need years after it)",
+            )
+        target = clock.now() + duration
     else:
         given = body["to"]
         if not isinstance(given, str):
@@ -64,6 +82,12 @@ def advance_request(machine: TimeMachine, body: Any) -> dict[str, Any]:
                 f"{iso(target)} is before the stack's now ({iso(now)}): virtual time never "
                 "goes backwards",
                 "give a later time, or start a fresh stack (tickwork local --fresh)",
+            )
+        if target > LAST_INSTANT:
+            raise ValidationFailed.of(
+                "to",
+                f"{iso(target)} is past {iso(LAST_INSTANT)}, where the stack's time ends",
+                "give an earlier time (its records and recurrences need years after it)",
             )
         if target - now > MAX_DURATION:
             raise ValidationFailed.of(

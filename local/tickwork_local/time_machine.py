@@ -70,6 +70,7 @@ class TimeMachine:
     def busy(self) -> list[str]:
         """What the stack is doing now (empty: idle)."""
         busy = self.activity.busy()
+        busy += [f"{r.name}: a new schedule" for r in self._runners() if not r.acknowledged()]
         if not busy and not self._queues_empty():
             busy.append("events waiting in a delivery queue")
         return busy
@@ -104,7 +105,10 @@ class TimeMachine:
         return self._move(limit)
 
     def _move(self, limit: float) -> float | None:
-        """The move of ``step``, on a stack already idle."""
+        """The move of ``step``, on a stack already idle. Work that begins or ends while the
+        move is worked out (a request to the API, an execution stopped by hand) makes it give
+        up, the clock unmoved: the next step settles and looks again."""
+        seen = self.activity.generation
         runners = self._runners()
         self._fresh_glance()
         useful = {runner: runner.next_useful_run() for runner in runners}
@@ -112,9 +116,12 @@ class TimeMachine:
         nearest = min([self.clock.next_deadline(besides), *useful.values(), limit])
         if math.isinf(nearest):
             return None
-        for runner, moment in useful.items():
-            runner.skip_to(moment if moment > runner.next_run else None)
-        return self.clock.jump(max(nearest, self.clock.timestamp()))
+        with self.activity.unchanged_since(seen) as unchanged:
+            if not unchanged or not self._queues_empty():
+                return self.clock.timestamp()
+            for runner, moment in useful.items():
+                runner.skip_to(moment if moment > runner.next_run else None)
+            return self.clock.jump(max(nearest, self.clock.timestamp()))
 
     def advance_to(
         self, target: float, progress: Callable[[float, int], None] | None = None

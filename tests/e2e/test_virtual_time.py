@@ -4,10 +4,12 @@ time API, through the real state machines, each at its own virtual instant."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -127,11 +129,19 @@ def test_the_time_api_reads_and_moves_virtual_time_never_backwards(stack: Stack)
         assert status == 400 and refused["problems"][0]["field"] == "body"
         # a time past 100 years from now is refused as an advance of over 100 years is, and
         # the clock is left where it was
-        status, refused, _ = call("POST", {"to": "9999-12-31T00:00:00Z"})
+        status, refused, _ = call("POST", {"to": "2300-01-01T00:00:00Z"})
         assert status == 400 and refused["problems"][0]["field"] == "to"
         assert "100 years" in refused["problems"][0]["fix"]
+        for edge in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00", "9000-01-02T00:00Z"):
+            status, refused, _ = call("POST", {"to": edge})
+            assert status == 400 and refused["problems"][0]["field"] == "to", refused
         assert parse_iso(call("GET")[1]["now"]) >= parse_iso(moved["to"])
         assert parse_iso(call("GET")[1]["now"]) < parse_iso(moved["to"]) + timedelta(days=1)
+        # a request whose Content-Length is not a count is answered, not dropped
+        server = urlsplit(url)
+        with socket.create_connection((server.hostname, server.port)) as raw:
+            raw.sendall(b"POST /local/time HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")
+            assert raw.recv(4096).startswith(b"HTTP/1.1 400")
 
         # AND an advance's counts are its own: a minute holds 60 runs of the pump (FAST: every
         # second) and at most one of the reconciler (every 5 minutes), made or left out, and

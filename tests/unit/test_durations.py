@@ -61,6 +61,8 @@ def test_accepts_short_and_iso_forms(text: str, expected: timedelta) -> None:
         pytest.param("30m1h", "not a duration", id="units-out-of-order"),
         pytest.param("soon", "not a duration", id="garbage"),
         pytest.param("99999999999w", "100 years", id="too-long"),
+        pytest.param("\u0661\u0660s", "not a duration", id="arabic-indic-digits"),
+        pytest.param("PT\u0661\u0660M", "not a duration", id="iso-arabic-indic-digits"),
     ],
 )
 def test_refuses_naming_the_field_and_the_fix(text: str, problem_words: str) -> None:

@@ -44,7 +44,16 @@ def test_any_offset_reads_as_utc() -> None:
     assert parse_iso("2026-03-08T14:30:00+08:00") == kl.astimezone(UTC)
 
 
-@pytest.mark.parametrize("text", ["2026-03-08T06:30:00", "yesterday", ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-03-08T06:30:00",
+        "yesterday",
+        "",
+        "0001-01-01T00:00:00+01:00",  # before the year 1 in UTC
+        "9999-12-31T23:00:00-05:00",  # after the year 9999 in UTC
+    ],
+)
 def test_a_time_without_an_offset_or_not_a_time_is_refused_naming_the_field(text: str) -> None:
     with pytest.raises(ValidationFailed) as refused:
         parse_iso(text, "scheduledTime")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tickwork_local.activity import Activity
+from tickwork_local.activity import Activity, Token
 from tickwork_local.time_machine import StillBusy, TimeMachine
 from tickwork_local.virtual_clock import LocalClock, NotVirtual
 
@@ -112,3 +112,24 @@ def test_advancing_until_a_condition_while_work_hangs_answers_false_and_says_wha
     finally:
         activity.release(hanging)
     assert machine.advance_until(lambda: clock.timestamp() >= BASE + 30, limit=BASE + 30) is True
+
+
+def test_work_that_begins_while_a_move_is_worked_out_keeps_the_clock_where_it_was() -> None:
+    # GIVEN an idle stack on a clock standing still, nothing due before BASE + 100
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    activity = Activity(clock)
+    arrived: list[Token] = []
+
+    def glance() -> None:  # a request to the API arrives while the move is worked out
+        if not arrived:
+            arrived.append(activity.hold("function api: POST /actions"))
+
+    machine = TimeMachine(
+        clock, activity, runners=list, queues_empty=lambda: True, fresh_glance=glance
+    )
+    # WHEN a step moves the clock on
+    assert machine._move(BASE + 100) == BASE
+    # THEN it gave up: the request is handled at the instant it arrived, not after the move
+    assert clock.timestamp() == BASE
+    activity.release(arrived[0])
+    assert machine.step(BASE + 100) == BASE + 100

@@ -17,10 +17,12 @@ _FIX = (
 )
 _SHORT = re.compile(
     r"(?:(\d+)\s*w)?\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # ASCII digits only: Arabic-Indic "10s" is not 10 s
 )
-_ISO = re.compile(r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?", re.IGNORECASE)
-_ISO_CALENDAR = re.compile(r"P\d+[YM]", re.IGNORECASE)
+_ISO = re.compile(
+    r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?", re.IGNORECASE | re.ASCII
+)
+_ISO_CALENDAR = re.compile(r"P\d+[YM]", re.IGNORECASE | re.ASCII)
 
 
 def parse_duration(text: str, field: str) -> timedelta:
@@ -36,7 +38,7 @@ def parse_duration(text: str, field: str) -> timedelta:
         raise ValidationFailed.of(
             field, f"{text!r} is negative", f"give a positive duration; {_FIX}"
         )
-    if re.search(r"\d[.,]\d", cleaned):
+    if re.search(r"\d[.,]\d", cleaned, re.ASCII):
         raise ValidationFailed.of(
             field, f"{text!r} has a fraction; only whole numbers are accepted", _FIX
         )

@@ -87,7 +87,14 @@ def require_utc(value: datetime, field: str) -> datetime:
         raise ValidationFailed.of(
             field, "must be a timezone-aware datetime", f"give an instant such as {ISO_EXAMPLE}"
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:  # year 1 or 9999 with an offset that leaves the calendar
+        raise ValidationFailed.of(
+            field,
+            f"{value.isoformat()} falls outside the years 1 to 9999 in UTC",
+            f"give an instant such as {ISO_EXAMPLE}",
+        ) from error
 
 
 def parse_iso(text: str, field: str = "time") -> datetime:
