@@ -75,21 +75,23 @@ class TimeMachine:
             busy.append("events waiting in a delivery queue")
         return busy
 
-    def settle(self, timeout: float | None = None) -> None:
-        """Wait until the stack is idle (twice in a row: a hand-over between threads is not
-        mistaken for the end of the work); ``StillBusy`` after ``timeout`` wall seconds."""
+    def settle(self, timeout: float | None = None) -> int:
+        """Wait until the stack is idle (twice in a row, with no work begun or ended between:
+        a hand-over between threads is not mistaken for the end of the work); ``StillBusy``
+        after ``timeout`` wall seconds. Returns the activity's generation it was idle at."""
         timeout = self.settle_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         pause = 0.0005
-        idle_once = False
+        idle_at: int | None = None
         while True:
+            generation = self.activity.generation
             busy = self.busy()
             if not busy:
-                if idle_once:
-                    return
-                idle_once = True
+                if idle_at == generation:
+                    return generation
+                idle_at = generation
             else:
-                idle_once = False
+                idle_at = None
                 if time.monotonic() > deadline:
                     shown = ", ".join(sorted(set(busy))[:5])
                     raise StillBusy(f"the stack is still busy after {timeout:g}s: {shown}")
@@ -101,14 +103,12 @@ class TimeMachine:
         """Settle, then move the clock to the earliest instant something waits for, at most
         ``limit``; returns the clock's reading after the move (None: nothing waits for any
         instant, and there is no limit to move to)."""
-        self.settle()
-        return self._move(limit)
+        return self._move(limit, self.settle())
 
-    def _move(self, limit: float) -> float | None:
-        """The move of ``step``, on a stack already idle. Work that begins or ends while the
-        move is worked out (a request to the API, an execution stopped by hand) makes it give
-        up, the clock unmoved: the next step settles and looks again."""
-        seen = self.activity.generation
+    def _move(self, limit: float, seen: int) -> float | None:
+        """The move of ``step``, on a stack found idle at activity generation ``seen``. Work
+        that begins or ends since then (a request to the API, an execution stopped by hand)
+        makes it give up, the clock unmoved: the next step settles and looks again."""
         runners = self._runners()
         self._fresh_glance()
         useful = {runner: runner.next_useful_run() for runner in runners}
@@ -175,14 +175,14 @@ class TimeMachine:
             try:
                 while True:
                     try:
-                        self.settle(max(0.0, deadline - time.monotonic()) + 1.0)
+                        seen = self.settle(max(0.0, deadline - time.monotonic()) + 1.0)
                     except StillBusy:  # work that hangs past the timeout: not come true
                         return False
                     if condition():
                         return True
                     if self.clock.timestamp() >= limit or time.monotonic() > deadline:
                         return False
-                    if self._move(limit) is None:  # nothing waits: only the world can act
+                    if self._move(limit, seen) is None:  # nothing waits: only the world acts
                         time.sleep(0.02)
             finally:
                 self._stop_leaving_out()

@@ -128,7 +128,7 @@ def test_work_that_begins_while_a_move_is_worked_out_keeps_the_clock_where_it_wa
         clock, activity, runners=list, queues_empty=lambda: True, fresh_glance=glance
     )
     # WHEN a step moves the clock on
-    assert machine._move(BASE + 100) == BASE
+    assert machine._move(BASE + 100, machine.settle()) == BASE
     # THEN it gave up: the request is handled at the instant it arrived, not after the move
     assert clock.timestamp() == BASE
     activity.release(arrived[0])
