@@ -84,11 +84,13 @@ class Activity:
 
     @contextmanager
     def unchanged_since(self, generation: int) -> Iterator[bool]:
-        """Inside: whether no work began or ended since ``generation`` was read; and no work
-        can begin or end until the block is left (work asked for meanwhile waits, then sees
-        whatever the block did: the clock moved on)."""
+        """Inside: whether no work began or ended since ``generation`` was read and all of it
+        is idle still (an execution stopped by hand leaves its Wait before it ends: it works,
+        with nothing begun or ended yet); and no work can begin or end until the block is left
+        (work asked for meanwhile waits, then sees whatever the block did: the clock moved
+        on)."""
         with self._lock:
-            yield self.generation == generation
+            yield self.generation == generation and not self._busy(list(self._tokens.values()))
 
     @contextmanager
     def work(self, what: str) -> Iterator[Token]:
@@ -107,6 +109,11 @@ class Activity:
 
     def busy(self) -> list[str]:
         """The work not waiting for an instant still to come (empty: idle)."""
+        with self._lock:
+            tokens = list(self._tokens.values())
+        return self._busy(tokens)
+
+    def _busy(self, tokens: list[Token]) -> list[str]:
         now = self._clock.timestamp()
         waiting = self._clock.waiting()
         waited_for = {
@@ -115,8 +122,6 @@ class Activity:
             if deadline > now
             for number in work
         }
-        with self._lock:
-            tokens = list(self._tokens.values())
         return [
             token.what
             for token in tokens

@@ -107,8 +107,10 @@ class TimeMachine:
 
     def _move(self, limit: float, seen: int) -> float | None:
         """The move of ``step``, on a stack found idle at activity generation ``seen``. Work
-        that begins or ends since then (a request to the API, an execution stopped by hand)
-        makes it give up, the clock unmoved: the next step settles and looks again."""
+        that begins, ends or wakes since then (a request to the API, an execution stopped by
+        hand), or a wait that begins or ends while the next instant is worked out, makes it
+        give up, the clock unmoved: the next step settles and looks again."""
+        waits = self.clock.changes  # the waits the next instant is worked out from
         runners = self._runners()
         self._fresh_glance()
         useful = {runner: runner.next_useful_run() for runner in runners}
@@ -117,7 +119,7 @@ class TimeMachine:
         if math.isinf(nearest):
             return None
         with self.activity.unchanged_since(seen) as unchanged:
-            if not unchanged or not self._queues_empty():
+            if not unchanged or self.clock.changes != waits or not self._queues_empty():
                 return self.clock.timestamp()
             for runner, moment in useful.items():
                 runner.skip_to(moment if moment > runner.next_run else None)

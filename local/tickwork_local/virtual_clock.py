@@ -72,6 +72,9 @@ class LocalClock:
         self.context_of: Callable[[], frozenset[int]] = frozenset
         self._numbers = itertools.count()
         self._listeners: list[Callable[[float], None]] = []
+        # Bumped whenever a wait begins or ends: the time machine moves the clock only if the
+        # waits it worked the next instant out from are still the waits there are.
+        self.changes = 0
 
     # --- reading it -----------------------------------------------------------------------
     @property
@@ -99,6 +102,7 @@ class LocalClock:
             heapq.heappush(self._waits, wait)
             self._waiting[thread] = deadline
             self._waiting_for[thread] = self.context_of()
+            self.changes += 1
             try:
                 while True:
                     if interrupted is not None and interrupted():
@@ -109,6 +113,7 @@ class LocalClock:
                     wait.condition.wait(None if left == math.inf or not self.flowing else left)
             finally:
                 wait.done = True
+                self.changes += 1
                 self._waiting.pop(thread, None)
                 self._waiting_for.pop(thread, None)
 

@@ -133,3 +133,42 @@ def test_work_that_begins_while_a_move_is_worked_out_keeps_the_clock_where_it_wa
     assert clock.timestamp() == BASE
     activity.release(arrived[0])
     assert machine.step(BASE + 100) == BASE + 100
+
+
+def test_an_execution_stopped_while_a_move_is_worked_out_keeps_the_clock_where_it_was() -> None:
+    # GIVEN an execution waiting for BASE + 10 on a clock standing still, holding its token
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    activity = Activity(clock)
+    stopped, may_end = threading.Event(), threading.Event()
+    token = activity.hold("execution e")
+
+    def execution() -> None:
+        activity.adopt(token)
+        clock.wait_until(BASE + 10, interrupted=stopped.is_set)
+        may_end.wait(10)  # the emulator records the stop: working, its token still held
+        activity.release(token)
+
+    thread = threading.Thread(target=execution, daemon=True)
+    thread.start()
+    while not clock.waiting():
+        time.sleep(0.001)
+
+    def glance() -> None:  # stopped by hand while the move is worked out: it leaves its Wait
+        if not stopped.is_set():
+            stopped.set()
+            clock.wake_all()
+            while clock.waiting():
+                time.sleep(0.001)
+
+    machine = TimeMachine(
+        clock, activity, runners=list, queues_empty=lambda: True, fresh_glance=glance
+    )
+    # WHEN a step moves the clock on, with nothing else due before BASE + 1000
+    moved = machine._move(BASE + 1000, machine.settle())
+    # THEN it gave up: the stop is handled at its instant (a reconciler's run due then is not
+    # left out), not after a jump past the fire the execution was waiting for
+    assert moved == BASE
+    assert clock.timestamp() == BASE
+    may_end.set()
+    thread.join(timeout=10)
+    assert machine.step(BASE + 1000) == BASE + 1000
