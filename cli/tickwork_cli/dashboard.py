@@ -128,7 +128,9 @@ def serving_dashboard(
     server = ThreadingHTTPServer((LOOPBACK, port or 0), Handler)
     bound = int(server.server_address[1])
     served.update(host=f"{LOOPBACK}:{bound}", port=str(bound), url=f"http://{LOOPBACK}:{bound}")
-    thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, args=(0.05,), name="dashboard", daemon=True
+    )
     thread.start()
     try:
         yield served["url"], key

@@ -27,6 +27,8 @@ __all__ = ["QueuePoller", "ScheduleRunner", "as_delivered"]
 
 log = logging.getLogger(__name__)
 
+_WAKE = '{"tickwork-local": "a stopping poller\'s wake-up"}'
+
 
 def as_delivered(body: str, account: str) -> dict[str, Any]:
     """The event as EventBridge delivers it: moto leaves "account" out of the envelope."""
@@ -62,7 +64,13 @@ class QueuePoller(threading.Thread):
         self.delivered = 0
 
     def stop(self) -> None:
+        """Stop polling: a receive waiting on the queue is woken by a message of no use (a
+        stack per test would otherwise wait out every poller's long poll when it stops)."""
         self._stopped.set()
+        try:
+            self._sqs.send_message(QueueUrl=self.queue_url, MessageBody=_WAKE)
+        except Exception:  # the emulator already gone: the poll ends at its timeout
+            log.debug("could not wake poller %s", self.name, exc_info=True)
 
     def run(self) -> None:
         while not self._stopped.is_set():
@@ -83,6 +91,8 @@ class QueuePoller(threading.Thread):
             VisibilityTimeout=self._hidden,
         )
         messages = response.get("Messages", [])
+        if self._stopped.is_set():  # stopping: what was received stays for no one
+            return 0
         delivered: list[dict[str, str]] = []
         for message in messages:
             event = as_delivered(message["Body"], self._account)

@@ -56,7 +56,10 @@ _PORT_ATTEMPTS = 3
 
 class LocalProcess:
     """One local stack process. ``program`` replaces ``tickwork --state-dir D local`` with
-    another entry point taking the same options (the chaos run's stack with a planted fault)."""
+    another entry point taking the same options (the chaos run's stack with a planted fault).
+    ``cli_in_process``: ``cli`` runs the command line's code in this process (click's runner)
+    instead of starting ``tickwork`` anew, which spends about a second importing it: the same
+    commands, exit codes and output, for the tests that make many calls."""
 
     def __init__(
         self,
@@ -64,7 +67,9 @@ class LocalProcess:
         parameters: dict[str, str] | None = None,
         log_path: Path | None = None,
         program: Sequence[str] | None = None,
+        cli_in_process: bool = False,
     ) -> None:
+        self.cli_in_process = cli_in_process
         self.state_dir = state_dir
         self.parameters = {**FAST_PARAMETERS, **_QUIET, **(parameters or {})}
         self.port = free_port()
@@ -262,12 +267,11 @@ class LocalProcess:
     # --- the command lines a developer types -------------------------------------------------
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """``tickwork --state-dir D ARGS``; with ``check``, a failure raises with its output."""
-        run = subprocess.run(
-            [str(BIN / "tickwork"), "--state-dir", str(self.state_dir), *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        command = [str(BIN / "tickwork"), "--state-dir", str(self.state_dir), *args]
+        if self.cli_in_process:
+            run = _in_process(command)
+        else:
+            run = subprocess.run(command, capture_output=True, text=True, timeout=60)
         if check and run.returncode != 0:
             raise AssertionError(f"tickwork {' '.join(args)} failed:\n{run.stdout}\n{run.stderr}")
         return run
@@ -288,3 +292,18 @@ class LocalProcess:
         if run.returncode != 0:
             raise AssertionError(f"aws {' '.join(args)} failed:\n{run.stderr}")
         return json.loads(run.stdout) if run.stdout.strip() else None
+
+
+def _in_process(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``command`` (``tickwork ARGS``) run by click's test runner in this process: its exit
+    code, standard output and standard error as a process would give them."""
+    from click.testing import CliRunner
+
+    from tickwork_cli.main import cli
+
+    try:
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg,unused-ignore]
+    except TypeError:  # click 8.2 keeps the two apart always
+        runner = CliRunner()
+    result = runner.invoke(cli, command[1:], prog_name="tickwork", catch_exceptions=False)
+    return subprocess.CompletedProcess(command, result.exit_code, result.stdout, result.stderr)

@@ -51,7 +51,7 @@ class Receiver:
 
         self.server = ThreadingHTTPServer((LOOPBACK, 0), Handler)
         self.url = f"http://{LOOPBACK}:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()

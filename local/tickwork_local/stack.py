@@ -41,6 +41,7 @@ from tickwork_local.template import ACCOUNT, FunctionSpec, Template
 from tickwork_local.time_api import advance_request, clock_reading
 from tickwork_local.time_machine import TimeMachine
 from tickwork_local.tuning import tuned_emulator
+from tickwork_local.tuning.model_loader import session_sharing_models
 from tickwork_local.useful_runs import GLANCED, Glance, glance_at, useful_runs
 from tickwork_local.virtual_clock import LocalClock
 
@@ -171,7 +172,7 @@ class LocalStack:
         self.max_open_executions: int | None = None
         # What fires sent (tickwork_local.outbox); ``tickwork local`` keeps it in a file too.
         self.outbox = Outbox()
-        self._clients = AwsClients(boto3.Session(region_name=self.region))
+        self._clients = _emulator_clients(self.region)
         self._saved_env: dict[str, str | None] = {}
         self._glanced: Glance | None = None
         self.time = TimeMachine(
@@ -517,6 +518,19 @@ class LocalStack:
             if queue is None or queue._messages:
                 return False
         return True
+
+
+_CLIENTS: dict[str, AwsClients] = {}
+
+
+def _emulator_clients(region: str) -> AwsClients:
+    """The stack's own clients of the emulator in this process, one per service and region
+    for every stack it runs (a stack per test made nine clients each time: a fifth of its
+    start). The emulator answers whichever ``mock_aws`` is on when a call is made."""
+    if region not in _CLIENTS:
+        session = boto3.Session(botocore_session=session_sharing_models(), region_name=region)
+        _CLIENTS[region] = AwsClients(session)
+    return _CLIENTS[region]
 
 
 def _placeholder_zip() -> bytes:

@@ -17,13 +17,16 @@ from tickwork_local.process import LocalProcess
 
 @pytest.fixture
 def local(tmp_path: Path) -> Iterator[LocalProcess]:
-    process = LocalProcess(tmp_path / "state")
+    """The stack in a process of its own; the CLI's code run in the test's process (the
+    installed ``tickwork`` entry point is run as a process by the first test and kill -9's)."""
+    process = LocalProcess(tmp_path / "state", cli_in_process=True)
     process.start()
     yield process
     process.stop()
 
 
 def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess) -> None:
+    local.cli_in_process = False  # the installed `tickwork` command, as a developer types it
     # GIVEN a worker queue subscribed to Schedule Tick with a bus rule
     queue = local.subscribe(["Schedule Tick"])
 
@@ -180,7 +183,7 @@ def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> N
 def test_next_lists_fire_times_like_the_console(
     args: tuple[str, ...], expected_utc: list[str], tmp_path: Path
 ) -> None:
-    rows = LocalProcess(tmp_path).cli_json("next", *args)
+    rows = LocalProcess(tmp_path, cli_in_process=True).cli_json("next", *args)
     assert [r["utc"] for r in rows] == expected_utc
 
 
@@ -188,7 +191,9 @@ def test_a_stack_that_requires_signed_starts_takes_the_clis_and_refuses_raw_ones
     tmp_path: Path,
 ) -> None:
     # GIVEN tickwork local requiring signed Starts
-    process = LocalProcess(tmp_path / "state", parameters={"RequireSignedStarts": "true"})
+    process = LocalProcess(
+        tmp_path / "state", parameters={"RequireSignedStarts": "true"}, cli_in_process=True
+    )
     process.start()
     state = process.state
     try:

@@ -19,7 +19,9 @@ from tickwork_local.process import LocalProcess
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalProcess]:
-    process = LocalProcess(Path(tmp_path_factory.mktemp("rejections")) / "state")
+    process = LocalProcess(
+        Path(tmp_path_factory.mktemp("rejections")) / "state", cli_in_process=True
+    )
     process.start()
     yield process
     process.stop()

@@ -19,7 +19,9 @@ SMS = "USER_LATE_PAYMENT_NOTIFICATION"
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalProcess]:
-    process = LocalProcess(Path(tmp_path_factory.mktemp("templates")) / "state")
+    process = LocalProcess(
+        Path(tmp_path_factory.mktemp("templates")) / "state", cli_in_process=True
+    )
     process.start()
     yield process
     process.stop()

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(300)
 def virtual(tmp_path: Path) -> Iterator[LocalProcess]:
     state = tmp_path / "state"
     program = [str(BIN / "tickwork"), "--state-dir", str(state), "local", "--virtual-time"]
-    process = LocalProcess(state, program=program)
+    process = LocalProcess(state, program=program, cli_in_process=True)
     process.start()
     yield process
     process.stop()
@@ -65,7 +65,7 @@ def test_time_advance_fires_a_week_of_a_daily_schedule_at_virtual_instants(
 
 
 def test_time_on_a_wall_clock_stack_says_how_to_get_virtual_time(tmp_path: Path) -> None:
-    process = LocalProcess(tmp_path / "state")
+    process = LocalProcess(tmp_path / "state", cli_in_process=True)
     process.start()
     try:
         shown = process.cli_json("time")

@@ -17,7 +17,8 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``method_names`` — a response class's methods are listed once, not per request;
 - ``transactions`` — a transaction copies the items it names, not whole tables;
 - ``index_buckets`` — a query on a global secondary index reads the items it can return;
-- ``user_agent`` — a client's User-Agent header is built once, not twice per request.
+- ``user_agent`` — a client's User-Agent header is built once, not twice per request;
+- ``model_loader`` — botocore's service models are read once per process, not per session.
 
 The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``
 (it also ends a ``TimestampPath`` Wait at its second, never up to a second early).
@@ -35,6 +36,7 @@ from tickwork_local.tuning.index_buckets import index_buckets
 from tickwork_local.tuning.item_size import items_sized_once
 from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
 from tickwork_local.tuning.method_names import method_names_listed_once
+from tickwork_local.tuning.model_loader import models_loaded_once
 from tickwork_local.tuning.module_listing import moto_modules_listed_once
 from tickwork_local.tuning.projections import top_level_projections_copied
 from tickwork_local.tuning.sqs_backlog import backlogs_read_once
@@ -63,6 +65,7 @@ def tuned_emulator() -> Iterator[None]:
             transactions_copy_what_they_touch,
             index_buckets,  # after the transaction fix: it indexes again what a rollback put back
             user_agents_built_once,
+            models_loaded_once,
         ):
             patches.enter_context(fix())
         yield
