@@ -4,6 +4,7 @@ run now fires once, beside the schedule, recorded as RUN_NOW — and finished ac
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,7 +13,12 @@ from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ActionFinished, ManualFiresInFlight, ValidationFailed
+from tickwork.domain.errors import (
+    ActionConflict,
+    ActionFinished,
+    ManualFiresInFlight,
+    ValidationFailed,
+)
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.selection import Selection
@@ -20,6 +26,7 @@ from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.run_now import run_now
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
+from tickwork.usecases.updates import ATTEMPTS
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 HOURLY = {"id": "h", "rate": "rate(1 hour)"}
@@ -171,3 +178,40 @@ def test_manual_fires_in_flight_are_bounded(deps) -> None:
         run_now("h", deps)
     with pytest.raises(ManualFiresInFlight):
         run_now("h", deps)
+
+
+@pytest.mark.parametrize("races", [0, 1, 2, 3])
+@pytest.mark.parametrize("steer", ["pause", "resume"])
+def test_a_pause_or_resume_racing_a_fire_reads_again_and_decides_again(
+    deps, steer: str, races: int
+) -> None:
+    # GIVEN a record that another writer (a fire recorded, as right after a Run Now) changes
+    # between each of the first `races` reads and the write that follows it
+    if steer == "resume":
+        pause_action("h", None, deps)
+    records, read = deps.records, deps.records.get
+    raced: list[int] = []
+
+    def get(action_id: str):  # type: ignore[no-untyped-def]
+        action = read(action_id)
+        if action is not None and len(raced) < races:
+            raced.append(action.version)
+            records.save(replace(action, version=action.version + 1), action.version)
+        return action
+
+    deps.records.get = get  # type: ignore[method-assign]
+    act = pause_action if steer == "pause" else resume_action
+
+    # WHEN the user pauses or resumes it
+    if races >= ATTEMPTS:  # THEN it gives up only after as many lost races as an update does
+        with pytest.raises(ActionConflict):
+            act("h", None, deps)
+        return
+    answer = act("h", None, deps).to_wire()
+
+    # THEN the change is applied once, to the record as it is now
+    assert answer["outcome"] == ("paused" if steer == "pause" else "resumed")
+    stored = read("h")
+    assert stored.status == (Status.PAUSED if steer == "pause" else Status.PENDING)
+    if raced:  # written once, over the last writer's version
+        assert stored.version == raced[-1] + 2

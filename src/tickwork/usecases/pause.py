@@ -17,12 +17,24 @@ from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.usecases.updates import decided_again
 
 __all__ = ["pause_action", "resume_action"]
 
 
 def pause_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
+    """Pause it; read and decided again if its record changed meanwhile (a fire recorded)."""
     note = check_note(note)
+    return decided_again(lambda: _pause(action_id, note, deps))
+
+
+def resume_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
+    """Resume it; read and decided again if its record changed meanwhile (a fire recorded)."""
+    note = check_note(note)
+    return decided_again(lambda: _resume(action_id, note, deps))
+
+
+def _pause(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
     action = _live(action_id, "paused", deps)
     if action.status == Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
@@ -37,8 +49,7 @@ def pause_action(action_id: str, note: str | None, deps: Dependencies) -> Change
     return _answer(paused, Done.PAUSED)
 
 
-def resume_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
-    note = check_note(note)
+def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
     action = _live(action_id, "resumed", deps)
     if action.status != Status.PAUSED:
         return _answer(action, Done.UNCHANGED)

@@ -17,7 +17,7 @@ from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.errors import ActionConflict
 from tickwork.ports import ActionRecords
 
-__all__ = ["ATTEMPTS", "Rule", "Written", "update"]
+__all__ = ["ATTEMPTS", "Rule", "Written", "decided_again", "update"]
 
 ATTEMPTS = 3  # reads and writes of one update before it gives up (ActionConflict)
 
@@ -86,3 +86,17 @@ def update(
             continue
         return Written(action, after)
     raise ActionConflict(action_id, f"{rule}: the record kept changing ({attempts} attempts)")
+
+
+def decided_again[Answer](steer: Callable[[], Answer], attempts: int = ATTEMPTS) -> Answer:
+    """A user's change (pause, resume) whose first write is fenced on the record it read, and
+    which does nothing before that write: on a lost race — a fire recorded meanwhile, as after
+    a Run Now — it reads the record again and decides again, as ``update`` does. After
+    ``attempts`` lost races the last ``ActionConflict`` is raised."""
+    for attempt in range(attempts):
+        try:
+            return steer()
+        except ActionConflict:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("the loop returns or raises")
