@@ -63,6 +63,10 @@ class QueuePoller(threading.Thread):
         self._stopped = threading.Event()
         self.delivered = 0
 
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
     def stop(self) -> None:
         """Stop polling: a receive waiting on the queue is woken by a message of no use (a
         stack per test would otherwise wait out every poller's long poll when it stops)."""

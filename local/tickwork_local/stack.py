@@ -509,11 +509,14 @@ class LocalStack:
 
     def _delivery_queues_empty(self) -> bool:
         """No event waits in, or is being handled from, a function's delivery queue: read
-        from the emulator's own queues (this is asked often while time is moved on)."""
+        from the emulator's own queues (this is asked often while time is moved on). A queue
+        whose poller was stopped (a test's lost delivery) holds events no one will handle."""
         from moto.sqs.models import sqs_backends
 
         queues = sqs_backends[ACCOUNT][self.region].queues
         for poller in self.pollers:
+            if poller.stopped:
+                continue
             queue = queues.get(poller.queue_url.rsplit("/", 1)[-1])
             if queue is None or queue._messages:
                 return False

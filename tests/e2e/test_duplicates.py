@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.e2e.support import Stack, assert_never_early, in_seconds
+from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
 from tickwork.domain.action import Status
 
 
@@ -32,14 +30,15 @@ def test_same_start_delivered_twice_makes_one_chain_one_fire(stack: Stack, event
     assert_never_early(ticks)
 
 
-@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_same_tick_delivered_twice_adds_no_fire(stack: Stack) -> None:
     # GIVEN a recurring action, 2 fires 2 seconds apart
     stack.start({"id": "dup:tick", "rate": "rate(2 seconds)", "executionRemainder": 2})
-    first = stack.ticks.wait_for(
-        lambda evs: any(e["detail"]["id"] == "dup:tick" for e in evs), timeout=10
+    wait_until(
+        lambda: any(e["detail"]["id"] == "dup:tick" for e in stack.ticks.drain()),
+        10,
+        "dup:tick's first tick",
     )
-    tick_event = next(e for e in first if e["detail"]["id"] == "dup:tick")
+    tick_event = next(e for e in stack.ticks.events if e["detail"]["id"] == "dup:tick")
     stack.wait_record("dup:tick", lambda a: a.occurrence == 2)
 
     # WHEN the first tick is delivered to the tick function again (twice)

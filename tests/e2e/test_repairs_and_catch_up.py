@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support import Stack, assert_never_early, in_seconds, now
+from tests.e2e.support import Stack, assert_never_early, in_seconds, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.usecases import lone_fire
 from tickwork.usecases.reconcile import reconcile
@@ -19,15 +19,15 @@ from tickwork_local.stack import stop_execution
 
 
 def _wait_execution(stack: Stack, action_id: str, status: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while not any(
-        e["name"].startswith(action_id) and e["status"] == status for e in stack.executions()
-    ):
-        assert time.monotonic() < deadline, f"no {status} execution for {action_id}"
-        time.sleep(0.1)
+    wait_until(
+        lambda: any(
+            e["name"].startswith(action_id) and e["status"] == status for e in stack.executions()
+        ),
+        timeout,
+        f"a {status} execution for {action_id}",
+    )
 
 
-@pytest.mark.real_time  # its waits are on wall-clock seconds still
 def test_a_lost_tick_is_recorded_from_the_execution_output_and_fires_once(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
