@@ -84,6 +84,7 @@ def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> N
     assert local.cli_json("list") == []
 
 
+@pytest.mark.timeout(300)  # two starts of the stack and real waits: minutes on a busy machine
 def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> None:
     # GIVEN a local stack with two one-offs 45 s away and a 3-fire recurrence (every 10 s)
     # that fired once: all three waiting (one CLI call after its first fire, with 20 s before
