@@ -44,6 +44,7 @@ class _Wait:
     thread: int = field(compare=False)
     condition: threading.Condition = field(compare=False)
     done: bool = field(default=False, compare=False)
+    woken: bool = field(default=False, compare=False)  # told to look again (``wake_all``)
 
 
 class LocalClock:
@@ -68,6 +69,7 @@ class LocalClock:
         self._waits: list[_Wait] = []  # a heap by deadline; ended ones are dropped lazily
         self._waiting: dict[int, float] = {}  # thread -> the instant it waits for
         self._waiting_for: dict[int, frozenset[int]] = {}  # thread -> the work it waits for
+        self._wait_of: dict[int, _Wait] = {}  # thread -> its wait
         # What a wait is done for, read in the waiting thread (``Activity`` tells its tokens).
         self.context_of: Callable[[], frozenset[int]] = frozenset
         self._numbers = itertools.count()
@@ -102,11 +104,15 @@ class LocalClock:
             heapq.heappush(self._waits, wait)
             self._waiting[thread] = deadline
             self._waiting_for[thread] = self.context_of()
+            self._wait_of[thread] = wait
             self.changes += 1
             try:
                 while True:
                     if interrupted is not None and interrupted():
                         return False
+                    if wait.woken:  # looked again and waits on: idle again from here
+                        wait.woken = False
+                        self.changes += 1
                     left = deadline - self.timestamp()
                     if left <= 0:
                         return True
@@ -116,17 +122,22 @@ class LocalClock:
                 self.changes += 1
                 self._waiting.pop(thread, None)
                 self._waiting_for.pop(thread, None)
+                self._wait_of.pop(thread, None)
 
     def waiting(self) -> dict[int, float]:
-        """The threads waiting on this clock, with the instant each waits for."""
+        """The threads waiting on this clock, with the instant each waits for. A wait told to
+        look again (``wake_all``: its execution was stopped) is not waiting until it has
+        looked: it may be about to end."""
         with self._lock:
-            return dict(self._waiting)
+            return {t: d for t, d in self._waiting.items() if not self._wait_of[t].woken}
 
     def waiting_for(self) -> list[tuple[float, frozenset[int]]]:
         """Each wait's instant, with what it is done for (``context_of`` in its thread)."""
         with self._lock:
             return [
-                (self._waiting[t], self._waiting_for.get(t, frozenset())) for t in self._waiting
+                (self._waiting[t], self._waiting_for.get(t, frozenset()))
+                for t in self._waiting
+                if not self._wait_of[t].woken
             ]
 
     def next_deadline(self, besides: set[int] | frozenset[int] = frozenset()) -> float:
@@ -143,10 +154,13 @@ class LocalClock:
             )
 
     def wake_all(self) -> None:
-        """Let every wait check its ``interrupted`` again (an execution was stopped)."""
+        """Let every wait check its ``interrupted`` again (an execution was stopped): until
+        it has, it counts as working, not waiting (a move worked out meanwhile gives up)."""
         with self._lock:
+            self.changes += 1
             for wait in self._waits:
                 if not wait.done:
+                    wait.woken = True
                     wait.condition.notify_all()
 
     # --- moving it ------------------------------------------------------------------------
@@ -165,8 +179,10 @@ class LocalClock:
                 while self.timestamp() < to:  # wall + offset may round a hair below `to`
                     self._offset = math.nextafter(self._offset, math.inf)
                 now = self.timestamp()
+            # The waits it ends; on a flowing clock every wait, whose sleep was worked out in
+            # wall seconds before the jump (a wait just beyond the jump would sleep on).
             for wait in self._waits:
-                if not wait.done and wait.deadline <= now:
+                if not wait.done and (wait.deadline <= now or self.flowing):
                     wait.condition.notify_all()
             listeners = list(self._listeners)
         for listener in listeners:

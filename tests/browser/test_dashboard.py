@@ -20,6 +20,7 @@ from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.tick import TickData
 from tickwork.usecases.record import record_failure
 from tickwork.usecases.start import StartCommand, start_action
+from tickwork_local.stack import stop_execution
 
 pytestmark = [
     pytest.mark.skipif(
@@ -170,6 +171,9 @@ def test_dashboard_steers_an_action_and_filters_by_group_and_attention(
     start_action(StartCommand({"id": "flaky", "rate": "rate(1 hour)", "startTime": soon}), deps)
     flaky = stack.record("flaky")
     assert flaky.execution_arn is not None
+    # its execution stopped, so that the failure below is its first fire's outcome however
+    # long this test takes to get there (a fire at +3 s would otherwise race it)
+    assert stop_execution(stack.local.client("stepfunctions"), flaky.execution_arn, "test")
     name = flaky.execution_arn.rpartition(":")[2]  # its own execution's report
     failure = FireFailure(
         "flaky", flaky.generation, 1, flaky.execution_time, name, "FireFailed",

@@ -172,3 +172,54 @@ def test_an_execution_stopped_while_a_move_is_worked_out_keeps_the_clock_where_i
     may_end.set()
     thread.join(timeout=10)
     assert machine.step(BASE + 1000) == BASE + 1000
+
+
+def test_a_stop_the_execution_has_not_yet_seen_keeps_the_clock_where_it_was() -> None:
+    # GIVEN an execution waiting for BASE + 10, stopped (its flag set, its wait told to look
+    # again, as a stop does) while a move is worked out, its thread not yet run since
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    activity = Activity(clock)
+    stopped, may_end = threading.Event(), threading.Event()
+    token = activity.hold("execution e")
+
+    def execution() -> None:
+        activity.adopt(token)
+        clock.wait_until(BASE + 10, interrupted=stopped.is_set)
+        may_end.wait(10)
+        activity.release(token)
+
+    thread = threading.Thread(target=execution, daemon=True)
+    thread.start()
+    while not clock.waiting():
+        time.sleep(0.001)
+
+    def glance() -> None:
+        if not stopped.is_set():
+            stopped.set()
+            clock.wake_all()  # returns at once: the woken thread has not looked yet
+
+    machine = TimeMachine(
+        clock, activity, runners=list, queues_empty=lambda: True, fresh_glance=glance
+    )
+    # WHEN a step moves the clock on THEN it gives up: the woken wait is not idle until it has
+    # looked again
+    assert machine._move(BASE + 1000, machine.settle()) == BASE
+    may_end.set()
+    thread.join(timeout=10)
+    assert machine.step(BASE + 1000) == BASE + 1000
+
+
+def test_on_a_flowing_clock_a_jump_just_short_of_a_wait_lets_it_end_as_the_clock_flows() -> None:
+    # GIVEN a wait for 1000 s ahead on a flowing virtual clock
+    clock = LocalClock(virtual=True)
+    deadline = clock.timestamp() + 1000
+    ended = threading.Event()
+    threading.Thread(target=lambda: (clock.wait_until(deadline), ended.set()), daemon=True).start()
+    while not clock.waiting():
+        time.sleep(0.001)
+    # WHEN the clock is moved to a tenth of a second before it
+    clock.jump(deadline - 0.1)
+    # THEN it ends once the clock has flowed there, not after the 1000 wall seconds it first
+    # worked out (an advance waiting for it would hang)
+    assert ended.wait(30)
+    assert clock.timestamp() >= deadline
