@@ -45,6 +45,7 @@ class _Wait:
     condition: threading.Condition = field(compare=False)
     done: bool = field(default=False, compare=False)
     woken: bool = field(default=False, compare=False)  # told to look again (``wake_all``)
+    work: frozenset[int] = field(default=frozenset(), compare=False)  # what it is done for
 
 
 class LocalClock:
@@ -67,15 +68,14 @@ class LocalClock:
         self._wall = wall if flowing else _stopped_at(wall())
         self._lock = threading.Lock()
         self._waits: list[_Wait] = []  # a heap by deadline; ended ones are dropped lazily
-        self._waiting: dict[int, float] = {}  # thread -> the instant it waits for
-        self._waiting_for: dict[int, frozenset[int]] = {}  # thread -> the work it waits for
-        self._wait_of: dict[int, _Wait] = {}  # thread -> its wait
+        self._wait_of: dict[int, _Wait] = {}  # thread -> the wait it is in
         # What a wait is done for, read in the waiting thread (``Activity`` tells its tokens).
         self.context_of: Callable[[], frozenset[int]] = frozenset
         self._numbers = itertools.count()
         self._listeners: list[Callable[[float], None]] = []
-        # Bumped whenever a wait begins or ends: the time machine moves the clock only if the
-        # waits it worked the next instant out from are still the waits there are.
+        # Bumped whenever a wait begins, ends, is woken or waits on: the time machine moves the
+        # clock only if the waits it worked the next instant out from are still the waits there
+        # are.
         self.changes = 0
 
     # --- reading it -----------------------------------------------------------------------
@@ -100,10 +100,14 @@ class LocalClock:
         ``interrupted()`` is true when checked (after ``wake_all``): False."""
         thread = threading.get_ident()
         with self._lock:
-            wait = _Wait(deadline, next(self._numbers), thread, threading.Condition(self._lock))
+            wait = _Wait(
+                deadline,
+                next(self._numbers),
+                thread,
+                threading.Condition(self._lock),
+                work=self.context_of(),
+            )
             heapq.heappush(self._waits, wait)
-            self._waiting[thread] = deadline
-            self._waiting_for[thread] = self.context_of()
             self._wait_of[thread] = wait
             self.changes += 1
             try:
@@ -120,8 +124,6 @@ class LocalClock:
             finally:
                 wait.done = True
                 self.changes += 1
-                self._waiting.pop(thread, None)
-                self._waiting_for.pop(thread, None)
                 self._wait_of.pop(thread, None)
 
     def waiting(self) -> dict[int, float]:
@@ -129,16 +131,12 @@ class LocalClock:
         look again (``wake_all``: its execution was stopped) is not waiting until it has
         looked: it may be about to end."""
         with self._lock:
-            return {t: d for t, d in self._waiting.items() if not self._wait_of[t].woken}
+            return {t: w.deadline for t, w in self._wait_of.items() if not w.woken}
 
     def waiting_for(self) -> list[tuple[float, frozenset[int]]]:
         """Each wait's instant, with what it is done for (``context_of`` in its thread)."""
         with self._lock:
-            return [
-                (self._waiting[t], self._waiting_for.get(t, frozenset()))
-                for t in self._waiting
-                if not self._wait_of[t].woken
-            ]
+            return [(w.deadline, w.work) for w in self._wait_of.values() if not w.woken]
 
     def next_deadline(self, besides: set[int] | frozenset[int] = frozenset()) -> float:
         """The earliest instant a wait is for (inf when nothing waits), leaving out the waits
