@@ -30,6 +30,8 @@ from tickwork_client.stack_api import BearerSigner, Signer, SigV4Signer
 __all__ = ["BearerSigner", "SigV4Signer", "Signer", "serving_dashboard"]
 
 LOOPBACK = "127.0.0.1"
+# How often the server looks whether it is asked to stop (socketserver's default is 0.5 s).
+SHUTDOWN_POLL = 0.05
 _PAGES = ("/", "/index.html", "/docs")
 _ASSETS = "/docs-assets/"
 _FORWARDED_REQUEST_HEADERS = ("content-type", "accept")
@@ -129,7 +131,7 @@ def serving_dashboard(
     bound = int(server.server_address[1])
     served.update(host=f"{LOOPBACK}:{bound}", port=str(bound), url=f"http://{LOOPBACK}:{bound}")
     thread = threading.Thread(
-        target=server.serve_forever, args=(0.05,), name="dashboard", daemon=True
+        target=server.serve_forever, args=(SHUTDOWN_POLL,), name="dashboard", daemon=True
     )
     thread.start()
     try:

@@ -12,6 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tickwork_local.http_api import SHUTDOWN_POLL
 from tickwork_local.server import LOOPBACK
 
 __all__ = ["Receiver"]
@@ -51,7 +52,9 @@ class Receiver:
 
         self.server = ThreadingHTTPServer((LOOPBACK, 0), Handler)
         self.url = f"http://{LOOPBACK}:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, args=(SHUTDOWN_POLL,), daemon=True
+        ).start()
 
     def close(self) -> None:
         self.server.shutdown()
