@@ -18,7 +18,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork.tracing import LazyTracer
 
-__all__ = ["Entry", "Handler"]
+__all__ = ["Entry", "Handler", "add_metric"]
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
@@ -74,7 +74,19 @@ class Entry:
         self.logger.thread_safe_append_keys(correlation_id=correlation_id)
 
     def count(self, name: str, value: float = 1) -> None:
-        self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        add_metric(self.metrics, name, MetricUnit.Count, value)
 
     def measure(self, name: str, milliseconds: float) -> None:
-        self.metrics.add_metric(name=name, unit=MetricUnit.Milliseconds, value=milliseconds)
+        add_metric(self.metrics, name, MetricUnit.Milliseconds, milliseconds)
+
+
+def add_metric(metrics: Metrics, name: str, unit: MetricUnit, value: float) -> None:
+    """Add a value to the invocation's metrics, or nothing while metrics are off.
+
+    Powertools keeps what is added while POWERTOOLS_METRICS_DISABLED is set (its flush then
+    clears nothing), so a warm function's values pile up across invocations; at a metric's 100th
+    value it prints them all, or fails the invocation if its namespace is unset."""
+    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+    if not is_metrics_disabled():
+        metrics.add_metric(name=name, unit=unit, value=value)

@@ -14,6 +14,7 @@ from tickwork.api.models import ErrorBody
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import ActionNotFound
+from tickwork.entry import add_metric
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
@@ -70,4 +71,4 @@ def found(action_id: str, deps: Dependencies) -> Action:
 
 
 def count(name: str) -> None:
-    metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
+    add_metric(metrics, name, MetricUnit.Count, 1)
