@@ -30,7 +30,7 @@ from tickwork.views import action_summary, action_view
 from tickwork_cli import render
 from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
 from tickwork_cli.outbox import outbox
-from tickwork_cli.start_flags import start_detail
+from tickwork_cli.start_flags import start_detail, start_options
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
 from tickwork_cli.templates import templates
@@ -252,76 +252,18 @@ def env_(context: Context) -> None:
 
 
 @cli.command()
-@click.option("--id", "action_id", help="Your key for the action (default: evt-<event id>).")
-@click.option(
-    "--at",
-    help="One-off at an ISO 8601 time, e.g. 2026-12-01T09:00:00+08:00, or at(2026-12-01T09:00:00)"
-    " read in --timezone.",
-)
-@click.option(
-    "--in", "in_", metavar="DURATION", help="One-off after a delay: 90s, 5m, 1h30m, 2d, PT5M."
-)
-@click.option("--cron", help='Cron: "30 * * * *" or "cron(0 9 ? * MON-FRI *)".')
-@click.option("--rate", help='Fixed interval: "rate(5 minutes)".')
-@click.option(
-    "--expression",
-    help='An EventBridge Scheduler expression as it is: "at(...)", "rate(...)" or "cron(...)".',
-)
-@click.option(
-    "--every",
-    type=click.Choice(["TEN_MINS", "HOURLY", "DAILY", "WEEKLY", "MONTHLY"], case_sensitive=False),
-    help="A frequency preset (first fire: --first, else one period from now).",
-)
-@click.option("--first", help="With --every: the first fire time (ISO 8601).")
-@click.option("--timezone", help="IANA zone for cron and local times (default UTC).")
-@click.option("--times", type=int, help="Total number of fires of a recurring action.")
-@click.option(
-    "--catch-up",
-    type=click.Choice(["ONCE", "SKIP", "ALL"], case_sensitive=False),
-    help="Fires missed in an outage: fire once late (ONCE, default), SKIP them, or run ALL "
-    "within --catch-up-window.",
-)
-@click.option("--catch-up-window", metavar="DURATION", help="With --catch-up ALL (default 1d).")
-@click.option(
-    "--misfire-threshold",
-    metavar="DURATION",
-    help="How late a fire may run before it counts as missed (default 60s).",
-)
-@click.option(
-    "--group", help='A group to list, count, pause and cancel it with (default "default").'
-)
-@click.option(
-    "--on-failure",
-    type=click.Choice(["CONTINUE", "PAUSE", "STOP"], case_sensitive=False),
-    help="After a fire fails past its retries: CONTINUE (a recurrence's default), PAUSE, or STOP.",
-)
-@click.option(
-    "--on-unknown-outcome",
-    type=click.Choice(["FAIL", "RETRY"], case_sensitive=False),
-    help="A claimed fire whose execution ended without saying whether it ran (aborted, lost): "
-    "record it failed (FAIL, default) or run it again with the same idempotency key (RETRY).",
-)
-@click.option(
-    "--action",
-    help="Action type (default TICK): SEND_NOTIFICATION, HTTP_REQUEST, SQS_MESSAGE, SNS_MESSAGE, "
-    "EVENTBRIDGE_EVENT, LAMBDA_INVOKE, STEP_FUNCTIONS_EXECUTION (data fields: README).",
-)
-@click.option("--data", help="The action's data as a JSON object.")
-@click.option(
-    "--role-arn",
-    help="AWS action types: the IAM role (under the stack's TargetRolePath) the fire assumes to "
-    "reach its target; without one the target must be on the stack's allow-list.",
-)
-@click.option("--metadata", help="Metadata as a JSON object (carried on every tick).")
+@start_options
 @click.option(
     "--wait", default=10.0, show_default=True, help="Seconds to wait for the action to be indexed."
 )
 @json_option
 @pass_context
-def schedule(context: Context, /, wait: float, as_json: bool, **flags: Any) -> None:
+def schedule(
+    context: Context, /, wait: float, as_json: bool, first: str | None, **flags: Any
+) -> None:
     """Publish a Schedule Start built from flags; exactly one of --at/--in/--cron/--rate/--every/
     --expression."""
-    detail = guard(lambda: start_detail(**flags))
+    detail = guard(lambda: start_detail(flags, first))
     _publish_start(context, detail, wait, as_json)
 
 

@@ -1,93 +1,83 @@
-"""A Schedule Start detail built from command-line flags."""
+"""`tickwork schedule`'s flags, one per Start field that has one, derived from ``START_FIELDS``
+(name, type, choices, help), and the Start detail they build."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import click
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.json_text import loads_strict
+from tickwork.domain.start_fields import START_FIELDS, StartField
 
-__all__ = ["start_detail"]
+__all__ = ["FIRST_FLAG", "start_detail", "start_options"]
+
+FLAGGED = tuple(spec for spec in START_FIELDS if spec.flag)
+WHEN_FLAGS = tuple(spec for spec in FLAGGED if spec.argument == "when")
+FIRST_FLAG = "--first"  # the command line's own: a frequency's first fire, sent as `at`
 
 
-def start_detail(
-    *,
-    action_id: str | None,
-    at: str | None,
-    in_: str | None,
-    cron: str | None,
-    rate: str | None,
-    every: str | None,
-    first: str | None,
-    timezone: str | None,
-    times: int | None,
-    action: str | None,
-    catch_up: str | None = None,
-    catch_up_window: str | None = None,
-    misfire_threshold: str | None = None,
-    data: str | None,
-    metadata: str | None,
-    expression: str | None = None,
-    group: str | None = None,
-    on_failure: str | None = None,
-    on_unknown_outcome: str | None = None,
-    role_arn: str | None = None,
-) -> dict[str, Any]:
-    whens = {
-        "--at": at,
-        "--in": in_,
-        "--cron": cron,
-        "--rate": rate,
-        "--every": every,
-        "--expression": expression,
-    }
-    given = [flag for flag, value in whens.items() if value is not None]
+def _option(spec: StartField) -> Callable[[Any], Any]:
+    kind: Any = None
+    if spec.choices:
+        kind = click.Choice(spec.choices, case_sensitive=False)
+    elif spec.type == "integer":
+        kind = int
+    assert spec.flag is not None
+    return click.option(
+        spec.flag, spec.attribute, type=kind, metavar=spec.metavar, help=spec.help()
+    )
+
+
+def start_options[F: Callable[..., Any]](command: F) -> F:
+    """``command`` with a flag for each Start field that has one, in the fields' order, and
+    ``--first``."""
+    command = click.option(
+        FIRST_FLAG,
+        "first",
+        metavar="TIME",
+        help="With --every: its first fire, an ISO 8601 time (sent as the Start's at).",
+    )(command)
+    for spec in reversed(FLAGGED):
+        command = _option(spec)(command)
+    return command
+
+
+def start_detail(flags: Mapping[str, Any], first: str | None = None) -> dict[str, Any]:
+    """The Start detail the flags (by field attribute, as ``start_options`` names them) ask
+    for; a refusal names the flag."""
+    given = [spec.flag for spec in WHEN_FLAGS if flags.get(spec.attribute) is not None]
     if len(given) != 1:
+        choices = ", ".join(f"{spec.flag} {_metavar(spec)}" for spec in WHEN_FLAGS)
         raise ValidationFailed.of(
             "when",
-            f"{'no' if not given else ' and '.join(given)} when given",
-            "give exactly one of --at TIME, --in DURATION, --cron EXPR, --rate EXPR, "
-            "--every PRESET, --expression EXPR",
+            f"{'no' if not given else ' and '.join(map(str, given))} when given",
+            f"give exactly one of {choices}",
         )
     detail: dict[str, Any] = {}
-    if action_id:
-        detail["id"] = action_id
-    if at is not None:
-        detail["at"] = at
-    if in_ is not None:
-        detail["delay"] = in_
-    if cron is not None:
-        detail["cron"] = cron
-    if rate is not None:
-        detail["rate"] = rate
-    if expression is not None:
-        detail["scheduleExpression"] = expression
-    if every is not None:
-        detail["frequency"] = every.upper()
-        if first:
-            detail["at"] = first
-    if timezone:
-        detail["timezone"] = timezone
-    if times is not None:
-        detail["executionRemainder"] = times
-    if action:
-        detail["action"] = action
-    for key, value in (
-        ("catchUp", catch_up and catch_up.upper()),
-        ("catchUpWindow", catch_up_window),
-        ("misfireThreshold", misfire_threshold),
-        ("group", group),
-        ("onFailure", on_failure and on_failure.upper()),
-        ("onUnknownOutcome", on_unknown_outcome and on_unknown_outcome.upper()),
-        ("roleArn", role_arn),
-    ):
-        if value is not None:
-            detail[key] = value
-    for flag, text, key in (("--data", data, "data"), ("--metadata", metadata, "metadata")):
-        if text is not None:
-            detail[key] = _json_object(flag, text)
+    for spec in FLAGGED:
+        value = flags.get(spec.attribute)
+        if value is None:
+            continue
+        if spec.type == "object":
+            value = _json_object(str(spec.flag), value)
+        elif spec.choices:
+            value = value.upper()
+        detail[spec.name] = value
+    if first is not None:
+        if "frequency" not in detail:
+            raise ValidationFailed.of(
+                FIRST_FLAG, "is the first fire of --every", "give --every too, or use --at"
+            )
+        detail["at"] = first
     return detail
+
+
+def _metavar(spec: StartField) -> str:
+    return spec.metavar or ("PRESET" if spec.choices else "EXPR")
 
 
 def _json_object(flag: str, text: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ boto3 is injected (an EventBridge client); nothing of the stack's runtime is imp
 from __future__ import annotations
 
 import json
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,7 @@ from tickwork.domain.action import FINISHED, Status
 from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.identifiers import check_action_id, check_group
+from tickwork.domain.start_fields import DEFAULT_ACTION, START_FIELDS
 from tickwork.domain.start_request import check_payload_size, parse_start_detail
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import iso, parse_iso
@@ -46,18 +48,10 @@ _PUT_ATTEMPTS = 3
 _PASSING = {"ThrottlingException", "InternalFailure", "InternalException"}  # worth a retry
 _STATUSES = tuple(str(status) for status in Status)
 _ENDED = {str(status) for status in FINISHED}
-# A Start's field, as the argument of schedule() that sets it.
-_ARGUMENTS = {
-    "executionRemainder": "times",
-    "startTime": "start",
-    "endTime": "end",
-    "catchUp": "catch_up",
-    "catchUpWindow": "catch_up",
-    "onFailure": "on_failure",
-    "onUnknownOutcome": "on_unknown_outcome",
-    "roleArn": "role_arn",
-    "id": "action_id",
-}
+# A Start's field, as the argument of schedule() that sets it, and the other way round. The
+# fields a When sets (at, cron, ...) keep their own names: the when is made of them.
+_FIELDS = {spec.argument: spec.name for spec in START_FIELDS if spec.argument not in (None, "when")}
+_ARGUMENTS = {name: argument for argument, name in _FIELDS.items()}
 
 
 class BusRefused(Exception):
@@ -200,7 +194,7 @@ class TickworkClient:
         action_id: str | None = None,
         when: When | datetime | timedelta | str | None = None,
         *,
-        action: str = "TICK",
+        action: str = DEFAULT_ACTION,
         data: dict[str, Any] | None = None,
         metadata: dict[str, Any] | None = None,
         group: str | None = None,
@@ -209,12 +203,13 @@ class TickworkClient:
         start: datetime | str | None = None,
         end: datetime | str | None = None,
         catch_up: str | None = None,
+        catch_up_window: str | timedelta | None = None,
+        misfire_threshold: str | timedelta | None = None,
         on_failure: str | None = None,
         on_unknown_outcome: str | None = None,
         role_arn: str | None = None,
     ) -> Published:
-        """Schedule ``action`` with ``data`` at ``when`` (a Start: an existing id is replaced).
-        ``times``: how many fires a recurrence makes; ``start``/``end``: its bounds."""
+        # The docstring is made from the Start fields' definitions: see _schedule_doc below.
         if when is None:
             raise ValidationFailed.of(
                 "when", "no time given", "pass when=datetime, timedelta, cron(), rate(), ..."
@@ -235,7 +230,7 @@ class TickworkClient:
                     "give an aware datetime (datetime(..., tzinfo=UTC) or ZoneInfo(...)), or "
                     "timezone= the zone it is in",
                 )
-        detail: dict[str, Any] = {} if action_id is None else {"id": action_id}
+        detail: dict[str, Any] = {} if action_id is None else {_FIELDS["action_id"]: action_id}
         detail.update(when_fields(when))
         if times is not None and detail.get("executionRemainder", times) != times:
             raise ValidationFailed.of(
@@ -243,21 +238,25 @@ class TickworkClient:
                 f"{times} fires, where the when says {detail['executionRemainder']}",
                 "give the count once: count= on the when, or times= here",
             )
-        optional = {
+        arguments = {
             "action": action,
             "data": data,
             "metadata": metadata,
             "group": group,
             "timezone": timezone,
-            "executionRemainder": times,
-            "startTime": _text(start),
-            "endTime": _text(end),
-            "catchUp": catch_up,
-            "onFailure": on_failure,
-            "onUnknownOutcome": on_unknown_outcome,
-            "roleArn": role_arn,
+            "times": times,
+            "start": _text(start),
+            "end": _text(end),
+            "catch_up": catch_up,
+            "catch_up_window": _span(catch_up_window),
+            "misfire_threshold": _span(misfire_threshold),
+            "on_failure": on_failure,
+            "on_unknown_outcome": on_unknown_outcome,
+            "role_arn": role_arn,
         }
-        detail.update({name: value for name, value in optional.items() if value is not None})
+        detail.update(
+            {_FIELDS[name]: value for name, value in arguments.items() if value is not None}
+        )
         try:
             return self.publish_start(detail)
         except ValidationFailed as refused:  # named as this call's arguments are
@@ -433,7 +432,45 @@ def _argument(field: str) -> str:
     """A problem's field named as schedule()'s argument, the Start's own name beside it."""
     head, dot, rest = field.partition(".")
     name = _ARGUMENTS.get(head)
-    return field if name is None else f"{name} ({head}{dot}{rest})"
+    return field if name is None or name == head else f"{name} ({head}{dot}{rest})"
+
+
+def _span(span: str | timedelta | None) -> str | None:
+    """A duration field's text: a timedelta as whole seconds ("90s"), a text as it is."""
+    if isinstance(span, timedelta):
+        return f"{span.total_seconds():g}s"
+    return span
+
+
+_WHEN = (
+    "a datetime (at; a naive one is read in timezone=), a timedelta (delay, from when the "
+    "stack takes the Start), or at(), cron(), rate(), every() of tickwork_client, or any "
+    "expression `tickwork next` takes"
+)
+
+
+def _schedule_doc() -> str:
+    """TickworkClient.schedule's docstring: each argument from its Start field's definition."""
+    lines = [
+        "Schedule ``action`` with ``data`` at ``when``: publish a Schedule Start (an existing",
+        "id is replaced), checked first as the stack checks it (``ValidationFailed`` names each",
+        "argument and its fix). Returns what was published and the next fire times.",
+        "",
+        "Arguments (the Start field each sets is in brackets):",
+    ]
+    whens = ", ".join(spec.name for spec in START_FIELDS if spec.argument == "when")
+    described = [(f"when [{whens}]", f"{_WHEN}.")] + [
+        (f"{spec.argument} [{spec.name}]", spec.text("client"))
+        for spec in START_FIELDS
+        if spec.argument and spec.argument != "when"
+    ]
+    for head, text in described:
+        lines.append(textwrap.fill(f"{head}: {text}", 92, initial_indent="    ",
+                                   subsequent_indent="        "))  # fmt: skip
+    return "\n".join(lines)
+
+
+TickworkClient.schedule.__doc__ = _schedule_doc()
 
 
 def _noted(action_id: str, note: str | None) -> dict[str, Any]:

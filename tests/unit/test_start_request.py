@@ -305,7 +305,7 @@ def test_recurrence_bounds_are_carried_into_the_schedule() -> None:
         pytest.param(
             {"duration": "5m", "data": ["a"]}, "data", "JSON object", id="data-not-object"
         ),
-        pytest.param({"id": "", "duration": "5m"}, "id", "string", id="empty-id"),
+        pytest.param({"id": "", "duration": "5m"}, "id", "1-200 characters", id="empty-id"),
         pytest.param(["duration", "5m"], "detail", "object", id="detail-not-object"),
     ],
 )

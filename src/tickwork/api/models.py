@@ -24,7 +24,8 @@ from pydantic.json_schema import SkipJsonSchema
 from tickwork.domain.action import Status
 from tickwork.domain.identifiers import ID_PATTERN, MAX_ID_LENGTH
 from tickwork.domain.preview import MAX_COUNT
-from tickwork.domain.start_request import StartDetail
+from tickwork.domain.start_fields import DEFAULT_TIMEZONE
+from tickwork.domain.start_request import StartDetail, described
 
 __all__ = [
     "ActionPage",
@@ -53,47 +54,6 @@ __all__ = [
     "request_field_names",
 ]
 
-_START_FIELDS = {
-    "id": "The action's id: unique, chosen by the caller (e.g. invoice:42:downgrade).",
-    "action": "The action type: a registered fulfillment (TICK, HTTP_REQUEST, ...).",
-    "data": "The action type's payload, checked against its schema.",
-    "metadata": "Passed through to every tick as is.",
-    "at": "When (one-off): an ISO 8601 time; local to timezone when it has no offset. "
-    "With frequency: the first time.",
-    "executionTime": "When (one-off): epoch milliseconds. With frequency: the first time.",
-    "duration": 'When (one-off): after this long, e.g. "90s", "5m", "1h30m", "2d", "PT5M".',
-    "delay": "Same as duration.",
-    "cron": 'When (recurring): 5-field cron "30 * * * *" or EventBridge "cron(0 9 ? * MON-FRI *)".',
-    "rate": 'When (recurring): "rate(5 minutes)".',
-    "frequency": "When (recurring): TEN_MINS, HOURLY, DAILY, WEEKLY or MONTHLY.",
-    "timezone": "IANA zone for cron and local times.",
-    "repeat": "Recurring schedules repeat; with executionRemainder it bounds the count.",
-    "executionRemainder": "Total number of fires.",
-    "startTime": "No fire before this ISO 8601 time.",
-    "endTime": "No fire after this ISO 8601 time.",
-    "scheduleExpression": 'When, as EventBridge Scheduler takes it: "at(2030-11-20T13:00:00)" '
-    '(read in timezone), "rate(5 minutes)" or "cron(0 9 ? * MON-FRI *)".',
-    "group": "A group of actions to list, count, pause and cancel together (1-64 of letters, "
-    'digits, - _ and .); default "default".',
-    "onFailure": "After a fire fails past its retries: CONTINUE with the next occurrence "
-    "(default for a recurrence), PAUSE, or STOP (FAILED; default for a one-off). The failed "
-    "fire is retryable by hand in every case.",
-    "onUnknownOutcome": "A fire whose execution ended after it was claimed but without a tick "
-    "or a failure report (aborted by hand, an error no Catch can take, lost in an outage) may "
-    "or may not have run: FAIL (default) records it failed, retryable by hand, so it runs at "
-    "most once; RETRY runs it again with the same idempotency key, so it runs at least once.",
-    "catchUp": "Missed fires after an outage: ONCE (default), SKIP or ALL.",
-    "roleArn": "The AWS action types: an IAM role (under the stack's TargetRolePath) the fire "
-    "assumes to reach its target, as an EventBridge Scheduler schedule's execution role; "
-    "without one the target must be on the stack's allow-list (the *TargetArns parameters).",
-}
-
-
-def _describe_start_fields(schema: dict[str, Any]) -> None:
-    for name, prop in schema.get("properties", {}).items():
-        if name in _START_FIELDS:
-            prop.setdefault("description", _START_FIELDS[name])
-
 
 class CreateAction(StartDetail):
     """A Schedule Start detail, exactly as on the bus, with its id required.
@@ -101,9 +61,7 @@ class CreateAction(StartDetail):
     Give exactly one "when": at, executionTime, duration, delay, cron, rate or frequency.
     """
 
-    model_config = ConfigDict(json_schema_extra=_describe_start_fields)
-
-    id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=f"^{ID_PATTERN.pattern}$")
+    id: str = described("id", ..., max_length=MAX_ID_LENGTH, pattern=f"^{ID_PATTERN.pattern}$")
 
 
 class UpdateAction(StartDetail):
@@ -111,8 +69,6 @@ class UpdateAction(StartDetail):
 
     Giving any "when" field replaces the stored one (and its other when fields).
     """
-
-    model_config = ConfigDict(json_schema_extra=_describe_start_fields)
 
     id: SkipJsonSchema[str | None] = None
 
@@ -130,21 +86,19 @@ class PreviewRequest(BaseModel):
         description='"30 * * * *", "cron(0 9 ? * MON-FRI *)", "rate(5 minutes)", '
         '"at(2030-11-20T13:00:00)", "DAILY", "1h30m" or an ISO 8601 time.',
     )
-    at: str | None = Field(default=None, description=_START_FIELDS["at"])
-    execution_time: int | None = Field(default=None, description=_START_FIELDS["executionTime"])
-    duration: str | None = Field(default=None, description=_START_FIELDS["duration"])
-    delay: str | None = Field(default=None, description=_START_FIELDS["delay"])
-    cron: str | None = Field(default=None, description=_START_FIELDS["cron"])
-    rate: str | None = Field(default=None, description=_START_FIELDS["rate"])
-    frequency: str | None = Field(default=None, description=_START_FIELDS["frequency"])
-    schedule_expression: str | None = Field(
-        default=None, description=_START_FIELDS["scheduleExpression"]
-    )
-    start_time: str | None = Field(default=None, description=_START_FIELDS["startTime"])
-    end_time: str | None = Field(default=None, description=_START_FIELDS["endTime"])
-    execution_remainder: int | None = Field(default=None, description="Total number of fires.")
-    repeat: bool | None = Field(default=None, description=_START_FIELDS["repeat"])
-    timezone: str = Field(default="UTC", description="IANA zone of cron and local times.")
+    at: str | None = described("at")
+    execution_time: int | None = described("executionTime")
+    duration: str | None = described("duration")
+    delay: str | None = described("delay")
+    cron: str | None = described("cron")
+    rate: str | None = described("rate")
+    frequency: str | None = described("frequency")
+    schedule_expression: str | None = described("scheduleExpression")
+    start_time: str | None = described("startTime")
+    end_time: str | None = described("endTime")
+    execution_remainder: int | None = described("executionRemainder")
+    repeat: bool | None = described("repeat")
+    timezone: str = described("timezone", DEFAULT_TIMEZONE)
     count: int = Field(default=5, ge=1, le=MAX_COUNT, description="How many fires to list.")
     after: AwareDatetime | None = Field(
         default=None, description="List the fires strictly after this time (default: now)."

@@ -60,6 +60,7 @@ def _document_action_data(schemas: dict[str, Any]) -> None:
     update as any one of them (the action field says which; the server checks the pair)."""
     from aws_lambda_powertools.event_handler.openapi.models import Schema
 
+    from tickwork.domain.start_fields import field_named
     from tickwork.fulfillment.defaults import builtin_data_models
 
     refs, named = [], []
@@ -82,9 +83,7 @@ def _document_action_data(schemas: dict[str, Any]) -> None:
             data.pop("additionalProperties", None)
             data["anyOf"] = refs
             data["description"] = (
-                "The action type's payload, checked against the schema of the action given: "
-                + "; ".join(named)
-                + "."
+                f"{field_named('data').text()} By action type: {'; '.join(named)}."
             )
             properties["data"] = Schema.model_validate(data)
 

@@ -16,7 +16,9 @@ from tickwork.domain.errors import ValidationFailed
 __all__ = [
     "DEFAULT_GROUP",
     "GROUP_PATTERN",
+    "GROUP_RULE",
     "ID_PATTERN",
+    "ID_RULE",
     "MAX_ID_LENGTH",
     "PREFIX_PATTERN",
     "check_action_id",
@@ -32,10 +34,12 @@ PREFIX_PATTERN = re.compile(rf"[A-Za-z0-9:_\-.@+=]{{1,{MAX_ID_LENGTH}}}")
 DEFAULT_GROUP = "default"
 # EventBridge Scheduler's schedule group names: 1-64 of letters, digits, - _ and .
 GROUP_PATTERN = re.compile(r"[0-9A-Za-z_.-]{1,64}")
-_ID_FIX = (
-    f"use 1-{MAX_ID_LENGTH} characters: letters, digits and : _ - . @ + =, "
+ID_RULE = (
+    f"1-{MAX_ID_LENGTH} characters: letters, digits and : _ - . @ + =, "
     "starting with a letter or digit"
 )
+GROUP_RULE = "1-64 of letters, digits and - _ . (as EventBridge Scheduler's schedule groups)"
+_ID_FIX = f"use {ID_RULE}"
 
 
 def check_action_id(action_id: Any, field: str = "id") -> str:
@@ -49,8 +53,7 @@ def check_group(group: Any, field: str = "group") -> str:
         raise ValidationFailed.of(
             field,
             f"{str(group)[:80]!r} is not a group name",
-            "use 1-64 of letters, digits, - _ and . (as EventBridge Scheduler's schedule "
-            f'groups), e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
+            f'use {GROUP_RULE}, e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
         )
     return group
 

@@ -36,6 +36,14 @@ from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.rate import parse_rate
 from tickwork.domain.schedule.wallclock import load_zone, parse_local
+from tickwork.domain.start_fields import (
+    DEFAULT_ACTION,
+    DEFAULT_TIMEZONE,
+    MAX_OCCURRENCES,
+    MAX_PAYLOAD_BYTES,
+    MAX_ROLE_ARN_LENGTH,
+    field_named,
+)
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.storable import storable_problems
 from tickwork.domain.times import iso_exact, parse_epoch_ms
@@ -52,10 +60,9 @@ __all__ = [
     "StartRequest",
     "allowed_fields",
     "check_payload_size",
+    "described",
     "parse_start_detail",
 ]
-
-MAX_PAYLOAD_BYTES = 192 * 1024  # data and metadata together: the record, the event, the input
 
 ONE_OFF_FIELDS = ("at", "executionTime", "duration", "delay")
 RECURRING_FIELDS = ("cron", "rate", "frequency")
@@ -64,53 +71,49 @@ EXPRESSION_FIELD = "scheduleExpression"
 WHEN_FIELDS = (*ONE_OFF_FIELDS, *RECURRING_FIELDS, EXPRESSION_FIELD)
 _EXPRESSION_KINDS = {"at(": "at", "rate(": "rate", "cron(": "cron"}
 _AT_FORM = re.compile(r"at\((.*)\)", re.IGNORECASE | re.DOTALL)
-MAX_OCCURRENCES = 1_000_000
 MAX_HORIZON = timedelta(days=3_653)  # ten years: a first fire further away is refused
-_FIXES = {
-    "at": 'give an ISO 8601 time such as "2026-05-01T09:00:00Z"',
-    "executionTime": "give epoch milliseconds as an integer, such as 1767254400000",
-    "executionRemainder": "give the total number of fires as an integer of 1 or more",
-    "repeat": "give true or false",
-    "data": "give a JSON object",
-    "metadata": "give a JSON object",
-    "catchUp": "give ONCE (default), SKIP or ALL",
-    "onFailure": "give CONTINUE (default for a recurrence), PAUSE or STOP (default for a one-off)",
-    "onUnknownOutcome": "give FAIL (default: record the fire failed, retryable by hand) or RETRY "
-    "(run it again with the same idempotency key)",
-    EXPRESSION_FIELD: 'give "at(2030-11-20T13:00:00)", "rate(5 minutes)" or '
-    '"cron(0 9 ? * MON-FRI *)", as EventBridge Scheduler takes them',
-}
+
+
+def described(name: str, default: Any = None, *, factory: Any = None, **limits: Any) -> Any:
+    """A model field of the Start field ``name``: its description and example from its one
+    definition, ``default`` (or ``factory``) and pydantic ``limits`` as given."""
+    spec = field_named(name)
+    common = {"description": spec.text(), "examples": [spec.example], **limits}
+    if factory is not None:
+        return Field(default_factory=factory, **common)
+    return Field(default=default, **common)
 
 
 class StartDetail(BaseModel):
-    """The detail as sent; field names are the event's own (camelCase)."""
+    """The detail as sent; field names are the event's own (camelCase). Each field's meaning,
+    limits, default and example come from its one definition in ``START_FIELDS``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel)
 
-    id: str | None = Field(default=None, min_length=1)
-    action: str = Field(default="TICK", min_length=1)
-    data: dict[str, Any] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    at: str | None = None
-    execution_time: StrictInt | None = None
-    duration: str | None = None
-    delay: str | None = None
-    cron: str | None = None
-    rate: str | None = None
-    frequency: str | None = None
-    timezone: str = "UTC"
-    repeat: StrictBool = False
-    execution_remainder: StrictInt | None = None
-    start_time: str | None = None
-    end_time: str | None = None
-    catch_up: str | None = None
-    catch_up_window: str | None = None
-    misfire_threshold: str | None = None
-    schedule_expression: str | None = None
-    group: str | None = None
-    on_failure: str | None = None
-    on_unknown_outcome: str | None = None
-    role_arn: str | None = Field(default=None, min_length=1, max_length=2048)
+    id: str | None = described("id", min_length=1)
+    action: str = described("action", DEFAULT_ACTION, min_length=1)
+    data: dict[str, Any] = described("data", factory=dict)
+    metadata: dict[str, Any] = described("metadata", factory=dict)
+    at: str | None = described("at")
+    execution_time: StrictInt | None = described("executionTime")
+    duration: str | None = described("duration")
+    delay: str | None = described("delay")
+    cron: str | None = described("cron")
+    rate: str | None = described("rate")
+    frequency: str | None = described("frequency")
+    timezone: str = described("timezone", DEFAULT_TIMEZONE)
+    repeat: StrictBool = described("repeat", False)
+    execution_remainder: StrictInt | None = described("executionRemainder")
+    start_time: str | None = described("startTime")
+    end_time: str | None = described("endTime")
+    catch_up: str | None = described("catchUp")
+    catch_up_window: str | None = described("catchUpWindow")
+    misfire_threshold: str | None = described("misfireThreshold")
+    schedule_expression: str | None = described("scheduleExpression")
+    group: str | None = described("group")
+    on_failure: str | None = described("onFailure")
+    on_unknown_outcome: str | None = described("onUnknownOutcome")
+    role_arn: str | None = described("roleArn", min_length=1, max_length=MAX_ROLE_ARN_LENGTH)
 
 
 def allowed_fields() -> tuple[str, ...]:
@@ -173,7 +176,7 @@ def _expression_as_field(detail: dict[str, Any]) -> dict[str, Any]:
         raise ValidationFailed.of(
             EXPRESSION_FIELD,
             f"{str(expression)[:80]!r} is not an at(), rate() or cron() expression",
-            _FIXES[EXPRESSION_FIELD],
+            field_named(EXPRESSION_FIELD).fix_for(),
         )
     translated = {k: v for k, v in detail.items() if k != EXPRESSION_FIELD}
     translated[field] = text
@@ -248,7 +251,7 @@ def _failure_policy(text: str | None) -> FailurePolicy | None:
         return FailurePolicy(text.strip().upper())
     except ValueError:
         raise ValidationFailed.of(
-            "onFailure", f"{text!r} is not a failure policy", _FIXES["onFailure"]
+            "onFailure", f"{text!r} is not a failure policy", field_named("onFailure").fix_for()
         ) from None
 
 
@@ -259,7 +262,9 @@ def _unknown_outcome_policy(text: str | None) -> UnknownOutcomePolicy | None:
         return UnknownOutcomePolicy(text.strip().upper())
     except ValueError:
         raise ValidationFailed.of(
-            "onUnknownOutcome", f"{text!r} is not a policy", _FIXES["onUnknownOutcome"]
+            "onUnknownOutcome",
+            f"{text!r} is not a policy",
+            field_named("onUnknownOutcome").fix_for(),
         ) from None
 
 
@@ -271,7 +276,11 @@ def _catch_up(model: StartDetail) -> CatchUp:
             policy = CatchUpPolicy(model.catch_up.strip().upper())
         except ValueError:
             problems.append(
-                FieldProblem("catchUp", f"{model.catch_up!r} is not a policy", _FIXES["catchUp"])
+                FieldProblem(
+                    "catchUp",
+                    f"{model.catch_up!r} is not a policy",
+                    field_named("catchUp").fix_for(),
+                )
             )
     if model.catch_up_window is not None and policy is not CatchUpPolicy.ALL and not problems:
         problems.append(
@@ -310,7 +319,8 @@ def _problem(error: Any) -> FieldProblem:
         return FieldProblem(
             name, "is not a known field", f"{action}; allowed fields: {', '.join(allowed)}"
         )
-    return FieldProblem(name, error["msg"], _FIXES.get(name, "give a string"))
+    fix = field_named(name).fix_for() if name in allowed else "give a string"
+    return FieldProblem(name, error["msg"], fix)
 
 
 def _when_problems(whens: list[str]) -> list[FieldProblem]:
@@ -357,7 +367,9 @@ def _recurrence_problems(model: StartDetail, whens: list[str]) -> list[FieldProb
     if count is not None and count < 1:
         problems.append(
             FieldProblem(
-                "executionRemainder", f"{count} is less than 1", _FIXES["executionRemainder"]
+                "executionRemainder",
+                f"{count} is less than 1",
+                field_named("executionRemainder").fix_for(),
             )
         )
     elif count is not None and count > 1 and whens and not recurring:
