@@ -195,9 +195,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     )
     ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
-    ports.setdefault(
-        "rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws)
-    )
+    ports.setdefault("rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws))
     ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     # Without a batch machine (FireBatching=false), nothing is batched: it is never started.

@@ -26,8 +26,8 @@ FIELDS = SealedFields(
 
 def test_the_seal_matches_its_fields() -> None:
     seal = compute_seal(KEY, FIELDS)
-    assert seal.startswith("v4=")
-    assert len(seal) == len("v4=") + 32  # the HMAC cut to 128 bits: each write pays per byte
+    assert seal.startswith("v5=")
+    assert len(seal) == len("v5=") + 32  # the HMAC cut to 128 bits: each write pays per byte
     assert seal_matches(KEY, seal, FIELDS)
 
 
@@ -59,6 +59,7 @@ def test_a_seal_cut_shorter_or_relabelled_does_not_match() -> None:
         {"on_failure": "CONTINUE"},
         {"role_arn": "arn:aws:iam::123456789012:role/tickwork-targets/admin"},
         {"on_unknown_outcome": "RETRY"},
+        {"occurrence_changes": [["2026-03-07T13:00:00.000Z", None]]},
     ],
     ids=lambda change: next(iter(change)),
 )
@@ -97,6 +98,7 @@ def test_a_record_sealed_by_the_previous_version_still_holds() -> None:
         {"on_failure": "PAUSE"},
         {"catch_up": {"policy": "SKIP", "thresholdSeconds": 60.0}},
         {"on_unknown_outcome": "RETRY"},
+        {"occurrence_changes": [["2026-03-07T13:00:00.000Z", None]]},
     ],
     ids=lambda change: next(iter(change)),
 )
@@ -128,3 +130,24 @@ def test_a_v2_seal_holds_until_on_unknown_outcome_is_set_by_hand() -> None:
     policy = replace(FIELDS, on_failure="PAUSE")
     assert seal_matches(KEY, _v2_seal(policy), policy)
     assert not seal_matches(KEY, _v2_seal(policy), replace(policy, on_unknown_outcome="RETRY"))
+
+
+def _v4_seal(fields: SealedFields) -> str:
+    """A seal as version 4 wrote it: version 3's fields, the HMAC cut to 32 hex digits."""
+    whole = _whole_seal("v4", fields, ("on_unknown_outcome",))
+    return whole[: len("v4=") + 32]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        [["2026-03-07T13:00:00.000Z", None]],  # a skip added by hand would silence a fire
+        [["2026-03-07T13:00:00.000Z", "2026-03-07T12:00:01.000Z"]],  # a move would fire early
+    ],
+    ids=["skip", "move"],
+)
+def test_a_v4_seal_holds_until_an_occurrence_is_skipped_or_moved_by_hand(changes) -> None:
+    assert seal_matches(KEY, _v4_seal(FIELDS), FIELDS)
+    assert not seal_matches(KEY, _v4_seal(FIELDS), replace(FIELDS, occurrence_changes=changes))
+    moved = replace(FIELDS, occurrence_changes=changes)
+    assert seal_matches(KEY, compute_seal(KEY, moved), moved)

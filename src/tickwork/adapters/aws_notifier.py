@@ -45,9 +45,7 @@ def render(template: str, data: dict[str, str]) -> str:
 def fields_of(*parts: str | None, handlebars: bool = False) -> frozenset[str]:
     """The placeholders of a template's parts: a text's (tickwork fills it), or with
     ``handlebars`` an e-mail's subject, text and HTML (SES fills them)."""
-    return frozenset().union(
-        *(placeholders(part, handlebars=handlebars) for part in parts if part)
-    )
+    return frozenset().union(*(placeholders(part, handlebars=handlebars) for part in parts if part))
 
 
 def render_email(ses: Any, template: str, template_data: str) -> dict[str, Any]:
@@ -198,9 +196,7 @@ class AwsNotifier:
             f'{template_type} --subject "{{{{subject}}}}" --text "Hello {{{{name}}}}, ..."`'
         )
 
-    def _check_filled(
-        self, notification: Notification, fields: frozenset[str], where: str
-    ) -> None:
+    def _check_filled(self, notification: Notification, fields: frozenset[str], where: str) -> None:
         missing = sorted(fields - notification.template_data.keys())
         if missing:
             raise self._unfilled(notification, missing, where)

@@ -135,9 +135,7 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
             while True:
                 item = open_tab_item(self._tab, self._members, self._opened_at)
                 try:
-                    self._table.put_item(
-                        Item=item, ConditionExpression="attribute_not_exists(id)"
-                    )
+                    self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(id)")
                     break
                 except ClientError as error:
                     if error.response["Error"]["Code"] != "ConditionalCheckFailedException":

@@ -49,6 +49,7 @@ from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.naming import DIGEST_DIGITS, legacy_execution_name, name_with_digest
+from tickwork.domain.occurrence_changes import OccurrenceChange
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
     ChangeKind,
@@ -280,6 +281,27 @@ def _manual(item: dict[str, Any]) -> ManualFire:
     )
 
 
+def _change_item(change: OccurrenceChange) -> dict[str, Any]:
+    return _drop_none(
+        {
+            "scheduled": iso(change.scheduled),
+            "to": change.to and iso(change.to),
+            "requestedAt": iso(change.requested_at),
+            "note": change.note,
+        }
+    )
+
+
+def _change(item: dict[str, Any]) -> OccurrenceChange:
+    to = item.get("to")
+    return OccurrenceChange(
+        scheduled=parse_iso(item["scheduled"], "occurrenceChanges.scheduled"),
+        requested_at=parse_iso(item["requestedAt"], "occurrenceChanges.requestedAt"),
+        to=None if to is None else parse_iso(to, "occurrenceChanges.to"),
+        note=item.get("note"),
+    )
+
+
 def _failed_item(failed: FailedFire) -> dict[str, Any]:
     return _drop_none(
         {
@@ -413,6 +435,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "manualCount": action.manual.count or None,
         "asked": [_manual_item(m) for m in action.manual.asked] or None,
         "unresolved": [_failed_item(u) for u in action.unresolved] or None,
+        "occurrenceChanges": [_change_item(c) for c in action.occurrence_changes] or None,
     }
     return _to_dynamo(_drop_none(item))
 
@@ -471,4 +494,5 @@ def from_item(raw: dict[str, Any]) -> Action:
             asked=tuple(_manual(m) for m in item.get("asked", [])),
         ),
         unresolved=tuple(_failed(u) for u in item.get("unresolved", [])),
+        occurrence_changes=tuple(_change(c) for c in item.get("occurrenceChanges", [])),
     )

@@ -281,7 +281,8 @@ class ChangeResult(_Sparse):
     id: str
     outcome: str = Field(
         description="cancelled, paused, resumed, completed (resumed past its end), triggered, "
-        "retried, unchanged, or deferred (inside the lock: it applies after the imminent fire)."
+        "retried, skipped, moved, restored (a skip or move undone), unchanged, or deferred "
+        "(inside the lock: it applies after the imminent fire)."
     )
     status: Status
     execution_time: str | None = None
@@ -294,6 +295,12 @@ class ChangeResult(_Sparse):
     change: str | None = None
     applies_after: dict[str, Any] | None = None
     message: str | None = None
+    scheduled_time: str | None = Field(
+        default=None, description="A skip or move: the occurrence's time as its schedule has it."
+    )
+    fires_at: str | None = Field(
+        default=None, description="A move (or an undone skip): when that occurrence now fires."
+    )
 
 
 class BulkItem(_Sparse):

@@ -17,6 +17,7 @@ from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireKey, Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
+from tickwork.domain.occurrence_changes import MAX_CHANGES, OccurrenceChange
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import (
     MAX_UNRESOLVED,
@@ -148,6 +149,9 @@ class Action:
     # Set while the next fire is parked: further away than LaunchAheadSeconds, it has no
     # execution yet, and the pump starts one at this moment (usecases.pump).
     launch_at: datetime | None = None
+    # Occurrences skipped or moved by request (domain.occurrence_changes), in time order; each
+    # leaves once its occurrence is recorded.
+    occurrence_changes: tuple[OccurrenceChange, ...] = ()
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -373,9 +377,80 @@ class Action:
         return moved
 
     def _next_occurrence(self, next_fire: datetime) -> Action:
-        """On to the next occurrence: its fire time, no execution yet."""
+        """On to the next occurrence: its fire time, no execution yet; the changes of the
+        occurrences before it are done with."""
+        origin = self.origin_of(next_fire)
         return replace(
-            self, execution_time=next_fire, occurrence=self.occurrence + 1, execution_arn=None
+            self,
+            execution_time=next_fire,
+            occurrence=self.occurrence + 1,
+            execution_arn=None,
+            occurrence_changes=tuple(c for c in self.occurrence_changes if c.scheduled >= origin),
+        )
+
+    # --- single occurrences ------------------------------------------------------------------
+    def change_of(self, scheduled: datetime) -> OccurrenceChange | None:
+        """The change asked for the occurrence scheduled at ``scheduled``, if any."""
+        return next((c for c in self.occurrence_changes if c.scheduled == scheduled), None)
+
+    def origin_of(self, fire_time: datetime) -> datetime:
+        """The scheduled time of the occurrence that fires at ``fire_time``: a moved one's own,
+        else ``fire_time`` itself."""
+        moved = next((c for c in self.occurrence_changes if c.to == fire_time), None)
+        return fire_time if moved is None else moved.scheduled
+
+    def fire_time_of(self, scheduled: datetime) -> datetime:
+        """When the occurrence scheduled at ``scheduled`` fires: its moved time, if moved."""
+        change = self.change_of(scheduled)
+        return scheduled if change is None else change.fire_time()
+
+    def is_skipped(self, fire_time: datetime) -> bool:
+        change = self.change_of(self.origin_of(fire_time))
+        return change is not None and change.to is None
+
+    def occurrence_changed(
+        self, now: datetime, change: OccurrenceChange, reason: str, limits: Limits
+    ) -> Action:
+        """``change`` asked (replacing any earlier one of that occurrence). A move of the fire
+        the record is at moves that fire: its waiting execution is superseded (a new
+        generation), and the caller plans and launches the new one."""
+        kept = [c for c in self.occurrence_changes if c.scheduled != change.scheduled]
+        changes = tuple(sorted([*kept, change], key=lambda c: c.scheduled))[-MAX_CHANGES:]
+        return self._refired(now, changes, change.scheduled, reason, limits)
+
+    def occurrence_restored(
+        self, now: datetime, scheduled: datetime, reason: str, limits: Limits
+    ) -> Action:
+        """The change of the occurrence scheduled at ``scheduled`` undone: it fires as its
+        schedule says."""
+        changes = tuple(c for c in self.occurrence_changes if c.scheduled != scheduled)
+        return self._refired(now, changes, scheduled, reason, limits)
+
+    def _refired(
+        self,
+        now: datetime,
+        changes: tuple[OccurrenceChange, ...],
+        scheduled: datetime,
+        reason: str,
+        limits: Limits,
+    ) -> Action:
+        moved = replace(
+            self._moved(now, self.status, reason, limits.transitions),
+            occurrence_changes=changes,
+            changed_at=now,
+        )
+        at = self.execution_time
+        if self.status is not Status.PENDING or at is None or self.origin_of(at) != scheduled:
+            return moved
+        fire_at = moved.fire_time_of(scheduled)
+        if fire_at == at:
+            return moved
+        return replace(
+            moved,
+            execution_time=fire_at,
+            generation=self.generation + 1,
+            execution_arn=None,
+            launch_at=None,
         )
 
     # --- steering ---------------------------------------------------------------------------

@@ -111,7 +111,7 @@ class Resumed:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A missed occurrence was not run (catch-up policy)."""
+    """An occurrence was not run: missed (the catch-up policy) or skipped by request."""
 
     detail_type: ClassVar[DetailType] = DetailType.SKIPPED
     action_id: str
@@ -120,6 +120,7 @@ class Skipped:
     scheduled_time: datetime
     late_ms: int
     catch_up: str
+    reason: str = "missed"  # "missed; catch-up SKIP", or "skipped by request[: note]"
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -129,6 +130,7 @@ class Skipped:
             "scheduledTime": iso(self.scheduled_time),
             "lateMs": self.late_ms,
             "catchUp": self.catch_up,
+            "reason": self.reason,
         }
 
 

@@ -196,6 +196,28 @@ class ActionLocked(TickworkError):
         )
 
 
+class OccurrenceLocked(TickworkError):
+    """A skip or move of the imminent occurrence arrived inside its lock: it happens as
+    planned."""
+
+    def __init__(self, action_id: str, occurrence: int, fire_time: str, lock_seconds: int) -> None:
+        self.action_id = action_id
+        self.occurrence = occurrence
+        super().__init__(
+            f"occurrence {occurrence} of {action_id!r} fires at {fire_time} and is locked "
+            f"{lock_seconds}s before it: it happens as planned and can no longer be skipped or "
+            "moved"
+        )
+
+
+class NotRecurring(TickworkError):
+    """A request about one occurrence of a recurrence named a one-off."""
+
+    def __init__(self, action_id: str, wanted: str) -> None:
+        self.action_id = action_id
+        super().__init__(f"action {action_id!r} is a one-off: it has no occurrence to {wanted}")
+
+
 class ActionFinished(TickworkError):
     """A request that needs a live action (pause, resume, run now) named a finished one."""
 

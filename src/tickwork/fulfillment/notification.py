@@ -145,8 +145,9 @@ class NotificationData(FulfillmentData):
         empty or blank, is absent — a template using it is refused, never sent with a blank."""
         values = {
             name: value
-            for name, value in self.model_dump(by_alias=True, exclude=set(self.model_extra or {}))
-            .items()
+            for name, value in self.model_dump(
+                by_alias=True, exclude=set(self.model_extra or {})
+            ).items()
             if isinstance(value, str)
         }
         for name, value in (self.model_extra or {}).items():

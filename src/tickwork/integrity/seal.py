@@ -5,11 +5,12 @@ anything runs. A record altered outside tickwork (a console edit, a stolen write
 no longer matches its seal, and its fire ends as NO_ACTION. The seal binds the id, so fields
 copied from another action do not match either.
 
-Versions: ``v4`` (written now) covers the id, the action type, its data (the target), the
-metadata, the schedule, the catch-up, failure and unknown-outcome policies and the role the
-target is reached with, as the HMAC-SHA256 cut to its first 128 bits (32 hex digits; RFC 2104
-section 5 allows a cut to half the hash, and a forger still faces 2^128 guesses): every write
-of a record pays for its bytes. ``v3`` (written before) is the same seal uncut. ``v1`` and
+Versions: ``v5`` (written now) covers the id, the action type, its data (the target), the
+metadata, the schedule, the catch-up, failure and unknown-outcome policies, the role the
+target is reached with and the occurrences skipped or moved by request, as the HMAC-SHA256 cut
+to its first 128 bits (32 hex digits; RFC 2104 section 5 allows a cut to half the hash, and a
+forger still faces 2^128 guesses): every write of a record pays for its bytes. ``v4`` is the
+same without the skipped and moved occurrences; ``v3`` (written before) is ``v4`` uncut. ``v1`` and
 ``v2`` covered fewer fields: such a seal is still accepted, but only on a record whose newer
 fields are at their defaults, so an old seal cannot vouch for a role or a policy set by hand.
 
@@ -27,16 +28,17 @@ from tickwork.integrity.canonical import canonical_json
 
 __all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 
-SEAL_VERSION = "v4"
+SEAL_VERSION = "v5"
 # The fields each older seal version did not cover yet: such a seal vouches for a record only
 # while they hold their defaults (None).
 _NEWER_THAN = {
-    "v1": ("catch_up", "on_failure", "role_arn", "on_unknown_outcome"),
-    "v2": ("on_unknown_outcome",),
-    "v3": (),
-    "v4": (),
+    "v1": ("catch_up", "on_failure", "role_arn", "on_unknown_outcome", "occurrence_changes"),
+    "v2": ("on_unknown_outcome", "occurrence_changes"),
+    "v3": ("occurrence_changes",),
+    "v4": ("occurrence_changes",),
+    "v5": (),
 }
-_CUT = {"v4": 32}  # hex digits kept of the HMAC; the older versions keep all 64
+_CUT = {"v4": 32, "v5": 32}  # hex digits kept of the HMAC; the older versions keep all 64
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class SealedFields:
     on_failure: str | None = None
     role_arn: str | None = None
     on_unknown_outcome: str | None = None
+    # [[scheduled, to or None], ...] in wire form; None while no occurrence is changed
+    occurrence_changes: list[list[str | None]] | None = None
 
     def covered(self, version: str) -> dict[str, Any] | None:
         """The fields a seal of ``version`` covers; None if such a seal cannot vouch for them."""

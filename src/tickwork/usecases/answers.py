@@ -47,6 +47,9 @@ class Done(StrEnum):
     IGNORED = "ignored"
     REJECTED = "rejected"
     REFUSED = "refused"  # one action of a bulk change, refused (its error says why)
+    SKIPPED = "skipped"  # one occurrence skipped by request
+    MOVED = "moved"  # one occurrence moved by request
+    RESTORED = "restored"  # a skip or move of one occurrence undone
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,9 @@ class ChangeAnswer:
     change: ChangeKind | None = None  # deferred: which change waits
     applies_after: AppliesAfter | None = None
     message: str | None = None
+    scheduled_time: datetime | None = None  # a skip or move: the occurrence's scheduled time
+    fires_at: datetime | None = None  # a skip or move: when that occurrence now fires (None:
+    # skipped)
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -88,6 +94,8 @@ class ChangeAnswer:
             "change": str(self.change) if self.change else None,
             "appliesAfter": _applies_after(self.applies_after),
             "message": self.message,
+            "scheduledTime": iso(self.scheduled_time) if self.scheduled_time else None,
+            "firesAt": iso(self.fires_at) if self.fires_at else None,
         }
         return _present(wire)
 

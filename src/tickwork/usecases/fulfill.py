@@ -45,6 +45,7 @@ from tickwork.usecases.updates import Rule, update
 
 __all__ = ["fulfill_claimed"]
 
+_BY_REQUEST = "REQUEST"  # the policy a skip asked for one occurrence is announced with
 _TAMPERED = "the record's seal does not match: it was altered outside tickwork; nothing ran"
 
 
@@ -60,8 +61,11 @@ def fulfill_claimed(
     action = _current(fire, deps, read)
     _wait_until_due(fire, action, deps)
     now = deps.clock.now()
+    if action.is_skipped(fire.order.fire_at) and seal_holds(action, deps):
+        _skip(fire, action, now, deps, _BY_REQUEST)  # (a skip the seal does not vouch for
+        # is not taken: the claim's seal check ends that fire as tampered)
     if not action.catch_up.runs(fire.order.fire_at, now):
-        _skip(fire, action, now, deps)
+        _skip(fire, action, now, deps, str(action.catch_up.policy))
     action = _claim(fire, action, deps)
     return _run(fire, action, action.key_of(fire.order.occurrence), now, deps), action
 
@@ -226,10 +230,17 @@ def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
     return written.after
 
 
-def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> NoReturn:
-    """Record a missed occurrence as SKIPPED, schedule the next, end this execution."""
-    policy = str(action.catch_up.policy)
-    reason = {"reason": f"missed; catch-up {policy}"}
+def _skip(
+    fire: FireAttempt, action: Action, now: datetime, deps: Dependencies, policy: str
+) -> NoReturn:
+    """Record the occurrence as SKIPPED (missed, or skipped by request), schedule the next, end
+    this execution."""
+    if policy == _BY_REQUEST:
+        change = action.change_of(action.origin_of(fire.order.fire_at))
+        note = f": {change.note}" if change and change.note else ""
+        reason = {"reason": f"skipped by request{note}"}
+    else:
+        reason = {"reason": f"missed; catch-up {policy}"}
     skipped = _tick(fire, action, action.key_of(action.occurrence), now, Outcome.SKIPPED, reason)
     record_tick(skipped, deps)
     deps.publisher.publish(
@@ -239,7 +250,8 @@ def _skip(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) 
             action.occurrence,
             skipped.scheduled_time,
             skipped.late_ms,
-            policy,
+            str(action.catch_up.policy),
+            reason["reason"],
         )
     )
     late = (now - fire.order.fire_at).total_seconds()

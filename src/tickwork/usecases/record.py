@@ -174,11 +174,12 @@ def following_fire(
 ) -> datetime | None:
     """The next occurrence after this one. Occurrences missed in an outage that the catch-up
     policy does not run are passed over: the action's fires resume at the first one still worth
-    a fire."""
+    a fire. A moved occurrence counts from its own scheduled time, and the next fires at its
+    moved time if it was moved."""
     following = action.schedule.next_fire_time(
-        scheduled, occurrence, not_before=action.catch_up.resume_from(now)
+        action.origin_of(scheduled), occurrence, not_before=action.catch_up.resume_from(now)
     )
-    return following and ceil_ms(following)
+    return following and action.fire_time_of(ceil_ms(following))
 
 
 def _record_manual(

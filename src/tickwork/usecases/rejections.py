@@ -26,6 +26,4 @@ def announce_rejected(rejection: Rejected, deps: Dependencies) -> None:
     try:
         deps.rejections.keep(detail, deps.clock.now())
     except Exception as error:  # the event above is what a refusal owes its sender
-        _log.warning(
-            "rejection not kept", extra={"id": rejection.action_id, "error": str(error)}
-        )
+        _log.warning("rejection not kept", extra={"id": rejection.action_id, "error": str(error)})

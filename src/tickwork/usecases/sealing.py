@@ -5,6 +5,7 @@ from __future__ import annotations
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP
+from tickwork.domain.times import iso
 from tickwork.integrity.seal import SealedFields, compute_seal, seal_matches
 
 __all__ = ["seal_holds", "seal_of", "sealed_fields"]
@@ -24,6 +25,11 @@ def sealed_fields(action: Action) -> SealedFields:
         on_unknown_outcome=(
             None if action.on_unknown_outcome is None else str(action.on_unknown_outcome)
         ),
+        occurrence_changes=[
+            [iso(change.scheduled), None if change.to is None else iso(change.to)]
+            for change in action.occurrence_changes
+        ]
+        or None,
     )
 
 

@@ -1,0 +1,136 @@
+"""One occurrence of a recurrence under the user's control: skipped, or moved to another time,
+without touching the schedule.
+
+An occurrence is named by its time as the schedule has it (``scheduled``), never by a position
+that an outage or a catch-up could shift. A skipped occurrence still comes due: its execution
+records it SKIPPED ("skipped by request") at its time, and the recurrence goes on, as a
+catch-up skip does. A moved occurrence fires at ``to`` instead, which lies strictly between its
+neighbours' scheduled times, so no two occurrences ever meet and the next one is computed from
+the moved one's own scheduled time (a move earlier never fires the original time again).
+
+Pure: the use case (``usecases.occurrences``) reads the record, asks the questions here, and
+writes the change fenced on the record's version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.times import ceil_ms, iso_exact
+
+if TYPE_CHECKING:
+    from tickwork.domain.schedule import Schedule
+
+__all__ = [
+    "MAX_CHANGES",
+    "MAX_LOOKAHEAD",
+    "ChangeOfOccurrence",
+    "OccurrenceChange",
+    "neighbours",
+    "occurrence_at",
+    "occurrence_numbered",
+]
+
+MAX_CHANGES = 50  # skipped or moved occurrences a record holds at once
+MAX_LOOKAHEAD = 1_000  # how far ahead (in occurrences) one may be named by number
+_MS = timedelta(milliseconds=1)
+
+
+class ChangeOfOccurrence(StrEnum):
+    SKIP = "SKIP"
+    MOVE = "MOVE"
+
+
+@dataclass(frozen=True)
+class OccurrenceChange:
+    """``scheduled``: the occurrence's time as its schedule has it; ``to``: the time it fires
+    instead (None: it is skipped); ``requested_at`` and ``note``: when and why it was asked."""
+
+    scheduled: datetime
+    requested_at: datetime
+    to: datetime | None = None
+    note: str | None = None
+
+    @property
+    def kind(self) -> ChangeOfOccurrence:
+        return ChangeOfOccurrence.SKIP if self.to is None else ChangeOfOccurrence.MOVE
+
+    def fire_time(self) -> datetime:
+        return self.scheduled if self.to is None else self.to
+
+
+def occurrence_at(schedule: Schedule, moment: datetime, field: str = "at") -> datetime:
+    """``moment`` as an occurrence of ``schedule`` (to the millisecond), or refused naming
+    ``field``."""
+    wanted = ceil_ms(moment)
+    found = schedule.next_fire_time(wanted - _MS, 0)
+    if found is None or ceil_ms(found) != wanted:
+        near = f"; the first at or after it is {iso_exact(ceil_ms(found))}" if found else ""
+        raise ValidationFailed.of(
+            field,
+            f"{iso_exact(wanted)} is not an occurrence of the schedule{near}",
+            "give a time the schedule fires at (`tickwork next ID` lists them), or an "
+            "occurrence number",
+        )
+    return wanted
+
+
+def occurrence_numbered(
+    schedule: Schedule, number: int, current: int, current_time: datetime
+) -> datetime:
+    """The scheduled time of occurrence ``number``, counted on from occurrence ``current``
+    (due at ``current_time``, its scheduled time), or refused naming ``occurrence``."""
+    if number < current:
+        raise ValidationFailed.of(
+            "occurrence",
+            f"{number} has already come (the next is {current})",
+            f"give {current} or later",
+        )
+    if number - current > MAX_LOOKAHEAD:
+        raise ValidationFailed.of(
+            "occurrence",
+            f"{number} is more than {MAX_LOOKAHEAD:,} occurrences ahead of {current}",
+            f"give {current} to {current + MAX_LOOKAHEAD}, or the occurrence's time",
+        )
+    moment: datetime | None = current_time
+    for fired in range(current, number):
+        assert moment is not None
+        moment = schedule.next_fire_time(moment, fired)
+        if moment is None:
+            raise ValidationFailed.of(
+                "occurrence",
+                f"the schedule ends after occurrence {fired}",
+                f"give {current} to {fired}",
+            )
+    assert moment is not None
+    return ceil_ms(moment)
+
+
+def neighbours(
+    schedule: Schedule, scheduled: datetime, number: int
+) -> tuple[datetime | None, datetime | None]:
+    """The scheduled times of the occurrences before and after the one at ``scheduled``
+    (occurrence ``number``): a move must land strictly between them."""
+    after = schedule.next_fire_time(scheduled, number)
+    before = _previous(schedule, scheduled)
+    return before, (None if after is None else ceil_ms(after))
+
+
+def _previous(schedule: Schedule, scheduled: datetime) -> datetime | None:
+    """The schedule's fire before ``scheduled``: searched back a growing stretch at a time."""
+    reach = timedelta(minutes=1)
+    while reach < timedelta(days=800):
+        start = scheduled - reach
+        fire = schedule.next_fire_time(start - _MS, 0)
+        last = None
+        while fire is not None and ceil_ms(fire) < scheduled:
+            last = ceil_ms(fire)
+            fire = schedule.next_fire_time(fire, 0)
+        if last is not None:
+            return last
+        reach *= 4
+    return None

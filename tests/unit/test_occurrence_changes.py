@@ -1,0 +1,284 @@
+"""GIVEN a recurrence WHEN one occurrence is skipped or moved (by number or by its time), or
+that is undone THEN the schedule is untouched: a skipped occurrence comes due and is recorded
+SKIPPED without running, a moved one fires at its new time and the next one where the schedule
+has it (a move earlier never fires the original time again), and the imminent occurrence inside
+its lock, a time that is not an occurrence, a past one and a move past a neighbour are refused.
+And as a property: whatever skips, moves and undos are asked between fires, every occurrence
+is recorded once — FIRED at its (moved) time, or SKIPPED when skipped — in time order, never
+before its time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.unit import machine
+from tests.unit.fakes import fake_dependencies
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Status
+from tickwork.domain.errors import (
+    ActionNotFound,
+    NotRecurring,
+    OccurrenceLocked,
+    ValidationFailed,
+)
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import Outcome
+from tickwork.usecases.occurrences import (
+    Which,
+    move_occurrence,
+    restore_occurrence,
+    skip_occurrence,
+)
+from tickwork.usecases.start import StartCommand, start_action
+
+NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
+HOUR = timedelta(hours=1)
+
+
+def _deps(**detail: object) -> Dependencies:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "h", "rate": "rate(1 hour)", **detail}), deps)
+    return deps
+
+
+def _fire_next(deps: Dependencies) -> None:
+    """The record's next fire comes due and its execution runs."""
+    action = deps.records.get("h")
+    assert action is not None and action.execution_time is not None
+    deps.clock.current = max(deps.clock.current, action.execution_time)  # type: ignore[attr-defined]
+    machine.run(deps, machine.current(deps, "h"))
+
+
+def _history(deps: Dependencies) -> list[tuple[int, datetime, Outcome]]:
+    action = deps.records.get("h")
+    assert action is not None
+    return [(h.occurrence, h.scheduled_time, h.outcome) for h in action.history]
+
+
+def test_a_skipped_occurrence_is_recorded_skipped_and_the_next_fires() -> None:
+    deps = _deps()
+    answer = skip_occurrence("h", Which(number=2), "bank holiday", deps).to_wire()
+    assert answer["outcome"] == "skipped" and answer["occurrence"] == 2
+    assert answer["scheduledTime"] == "2026-03-07T14:00:00.000Z" and "firesAt" not in answer
+    for _ in range(3):
+        _fire_next(deps)
+    assert _history(deps) == [
+        (1, NOW + HOUR, Outcome.FIRED),
+        (2, NOW + 2 * HOUR, Outcome.SKIPPED),
+        (3, NOW + 3 * HOUR, Outcome.FIRED),
+    ]
+    (announced,) = deps.publisher.of_type(DetailType.SKIPPED)
+    assert (
+        announced["occurrence"] == 2 and announced["reason"] == "skipped by request: bank holiday"
+    )
+    action = deps.records.get("h")
+    assert action is not None
+    assert action.occurrence_changes == ()  # done with once recorded
+    assert any("occurrence 2" in t.reason and "skipped" in t.reason for t in action.transitions)
+
+
+def test_a_skip_by_time_undone_fires_as_scheduled() -> None:
+    deps = _deps()
+    skip_occurrence("h", Which(at=NOW + 2 * HOUR), None, deps)
+    answer = restore_occurrence("h", Which(number=2), None, deps).to_wire()
+    assert answer["outcome"] == "restored" and answer["firesAt"] == "2026-03-07T14:00:00.000Z"
+    assert restore_occurrence("h", Which(number=2), None, deps).outcome.value == "unchanged"
+    for _ in range(2):
+        _fire_next(deps)
+    assert [outcome for *_, outcome in _history(deps)] == [Outcome.FIRED, Outcome.FIRED]
+
+
+def test_moving_the_next_fire_supersedes_its_execution_and_the_schedule_goes_on() -> None:
+    deps = _deps()
+    waiting = machine.current(deps, "h")
+    later = NOW + HOUR + timedelta(minutes=30)
+    answer = move_occurrence("h", Which(number=1), later, "after the deploy", deps).to_wire()
+    assert answer["outcome"] == "moved" and answer["firesAt"] == "2026-03-07T13:30:00.000Z"
+    action = deps.records.get("h")
+    assert action is not None and action.execution_time == later and action.generation == 2
+    assert deps.executions.stopped == [deps.executions.execution_arn(waiting)]
+    deps.clock.current = NOW + HOUR  # the old execution wakes at the old time: it is superseded
+    assert machine.run(deps, waiting) is None
+    _fire_next(deps)
+    _fire_next(deps)
+    assert _history(deps) == [(1, later, Outcome.FIRED), (2, NOW + 2 * HOUR, Outcome.FIRED)]
+
+
+def test_a_move_earlier_never_fires_the_original_time_again() -> None:
+    deps = _deps()
+    earlier = NOW + HOUR + timedelta(minutes=40)
+    move_occurrence("h", Which(at=NOW + 2 * HOUR), earlier, None, deps)
+    for _ in range(3):
+        _fire_next(deps)
+    assert _history(deps) == [
+        (1, NOW + HOUR, Outcome.FIRED),
+        (2, earlier, Outcome.FIRED),
+        (3, NOW + 3 * HOUR, Outcome.FIRED),
+    ]
+
+
+def test_the_imminent_occurrence_inside_its_lock_is_fixed() -> None:
+    deps = _deps()
+    deps.clock.current = NOW + HOUR - timedelta(seconds=30)  # type: ignore[attr-defined]
+    with pytest.raises(OccurrenceLocked):
+        skip_occurrence("h", Which(number=1), None, deps)
+    with pytest.raises(OccurrenceLocked):
+        move_occurrence("h", Which(number=1), NOW + HOUR + timedelta(minutes=5), None, deps)
+    # the one after it is not locked
+    assert skip_occurrence("h", Which(number=2), None, deps).outcome.value == "skipped"
+
+
+@pytest.mark.parametrize(
+    ("which", "to", "field"),
+    [
+        (Which(at=NOW + HOUR + timedelta(minutes=7)), None, "at"),  # not an occurrence
+        (Which(number=0), None, "occurrence"),  # already come
+        (Which(number=2), NOW + 3 * HOUR, "to"),  # onto its neighbour
+        (Which(number=2), NOW + HOUR, "to"),  # onto the one before
+        (Which(number=1), NOW - HOUR, "to"),  # into the past
+        (Which(number=5_000), None, "occurrence"),  # too far ahead
+    ],
+)
+def test_a_bad_request_is_refused_naming_the_field_and_writes_nothing(
+    which: Which, to: datetime | None, field: str
+) -> None:
+    deps = _deps()
+    before = deps.records.get("h")
+    with pytest.raises(ValidationFailed) as refused:
+        if to is None:
+            skip_occurrence("h", which, None, deps)
+        else:
+            move_occurrence("h", which, to, None, deps)
+    assert [p.field for p in refused.value.problems] == [field]
+    assert refused.value.problems[0].fix
+    assert deps.records.get("h") == before
+
+
+def test_the_last_occurrence_of_a_bounded_schedule_is_the_end_of_what_can_be_named() -> None:
+    deps = _deps(executionRemainder=3)
+    assert skip_occurrence("h", Which(number=3), None, deps).outcome.value == "skipped"
+    with pytest.raises(ValidationFailed) as refused:
+        skip_occurrence("h", Which(number=4), None, deps)
+    assert "ends with occurrence 3" in refused.value.problems[0].problem
+
+
+def test_a_one_off_and_an_unknown_id_are_refused() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "once", "duration": "1h"}), deps)
+    with pytest.raises(NotRecurring):
+        skip_occurrence("once", Which(number=1), None, deps)
+    with pytest.raises(ActionNotFound):
+        skip_occurrence("nobody", Which(number=1), None, deps)
+
+
+def test_a_paused_action_takes_skips_and_keeps_them_on_resume() -> None:
+    from tickwork.usecases.pause import pause_action, resume_action
+
+    deps = _deps()
+    pause_action("h", None, deps)
+    skip_occurrence("h", Which(number=1), None, deps)
+    resume_action("h", None, deps)
+    action = deps.records.get("h")
+    assert action is not None and action.status is Status.PENDING
+    _fire_next(deps)
+    _fire_next(deps)
+    assert [outcome for *_, outcome in _history(deps)] == [Outcome.SKIPPED, Outcome.FIRED]
+
+
+# --- as a property ------------------------------------------------------------------------
+_asks = st.lists(
+    st.tuples(
+        st.sampled_from(["skip", "move", "restore"]),
+        st.integers(min_value=0, max_value=4),  # how far past the next occurrence
+        st.integers(min_value=-59, max_value=59),  # a move's minutes from its scheduled time
+        st.booleans(),  # named by its time (else by its number)
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rounds=st.lists(_asks, min_size=6, max_size=6))
+def test_every_occurrence_is_recorded_once_in_order_and_never_early(
+    rounds: list[list[tuple[str, int, int, bool]]],
+) -> None:
+    deps = _deps(executionRemainder=6)
+    skipped: dict[datetime, bool] = {}  # scheduled time → skipped, as last asked
+    moved: dict[datetime, datetime] = {}
+    for asks in rounds:
+        action = deps.records.get("h")
+        assert action is not None
+        if action.status is not Status.PENDING:
+            break
+        for kind, ahead, minutes, by_time in asks:
+            number = action.occurrence + ahead
+            scheduled = NOW + number * HOUR
+            which = Which(at=scheduled) if by_time else Which(number=number)
+            try:
+                if kind == "skip":
+                    skip_occurrence("h", which, None, deps)
+                    skipped[scheduled] = True
+                    moved.pop(scheduled, None)
+                elif kind == "move":
+                    to = scheduled + timedelta(minutes=minutes or 1)
+                    move_occurrence("h", which, to, None, deps)
+                    moved[scheduled], skipped[scheduled] = to, False
+                else:
+                    restore_occurrence("h", which, None, deps)
+                    skipped[scheduled] = False
+                    moved.pop(scheduled, None)
+            except (ValidationFailed, OccurrenceLocked):
+                pass  # past the schedule's end, or into the past: refused, nothing written
+        _fire_next(deps)
+    while (action := deps.records.get("h")) is not None and action.status is Status.PENDING:
+        _fire_next(deps)
+    assert action is not None and action.status is Status.COMPLETED
+    history = _history(deps)
+    assert [number for number, *_ in history] == [1, 2, 3, 4, 5, 6]
+    times = [at for _, at, _ in history]
+    assert times == sorted(times) and len(set(times)) == 6
+    for number, at, outcome in history:
+        scheduled = NOW + number * HOUR
+        expected_at = moved.get(scheduled, scheduled)
+        assert at == expected_at, (number, at, expected_at)
+        assert outcome is (Outcome.SKIPPED if skipped.get(scheduled) else Outcome.FIRED)
+    for entry in deps.records.get("h").history:  # type: ignore[union-attr]
+        assert entry.actual_time >= entry.scheduled_time  # never early
+
+
+# --- the seal -----------------------------------------------------------------------------
+def _sealed_deps() -> Dependencies:
+    deps = fake_dependencies(NOW, seal_secret_id="seal")
+    deps.secrets.values["seal"] = b"the-seal-key"  # type: ignore[attr-defined]
+    start_action(StartCommand({"id": "h", "rate": "rate(1 hour)"}), deps)
+    return deps
+
+
+def test_a_skip_asked_through_tickwork_is_sealed_and_taken() -> None:
+    deps = _sealed_deps()
+    skip_occurrence("h", Which(number=1), None, deps)
+    _fire_next(deps)
+    assert [outcome for *_, outcome in _history(deps)] == [Outcome.SKIPPED]
+
+
+def test_a_skip_written_by_hand_is_not_taken_and_the_fire_ends_as_tampered() -> None:
+    """A change the seal does not vouch for (a console edit) never silences a fire quietly."""
+    from dataclasses import replace
+
+    from tickwork.domain.occurrence_changes import OccurrenceChange
+
+    deps = _sealed_deps()
+    action = deps.records.get("h")
+    assert action is not None and action.execution_time is not None
+    forged = replace(
+        action,
+        occurrence_changes=(OccurrenceChange(action.execution_time, NOW),),
+        version=action.version + 1,
+    )
+    deps.records.save(forged, expected_version=action.version)
+    _fire_next(deps)
+    assert [outcome for *_, outcome in _history(deps)] == [Outcome.NO_ACTION]
