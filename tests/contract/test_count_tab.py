@@ -265,9 +265,7 @@ def test_a_tab_read_open_that_settles_meanwhile_still_counts_each_change_once(
     for action_id in ids:  # the next writes drop what the settled tabs left on the records
         current = stores.records.get(action_id)
         assert current is not None
-        stores.records.save(
-            replace(current, version=current.version + 1), current.version
-        )
+        stores.records.save(replace(current, version=current.version + 1), current.version)
     assert stores.tabs.settle(f"{BATCH}#0") == 0 and stores.tabs.settle("b-2-next#0") == 0
     assert (_counts(stores), _fired(stores)) == ((2, 0), 2)
 

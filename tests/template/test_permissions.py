@@ -335,8 +335,14 @@ def run_every_path(s: Scenario) -> None:
     # Fulfill: two due fires (claim, concurrency slot), a far fire woken early (its next leg),
     # a missed fire under catchUp SKIP (Schedule Skipped).
     s.start({"id": "perm:once", "at": soon(1)})
-    s.start({"id": "perm:twice", "rate": "rate(4 minutes)", "startTime": soon(1),
-             "executionRemainder": 2})  # fmt: skip  (its next fire inside the horizon)
+    s.start(
+        {
+            "id": "perm:twice",
+            "rate": "rate(4 minutes)",
+            "startTime": soon(1),
+            "executionRemainder": 2,
+        }
+    )  # fmt: skip  (its next fire inside the horizon)
     time.sleep(1.2)
     # Both TICK slots held by others: the fire waits for one (its wait counted), then runs.
     slots = s.stack.outputs["SlotsTableName"]

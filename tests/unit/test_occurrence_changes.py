@@ -77,7 +77,12 @@ def test_a_skipped_occurrence_is_recorded_skipped_and_the_next_fires() -> None:
     )
     action = deps.records.get("h")
     assert action is not None
-    assert action.occurrence_changes == ()  # done with once recorded
+    assert [c.scheduled for c in action.occurrence_changes] == [NOW + 2 * HOUR]  # kept, sealed
+    # the next change sealed drops the ones done with
+    skip_occurrence("h", Which(number=5), None, deps)
+    after = deps.records.get("h")
+    assert after is not None
+    assert [c.scheduled for c in after.occurrence_changes] == [NOW + 5 * HOUR]
     assert any("occurrence 2" in t.reason and "skipped" in t.reason for t in action.transitions)
 
 
@@ -258,11 +263,16 @@ def _sealed_deps() -> Dependencies:
     return deps
 
 
-def test_a_skip_asked_through_tickwork_is_sealed_and_taken() -> None:
+def test_skips_and_moves_asked_through_tickwork_are_sealed_and_taken() -> None:
     deps = _sealed_deps()
     skip_occurrence("h", Which(number=1), None, deps)
-    _fire_next(deps)
-    assert [outcome for *_, outcome in _history(deps)] == [Outcome.SKIPPED]
+    move_occurrence("h", Which(number=2), NOW + 2 * HOUR + timedelta(minutes=5), None, deps)
+    skip_occurrence("h", Which(number=3), None, deps)
+    for _ in range(4):
+        _fire_next(deps)
+    assert [outcome for *_, outcome in _history(deps)] == [
+        Outcome.SKIPPED, Outcome.FIRED, Outcome.SKIPPED, Outcome.FIRED
+    ]  # fmt: skip
 
 
 def test_a_skip_written_by_hand_is_not_taken_and_the_fire_ends_as_tampered() -> None:

@@ -30,6 +30,8 @@ from tickwork.domain.errors import (
     ActionNotRetryable,
     FieldProblem,
     ManualFiresInFlight,
+    NotRecurring,
+    OccurrenceLocked,
     TickworkError,
     ValidationFailed,
 )
@@ -84,6 +86,28 @@ def register(app: APIGatewayHttpResolver) -> None:
                     "id",
                     "is a one-off inside its lock: its only fire is about to happen",
                     "let it fire, then schedule it again if needed",
+                )
+            ],
+        ),
+        OccurrenceLocked: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "occurrence",
+                    f"occurrence {e.occurrence} is inside its lock: it happens as planned",
+                    "skip or move a later occurrence, or let this one fire",
+                )
+            ],
+        ),
+        NotRecurring: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "is a one-off: its only fire is the action itself",
+                    f"cancel it (DELETE /actions/{e.action_id}) or change its time (PATCH)",
                 )
             ],
         ),

@@ -42,7 +42,11 @@ __all__ = [
     "FireCounts",
     "FireTime",
     "HistoryEntry",
+    "MoveRequest",
     "NoteRequest",
+    "OccurrenceList",
+    "OccurrenceRequest",
+    "OccurrenceView",
     "Preview",
     "PreviewRequest",
     "Problem",
@@ -122,6 +126,30 @@ class RunNowRequest(BaseModel):
         min_length=1,
         max_length=200,
         description="Your id for this request: sending it again does not fire again.",
+    )
+
+
+class OccurrenceRequest(BaseModel):
+    """One occurrence of a recurrence, by its number or by its scheduled time (exactly one)."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, frozen=True)
+
+    occurrence: int | None = Field(
+        default=None,
+        ge=1,
+        description="Its number (the next is the record's occurrence; GET "
+        "/actions/{id}/occurrences lists them).",
+    )
+    at: AwareDatetime | None = Field(
+        default=None, description="Its time as the schedule has it (ISO 8601 with an offset)."
+    )
+    note: str | None = Field(default=None, max_length=500, description="Why: kept in the history.")
+
+
+class MoveRequest(OccurrenceRequest):
+    to: AwareDatetime = Field(
+        description="When it fires instead: in the future, strictly between the occurrences "
+        "before and after it."
     )
 
 
@@ -301,6 +329,23 @@ class ChangeResult(_Sparse):
     fires_at: str | None = Field(
         default=None, description="A move (or an undone skip): when that occurrence now fires."
     )
+
+
+class OccurrenceView(_Sparse):
+    occurrence: int
+    scheduled_time: str = Field(description="Its time as the schedule has it.")
+    fires_at: str | None = Field(
+        default=None, description="When it fires: its moved time if moved; left out if skipped."
+    )
+    skipped: bool = False
+    moved: bool = False
+    note: str | None = None
+
+
+class OccurrenceList(_Response):
+    id: str
+    status: Status
+    occurrences: list[OccurrenceView]
 
 
 class BulkItem(_Sparse):

@@ -25,6 +25,7 @@ from tickwork.api import (
     action_routes,
     docs_page,
     errors,
+    occurrence_routes,
     rejection_routes,
     schedule_routes,
     steering_routes,
@@ -106,6 +107,7 @@ errors.register(app)
 for module in (
     action_routes,
     steering_routes,
+    occurrence_routes,
     schedule_routes,
     rejection_routes,
     docs_page,

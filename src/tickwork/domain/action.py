@@ -377,15 +377,10 @@ class Action:
         return moved
 
     def _next_occurrence(self, next_fire: datetime) -> Action:
-        """On to the next occurrence: its fire time, no execution yet; the changes of the
-        occurrences before it are done with."""
-        origin = self.origin_of(next_fire)
+        """On to the next occurrence: its fire time, no execution yet. (The changes of the
+        occurrences before it stay, under the seal, until the next change is sealed.)"""
         return replace(
-            self,
-            execution_time=next_fire,
-            occurrence=self.occurrence + 1,
-            execution_arn=None,
-            occurrence_changes=tuple(c for c in self.occurrence_changes if c.scheduled >= origin),
+            self, execution_time=next_fire, occurrence=self.occurrence + 1, execution_arn=None
         )
 
     # --- single occurrences ------------------------------------------------------------------
@@ -414,7 +409,7 @@ class Action:
         """``change`` asked (replacing any earlier one of that occurrence). A move of the fire
         the record is at moves that fire: its waiting execution is superseded (a new
         generation), and the caller plans and launches the new one."""
-        kept = [c for c in self.occurrence_changes if c.scheduled != change.scheduled]
+        kept = [c for c in self._coming_changes() if c.scheduled != change.scheduled]
         changes = tuple(sorted([*kept, change], key=lambda c: c.scheduled))[-MAX_CHANGES:]
         return self._refired(now, changes, change.scheduled, reason, limits)
 
@@ -423,8 +418,16 @@ class Action:
     ) -> Action:
         """The change of the occurrence scheduled at ``scheduled`` undone: it fires as its
         schedule says."""
-        changes = tuple(c for c in self.occurrence_changes if c.scheduled != scheduled)
+        changes = tuple(c for c in self._coming_changes() if c.scheduled != scheduled)
         return self._refired(now, changes, scheduled, reason, limits)
+
+    def _coming_changes(self) -> tuple[OccurrenceChange, ...]:
+        """The changes of the occurrence the record is at and those after it: the ones before
+        are done with (dropped when a change is written, and the record sealed again)."""
+        if self.execution_time is None:
+            return ()
+        origin = self.origin_of(self.execution_time)
+        return tuple(c for c in self.occurrence_changes if c.scheduled >= origin)
 
     def _refired(
         self,
