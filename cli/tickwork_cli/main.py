@@ -29,6 +29,8 @@ from tickwork.usecases.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
 from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
+from tickwork_cli.occurrences import COMMANDS as OCCURRENCE_COMMANDS
+from tickwork_cli.occurrences import coming_occurrences
 from tickwork_cli.outbox import outbox
 from tickwork_cli.start_flags import start_detail, start_options
 from tickwork_cli.steering import COMMANDS
@@ -399,7 +401,13 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
 
 
 @cli.command(name="next")
-@click.argument("expression")
+@click.argument("expression", required=False)
+@click.option(
+    "--id",
+    "action_id",
+    help="Instead of an expression: the coming occurrences of this action, with its skipped "
+    "and moved ones (reads the stack).",
+)
 @click.option(
     "--timezone", default="UTC", show_default=True, help="IANA zone the expression is read in."
 )
@@ -407,17 +415,35 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
 @click.option("--after", help="List the fires strictly after this ISO 8601 time (default: now).")
 @click.option("--first", help="With a frequency preset: its first fire time.")
 @json_option
+@pass_context
 def next_(
-    expression: str, timezone: str, count: int, after: str | None, first: str | None, as_json: bool
+    context: Context,
+    expression: str | None,
+    action_id: str | None,
+    timezone: str,
+    count: int,
+    after: str | None,
+    first: str | None,
+    as_json: bool,
 ) -> None:
-    """The next fire times of any "when": cron, cron(...), rate(...), a preset, a delay, a time.
+    """The next fire times of any "when": cron, cron(...), rate(...), a preset, a delay, a time;
+    or, with --id, of an action, its skipped and moved occurrences shown.
 
     \b
     tickwork next "30 * * * *"
     tickwork next "cron(0 9 ? * MON-FRI *)" --timezone Asia/Kuala_Lumpur --count 3
     tickwork next "rate(90 minutes)" --after 2026-03-08T00:00:00Z
     tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
+    tickwork next --id invoice:42:reminder --count 10
     """
+    if (expression is None) == (action_id is None):
+        raise click.UsageError("give an EXPRESSION, or --id ACTION_ID")
+    if action_id is not None:
+        deps = context.target.dependencies()
+        rows = guard(lambda: coming_occurrences(deps, action_id, max(1, min(count, 100))))
+        render.occurrences(rows, as_json)
+        return
+    assert expression is not None
     start = guard(lambda: parse_iso(after)) if after else datetime.now(UTC)
     times = guard(lambda: next_fire_times(expression, start, count, timezone, first))
     render.fire_times(format_fire_times(times, timezone), as_json)
@@ -523,7 +549,7 @@ def _pairs(items: tuple[str, ...]) -> dict[str, str]:
     return pairs
 
 
-for _command in COMMANDS:
+for _command in (*COMMANDS, *OCCURRENCE_COMMANDS):
     cli.add_command(_command)
 cli.add_command(templates)
 cli.add_command(outbox)

@@ -141,6 +141,20 @@ def fire_times(rows: list[dict[str, Any]], as_json: bool) -> None:
     console.print(table)
 
 
+def occurrences(rows: list[dict[str, Any]], as_json: bool) -> None:
+    """An action's coming occurrences: number, scheduled time, when it fires, and its change."""
+    if as_json:
+        _json(rows)
+        return
+    table = Table(title="coming occurrences", title_justify="left")
+    for column in ("#", "scheduled (UTC)", "fires", "note"):
+        table.add_column(column)
+    for row in rows:
+        fires = row["change"] or row["firesAt"]
+        table.add_row(str(row["occurrence"]), row["scheduledTime"], fires, row["note"] or "")
+    console.print(table)
+
+
 def rejections(rows: list[dict[str, Any]], as_json: bool) -> None:
     """The stack's last rejections, newest first: when, what, which action, and each field's
     problem and fix."""

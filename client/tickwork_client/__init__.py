@@ -20,7 +20,13 @@ from tickwork.integrity.signature import SIGNATURE_HEADER, verify_signature
 from tickwork_client.local import LocalStackInfo, LocalStackNotFound, find_local_stack
 from tickwork_client.publisher import BusRefused, Published, TickworkClient, check_start_detail
 from tickwork_client.stack_api import ApiError, BearerSigner, SigV4Signer, StackApi
-from tickwork_client.views import ActionView, FireView, OutboxMessage, TransitionView
+from tickwork_client.views import (
+    ActionView,
+    FireView,
+    OccurrenceView,
+    OutboxMessage,
+    TransitionView,
+)
 from tickwork_client.when import When, at, cron, every, rate
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "FireView",
     "LocalStackInfo",
     "LocalStackNotFound",
+    "OccurrenceView",
     "OutboxMessage",
     "Published",
     "SigV4Signer",

@@ -37,7 +37,7 @@ from tickwork.fulfillment.registry import validate_data
 from tickwork.integrity.signed_events import SIGNATURE_FIELD, sign_event
 from tickwork_client.local import LOCAL_CREDENTIALS, find_local_stack
 from tickwork_client.stack_api import ApiError, BearerSigner, StackApi
-from tickwork_client.views import ActionView, FireView, OutboxMessage
+from tickwork_client.views import ActionView, FireView, OccurrenceView, OutboxMessage
 from tickwork_client.when import When, when_fields
 
 __all__ = ["BusRefused", "Published", "TickworkClient", "check_json", "check_start_detail"]
@@ -295,6 +295,53 @@ class TickworkClient:
             detail["requestId"] = check_note(request_id, "requestId")
         return self.publish(DetailType.RUN_NOW, detail)
 
+    # --- one occurrence -----------------------------------------------------------------------
+    def skip(
+        self,
+        action_id: str,
+        occurrence: int | None = None,
+        *,
+        at: datetime | str | None = None,
+        note: str | None = None,
+    ) -> Published:
+        """Skip one occurrence of a recurrence, by its number or its scheduled time ``at``: it
+        is recorded SKIPPED at its time and the schedule goes on (a Schedule Skip Occurrence
+        event). Inside the lock the imminent occurrence is fixed: the stack refuses it."""
+        detail = _occurrence_detail(action_id, occurrence, at, note)
+        return self.publish(DetailType.SKIP_OCCURRENCE, detail)
+
+    def move(
+        self,
+        action_id: str,
+        occurrence: int | None = None,
+        *,
+        at: datetime | str | None = None,
+        to: datetime | str,
+        note: str | None = None,
+    ) -> Published:
+        """Fire one occurrence (by number, or its scheduled time ``at``) at ``to`` instead: in
+        the future, strictly between the occurrences around it (a Schedule Move Occurrence
+        event)."""
+        detail = _occurrence_detail(action_id, occurrence, at, note)
+        detail["to"] = _instant(to, "to")
+        return self.publish(DetailType.MOVE_OCCURRENCE, detail)
+
+    def restore(
+        self,
+        action_id: str,
+        occurrence: int | None = None,
+        *,
+        at: datetime | str | None = None,
+        note: str | None = None,
+    ) -> Published:
+        """Undo the skip or move of one occurrence: it fires as its schedule says."""
+        detail = _occurrence_detail(action_id, occurrence, at, note)
+        return self.publish(DetailType.RESTORE_OCCURRENCE, detail)
+
+    def occurrences(self, action_id: str, count: int = 10) -> list[OccurrenceView]:
+        """The action's coming occurrences, skipped and moved ones shown (through the API)."""
+        return self._stack().occurrences(check_action_id(action_id), count)
+
     def cancel_group(self, group: str) -> dict[str, Any]:
         """Cancel every action of ``group`` (through the stack's API, a page at a time)."""
         return self._stack().bulk("cancel", check_group(group))
@@ -471,6 +518,38 @@ def _schedule_doc() -> str:
 
 
 TickworkClient.schedule.__doc__ = _schedule_doc()
+
+
+def _occurrence_detail(
+    action_id: str, occurrence: int | None, at: datetime | str | None, note: str | None
+) -> dict[str, Any]:
+    """``{"id", "occurrence" | "at", "note"?}``, checked as the stack will."""
+    if (occurrence is None) == (at is None):
+        raise ValidationFailed.of(
+            "occurrence",
+            "give exactly one of the occurrence's number and its time",
+            "pass occurrence=3, or at=its scheduled time",
+        )
+    detail = _noted(action_id, note)
+    if occurrence is not None:
+        if isinstance(occurrence, bool) or not isinstance(occurrence, int) or occurrence < 1:
+            raise ValidationFailed.of("occurrence", f"{occurrence!r} is not 1 or more", "give 1+")
+        detail["occurrence"] = occurrence
+    else:
+        assert at is not None
+        detail["at"] = _instant(at, "at")
+    return detail
+
+
+def _instant(moment: datetime | str, field: str) -> str:
+    """An aware instant as the wire carries it; a naive datetime or a bad text is refused."""
+    if isinstance(moment, datetime):
+        if moment.tzinfo is None:
+            raise ValidationFailed.of(
+                field, f"{moment!s} has no zone", "give an aware datetime (tzinfo=UTC, ...)"
+            )
+        return iso(moment)
+    return iso(parse_iso(moment, field))
 
 
 def _noted(action_id: str, note: str | None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn, cast
 from urllib.parse import quote, urlsplit
 
-from tickwork_client.views import ActionView, OutboxMessage
+from tickwork_client.views import ActionView, OccurrenceView, OutboxMessage
 
 __all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi"]
 
@@ -78,6 +78,11 @@ class StackApi:
     def action(self, action_id: str) -> ActionView:
         """The action as the API shows it: status, next fire, history and transitions."""
         return cast(ActionView, self.call("GET", f"/actions/{quote(action_id, safe='')}"))
+
+    def occurrences(self, action_id: str, count: int = 10) -> list[OccurrenceView]:
+        """``GET /actions/{id}/occurrences``: the coming ones, skips and moves shown."""
+        answer = self.call("GET", f"/actions/{quote(action_id, safe='')}/occurrences?count={count}")
+        return cast(list[OccurrenceView], answer.get("occurrences", []))
 
     def outbox(
         self, kind: str | None = None, action_id: str | None = None, limit: int = 20

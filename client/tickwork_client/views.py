@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["ActionView", "FireView", "OutboxMessage", "StatusName", "TransitionView"]
+__all__ = [
+    "ActionView",
+    "FireView",
+    "OccurrenceView",
+    "OutboxMessage",
+    "StatusName",
+    "TransitionView",
+]
 
 StatusName = Literal[
     "PENDING", "IN_PROGRESS", "PAUSED", "COMPLETED", "FAILED", "CANCELLED", "NO_ACTION"
@@ -27,6 +34,18 @@ class FireView(TypedDict):
     trigger: str  # SCHEDULED, RUN_NOW or RETRY
     manual: int
     execution: NotRequired[str | None]
+
+
+class OccurrenceView(TypedDict):
+    """One coming occurrence (``GET /actions/{id}/occurrences``): its number, its time as the
+    schedule has it, when it fires (left out when skipped), and whether it was changed."""
+
+    occurrence: int
+    scheduledTime: str
+    firesAt: NotRequired[str]
+    skipped: bool
+    moved: bool
+    note: NotRequired[str]
 
 
 TransitionView = TypedDict(
@@ -65,6 +84,7 @@ class ActionView(TypedDict):
     idempotencyKey: str | None
     manualFires: list[dict[str, Any]]
     failedFires: list[dict[str, Any]]
+    occurrenceChanges: NotRequired[list[dict[str, Any]]]
     generation: int
     version: int
     executionArn: str | None

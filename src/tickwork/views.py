@@ -62,6 +62,18 @@ def action_view(action: Action) -> dict[str, Any]:
             }
             for m in action.manual.in_flight
         ],
+        "occurrenceChanges": [
+            {
+                "scheduledTime": iso(c.scheduled),
+                "firesAt": None if c.to is None else iso(c.to),
+                "skipped": c.to is None,
+                "requestedAt": iso(c.requested_at),
+                "note": c.note,
+            }
+            for c in action.occurrence_changes
+            if action.execution_time is not None
+            and c.scheduled >= action.origin_of(action.execution_time)
+        ],
         "failedFires": [
             {
                 "occurrence": f.occurrence,

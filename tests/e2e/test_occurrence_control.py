@@ -50,6 +50,10 @@ def test_skip_and_move_one_occurrence_each_through_the_api(stack: Stack, api: Ap
         iso(first), None, iso(moved_to), iso(first + timedelta(hours=3))
     ]  # fmt: skip
     assert rows[1]["skipped"] and rows[1]["note"] == "maintenance" and rows[2]["moved"]
+    shown = api.get(action_path("hourly")).json["occurrenceChanges"]
+    assert [(c["scheduledTime"], c["firesAt"], c["skipped"]) for c in shown] == [
+        (iso(first + timedelta(hours=1)), None, True), (iso(third), iso(moved_to), False)
+    ]  # fmt: skip
 
     stack.local.time.advance_to((first + timedelta(hours=3, minutes=30)).timestamp())
     record = stack.wait_record("hourly", lambda a: len(a.history) >= 4)

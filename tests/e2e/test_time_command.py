@@ -76,3 +76,47 @@ def test_time_on_a_wall_clock_stack_says_how_to_get_virtual_time(tmp_path: Path)
         assert usage.returncode == 2 and "DURATION" in usage.stderr
     finally:
         process.stop()
+
+
+def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
+    virtual: LocalProcess,
+) -> None:
+    """`tickwork skip`, `tickwork move`, the client's skip (a signed-or-not bus event), and
+    `tickwork next --id` showing them; then advanced past them, the history has them as such."""
+    import time as wall
+
+    from tickwork_client import TickworkClient
+
+    virtual.cli_json("schedule", "--id", "vt:h", "--rate", "rate(1 hour)")
+    rows = virtual.cli_json("next", "--id", "vt:h", "--count", "4")
+    first = parse_iso(rows[0]["scheduledTime"])
+    third = first + timedelta(hours=2)
+    moved_to = third + timedelta(minutes=10)
+
+    skipped = virtual.cli_json("skip", "vt:h", "--occurrence", "2", "--note", "holiday")
+    moved = virtual.cli_json(
+        "move", "vt:h", "--at", rows[2]["scheduledTime"], "--to", moved_to.isoformat()
+    )
+    client = TickworkClient.for_local(virtual.state_dir)
+    client.skip("vt:h", 4, note="by the client")
+    deadline = wall.monotonic() + 30
+    while wall.monotonic() < deadline and not client.occurrences("vt:h", 4)[3]["skipped"]:
+        wall.sleep(0.2)
+
+    assert skipped["outcome"] == "skipped" and moved["outcome"] == "moved"
+    shown = virtual.cli_json("next", "--id", "vt:h", "--count", "5")
+    assert [r["change"] for r in shown] == [
+        None, "skipped", f"moved to {moved['firesAt']}", "skipped", None
+    ]  # fmt: skip
+    assert shown[3]["note"] == "by the client"
+    refused = virtual.cli("skip", "vt:h", "--occurrence", "0", check=False)
+    assert refused.returncode == 1 and "occurrence" in refused.stderr
+
+    virtual.cli_json(
+        "time", "advance", "--to", (first + timedelta(hours=4, minutes=30)).isoformat()
+    )
+    history = virtual.cli_json("show", "vt:h")["history"]
+    assert [(h["occurrence"], h["outcome"]) for h in history] == [
+        (1, "FIRED"), (2, "SKIPPED"), (3, "FIRED"), (4, "SKIPPED"), (5, "FIRED")
+    ]  # fmt: skip
+    assert parse_iso(history[2]["scheduledTime"]) == moved_to

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from moto import mock_aws
 
 from tickwork.domain.action import Status
+from tickwork.domain.times import iso, parse_iso
 from tickwork_local.stack import LocalStack
 
 
@@ -302,3 +303,32 @@ def test_the_reconciler_restarts_a_lost_execution_from_its_events_file(
     # THEN it starts a repair execution for it, and reports the repair
     assert error is None and result["restarted"] == ["test:duration-5m"], result
     assert stack.record("test:duration-5m").execution_arn.endswith("-r1")
+
+
+def test_skip_move_and_restore_one_occurrence_from_the_events_files(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/cron"))  # 30 * * * *: hourly at half past
+    waiting = stack.record("test:schedule")
+
+    skipped, error = invoke("ControlFunction", event("control/skip-occurrence"))
+
+    assert error is None and skipped["outcome"] == "skipped" and skipped["occurrence"] == 2
+    second = parse_iso(skipped["scheduledTime"])
+    (change,) = stack.record("test:schedule").occurrence_changes
+    assert change.scheduled == second and change.to is None and change.note == "bank holiday"
+    restored, error = invoke("ControlFunction", event("control/restore-occurrence"))
+    assert error is None and restored["outcome"] == "restored"
+    assert stack.record("test:schedule").occurrence_changes == ()
+    # the file's "to" is an example: a move lands between the occurrences around it
+    move = event("control/move-occurrence")
+    move["detail"]["to"] = iso(second + timedelta(minutes=15))
+    moved, error = invoke("ControlFunction", move)
+    assert error is None and moved["outcome"] == "moved", moved
+    assert moved["firesAt"] == iso(second + timedelta(minutes=15))
+    far = event("control/move-occurrence")  # as the file has it: not between its neighbours
+    refused, error = invoke("ControlFunction", far)
+    assert error is None and refused["outcome"] == "rejected"
+    assert [p["field"] for p in refused["problems"]] == ["to"]
+    # the fire the record is at, and its execution, are untouched
+    after = stack.record("test:schedule")
+    assert after.generation == waiting.generation
+    assert after.execution_arn == waiting.execution_arn

@@ -271,6 +271,12 @@ class ActionView(ActionSummary):
     failed_fires: list[dict[str, Any]] = Field(
         description="Failed fires waiting for a retry by hand (POST /actions/{id}/retry)."
     )
+    occurrence_changes: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Coming occurrences skipped or moved by request: scheduledTime, firesAt "
+        "(a move's time; null when skipped), skipped, requestedAt, note "
+        "(POST /actions/{id}/occurrences/skip, /move, /restore).",
+    )
     generation: int
     version: int
     execution_arn: str | None = Field(

@@ -19,6 +19,9 @@ class DetailType(StrEnum):
     PAUSE = "Schedule Pause"
     RESUME = "Schedule Resume"
     RUN_NOW = "Schedule Run Now"
+    SKIP_OCCURRENCE = "Schedule Skip Occurrence"
+    MOVE_OCCURRENCE = "Schedule Move Occurrence"
+    RESTORE_OCCURRENCE = "Schedule Restore Occurrence"
     # outbound: one per fire, then the lifecycle of an action
     TICK = "Schedule Tick"
     STARTED = "Schedule Started"
@@ -34,7 +37,16 @@ class DetailType(StrEnum):
 
 
 INBOUND = frozenset(
-    {DetailType.START, DetailType.STOP, DetailType.PAUSE, DetailType.RESUME, DetailType.RUN_NOW}
+    {
+        DetailType.START,
+        DetailType.STOP,
+        DetailType.PAUSE,
+        DetailType.RESUME,
+        DetailType.RUN_NOW,
+        DetailType.SKIP_OCCURRENCE,
+        DetailType.MOVE_OCCURRENCE,
+        DetailType.RESTORE_OCCURRENCE,
+    }
 )
 # Inbound events that steer an existing action (the Control function's).
 CONTROL = INBOUND - {DetailType.START}

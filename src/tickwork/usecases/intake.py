@@ -20,12 +20,14 @@ from tickwork.domain.errors import (
     ActionNotFound,
     ForgedReport,
     ManualFiresInFlight,
+    NotRecurring,
+    OccurrenceLocked,
     SignatureRefused,
     ValidationFailed,
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Tick
-from tickwork.domain.times import iso
+from tickwork.domain.times import iso, parse_iso
 from tickwork.integrity.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.ports import Spent
 from tickwork.usecases.answers import ChangeAnswer, RecordAnswer, Rejection
@@ -44,6 +46,8 @@ __all__ = ["accept_control", "accept_report", "accept_start"]
 REFUSALS = (
     ValidationFailed,
     ActionLocked,
+    OccurrenceLocked,
+    NotRecurring,
     ActionNotFound,
     ActionFinished,
     ManualFiresInFlight,
@@ -55,6 +59,9 @@ _CONTROL_FIELDS = {
     DetailType.PAUSE: frozenset({"note"}),
     DetailType.RESUME: frozenset({"note"}),
     DetailType.RUN_NOW: frozenset({"requestId"}),
+    DetailType.SKIP_OCCURRENCE: frozenset({"occurrence", "at", "note"}),
+    DetailType.MOVE_OCCURRENCE: frozenset({"occurrence", "at", "to", "note"}),
+    DetailType.RESTORE_OCCURRENCE: frozenset({"occurrence", "at", "note"}),
 }
 
 
@@ -84,9 +91,53 @@ def accept_control(
             return resume_action(action_id, detail.get("note"), deps)
         if kind is DetailType.RUN_NOW:
             return run_now(action_id, deps, detail.get("requestId") or event_id)
+        if kind in _OCCURRENCE_EVENTS:
+            return _occurrence(kind, action_id, detail, deps)
         return cancel_action(action_id, deps)
     except REFUSALS as refused:
         return _rejected(kind, detail, event_id, refused, deps)
+
+
+_OCCURRENCE_EVENTS = frozenset(
+    {DetailType.SKIP_OCCURRENCE, DetailType.MOVE_OCCURRENCE, DetailType.RESTORE_OCCURRENCE}
+)
+
+
+def _occurrence(
+    kind: DetailType, action_id: str, detail: dict[str, Any], deps: Dependencies
+) -> ChangeAnswer:
+    """Skip, move or restore one occurrence, named by ``occurrence`` (its number) or ``at``
+    (its scheduled time)."""
+    from tickwork.usecases.occurrences import (
+        Which,
+        move_occurrence,
+        restore_occurrence,
+        skip_occurrence,
+    )
+
+    number = detail.get("occurrence")
+    if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
+        raise ValidationFailed.of("occurrence", f"{number!r} is not a number", "give 1 or more")
+    at = _moment(detail, "at")
+    which = Which(number=number, at=at)
+    note = detail.get("note")
+    if kind is DetailType.SKIP_OCCURRENCE:
+        return skip_occurrence(action_id, which, note, deps)
+    if kind is DetailType.RESTORE_OCCURRENCE:
+        return restore_occurrence(action_id, which, note, deps)
+    to = _moment(detail, "to")
+    if to is None:
+        raise ValidationFailed.of("to", "is missing", 'give the time it fires instead, e.g. "...Z"')
+    return move_occurrence(action_id, which, to, note, deps)
+
+
+def _moment(detail: dict[str, Any], field: str) -> datetime | None:
+    text = detail.get(field)
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ValidationFailed.of(field, f"{text!r} is not a time", 'give ISO 8601, e.g. "...Z"')
+    return parse_iso(text, field)
 
 
 def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Dependencies) -> Any:
