@@ -21,7 +21,12 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.json_text import loads_strict
-from tickwork.domain.preview import format_fire_times, next_fire_times
+from tickwork.domain.preview import (
+    around_dst_change,
+    detail_fire_times,
+    expression_detail,
+    format_fire_times,
+)
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso
 from tickwork.usecases.lock import is_locked, refuse_if_locked_one_off
@@ -32,7 +37,7 @@ from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option,
 from tickwork_cli.occurrences import COMMANDS as OCCURRENCE_COMMANDS
 from tickwork_cli.occurrences import coming_occurrences
 from tickwork_cli.outbox import outbox
-from tickwork_cli.start_flags import start_detail, start_options
+from tickwork_cli.start_flags import field_option, start_detail, start_options
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
 from tickwork_cli.templates import templates
@@ -411,9 +416,17 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
 @click.option(
     "--timezone", default="UTC", show_default=True, help="IANA zone the expression is read in."
 )
+@field_option("dstRepeated")
+@field_option("dstMissing")
 @click.option("--count", default=5, show_default=True, help="How many fire times (1-100).")
 @click.option("--after", help="List the fires strictly after this ISO 8601 time (default: now).")
 @click.option("--first", help="With a frequency preset: its first fire time.")
+@click.option(
+    "--around-dst",
+    is_flag=True,
+    help="List the fires around the zone's next DST change instead (the last 3 before it and "
+    "the first 3 after); without it they follow the next fires when the zone has a change.",
+)
 @json_option
 @pass_context
 def next_(
@@ -421,19 +434,24 @@ def next_(
     expression: str | None,
     action_id: str | None,
     timezone: str,
+    dst_repeated: str | None,
+    dst_missing: str | None,
     count: int,
     after: str | None,
     first: str | None,
+    around_dst: bool,
     as_json: bool,
 ) -> None:
     """The next fire times of any "when": cron, cron(...), rate(...), a preset, a delay, a time;
-    or, with --id, of an action, its skipped and moved occurrences shown.
+    or, with --id, of an action, its skipped and moved occurrences shown. For a cron or a
+    frequency in a zone with DST, the fires around its next change follow.
 
     \b
     tickwork next "30 * * * *"
     tickwork next "cron(0 9 ? * MON-FRI *)" --timezone Asia/Kuala_Lumpur --count 3
     tickwork next "rate(90 minutes)" --after 2026-03-08T00:00:00Z
     tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
+    tickwork next "30 1 * * *" --timezone America/New_York --dst-repeated BOTH --around-dst
     tickwork next --id invoice:42:reminder --count 10
     """
     if (expression is None) == (action_id is None):
@@ -445,8 +463,25 @@ def next_(
         return
     assert expression is not None
     start = guard(lambda: parse_iso(after)) if after else datetime.now(UTC)
-    times = guard(lambda: next_fire_times(expression, start, count, timezone, first))
+    extra = {
+        key: value.upper()
+        for key, value in (("dstRepeated", dst_repeated), ("dstMissing", dst_missing))
+        if value is not None
+    }
+    detail = guard(lambda: expression_detail(expression, timezone, first, extra))
+    around = guard(lambda: around_dst_change(detail, start)) if _wall_clock(detail) else None
+    if around_dst:
+        render.around_change(around, timezone, as_json)
+        return
+    times = guard(lambda: detail_fire_times(detail, start, count))
     render.fire_times(format_fire_times(times, timezone), as_json)
+    if around is not None and not as_json:
+        render.around_change(around, timezone, as_json)
+
+
+def _wall_clock(detail: dict[str, Any]) -> bool:
+    """A cron or a frequency: fires on local wall times, which DST repeats or skips."""
+    return "cron" in detail or "frequency" in detail
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -141,6 +141,49 @@ def fire_times(rows: list[dict[str, Any]], as_json: bool) -> None:
     console.print(table)
 
 
+def around_change(around: Any, timezone: str, as_json: bool) -> None:
+    """The fires around a zone's next DST change (``domain.preview.AroundChange``), or that
+    there is none."""
+    from tickwork.domain.preview import format_fire_times
+    from tickwork.domain.times import iso_exact
+
+    if around is None:
+        if as_json:
+            _json(None)
+        else:
+            print(
+                f"no DST change in {timezone} in the next two years: nothing repeats or is skipped"
+            )
+        return
+
+    def offset(delta: Any) -> str:
+        minutes = int(delta.total_seconds() // 60)
+        sign = "+" if minutes >= 0 else "-"
+        return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+    answer: dict[str, Any] = {
+        "change": iso_exact(around.change),
+        "offsetBefore": offset(around.offset_before),
+        "offsetAfter": offset(around.offset_after),
+        "before": format_fire_times(around.before, timezone),
+        "after": format_fire_times(around.after, timezone),
+    }
+    if as_json:
+        _json(answer)
+        return
+    table = Table(
+        title=f"around the next DST change in {timezone}: {answer['change']} "
+        f"({answer['offsetBefore']} → {answer['offsetAfter']})",
+        title_justify="left",
+    )
+    for column in ("", "UTC", "local"):
+        table.add_column(column)
+    for side in ("before", "after"):
+        for row in answer[side]:
+            table.add_row(side, row["utc"], row["local"])
+    console.print(table)
+
+
 def occurrences(rows: list[dict[str, Any]], as_json: bool) -> None:
     """An action's coming occurrences: number, scheduled time, when it fires, and its change."""
     if as_json:

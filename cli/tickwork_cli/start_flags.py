@@ -11,9 +11,9 @@ import click
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.json_text import loads_strict
-from tickwork.domain.start_fields import START_FIELDS, StartField
+from tickwork.domain.start_fields import START_FIELDS, StartField, field_named
 
-__all__ = ["FIRST_FLAG", "start_detail", "start_options"]
+__all__ = ["FIRST_FLAG", "field_option", "start_detail", "start_options"]
 
 FLAGGED = tuple(spec for spec in START_FIELDS if spec.flag)
 WHEN_FLAGS = tuple(spec for spec in FLAGGED if spec.argument == "when")
@@ -30,6 +30,12 @@ def _option(spec: StartField) -> Callable[[Any], Any]:
     return click.option(
         spec.flag, spec.attribute, type=kind, metavar=spec.metavar, help=spec.help()
     )
+
+
+def field_option(name: str) -> Callable[[Any], Any]:
+    """The flag of the Start field ``name``, as `tickwork schedule` has it, for another
+    command."""
+    return _option(field_named(name))
 
 
 def start_options[F: Callable[..., Any]](command: F) -> F:

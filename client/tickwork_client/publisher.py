@@ -199,6 +199,8 @@ class TickworkClient:
         metadata: dict[str, Any] | None = None,
         group: str | None = None,
         timezone: str | None = None,
+        dst_repeated: str | None = None,
+        dst_missing: str | None = None,
         times: int | None = None,
         start: datetime | str | None = None,
         end: datetime | str | None = None,
@@ -244,6 +246,8 @@ class TickworkClient:
             "metadata": metadata,
             "group": group,
             "timezone": timezone,
+            "dst_repeated": dst_repeated,
+            "dst_missing": dst_missing,
             "times": times,
             "start": _text(start),
             "end": _text(end),
@@ -512,8 +516,14 @@ def _schedule_doc() -> str:
         if spec.argument and spec.argument != "when"
     ]
     for head, text in described:
-        lines.append(textwrap.fill(f"{head}: {text}", 92, initial_indent="    ",
-                                   subsequent_indent="        "))  # fmt: skip
+        wrapped = textwrap.fill(
+            f"{head}: {text}",
+            92,
+            initial_indent="    ",
+            subsequent_indent="        ",
+            break_on_hyphens=False,
+        )
+        lines.append(wrapped)
     return "\n".join(lines)
 
 

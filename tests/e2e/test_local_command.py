@@ -178,14 +178,56 @@ def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> N
             ),
             ["2026-11-01T05:30:00Z", "2026-11-02T06:30:00Z", "2026-11-03T06:30:00Z"],
         ),
+        (
+            (
+                "30 1 * * *",
+                "--timezone",
+                "America/New_York",
+                "--dst-repeated",
+                "both",
+                "--after",
+                "2026-10-31T12:00:00Z",
+                "--count",
+                "3",
+            ),
+            ["2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", "2026-11-02T06:30:00Z"],
+        ),
+        (
+            (
+                "30 2 * * *",
+                "--timezone",
+                "America/New_York",
+                "--dst-missing",
+                "SHIFT",
+                "--after",
+                "2027-03-13T12:00:00Z",
+                "--count",
+                "2",
+            ),
+            ["2027-03-14T07:30:00Z", "2027-03-15T06:30:00Z"],
+        ),
     ],
-    ids=["cron", "rate", "spring-forward-skips", "fall-back-once"],
+    ids=["cron", "rate", "spring-forward-skips", "fall-back-once", "fall-back-both", "shift"],
 )
 def test_next_lists_fire_times_like_the_console(
     args: tuple[str, ...], expected_utc: list[str], tmp_path: Path
 ) -> None:
     rows = LocalProcess(tmp_path, cli_in_process=True).cli_json("next", *args)
     assert [r["utc"] for r in rows] == expected_utc
+
+
+def test_next_shows_the_fires_around_the_zones_next_dst_change(tmp_path: Path) -> None:
+    cli = LocalProcess(tmp_path, cli_in_process=True)
+    args = ("30 1 * * *", "--timezone", "America/New_York", "--dst-repeated", "BOTH",
+            "--after", "2027-10-01T00:00:00Z")  # fmt: skip
+    around = cli.cli_json("next", *args, "--around-dst")
+    assert around["change"] == "2027-11-07T06:00:00Z"
+    assert (around["offsetBefore"], around["offsetAfter"]) == ("UTC-04:00", "UTC-05:00")
+    assert around["before"][-1]["local"] == "2027-11-07T01:30:00-04:00"
+    assert around["after"][0]["local"] == "2027-11-07T01:30:00-05:00"
+    shown = cli.cli("next", *args).stdout  # the next fires, then those around the change
+    assert "around the next DST change in America/New_York" in shown
+    assert "2027-11-07T01:30:00-05:00" in shown
 
 
 def test_a_stack_that_requires_signed_starts_takes_the_clis_and_refuses_raw_ones(

@@ -165,3 +165,30 @@ def test_a_stack_on_the_wall_clock_refuses_to_move_its_time(stack: Stack) -> Non
             urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == 400
         assert "--virtual-time" in json.loads(refused.value.read())["problems"][0]["fix"]
+
+
+def test_a_dst_policy_of_both_fires_the_repeated_hour_twice_through_the_machines(
+    stack: Stack,
+) -> None:
+    # GIVEN a daily 01:30 New York cron that fires a repeated local time BOTH times
+    stack.local.time.advance_to(datetime(2027, 11, 5, 12, tzinfo=UTC).timestamp())
+    stack.start(
+        {"id": "dst:both", "cron": "30 1 * * *", "timezone": "America/New_York",
+         "dstRepeated": "BOTH"}
+    )  # fmt: skip
+    stack.wait_record("dst:both", lambda a: a.status is Status.PENDING)
+
+    # WHEN the clock is advanced over the night the clocks go back (Nov 7, 02:00 → 01:00)
+    stack.local.time.advance(3 * 86400)
+
+    # THEN that night has two fires an hour apart, each at 01:30 local, never early
+    ticks = sorted(stack.ticks_for("dst:both"), key=lambda t: t["occurrence"])
+    zone = ZoneInfo("America/New_York")
+    local = [parse_iso(t["scheduledTime"]).astimezone(zone).isoformat() for t in ticks]
+    assert local == [
+        "2027-11-06T01:30:00-04:00",
+        "2027-11-07T01:30:00-04:00",
+        "2027-11-07T01:30:00-05:00",
+        "2027-11-08T01:30:00-05:00",
+    ]
+    assert_never_early(ticks)

@@ -475,6 +475,34 @@ def test_preview_lists_the_next_fires_in_utc_and_local_time(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        {"expression": "30 1 * * *", "dstRepeated": "BOTH"},
+        {"cron": "30 1 * * *", "dstRepeated": "BOTH"},
+    ],
+    ids=["expression", "start-fields"],
+)
+def test_preview_shows_a_dst_policy_and_the_fires_around_the_next_change(
+    api: Api, body: dict
+) -> None:
+    reply = api.post(
+        "/preview",
+        {**body, "timezone": "America/New_York", "count": 3, "after": "2027-11-05T12:00:00Z"},
+    )
+
+    assert reply.status == 200, reply.text
+    assert [t["local"] for t in reply.json["times"]] == [
+        "2027-11-06T01:30:00-04:00", "2027-11-07T01:30:00-04:00", "2027-11-07T01:30:00-05:00"
+    ]  # fmt: skip
+    around = reply.json["aroundDstChange"]
+    assert around["change"] == "2027-11-07T06:00:00Z"
+    assert around["after"][0]["local"] == "2027-11-07T01:30:00-05:00"
+    # a rate counts elapsed time: nothing around a change to show, and no policy to take
+    refused = api.post("/preview", {"rate": "rate(1 hour)", "dstMissing": "SHIFT"})
+    assert refused.status == 400 and refused.fields() == ["dstMissing"], refused.text
+
+
+@pytest.mark.parametrize(
     ("body", "field"),
     [
         ({"expression": "whenever"}, "expression"),

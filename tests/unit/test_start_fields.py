@@ -36,6 +36,7 @@ BUS = "fields-bus"
 WHEN_ARGUMENT = {"at", "executionTime", "duration", "delay", "cron", "rate", "frequency",
                  "repeat", "scheduleExpression"}  # fmt: skip
 COMMAND_ONLY = {FIRST_FLAG, "--wait", "--json"}
+WALL_CLOCK_ONLY = {"dstRepeated", "dstMissing"}  # a cron's or a frequency's, not a rate's
 PYTHON_TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict}
 
 by_name = pytest.mark.parametrize("spec", START_FIELDS, ids=lambda spec: spec.name)
@@ -46,6 +47,8 @@ def _a_start_with(spec: StartField) -> dict[str, Any]:
     detail: dict[str, Any] = {"id": "fields:1", spec.name: spec.example}
     if spec.name == "repeat":
         detail["frequency"] = "DAILY"
+    elif spec.name in WALL_CLOCK_ONLY:
+        detail["cron"] = "30 1 * * *"
     elif spec.name not in WHEN_FIELDS:
         detail["rate"] = "rate(1 hour)"
     if spec.name == "catchUpWindow":
@@ -168,7 +171,9 @@ def test_every_field_has_its_flag_or_says_which_flag_stands_for_it() -> None:
 def test_each_flag_puts_its_value_in_the_start_as_the_field(spec: StartField) -> None:
     given = json.dumps(spec.example) if spec.type == "object" else spec.example
     flags = {spec.attribute: given}
-    if spec.argument != "when":
+    if spec.name in WALL_CLOCK_ONLY:
+        flags["cron"] = "30 1 * * *"
+    elif spec.argument != "when":
         flags["rate"] = "rate(1 hour)"
     detail = start_detail(flags)
     assert detail[spec.name] == spec.example
@@ -216,7 +221,8 @@ def test_each_client_argument_lands_in_the_start_as_the_field(
     from tickwork_client import TickworkClient
 
     client = TickworkClient(events, BUS, clock=lambda: NOW)
-    arguments: dict[str, Any] = {"action_id": "fields:1", "when": "rate(1 hour)"}
+    when = "30 1 * * *" if spec.name in WALL_CLOCK_ONLY else "rate(1 hour)"
+    arguments: dict[str, Any] = {"action_id": "fields:1", "when": when}
     arguments[str(spec.argument)] = spec.example
     if spec.name == "catchUpWindow":
         arguments["catch_up"] = "ALL"

@@ -103,6 +103,8 @@ class PreviewRequest(BaseModel):
     execution_remainder: int | None = described("executionRemainder")
     repeat: bool | None = described("repeat")
     timezone: str = described("timezone", DEFAULT_TIMEZONE)
+    dst_repeated: str | None = described("dstRepeated")
+    dst_missing: str | None = described("dstMissing")
     count: int = Field(default=5, ge=1, le=MAX_COUNT, description="How many fires to list.")
     after: AwareDatetime | None = Field(
         default=None, description="List the fires strictly after this time (default: now)."
@@ -398,8 +400,19 @@ class FireTime(_Response):
     zone: str
 
 
-class Preview(_Response):
+class AroundDstChange(_Response):
+    change: str = Field(description="When the zone's UTC offset next changes.")
+    before: list[FireTime] = Field(description="The last fires before it (up to 3).")
+    after: list[FireTime] = Field(description="The first fires after it (up to 3).")
+
+
+class Preview(_Sparse):
     times: list[FireTime]
+    around_dst_change: AroundDstChange | None = Field(
+        default=None,
+        description="A cron or a frequency in a zone with DST: its fires around the zone's next "
+        "change, as dstRepeated and dstMissing make them.",
+    )
 
 
 class Problem(_Response):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
@@ -13,16 +13,21 @@ from tickwork.api.documented import new_router, responses
 from tickwork.api.models import FireBuckets, Preview, PreviewRequest, Stats
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.preview import (
+    around_dst_change,
     detail_fire_times,
+    expression_detail,
     format_fire_times,
-    next_fire_times,
 )
 from tickwork.domain.selection import Selection
+from tickwork.domain.times import iso_exact
 
 __all__ = ["router"]
 
 router = new_router()
-_NOT_WHEN = frozenset({"expression", "count", "after", "first", "timezone"})
+_NOT_WHEN = frozenset(
+    {"expression", "count", "after", "first", "timezone", "dstRepeated", "dstMissing"}
+)
+_DST_FIELDS = ("dstRepeated", "dstMissing")
 
 
 @router.get(
@@ -92,15 +97,30 @@ def preview(body: PreviewRequest) -> Preview:
             "no schedule is given",
             'give the "when" of a Start detail (e.g. "cron": "30 * * * *") or an "expression"',
         )
+    dst = {name: given[name] for name in _DST_FIELDS if name in given}
     try:
         if body.expression is not None:
-            times = next_fire_times(body.expression, after, body.count, body.timezone, body.first)
+            detail = expression_detail(body.expression, body.timezone, body.first, dst)
         else:
-            times = detail_fire_times({**when, "timezone": body.timezone}, after, body.count)
+            detail = {**when, "timezone": body.timezone, **dst}
+        times = detail_fire_times(detail, after, body.count)
+        around = around_dst_change(detail, after) if _wall_clock(detail) else None
     except ValidationFailed as refused:
         if body.first is None:
             raise
         # the schedule knows a frequency's first time as "at"
         problems = [replace(p, field="first") if p.field == "at" else p for p in refused.problems]
         raise ValidationFailed(problems) from refused
-    return Preview.model_validate({"times": format_fire_times(times, body.timezone)})
+    answer: dict[str, Any] = {"times": format_fire_times(times, body.timezone)}
+    if around is not None:
+        answer["aroundDstChange"] = {
+            "change": iso_exact(around.change),
+            "before": format_fire_times(around.before, body.timezone),
+            "after": format_fire_times(around.after, body.timezone),
+        }
+    return Preview.model_validate(answer)
+
+
+def _wall_clock(detail: dict[str, Any]) -> bool:
+    """A cron or a frequency: fires on local wall times, which DST repeats or skips."""
+    return "cron" in detail or "frequency" in detail

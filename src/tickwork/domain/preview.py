@@ -11,19 +11,23 @@ Pure: "after" is passed in, no clock is read.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Frequency
-from tickwork.domain.schedule.wallclock import load_zone
+from tickwork.domain.schedule.wallclock import load_zone, next_transition
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.domain.times import iso_exact
 
 __all__ = [
     "MAX_COUNT",
+    "AroundChange",
+    "around_dst_change",
     "detail_fire_times",
+    "expression_detail",
     "format_fire_times",
     "next_fire_times",
     "when_detail",
@@ -31,6 +35,9 @@ __all__ = [
 
 MAX_COUNT = 100
 _STRICTLY_AFTER = timedelta(microseconds=1)
+_SECOND = timedelta(seconds=1)
+_AROUND_REACH = timedelta(days=8)  # how far before a DST change its fires are looked for
+_AROUND_MAX = 20_000  # fires stepped through at most (a minutely cron's 8 days is 11,520)
 # Epoch milliseconds have 12 digits from 1973 on; fewer digits are not taken as a time.
 _EPOCH_MS_DIGITS = 12
 _NAMES = "JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT"
@@ -81,14 +88,27 @@ def next_fire_times(
     count: int = 5,
     timezone: str = "UTC",
     first: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> list[datetime]:
     """Up to ``count`` fires (aware UTC) of the schedule ``expression`` names, strictly after
     ``after`` (as for a new action created at ``after``), stopping early when the schedule
-    ends. ``first`` (ISO 8601) is a frequency's first time. Whatever the Start detail
-    refuses (a one-off in the past, a bad cron or zone) is refused here the same way.
+    ends. ``first`` (ISO 8601) is a frequency's first time; ``extra``: other Start fields
+    (``dstRepeated``, ``dstMissing``). Whatever the Start detail refuses (a one-off in the
+    past, a bad cron or zone) is refused here the same way.
     """
+    return detail_fire_times(expression_detail(expression, timezone, first, extra), after, count)
+
+
+def expression_detail(
+    expression: str,
+    timezone: str = "UTC",
+    first: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The Start detail's "when" fields an expression (and its zone, first time and other
+    fields) stands for."""
     when = when_detail(expression)
-    detail: dict[str, Any] = {**when, "timezone": timezone}
+    detail: dict[str, Any] = {**when, "timezone": timezone, **(extra or {})}
     if first is not None:
         if "frequency" not in when:
             raise ValidationFailed.of(
@@ -97,7 +117,7 @@ def next_fire_times(
                 'remove it, or give a frequency such as "DAILY"',
             )
         detail["at"] = first
-    return detail_fire_times(detail, after, count)
+    return detail
 
 
 def detail_fire_times(when: dict[str, Any], after: datetime, count: int = 5) -> list[datetime]:
@@ -109,6 +129,46 @@ def detail_fire_times(when: dict[str, Any], after: datetime, count: int = 5) -> 
         )
     schedule = parse_start_detail({"id": "preview", **when}, now=after).schedule
     return schedule.upcoming(after + _STRICTLY_AFTER, count)
+
+
+@dataclass(frozen=True)
+class AroundChange:
+    """The fires around a zone's next DST change: the last ones before it and the first after."""
+
+    change: datetime
+    offset_before: timedelta
+    offset_after: timedelta
+    before: list[datetime]
+    after: list[datetime]
+
+
+def around_dst_change(
+    when: dict[str, Any], after: datetime, per_side: int = 3
+) -> AroundChange | None:
+    """The fires of a Start detail's "when" around its zone's next DST change after ``after``,
+    ``per_side`` on each side (fewer when there are none that near), as the detail would
+    schedule them; None for a zone without DST in the next two years."""
+    schedule = parse_start_detail({"id": "preview", **when}, now=after).schedule
+    zone = load_zone(schedule.timezone)
+    change = next_transition(zone, after)
+    if change is None:
+        return None
+    start = max(after, change - _AROUND_REACH)
+    before: list[datetime] = []
+    later: list[datetime] = []
+    fire = schedule.first_fire_time(start + _STRICTLY_AFTER)
+    fired = 0
+    while fire is not None and len(later) < per_side and fired < _AROUND_MAX:
+        (before if fire < change else later).append(fire)
+        fired += 1
+        fire = schedule.next_fire_time(fire, fired)
+    return AroundChange(
+        change,
+        (change - _SECOND).astimezone(zone).utcoffset() or timedelta(0),
+        change.astimezone(zone).utcoffset() or timedelta(0),
+        before[-per_side:],
+        later,
+    )
 
 
 def format_fire_times(times: list[datetime], timezone: str) -> list[dict[str, Any]]:

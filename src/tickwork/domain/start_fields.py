@@ -29,6 +29,7 @@ from tickwork.domain.catch_up import (
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP, GROUP_RULE, ID_RULE
 from tickwork.domain.schedule.frequency import Frequency
+from tickwork.domain.schedule.wallclock import MissingTime, RepeatedTime
 from tickwork.domain.steering import FailurePolicy
 
 __all__ = [
@@ -255,12 +256,37 @@ START_FIELDS: tuple[StartField, ...] = (
         "timezone",
         "string",
         "The IANA zone cron fields and local times are read in. Across a DST change a "
-        "local time that does not exist is skipped and one that repeats fires once.",
+        "local time that does not exist is skipped and one that repeats fires once, the "
+        "first time, unless {dstMissing} and {dstRepeated} say otherwise.",
         "Europe/Berlin",
         default=DEFAULT_TIMEZONE,
         fix='give an IANA zone such as "Europe/Berlin" or "UTC"',
         flag="--timezone",
         argument="timezone",
+    ),
+    StartField(
+        "dstRepeated",
+        "string",
+        "Across a DST change, a local time the clocks repeat (the fall-back hour) fires at its "
+        "FIRST occurrence, its LAST, or BOTH. For cron and the DAILY, WEEKLY and MONTHLY "
+        "frequencies (local wall times); `tickwork next` shows the fires around the next change.",
+        "BOTH",
+        default=str(RepeatedTime.FIRST),
+        choices=_choices(RepeatedTime),
+        flag="--dst-repeated",
+        argument="dst_repeated",
+    ),
+    StartField(
+        "dstMissing",
+        "string",
+        "Across a DST change, a local time the clocks skip (the spring-forward gap) is SKIPped, "
+        "or SHIFTed forward by the gap (02:30 fires at 03:30 when 02:00 becomes 03:00). For cron "
+        "and the DAILY, WEEKLY and MONTHLY frequencies.",
+        "SHIFT",
+        default=str(MissingTime.SKIP),
+        choices=_choices(MissingTime),
+        flag="--dst-missing",
+        argument="dst_missing",
     ),
     StartField(
         "repeat",

@@ -35,7 +35,14 @@ from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.rate import parse_rate
-from tickwork.domain.schedule.wallclock import load_zone, parse_local
+from tickwork.domain.schedule.wallclock import (
+    DEFAULT_DST,
+    DstPolicy,
+    MissingTime,
+    RepeatedTime,
+    load_zone,
+    parse_local,
+)
 from tickwork.domain.start_fields import (
     DEFAULT_ACTION,
     DEFAULT_TIMEZONE,
@@ -102,6 +109,8 @@ class StartDetail(BaseModel):
     rate: str | None = described("rate")
     frequency: str | None = described("frequency")
     timezone: str = described("timezone", DEFAULT_TIMEZONE)
+    dst_repeated: str | None = described("dstRepeated")
+    dst_missing: str | None = described("dstMissing")
     repeat: StrictBool = described("repeat", False)
     execution_remainder: StrictInt | None = described("executionRemainder")
     start_time: str | None = described("startTime")
@@ -192,6 +201,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     whens = [name for name in WHEN_FIELDS if name in given]
     problems = _when_problems(whens) + _recurrence_problems(model, whens)
     catch_up = _collect(problems, _catch_up, model)
+    dst = _collect(problems, _dst_policy, model, whens)
     group = _collect(problems, check_group, model.group or DEFAULT_GROUP)
     on_failure = _collect(problems, _failure_policy, model.on_failure)
     on_unknown = _collect(problems, _unknown_outcome_policy, model.on_unknown_outcome)
@@ -208,7 +218,13 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     )
     if problems or zone is None or catch_up is None or group is None:
         raise ValidationFailed(problems)
-    bounds = {"start": start, "end": end, "max_occurrences": model.execution_remainder}
+    bounds: dict[str, Any] = {
+        "start": start,
+        "end": end,
+        "max_occurrences": model.execution_remainder,
+    }
+    if dst is not None and dst != DEFAULT_DST:
+        bounds["dst"] = dst
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)
     first_fire = schedule.first_fire_time(now)
     if first_fire is None:
@@ -242,6 +258,43 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
         model.role_arn,
         on_unknown,
     )
+
+
+def _dst_policy(model: StartDetail, whens: list[str]) -> DstPolicy:
+    """The schedule's DST policy: for local wall times (cron, a frequency), never for a
+    schedule of elapsed time (a rate, a one-off)."""
+    problems: list[FieldProblem] = []
+    given = [
+        name
+        for name, text in (("dstRepeated", model.dst_repeated), ("dstMissing", model.dst_missing))
+        if text is not None
+    ]
+    if given and whens and not {"cron", "frequency"} & set(whens):
+        raise ValidationFailed.of(
+            ", ".join(given),
+            f"applies to local wall times (cron, a frequency), not to {whens[0]}",
+            "remove it, or use cron or a DAILY, WEEKLY or MONTHLY frequency",
+        )
+    repeated, missing = RepeatedTime.FIRST, MissingTime.SKIP
+    for name, text, kind in (
+        ("dstRepeated", model.dst_repeated, RepeatedTime),
+        ("dstMissing", model.dst_missing, MissingTime),
+    ):
+        if text is None:
+            continue
+        try:
+            value = kind(text.strip().upper())
+        except ValueError:
+            spec = field_named(name)
+            problems.append(FieldProblem(name, f"{text!r} is not a policy", spec.fix_for()))
+            continue
+        if name == "dstRepeated":
+            repeated = RepeatedTime(value)
+        else:
+            missing = MissingTime(value)
+    if problems:
+        raise ValidationFailed(problems)
+    return DstPolicy(repeated, missing)
 
 
 def _failure_policy(text: str | None) -> FailurePolicy | None:

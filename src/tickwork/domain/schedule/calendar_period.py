@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from tickwork.domain.schedule.wallclock import local_to_utc, utc_to_local
+from tickwork.domain.schedule.wallclock import DEFAULT_DST, DstPolicy, utc_to_local
 
 __all__ = ["CalendarTrigger", "add_months"]
 
@@ -29,17 +29,20 @@ class CalendarTrigger:
 
     Every fire is computed from the anchor, never chained from the previous one, so a
     monthly schedule anchored on Jan 31 fires Feb 28 (29), Mar 31, Apr 30. Local times
-    that do not exist are skipped; repeated ones fire at their first occurrence.
+    that do not exist or repeat follow ``dst`` (by default: skipped; the first occurrence).
     """
 
     anchor: datetime
     zone: ZoneInfo
     days: int = 0
     months: int = 0
+    dst: DstPolicy = DEFAULT_DST
 
-    def nth(self, k: int) -> datetime | None:
+    def nth(self, k: int) -> tuple[datetime, ...]:
+        """The instants of fire k: none when its local time is skipped, two when a repeated
+        one fires BOTH times."""
         if k == 0:
-            return self.anchor
+            return (self.anchor,)
         wall = utc_to_local(self.anchor, self.zone)
         try:
             if self.months:
@@ -47,15 +50,15 @@ class CalendarTrigger:
             else:
                 moved = wall + timedelta(days=k * self.days)
         except (OverflowError, ValueError):
-            return None
-        return local_to_utc(moved, self.zone)
+            return ()
+        return self.dst.instants(moved, self.zone)
 
     def at_or_after(self, moment: datetime) -> datetime | None:
         k = self._periods_before(moment)
         for _ in range(_MAX_STEPS):
-            fire = self.nth(k)
-            if fire is not None and fire >= moment:
-                return fire
+            for fire in self.nth(k):
+                if fire >= moment:
+                    return fire
             k += 1
         return None
 

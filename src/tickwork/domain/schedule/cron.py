@@ -1,8 +1,8 @@
 """Cron triggers evaluated on the wall clock of an IANA zone.
 
-croniter only ever sees naive local wall times; the mapping to UTC (and the DST rules:
-a skipped local time does not fire, a repeated one fires once, the first time) is done
-here with zoneinfo.
+croniter only ever sees naive local wall times; the mapping to UTC (and the DST rules of the
+schedule's ``DstPolicy``: by default a skipped local time does not fire and a repeated one
+fires once, the first time) is done here with zoneinfo.
 """
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ from tickwork.domain.schedule.eventbridge_cron import (
     is_eventbridge_cron,
     translate,
 )
-from tickwork.domain.schedule.wallclock import local_to_utc, utc_to_local
+from tickwork.domain.schedule.wallclock import (
+    DEFAULT_DST,
+    DST_LOOKBACK,
+    DstPolicy,
+    utc_to_local,
+)
 
 __all__ = ["CronTrigger"]
 
@@ -33,6 +38,7 @@ class CronTrigger:
 
     expression: str
     zone: ZoneInfo
+    dst: DstPolicy = DEFAULT_DST
     standard: str = field(init=False)
     years: frozenset[int] | None = field(init=False)
 
@@ -64,14 +70,16 @@ class CronTrigger:
     def at_or_after(self, moment: datetime) -> datetime | None:
         """The first fire at or after ``moment`` (UTC), or None when there is none."""
         wall = utc_to_local(moment, self.zone) - _MICROSECOND
+        if self.dst.looks_back:  # a repeated time's second occurrence may still be to come
+            wall -= DST_LOOKBACK
         for _ in range(_MAX_CANDIDATES):
             candidate = self._next_wall(wall)
             if candidate is None:
                 return None
             wall = candidate
-            fire = local_to_utc(wall, self.zone)
-            if fire is not None and fire >= moment:
-                return fire
+            for fire in self.dst.instants(wall, self.zone):
+                if fire >= moment:
+                    return fire
         return None
 
     def _next_wall(self, after: datetime) -> datetime | None:

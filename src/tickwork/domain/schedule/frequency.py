@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule.calendar_period import CalendarTrigger
 from tickwork.domain.schedule.interval import IntervalTrigger
+from tickwork.domain.schedule.wallclock import DEFAULT_DST, DstPolicy
 
 __all__ = ["Frequency", "frequency_trigger", "parse_frequency"]
 
@@ -38,11 +39,11 @@ def parse_frequency(text: str, field: str = "frequency") -> Frequency:
 
 
 def frequency_trigger(
-    preset: Frequency, anchor: datetime, zone: ZoneInfo
+    preset: Frequency, anchor: datetime, zone: ZoneInfo, dst: DstPolicy = DEFAULT_DST
 ) -> IntervalTrigger | CalendarTrigger:
     """The trigger whose fire k (k >= 0) is ``anchor`` plus k periods of ``preset``."""
     if preset in _ELAPSED:
         return IntervalTrigger(anchor, _ELAPSED[preset], first=0)
     if preset in _DAYS:
-        return CalendarTrigger(anchor, zone, days=_DAYS[preset])
-    return CalendarTrigger(anchor, zone, months=1)
+        return CalendarTrigger(anchor, zone, days=_DAYS[preset], dst=dst)
+    return CalendarTrigger(anchor, zone, months=1, dst=dst)

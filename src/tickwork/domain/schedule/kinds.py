@@ -12,7 +12,7 @@ from tickwork.domain.schedule.cron import CronTrigger
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.interval import IntervalTrigger
 from tickwork.domain.schedule.rate import parse_rate
-from tickwork.domain.schedule.wallclock import load_zone
+from tickwork.domain.schedule.wallclock import DEFAULT_DST, load_zone
 from tickwork.domain.times import iso_exact
 
 if TYPE_CHECKING:
@@ -63,6 +63,12 @@ def check_shape(schedule: Schedule) -> None:
             "bound a recurring schedule; a one-off fires once",
             "remove them, or make the schedule recur with frequency, cron or rate",
         )
+    if schedule.dst != DEFAULT_DST and kind in (ScheduleKind.ONCE, ScheduleKind.RATE):
+        raise ValidationFailed.of(
+            "dstRepeated, dstMissing",
+            f"a {kind} schedule counts elapsed time: no local time of it repeats or goes missing",
+            "remove them, or use cron or a DAILY, WEEKLY or MONTHLY frequency",
+        )
     if schedule.start and schedule.end and schedule.end < schedule.start:
         raise ValidationFailed.of(
             "endTime",
@@ -79,8 +85,8 @@ def trigger_for(schedule: Schedule) -> tuple[Trigger, str | None]:
     if kind is ScheduleKind.ONCE:
         return OnceTrigger(anchor), schedule.expression
     if kind is ScheduleKind.CRON:
-        return CronTrigger(expression, zone), expression
+        return CronTrigger(expression, zone, schedule.dst), expression
     if kind is ScheduleKind.RATE:
         return IntervalTrigger(anchor, parse_rate(expression), first=1), expression
     preset = parse_frequency(expression)
-    return frequency_trigger(preset, anchor, zone), str(preset)
+    return frequency_trigger(preset, anchor, zone, schedule.dst), str(preset)

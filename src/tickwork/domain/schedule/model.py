@@ -16,6 +16,7 @@ from tickwork.domain.schedule.kinds import (
     trigger_for,
 )
 from tickwork.domain.schedule.stored import fields_from_stored, to_stored
+from tickwork.domain.schedule.wallclock import DEFAULT_DST, DstPolicy
 from tickwork.domain.times import require_utc
 
 __all__ = ["Schedule"]
@@ -40,6 +41,7 @@ class Schedule:
     start: datetime | None = None
     end: datetime | None = None
     max_occurrences: int | None = None
+    dst: DstPolicy = DEFAULT_DST  # local times that repeat or go missing across DST
     _trigger: Trigger = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.wallclock import DstPolicy
 from tickwork.domain.times import iso_exact, parse_iso
 
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 __all__ = ["fields_from_stored", "to_stored"]
 
 _INSTANTS = ("anchor", "start", "end")
-_KEYS = frozenset({"kind", "expression", "timezone", "maxOccurrences", *_INSTANTS})
+_KEYS = frozenset({"kind", "expression", "timezone", "maxOccurrences", "dst", *_INSTANTS})
 
 
 def to_stored(schedule: Schedule) -> dict[str, Any]:
@@ -27,6 +28,9 @@ def to_stored(schedule: Schedule) -> dict[str, Any]:
             stored[name] = iso_exact(value)
     if schedule.max_occurrences is not None:
         stored["maxOccurrences"] = schedule.max_occurrences
+    dst = schedule.dst.to_dict()
+    if dst is not None:  # left out at the default: records and seals written before read alike
+        stored["dst"] = dst
     return stored
 
 
@@ -45,5 +49,6 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
         "expression": stored.get("expression"),
         "timezone": stored.get("timezone", "UTC"),
         "max_occurrences": stored.get("maxOccurrences"),
+        "dst": DstPolicy.from_dict(stored.get("dst")),
         **instants,
     }
