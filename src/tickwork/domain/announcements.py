@@ -19,6 +19,7 @@ from tickwork.domain.times import iso
 __all__ = [
     "Announcement",
     "Completed",
+    "Late",
     "Paused",
     "Reconciled",
     "Rejected",
@@ -106,6 +107,32 @@ class Resumed:
             "id": self.action_id,
             "generation": self.generation,
             "executionTime": iso(self.execution_time),
+        }
+
+
+@dataclass(frozen=True)
+class Late:
+    """A fire ran later than its action's misfireThreshold after its time (an outage, a
+    backlog, a paused pump): it ran, late, as its catch-up policy said."""
+
+    detail_type: ClassVar[DetailType] = DetailType.LATE
+    action_id: str
+    generation: int
+    occurrence: int
+    scheduled_time: datetime
+    actual_time: datetime
+    late_ms: int
+    threshold_ms: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.action_id,
+            "generation": self.generation,
+            "occurrence": self.occurrence,
+            "scheduledTime": iso(self.scheduled_time),
+            "actualTime": iso(self.actual_time),
+            "lateMs": self.late_ms,
+            "thresholdMs": self.threshold_ms,
         }
 
 

@@ -32,6 +32,7 @@ class DetailType(StrEnum):
     RESUMED = "Schedule Resumed"
     REJECTED = "Schedule Rejected"
     SKIPPED = "Schedule Skipped"
+    LATE = "Schedule Late"
     RECONCILED = "Schedule Reconciled"
     TAMPERED = "Schedule Tampered"
 
@@ -62,6 +63,7 @@ ESSENTIAL = frozenset(
         DetailType.FAILED,
         DetailType.REJECTED,
         DetailType.SKIPPED,
+        DetailType.LATE,
         DetailType.TAMPERED,
         DetailType.RECONCILED,
     }

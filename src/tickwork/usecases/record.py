@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
-from tickwork.domain.announcements import Completed
+from tickwork.domain.announcements import Completed, Late
 from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
@@ -63,21 +63,43 @@ def record_tick(
     occurrence = occurrence_of(tick)
     if tick.manual:
         return _record_manual(tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps)
-    return _record(
+    thresholds: list[timedelta] = []
+
+    def fired(action: Action, now: datetime) -> Action:
+        thresholds[:] = [action.catch_up.threshold]
+        following = None if tick.outcome is Outcome.NO_ACTION else _following(action, tick, now)
+        return action.fired(now, occurrence, following, tick.result, deps.limits)
+
+    answer = _record(
         tick.key,
         _execution_of(tick, deps),
-        lambda action, now: action.fired(
-            now,
-            occurrence,
-            None if tick.outcome is Outcome.NO_ACTION else _following(action, tick, now),
-            tick.result,
-            deps.limits,
-        ),
+        fired,
         deps,
         current,
         seat,
         on_repeat=lambda action: _repeat(action, tick, deps),
     )
+    if answer.outcome is Done.RECORDED and thresholds:
+        _announce_if_late(tick, thresholds[0], deps)
+    return answer
+
+
+def _announce_if_late(tick: Tick, threshold: timedelta, deps: Dependencies) -> None:
+    """A fire that ran later than its action's misfireThreshold: a Schedule Late, once (with
+    the write that recorded it)."""
+    limit = int(threshold.total_seconds() * 1000)
+    if tick.outcome is not Outcome.FIRED or tick.late_ms is None or tick.late_ms <= limit:
+        return
+    late = Late(
+        tick.action_id,
+        tick.generation,
+        tick.occurrence,
+        tick.scheduled_time,
+        tick.actual_time,
+        tick.late_ms,
+        limit,
+    )
+    deps.publisher.publish(late)
 
 
 def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
