@@ -318,7 +318,10 @@ def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
 @click.option("--group", help="Only this group.")
 @click.option("--prefix", help="Only ids that start with this.")
 @click.option(
-    "--attention", is_flag=True, help="Only actions with a failed fire waiting for a retry."
+    "--attention",
+    is_flag=True,
+    help="Only actions needing attention: a failed fire waiting for a retry, or a missed fire "
+    "(Schedule Missed) that has not happened yet.",
 )
 @click.option("--limit", default=50, show_default=True, help="At most this many.")
 @json_option

@@ -1,5 +1,6 @@
 """Every few minutes (EventBridge schedule) → give every action that lost its execution one:
-restart lost starts, record lost ticks and failures, release dead claims."""
+restart lost starts, record lost ticks and failures, release dead claims; then the watchdog
+announces the fires not happened by their time plus the grace (Schedule Missed)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tickwork.usecases.reconcile import reconcile
 
 entry = Entry()
 _MARGIN = timedelta(seconds=30)
+_NOT_REPAIRS = frozenset({"unfinished", "missed"})
 
 
 @entry
@@ -22,10 +24,14 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     # Stop looking with a margin before the timeout: the next run looks again.
     left = timedelta(milliseconds=context.get_remaining_time_in_millis()) - _MARGIN
     repaired = reconcile(deps, deadline=deps.clock.now() + max(left, timedelta(0)))
-    repairs = {kind: ids for kind, ids in repaired.items() if kind != "unfinished"}
+    repairs = {kind: ids for kind, ids in repaired.items() if kind not in _NOT_REPAIRS}
     entry.count("reconciler_repairs", sum(len(ids) for ids in repairs.values()))
     for kind, ids in repairs.items():
         entry.count(f"reconciler_{kind}", len(ids))
+    missed = repaired.get("missed", [])
+    entry.count("fires_missed", len(missed))  # the MissedFiresAlarm's metric
+    for action_id in missed:  # and per action, which EventBridge Scheduler's metrics are not
+        entry.count_for("fire_missed", "action", action_id)
     entry.count("reconciler_unfinished", len(repaired.get("unfinished", [])))
     entry.logger.info("reconciled", extra=repaired)
     return repaired

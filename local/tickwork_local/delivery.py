@@ -167,10 +167,16 @@ class ScheduleRunner(threading.Thread):
         self._moved = False  # skip_to changed while waiting: work out the next run again
         self.runs = 0
         self.skipped = 0
+        self.function = ""  # the logical id of the function it runs (the stack names it)
 
     def stop(self) -> None:
         self._stopped.set()
         self._clock.wake_all()
+
+    @property
+    def stopped(self) -> bool:
+        """Stopped (a test's pump or reconciler down): the time machine waits for it no more."""
+        return self._stopped.is_set()
 
     # --- what the time machine asks -----------------------------------------------------------
     def first_run_from(self, moment: float) -> float:

@@ -178,7 +178,7 @@ class LocalStack:
         self.time = TimeMachine(
             self.clock,
             self.activity,
-            lambda: self.schedules,
+            lambda: [runner for runner in self.schedules if not runner.stopped],
             self._delivery_queues_empty,
             self._forget_glance,
         )
@@ -397,6 +397,7 @@ class LocalStack:
                     self.activity,
                     useful_runs(spec.logical_id, self._glance),
                 )
+                runner.function = spec.logical_id
                 self.schedules.append(runner)
         sfn = self.client("stepfunctions")
         for logical, resource in t.of_type("AWS::Serverless::StateMachine").items():

@@ -11,10 +11,13 @@ fire late.
   only thing its run acts on. The runs left out move its watermark as runs that found nothing
   would have (``nothing_due_until``), so the next run reads from there.
 - **reconciler**: now, while a claim, a fire asked for by hand or a batch's tab is open (each
-  may need it after a while, so every run is made); else the earliest moment a waiting fire
-  whose execution is not running comes within its look-ahead (``reconcile.HORIZON``): a lost
-  execution is restarted then, as on real time. A stack where every waiting fire's execution
-  runs gives its runs nothing to repair.
+  may need it after a while, so every run is made); else the earliest of: a waiting fire
+  whose execution is not running coming within its look-ahead (``reconcile.HORIZON``): a lost
+  execution is restarted then, as on real time; a parked fire a third of the horizon past its
+  launch moment (the pump missed it: a pump that is down); and any waiting fire not yet noted
+  missed, ``MissedGraceSeconds`` after its time (the watchdog's moment; a fire that happens
+  on time moves the record on before it). A stack where every waiting fire's execution runs
+  and fires on time gives its runs nothing to do.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Glance:
 
     launches: list[float]  # parked fires' launch moments
     waiting: list[tuple[float, str | None]]  # PENDING fires not parked: time, execution named
+    unnoted: list[float]  # PENDING fires (parked or not) the watchdog has not noted missed
     open_work: bool  # a claim, a fire asked for by hand, or a batch's tab
     list_running: Callable[[], set[str]]  # the executions running, asked only if needed
 
@@ -47,7 +51,15 @@ class Glance:
 
 
 # The attributes a glance reads of each item of the actions table.
-GLANCED = ("status", "executionTime", "executionArn", "launchAt", "manualShard", "tabShard")
+GLANCED = (
+    "status",
+    "executionTime",
+    "executionArn",
+    "launchAt",
+    "manualShard",
+    "tabShard",
+    "missed",
+)
 
 
 def glance_at(items: Iterable[Mapping[str, str]], running: Callable[[], set[str]]) -> Glance:
@@ -55,6 +67,7 @@ def glance_at(items: Iterable[Mapping[str, str]], running: Callable[[], set[str]
     (numbers as the digits DynamoDB keeps)."""
     launches: list[float] = []
     waiting: list[tuple[float, str | None]] = []
+    unnoted: list[float] = []
     open_work = False
     for item in items:
         status = item.get("status")
@@ -62,11 +75,13 @@ def glance_at(items: Iterable[Mapping[str, str]], running: Callable[[], set[str]
             open_work = True
         if status == Status.PENDING and "executionTime" in item:
             fire = int(item["executionTime"]) / 1000
+            if "missed" not in item:
+                unnoted.append(fire)
             if "launchAt" in item:
                 launches.append(int(item["launchAt"]) / 1000)
             else:
                 waiting.append((fire, item.get("executionArn")))
-    return Glance(launches, waiting, open_work, running)
+    return Glance(launches, waiting, unnoted, open_work, running)
 
 
 class UsefulRuns:
@@ -101,13 +116,18 @@ class _Reconciler(UsefulRuns):
 
     def moment(self, last_run: float) -> float | None:
         seen = self._glance()
+        deps = bootstrap.from_environment()
         if seen.open_work:
-            return bootstrap.from_environment().clock.now().timestamp()
+            return deps.clock.now().timestamp()
         ahead = HORIZON.total_seconds()
-        if not seen.waiting:
-            return None
-        lost = (fire for fire, execution in seen.waiting if execution not in seen.running)
-        return min((fire - ahead for fire in lost), default=None)
+        grace = deps.settings.missed_grace.total_seconds()
+        pump_had = deps.settings.launch_ahead.total_seconds() / 3
+        moments = [fire + grace for fire in seen.unnoted]
+        moments += [launch + pump_had for launch in seen.launches]
+        if seen.waiting:
+            lost = (fire for fire, execution in seen.waiting if execution not in seen.running)
+            moments += [fire - ahead for fire in lost]
+        return min(moments, default=None)
 
 
 def useful_runs(function_logical_id: str, glance: Callable[[], Glance]) -> UsefulRuns | None:

@@ -64,6 +64,9 @@ class Settings:
     launch_ahead: timedelta = timedelta(minutes=15)
     early_tolerance: timedelta = timedelta(seconds=5)
     past_grace: timedelta = timedelta(seconds=60)
+    # A fire not happened by its time plus this is missed: the watchdog (run with the reconciler)
+    # announces it (Schedule Missed) and the action needs attention until it fires.
+    missed_grace: timedelta = timedelta(minutes=5)
     # Fires a record keeps: 10, as a Temporal schedule keeps its 10 most recent actions. A
     # recurring record then stays under 2 KB, two write units a write (README, "Batches").
     history_limit: int = 10
@@ -173,6 +176,7 @@ class Settings:
             launch_ahead=seconds("LAUNCH_AHEAD_SECONDS", cls.launch_ahead),
             early_tolerance=seconds("EARLY_TOLERANCE_SECONDS", cls.early_tolerance),
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
+            missed_grace=seconds("MISSED_GRACE_SECONDS", cls.missed_grace),
             history_limit=int(env.get("HISTORY_LIMIT", cls.history_limit)),
             keep_rejections=int(env.get("KEEP_REJECTIONS") or cls.keep_rejections),
             transition_limit=int(env.get("TRANSITION_LIMIT", cls.transition_limit)),

@@ -76,6 +76,20 @@ class Entry:
     def count(self, name: str, value: float = 1) -> None:
         add_metric(self.metrics, name, MetricUnit.Count, value)
 
+    def count_for(self, name: str, dimension: str, value: str, count: float = 1) -> None:
+        """A count under a dimension of its own (``action`` = an id): one EMF line apart from
+        the invocation's metrics, so its dimension does not split theirs."""
+        from aws_lambda_powertools.metrics import single_metric
+        from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+        if is_metrics_disabled():
+            return
+        namespace = self.metrics.provider.namespace
+        with single_metric(
+            name=name, unit=MetricUnit.Count, value=count, namespace=namespace
+        ) as metric:
+            metric.add_dimension(name=dimension, value=value)
+
     def measure(self, name: str, milliseconds: float) -> None:
         add_metric(self.metrics, name, MetricUnit.Milliseconds, milliseconds)
 

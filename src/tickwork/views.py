@@ -62,6 +62,15 @@ def action_view(action: Action) -> dict[str, Any]:
             }
             for m in action.manual.in_flight
         ],
+        "missedFire": (
+            {
+                "occurrence": action.missed.occurrence,
+                "scheduledTime": iso(action.missed.scheduled_time),
+                "notedAt": iso(action.missed.noted_at),
+            }
+            if action.missing_fire and action.missed
+            else None
+        ),
         "occurrenceChanges": [
             {
                 "scheduledTime": iso(c.scheduled),

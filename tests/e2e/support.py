@@ -137,6 +137,12 @@ class Stack:
             if f"-{function_logical_id}-" in poller.queue_url:
                 poller.stop()
 
+    def stop_schedule(self, function_logical_id: str) -> None:
+        """Stop running a function on its schedule (the pump or the reconciler down)."""
+        for runner in self.local.schedules:
+            if runner.function == function_logical_id:
+                runner.stop()
+
     def invocations(self, function_logical_id: str) -> list[Any]:
         name = next(f.name for f in self.local.functions if f.logical_id == function_logical_id)
         return [i for i in self.local.runtime.invocations if i.function == name]

@@ -116,6 +116,7 @@ def test_after_an_outage_a_lost_claim_is_recorded_failed_not_fired_again(deps) -
         "failed": ["a:1"],
         "released": [],
         "settled": [],
+        "missed": [],
     }
     action = deps.records.get("a:1")
     assert action.status == Status.FAILED and action.needs_attention
@@ -141,7 +142,8 @@ def test_under_on_unknown_outcome_retry_a_lost_claim_is_released_and_fired_again
 
     # THEN the action is PENDING again and its execution is started once more
     assert result == {
-        "restarted": [], "recorded": [], "failed": [], "released": ["a:1"], "settled": []
+        "restarted": [], "recorded": [], "failed": [], "released": ["a:1"], "settled": [],
+        "missed": [],
     }  # fmt: skip
     assert deps.records.get("a:1").status == Status.PENDING
     assert list(deps.executions.started) == [NAME]

@@ -58,6 +58,7 @@ from tickwork.domain.steering import (
     FailurePolicy,
     ManualFire,
     ManualFires,
+    MissedFire,
     Pause,
 )
 from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
@@ -281,6 +282,28 @@ def _manual(item: dict[str, Any]) -> ManualFire:
     )
 
 
+def _missed_item(missed: MissedFire | None) -> dict[str, Any] | None:
+    if missed is None:
+        return None
+    return {
+        "generation": missed.generation,
+        "occurrence": missed.occurrence,
+        "scheduledTime": iso(missed.scheduled_time),
+        "notedAt": iso(missed.noted_at),
+    }
+
+
+def _missed(item: dict[str, Any] | None) -> MissedFire | None:
+    if not item:
+        return None
+    return MissedFire(
+        generation=item["generation"],
+        occurrence=item["occurrence"],
+        scheduled_time=parse_iso(item["scheduledTime"], "missed.scheduledTime"),
+        noted_at=parse_iso(item["notedAt"], "missed.notedAt"),
+    )
+
+
 def _change_item(change: OccurrenceChange) -> dict[str, Any]:
     return _drop_none(
         {
@@ -436,6 +459,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "asked": [_manual_item(m) for m in action.manual.asked] or None,
         "unresolved": [_failed_item(u) for u in action.unresolved] or None,
         "occurrenceChanges": [_change_item(c) for c in action.occurrence_changes] or None,
+        "missed": _missed_item(action.missed) if action.missing_fire else None,
     }
     return _to_dynamo(_drop_none(item))
 
@@ -495,4 +519,5 @@ def from_item(raw: dict[str, Any]) -> Action:
         ),
         unresolved=tuple(_failed(u) for u in item.get("unresolved", [])),
         occurrence_changes=tuple(_change(c) for c in item.get("occurrenceChanges", [])),
+        missed=_missed(item.get("missed")),
     )

@@ -55,9 +55,9 @@ def create_action(body: CreateAction) -> ActionView:
     "/actions",
     summary="List actions",
     description="One page of actions. With group or prefix: in id order (a status filter "
-    "applies within). With attention=true: those with a failed fire waiting for a retry, in "
-    "id order. With status alone: by next fire time (then id). With nothing: storage order. "
-    "Pass nextCursor back as cursor for the next page.",
+    "applies within). With attention=true: those with a failed fire waiting for a retry or "
+    "a missed fire, in id order. With status alone: by next fire time (then id). With "
+    "nothing: storage order. Pass nextCursor back as cursor for the next page.",
     responses=responses(200, ActionPage, "A page of actions", 400),
     tags=["actions"],
 )

@@ -231,7 +231,8 @@ class ActionSummary(_Response):
     last_error: str | None
     group: str
     needs_attention: bool = Field(
-        description="A fire failed past its retries and has not been retried by hand yet."
+        description="A fire failed past its retries and has not been retried by hand yet, or "
+        "the fire it is at was found missed (missedFire) and has not happened yet."
     )
     pause_note: str | None = Field(description="Why it is paused.")
     deferred: str | None = Field(
@@ -272,6 +273,12 @@ class ActionView(ActionSummary):
     )
     failed_fires: list[dict[str, Any]] = Field(
         description="Failed fires waiting for a retry by hand (POST /actions/{id}/retry)."
+    )
+    missed_fire: dict[str, Any] | None = Field(
+        default=None,
+        description="The fire the action is at, found not happened by its time plus "
+        "MissedGraceSeconds (occurrence, scheduledTime, notedAt): it needs attention until "
+        "that fire happens.",
     )
     occurrence_changes: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -377,7 +384,10 @@ class FireCounts(_Response):
 
 class Stats(_Response):
     by_status: dict[str, int]
-    needs_attention: int = Field(description="Actions with a failed fire waiting for a retry.")
+    needs_attention: int = Field(
+        description="Actions with a failed fire waiting for a retry, or a missed fire that has "
+        "not happened yet."
+    )
     last_hour: FireCounts
     last_day: FireCounts
 

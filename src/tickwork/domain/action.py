@@ -26,6 +26,7 @@ from tickwork.domain.steering import (
     FailurePolicy,
     ManualFire,
     ManualFires,
+    MissedFire,
     Pause,
     idempotency_key,
 )
@@ -152,6 +153,9 @@ class Action:
     # Occurrences skipped or moved by request (domain.occurrence_changes), in time order; each
     # leaves once its occurrence is recorded.
     occurrence_changes: tuple[OccurrenceChange, ...] = ()
+    # Set by the watchdog when the fire the record is at had not happened by its time plus the
+    # grace (usecases.watchdog); it stands for that fire only.
+    missed: MissedFire | None = None
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -228,8 +232,25 @@ class Action:
 
     @property
     def needs_attention(self) -> bool:
-        """A fire failed and nobody has retried it yet (or the action ended FAILED)."""
-        return self.status == Status.FAILED or bool(self.unresolved)
+        """A fire failed and nobody has retried it yet (or the action ended FAILED), or the
+        fire it is at was found missed and has still not happened."""
+        return self.status == Status.FAILED or bool(self.unresolved) or self.missing_fire
+
+    @property
+    def missing_fire(self) -> bool:
+        """The watchdog found the fire the record is at missed, and it has not happened yet."""
+        missed = self.missed
+        return (
+            missed is not None
+            and self.status == Status.PENDING
+            and (missed.generation, missed.occurrence) == (self.generation, self.occurrence)
+        )
+
+    def noted_missed(self, now: datetime) -> Action:
+        """The watchdog's note: the fire the record is at is missed (a need of attention)."""
+        assert self.execution_time is not None
+        note = MissedFire(self.generation, self.occurrence, self.execution_time, now)
+        return replace(self._touched(now), missed=note)
 
     def key_of(self, occurrence: int, manual: int = 0) -> str:
         """The idempotency key of this schedule's occurrence (or manual fire)."""

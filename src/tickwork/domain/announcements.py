@@ -20,6 +20,7 @@ __all__ = [
     "Announcement",
     "Completed",
     "Late",
+    "Missed",
     "Paused",
     "Reconciled",
     "Rejected",
@@ -133,6 +134,32 @@ class Late:
             "actualTime": iso(self.actual_time),
             "lateMs": self.late_ms,
             "thresholdMs": self.threshold_ms,
+        }
+
+
+@dataclass(frozen=True)
+class Missed:
+    """A fire expected by its time plus the grace has not happened (a lost execution, a pump
+    stopped or far behind, an outage): the watchdog's word, once per fire."""
+
+    detail_type: ClassVar[DetailType] = DetailType.MISSED
+    action_id: str
+    group: str
+    generation: int
+    occurrence: int
+    scheduled_time: datetime
+    overdue_ms: int
+    cause: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.action_id,
+            "group": self.group,
+            "generation": self.generation,
+            "occurrence": self.occurrence,
+            "scheduledTime": iso(self.scheduled_time),
+            "overdueMs": self.overdue_ms,
+            "cause": self.cause,
         }
 
 

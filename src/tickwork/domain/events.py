@@ -33,6 +33,7 @@ class DetailType(StrEnum):
     REJECTED = "Schedule Rejected"
     SKIPPED = "Schedule Skipped"
     LATE = "Schedule Late"
+    MISSED = "Schedule Missed"
     RECONCILED = "Schedule Reconciled"
     TAMPERED = "Schedule Tampered"
 
@@ -64,6 +65,7 @@ ESSENTIAL = frozenset(
         DetailType.REJECTED,
         DetailType.SKIPPED,
         DetailType.LATE,
+        DetailType.MISSED,
         DetailType.TAMPERED,
         DetailType.RECONCILED,
     }

@@ -16,7 +16,7 @@ class Selection:
     status: Status | None = None
     group: str | None = None
     prefix: str | None = None
-    attention: bool = False  # only actions with a failed fire waiting for a retry
+    attention: bool = False  # only those with a failed fire waiting for a retry or a missed one
 
     def __post_init__(self) -> None:
         if self.group is not None:

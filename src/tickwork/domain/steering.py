@@ -35,6 +35,7 @@ __all__ = [
     "FailurePolicy",
     "ManualFire",
     "ManualFires",
+    "MissedFire",
     "Pause",
     "check_note",
     "idempotency_key",
@@ -126,6 +127,18 @@ class ManualFires:
 class Pause:
     at: datetime
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class MissedFire:
+    """A fire the watchdog found not fired by its time plus the grace: the fire key it noted
+    (generation and occurrence), its time, and when it noticed. The action needs attention
+    while its record is still at that fire."""
+
+    generation: int
+    occurrence: int
+    scheduled_time: datetime
+    noted_at: datetime
 
 
 @dataclass(frozen=True)

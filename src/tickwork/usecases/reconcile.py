@@ -32,6 +32,10 @@ its record moved on ends quietly):
 - **settled** — a batch's tab still open after its batch stopped running (its task failed past
   its retries, or the stack lost it): the counter changes its members carry are added, once.
 
+Before them the watchdog (``usecases.watchdog``) notes each fire not happened by its time plus
+``MissedGraceSeconds`` (``missed``, announced as Schedule Missed): not a repair, a signal, and
+first, because a fire a repair relaunches fires at once and would no longer look missed.
+
 After an outage that lost every execution (a restarted local stack), ``horizon=None`` and
 ``stuck_after=0`` look at every waiting action and every claim.
 """
@@ -69,6 +73,7 @@ from tickwork.usecases.orders import kind_of
 from tickwork.usecases.pump import launch_due
 from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.updates import Rule, update
+from tickwork.usecases.watchdog import note_missed
 
 __all__ = ["HORIZON", "STUCK_AFTER", "reconcile"]
 
@@ -117,6 +122,9 @@ def reconcile(
     deps = replace(
         deps, executions=_RunningOnce(deps.executions), batches=_RunningOnce(deps.batches)
     )
+    # First the watchdog, on the records as they are: a fire a repair below relaunches fires
+    # at once, and would no longer look missed, though it was.
+    missed = note_missed(deps, now, limit)
     repairs = Reconciled()
     unrepaired: list[str] = []
     until = None if horizon is None else now + horizon
@@ -166,7 +174,11 @@ def reconcile(
         log.warning("reconciler run out of time", extra={"unfinished": unfinished})
     if unrepaired:
         raise RepairsIncomplete(unrepaired, repairs.to_wire())
-    return {**repairs.to_wire(), **({"unfinished": unfinished} if unfinished else {})}
+    return {
+        **repairs.to_wire(),
+        "missed": [m.action_id for m in missed],
+        **({"unfinished": unfinished} if unfinished else {}),
+    }
 
 
 class _RunningOnce:

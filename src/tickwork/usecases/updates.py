@@ -36,6 +36,7 @@ class Rule(StrEnum):
     MARK_LAUNCHED = "mark launched"  # the pump started the parked fire's execution
     NAME_EXECUTION = "name the execution"  # a leg, a repair, a member a follow-on left out
     KNOW_START = "know a Start"  # a repeated Start's event id, so that it never applies late
+    NOTE_MISSED = "note a missed fire"  # the watchdog: the fire the record is at is overdue
 
 
 _RECORDING = frozenset({Rule.RECORD, Rule.RECORD_MANUAL})

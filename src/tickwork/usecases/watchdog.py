@@ -1,0 +1,58 @@
+"""The watchdog: a fire that should have happened by its time plus a grace and has not.
+
+Whatever the cause — its execution was lost, the pump is stopped or far behind and never
+launched it, the stack was down — a PENDING action whose fire time passed more than
+``MissedGraceSeconds`` ago is noted on its record (``Rule.NOTE_MISSED``, fenced on the version
+read, so once per fire), announced as ``Schedule Missed`` and counted, and needs attention until
+that fire happens (then ``Schedule Late`` says how late) or the record moves on. It runs with
+the reconciler, before its repairs, and reads only the fires due before now less the grace, in
+fire order, from the ByStatus index.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action, Status
+from tickwork.domain.announcements import Missed
+from tickwork.usecases.updates import Rule, update
+
+__all__ = ["note_missed"]
+
+_PARKED = "never launched: the pump is stopped or far behind"
+_WAITING = "its execution has not fired it: lost, stopped, or the stack was down or behind"
+
+
+def note_missed(deps: Dependencies, now: datetime, limit: int = 10_000) -> list[Missed]:
+    """Note and announce each fire found missed, once; the announcements made."""
+    grace = deps.settings.missed_grace
+    found: list[Missed] = []
+    for action in deps.queries.in_fire_order(Status.PENDING, limit, now - grace):
+        due = action.execution_time
+        if action.missing_fire or due is None or due + grace > now:
+            continue
+        cause = _PARKED if action.is_parked else _WAITING
+
+        def note(
+            current: Action, key: tuple[str, int, int, int] = action.fire_key
+        ) -> Action | None:
+            if current.fire_key != key or current.status is not Status.PENDING:
+                return None  # it fired, or moved on, meanwhile
+            return None if current.missing_fire else current.noted_missed(now)
+
+        written = update(deps.records, action.id, Rule.NOTE_MISSED, note, first=action)
+        if written is None:
+            continue
+        missed = Missed(
+            action.id,
+            action.group,
+            action.generation,
+            action.occurrence,
+            due,
+            int((now - due).total_seconds() * 1000),
+            cause,
+        )
+        deps.publisher.publish(missed)
+        found.append(missed)
+    return found

@@ -1,0 +1,55 @@
+"""GIVEN the emulated stack on virtual time through an outage of its scheduled functions (the
+pump and the reconciler down) WHEN a parked fire's time passes and the reconciler comes back
+THEN the watchdog, run with it, announces Schedule Missed with the action, occurrence and
+cause, the reconciler launches the fire as the pump would have, and it fires late, announced
+as Schedule Late — through the real state machines. (With the reconciler up, a parked fire the
+pump missed is launched a third of the horizon after its launch moment: before it is due.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from tests.e2e.support import Stack, assert_never_early
+from tickwork.domain.action import Status
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import Outcome
+
+
+def test_a_fire_the_stopped_pump_never_launched_is_missed_then_fired_late(
+    make_stack: Callable[..., Stack],
+) -> None:
+    stack = make_stack(MissedGraceSeconds="60")
+    stack.start({"id": "missed:1", "rate": "rate(1 hour)"})
+    due = stack.wait_record("missed:1", lambda a: a.status is Status.PENDING).execution_time
+    assert due is not None and stack.record("missed:1").is_parked
+    stack.stop_schedule("PumpFunction")
+    stack.stop_schedule("ReconcilerFunction")
+    stack.local.time.advance_to((due + timedelta(minutes=10)).timestamp())
+    assert stack.record("missed:1").history == ()  # nothing ran it
+
+    # WHEN the reconciler runs again (its scheduled event, as after the outage)
+    reconciler = next(f.name for f in stack.local.functions if f.logical_id == "ReconcilerFunction")
+    answer, error = stack.local.runtime.invoke(reconciler, _scheduled_event())
+    assert error is None and answer["missed"] == ["missed:1"], answer
+    assert answer["restarted"] == ["missed:1"]
+    stack.local.time.advance(60)
+
+    events = stack.lifecycle.drain()
+    (missed,) = [e["detail"] for e in events if e["detail-type"] == DetailType.MISSED]
+    assert missed["id"] == "missed:1" and missed["occurrence"] == 1
+    assert "never launched" in missed["cause"] and missed["overdueMs"] > 60_000
+    (late,) = [e["detail"] for e in events if e["detail-type"] == DetailType.LATE]
+    assert late["id"] == "missed:1" and late["occurrence"] == 1 and late["lateMs"] > 60_000
+    record = stack.record("missed:1")
+    assert [(h.occurrence, h.outcome) for h in record.history] == [(1, Outcome.FIRED)]
+    assert not record.needs_attention  # it fired at last
+    assert_never_early(stack.ticks_for("missed:1"))
+
+
+def _scheduled_event() -> dict[str, object]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "events" / "reconcile" / "scheduled.json"
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
