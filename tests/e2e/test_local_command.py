@@ -84,24 +84,25 @@ def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> N
     assert local.cli_json("list") == []
 
 
-@pytest.mark.timeout(300)  # two starts of the stack and real waits: minutes on a busy machine
+@pytest.mark.timeout(420)  # two starts of the stack and real waits: minutes on a busy machine
 def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> None:
-    # GIVEN a local stack with two one-offs 45 s away and a 3-fire recurrence (every 10 s)
-    # that fired once: all three waiting (one CLI call after its first fire, with 20 s before
-    # its last: a busy machine's slow calls do not let it finish first)
+    # GIVEN a local stack with a 3-fire recurrence (every 15 s) that fired once, and two
+    # one-offs scheduled after that first fire, 60 s away: all three waiting. (Each time is
+    # counted from the state it follows, so a busy machine's slow CLI calls do not let any of
+    # them fire or finish before the kill: k:rec owes 30 s of fires after its first.)
     process = LocalProcess(tmp_path / "state")
     process.start()
     try:
-        t1 = datetime.now(UTC)
-        for action_id, seconds in (("k:one", 45), ("k:two", 46)):
-            process.cli_json(
-                "schedule", "--id", action_id, "--at", iso(t1 + timedelta(seconds=seconds))
-            )
-        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(10 seconds)", "--times", "3")
+        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(15 seconds)", "--times", "3")
         deadline = time.monotonic() + 60  # a state to wait for, not a margin: a busy machine
         while process.cli_json("show", "k:rec")["occurrence"] < 2:
             assert time.monotonic() < deadline, "k:rec never fired its first occurrence"
             time.sleep(0.2)  # k:rec has fired once; the rest wait
+        t1 = datetime.now(UTC)
+        for action_id, seconds in (("k:one", 60), ("k:two", 61)):
+            process.cli_json(
+                "schedule", "--id", action_id, "--at", iso(t1 + timedelta(seconds=seconds))
+            )
         waiting_at_kill = sorted(
             a["id"] for a in process.cli_json("list") if a["status"] in ("PENDING", "IN_PROGRESS")
         )
@@ -122,7 +123,7 @@ def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> N
         # THEN every waiting action fires exactly the occurrences it still owed, once, never
         # early. (An occurrence that came due during the restart may fire before this queue
         # existed, so the records' history is the full account; the queue sees no repeats.)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline and any(
             process.cli_json("show", i)["status"] != "COMPLETED"
             for i in ("k:one", "k:two", "k:rec")

@@ -292,3 +292,122 @@ def test_a_skip_written_by_hand_is_not_taken_and_the_fire_ends_as_tampered() -> 
     deps.records.save(forged, expected_version=action.version)
     _fire_next(deps)
     assert [outcome for *_, outcome in _history(deps)] == [Outcome.NO_ACTION]
+
+
+# --- found from outside (a helper's attack), each failing before its fix --------------------
+def test_a_move_or_skip_of_the_paused_fire_holds_when_it_is_resumed() -> None:
+    from tickwork.usecases.pause import pause_action, resume_action
+
+    deps = _deps()
+    later = NOW + HOUR + timedelta(minutes=40)
+    pause_action("h", None, deps)
+    move_occurrence("h", Which(number=1), later, None, deps)
+    resume_action("h", None, deps)
+    _fire_next(deps)
+    assert _history(deps) == [(1, later, Outcome.FIRED)]
+    # resumed after its time, the next occurrence fires where it was moved to
+    deps = _deps()
+    moved = NOW + 2 * HOUR + timedelta(minutes=30)
+    move_occurrence("h", Which(number=2), moved, None, deps)
+    pause_action("h", None, deps)
+    deps.clock.current = NOW + HOUR + timedelta(minutes=10)  # type: ignore[attr-defined]
+    resume_action("h", None, deps)
+    action = deps.records.get("h")
+    assert action is not None and action.execution_time == moved
+
+
+def test_a_skip_asked_while_the_execution_sleeps_off_an_early_wake_is_taken() -> None:
+    """Step Functions wakes an execution up to a second early; the skip lands meanwhile."""
+    deps = fake_dependencies(NOW, lock=timedelta(0))
+    start_action(StartCommand({"id": "h", "rate": "rate(1 hour)"}), deps)
+    name = machine.current(deps, "h")
+    deps.clock.current = NOW + HOUR - timedelta(milliseconds=900)  # type: ignore[attr-defined]
+    original_sleep = deps.clock.sleep
+
+    def sleep_while_a_skip_lands(seconds: float) -> None:
+        skip_occurrence("h", Which(number=1), None, deps)
+        original_sleep(seconds)
+
+    deps.clock.sleep = sleep_while_a_skip_lands  # type: ignore[method-assign]
+    assert machine.run(deps, name) is None
+    assert [outcome for *_, outcome in _history(deps)] == [Outcome.SKIPPED]
+
+
+def test_a_skip_event_delivered_again_after_its_restore_changes_nothing() -> None:
+    from tickwork.usecases.intake import accept_control
+
+    deps = _deps()
+    skip = {"id": "h", "occurrence": 2}
+    assert accept_control("Schedule Skip Occurrence", skip, "e1", deps).to_wire()["outcome"] == (
+        "skipped"
+    )
+    accept_control("Schedule Restore Occurrence", skip, "e2", deps)
+    again = accept_control("Schedule Skip Occurrence", skip, "e1", deps).to_wire()
+    assert again["outcome"] == "unchanged"
+    for _ in range(2):
+        _fire_next(deps)
+    assert [outcome for *_, outcome in _history(deps)] == [Outcome.FIRED, Outcome.FIRED]
+
+
+def test_a_record_altered_by_hand_is_refused_not_sealed_again() -> None:
+    from dataclasses import replace
+
+    from tickwork.domain.errors import RecordAltered
+
+    deps = _sealed_deps()
+    action = deps.records.get("h")
+    assert action is not None
+    forged = replace(action, data={"n": 666}, version=action.version + 1)
+    deps.records.save(forged, expected_version=action.version)
+    with pytest.raises(RecordAltered):
+        skip_occurrence("h", Which(number=3), None, deps)
+    assert deps.records.get("h") == forged
+
+
+@pytest.mark.parametrize("policy", ["ONCE", "SKIP"])
+def test_an_occurrence_moved_past_an_outage_still_fires_at_its_moved_time(policy: str) -> None:
+    deps = _deps(catchUp=policy)
+    moved = NOW + 2 * HOUR + timedelta(minutes=50)
+    move_occurrence("h", Which(number=2), moved, None, deps)
+    deps.clock.current = NOW + 2 * HOUR + timedelta(minutes=10)  # type: ignore[attr-defined]
+    machine.run(deps, machine.current(deps, "h"))  # occurrence 1, an outage late
+    _fire_next(deps)
+    assert [at for _, at, _ in _history(deps)][1:] == [moved]
+
+
+def test_a_failed_moved_occurrence_retried_by_hand_is_not_run_again_as_the_next() -> None:
+    from tickwork.usecases.retry import retry_action
+
+    deps = _deps(onFailure="STOP")
+    _fire_next(deps)
+    moved = NOW + HOUR + timedelta(minutes=20)
+    move_occurrence("h", Which(number=2), moved, None, deps)
+    deps.clock.current = moved  # type: ignore[attr-defined]
+    machine.fail(deps, machine.current(deps, "h"))
+    deps.clock.current = moved + timedelta(minutes=10)  # type: ignore[attr-defined]
+    retry_action("h", deps)
+    _fire_next(deps)  # the retry
+    _fire_next(deps)  # the next occurrence: 15:00, not 14:00 again
+    assert [at for _, at, _ in _history(deps)][-1] == NOW + 3 * HOUR
+
+
+def test_the_fifty_first_coming_change_is_refused_not_dropping_the_soonest() -> None:
+    deps = _deps()
+    for number in range(2, 52):
+        skip_occurrence("h", Which(number=number), None, deps)
+    with pytest.raises(ValidationFailed) as refused:
+        skip_occurrence("h", Which(number=60), None, deps)
+    assert refused.value.problems[0].field == "occurrence"
+    action = deps.records.get("h")
+    assert action is not None and len(action.occurrence_changes) == 50
+    assert action.occurrence_changes[0].scheduled == NOW + 2 * HOUR
+
+
+def test_a_refusal_names_the_field_the_request_named_its_occurrence_by() -> None:
+    deps = _deps()
+    move_occurrence("h", Which(number=2), NOW + 2 * HOUR + timedelta(minutes=30), None, deps)
+    move_occurrence("h", Which(number=1), NOW + 2 * HOUR + timedelta(minutes=10), None, deps)
+    for undo in (skip_occurrence, restore_occurrence):  # back at 14:00: before 14:10's move
+        with pytest.raises(ValidationFailed) as refused:
+            undo("h", Which(at=NOW + 2 * HOUR), None, deps)
+        assert [p.field for p in refused.value.problems] == ["at"]

@@ -32,6 +32,7 @@ from tickwork.domain.errors import (
     ManualFiresInFlight,
     NotRecurring,
     OccurrenceLocked,
+    RecordAltered,
     TickworkError,
     ValidationFailed,
 )
@@ -97,6 +98,18 @@ def register(app: APIGatewayHttpResolver) -> None:
                     "occurrence",
                     f"occurrence {e.occurrence} is inside its lock: it happens as planned",
                     "skip or move a later occurrence, or let this one fire",
+                )
+            ],
+        ),
+        RecordAltered: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "was altered outside tickwork: its seal does not match what it holds",
+                    "schedule it again from its Start detail (a Start or PATCH seals what it "
+                    "is given), or cancel it",
                 )
             ],
         ),

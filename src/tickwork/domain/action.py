@@ -442,6 +442,11 @@ class Action:
         changes = tuple(c for c in self._coming_changes() if c.scheduled != scheduled)
         return self._refired(now, changes, scheduled, reason, limits)
 
+    @property
+    def coming_changes(self) -> tuple[OccurrenceChange, ...]:
+        """The skips and moves of occurrences still to come."""
+        return self._coming_changes()
+
     def _coming_changes(self) -> tuple[OccurrenceChange, ...]:
         """The changes of the occurrence the record is at and those after it: the ones before
         are done with (dropped when a change is written, and the record sealed again)."""
@@ -464,11 +469,13 @@ class Action:
             changed_at=now,
         )
         at = self.execution_time
-        if self.status is not Status.PENDING or at is None or self.origin_of(at) != scheduled:
+        if at is None or self.origin_of(at) != scheduled:
             return moved
         fire_at = moved.fire_time_of(scheduled)
-        if fire_at == at:
+        if fire_at == at or self.status not in (Status.PENDING, Status.PAUSED):
             return moved
+        if self.status is Status.PAUSED:  # no execution waits: a resume starts the moved one
+            return replace(moved, execution_time=fire_at)
         return replace(
             moved,
             execution_time=fire_at,
@@ -562,6 +569,13 @@ class Action:
         marks = _remember(self.superseded_starts, event_id, None)
         return replace(self._touched(now), superseded_starts=marks)
 
+    def remembering(self, event_id: str | None) -> Action:
+        """This version, knowing the steering event ``event_id`` it applies (a skip, a move):
+        delivered again later, it changes nothing."""
+        if not event_id:
+            return self
+        return replace(self, superseded_starts=_remember(self.superseded_starts, event_id, None))
+
     def knows_start(self, event_id: str) -> bool:
         """Whether the Start event ``event_id`` reached this record already: its own Start, the
         one waiting in the lock, or one it moved past or answered as a repeat."""
@@ -626,8 +640,16 @@ class Action:
         )
 
     def retried(self, now: datetime, limits: Limits) -> Action:
+        """The failed occurrence runs again now. A moved one is moved to now, so that the
+        occurrence after it is still counted from its own scheduled time (never itself again)."""
+        changes = self.occurrence_changes
+        if self.execution_time is not None:
+            origin = self.origin_of(self.execution_time)
+            if origin != self.execution_time:
+                changes = tuple(replace(c, to=now) if c.scheduled == origin else c for c in changes)
         return replace(
             self._moved(now, Status.PENDING, "retried by hand", limits.transitions),
+            occurrence_changes=changes,
             generation=self.generation + 1,
             execution_time=now,
             ttl=None,

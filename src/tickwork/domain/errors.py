@@ -210,6 +210,18 @@ class OccurrenceLocked(TickworkError):
         )
 
 
+class RecordAltered(TickworkError):
+    """A change that keeps what the record holds (a skip or move of one occurrence) asked of a
+    record whose seal does not match: altered outside tickwork, it is not sealed again."""
+
+    def __init__(self, action_id: str) -> None:
+        self.action_id = action_id
+        super().__init__(
+            f"action {action_id!r} was altered outside tickwork (its seal does not match): a "
+            "change that keeps its data will not seal it again"
+        )
+
+
 class NotRecurring(TickworkError):
     """A request about one occurrence of a recurrence named a one-off."""
 

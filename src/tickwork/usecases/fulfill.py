@@ -61,13 +61,21 @@ def fulfill_claimed(
     action = _current(fire, deps, read)
     _wait_until_due(fire, action, deps)
     now = deps.clock.now()
-    if action.is_skipped(fire.order.fire_at) and seal_holds(action, deps):
-        _skip(fire, action, now, deps, _BY_REQUEST)  # (a skip the seal does not vouch for
-        # is not taken: the claim's seal check ends that fire as tampered)
     if not action.catch_up.runs(fire.order.fire_at, now):
         _skip(fire, action, now, deps, str(action.catch_up.policy))
     action = _claim(fire, action, deps)
+    # A skip (or its undoing) is read from the record the claim wrote, fenced on its version:
+    # one asked while this execution slept off an early wake, or after a batch read its
+    # members, is seen.
+    _skip_if_asked(fire, action, now, deps)
     return _run(fire, action, action.key_of(fire.order.occurrence), now, deps), action
+
+
+def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> None:
+    """Skip the occurrence if a skip of it is on the record, under its seal (a skip the seal
+    does not vouch for is not taken: the claim's seal check ends that fire as tampered)."""
+    if action.is_skipped(fire.order.fire_at) and seal_holds(action, deps):
+        _skip(fire, action, now, deps, _BY_REQUEST)
 
 
 def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Dependencies) -> Tick:

@@ -22,6 +22,7 @@ from tickwork.domain.errors import (
     ManualFiresInFlight,
     NotRecurring,
     OccurrenceLocked,
+    RecordAltered,
     SignatureRefused,
     ValidationFailed,
 )
@@ -48,6 +49,7 @@ REFUSALS = (
     ActionLocked,
     OccurrenceLocked,
     NotRecurring,
+    RecordAltered,
     ActionNotFound,
     ActionFinished,
     ManualFiresInFlight,
@@ -92,7 +94,7 @@ def accept_control(
         if kind is DetailType.RUN_NOW:
             return run_now(action_id, deps, detail.get("requestId") or event_id)
         if kind in _OCCURRENCE_EVENTS:
-            return _occurrence(kind, action_id, detail, deps)
+            return _occurrence(kind, action_id, detail, event_id, deps)
         return cancel_action(action_id, deps)
     except REFUSALS as refused:
         return _rejected(kind, detail, event_id, refused, deps)
@@ -104,7 +106,11 @@ _OCCURRENCE_EVENTS = frozenset(
 
 
 def _occurrence(
-    kind: DetailType, action_id: str, detail: dict[str, Any], deps: Dependencies
+    kind: DetailType,
+    action_id: str,
+    detail: dict[str, Any],
+    event_id: str | None,
+    deps: Dependencies,
 ) -> ChangeAnswer:
     """Skip, move or restore one occurrence, named by ``occurrence`` (its number) or ``at``
     (its scheduled time)."""
@@ -122,13 +128,13 @@ def _occurrence(
     which = Which(number=number, at=at)
     note = detail.get("note")
     if kind is DetailType.SKIP_OCCURRENCE:
-        return skip_occurrence(action_id, which, note, deps)
+        return skip_occurrence(action_id, which, note, deps, event_id)
     if kind is DetailType.RESTORE_OCCURRENCE:
-        return restore_occurrence(action_id, which, note, deps)
+        return restore_occurrence(action_id, which, note, deps, event_id)
     to = _moment(detail, "to")
     if to is None:
         raise ValidationFailed.of("to", "is missing", 'give the time it fires instead, e.g. "...Z"')
-    return move_occurrence(action_id, which, to, note, deps)
+    return move_occurrence(action_id, which, to, note, deps, event_id)
 
 
 def _moment(detail: dict[str, Any], field: str) -> datetime | None:

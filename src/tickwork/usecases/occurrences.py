@@ -22,9 +22,11 @@ from tickwork.domain.errors import (
     ActionNotFound,
     NotRecurring,
     OccurrenceLocked,
+    RecordAltered,
     ValidationFailed,
 )
 from tickwork.domain.occurrence_changes import (
+    MAX_CHANGES,
     MAX_LOOKAHEAD,
     OccurrenceChange,
     occurrence_at,
@@ -34,7 +36,7 @@ from tickwork.domain.times import ceil_ms, iso, iso_exact
 from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import is_locked
-from tickwork.usecases.sealing import seal_of
+from tickwork.usecases.sealing import seal_holds, seal_of
 from tickwork.usecases.updates import decided_again
 
 __all__ = ["Which", "move_occurrence", "restore_occurrence", "skip_occurrence"]
@@ -57,29 +59,43 @@ class Which:
 
 
 def skip_occurrence(
-    action_id: str, which: Which, note: str | None, deps: Dependencies
+    action_id: str,
+    which: Which,
+    note: str | None,
+    deps: Dependencies,
+    event_id: str | None = None,
 ) -> ChangeAnswer:
-    """Skip the occurrence: it comes due and is recorded SKIPPED, and nothing runs."""
+    """Skip the occurrence: it comes due and is recorded SKIPPED, and nothing runs.
+    ``event_id``: the steering event asking (one delivered again changes nothing)."""
     note = check_note(note)
-    return decided_again(lambda: _change(action_id, which, None, note, deps))
+    return decided_again(lambda: _change(action_id, which, None, note, deps, event_id))
 
 
 def move_occurrence(
-    action_id: str, which: Which, to: datetime, note: str | None, deps: Dependencies
+    action_id: str,
+    which: Which,
+    to: datetime,
+    note: str | None,
+    deps: Dependencies,
+    event_id: str | None = None,
 ) -> ChangeAnswer:
     """Fire the occurrence at ``to`` instead: strictly between its neighbours, in the future."""
     note = check_note(note)
     if to.utcoffset() is None:
         raise ValidationFailed.of("to", "has no UTC offset", 'give one, e.g. "...T09:30:00Z"')
-    return decided_again(lambda: _change(action_id, which, ceil_ms(to), note, deps))
+    return decided_again(lambda: _change(action_id, which, ceil_ms(to), note, deps, event_id))
 
 
 def restore_occurrence(
-    action_id: str, which: Which, note: str | None, deps: Dependencies
+    action_id: str,
+    which: Which,
+    note: str | None,
+    deps: Dependencies,
+    event_id: str | None = None,
 ) -> ChangeAnswer:
     """Undo the skip or move of the occurrence: it fires as its schedule says."""
     note = check_note(note)
-    return decided_again(lambda: _restore(action_id, which, note, deps))
+    return decided_again(lambda: _restore(action_id, which, note, deps, event_id))
 
 
 @dataclass(frozen=True)
@@ -91,41 +107,62 @@ class _Found:
 
 
 def _change(
-    action_id: str, which: Which, to: datetime | None, note: str | None, deps: Dependencies
+    action_id: str,
+    which: Which,
+    to: datetime | None,
+    note: str | None,
+    deps: Dependencies,
+    event_id: str | None,
 ) -> ChangeAnswer:
     action = _recurring(action_id, "skip or move" if to is None else "move", deps)
+    if event_id and action.knows_start(event_id):  # delivered again: applied once already
+        return ChangeAnswer(action.id, Done.UNCHANGED, str(action.status), action.execution_time)
     now = deps.clock.now()
     found = _find(action, which)
     _refuse_if_locked(action, found, now, deps)
-    _check_between(action, found, found.scheduled if to is None else to, now, "to")
+    named = "to" if to is not None else _named(which)
+    _check_between(action, found, found.scheduled if to is None else to, now, named)
     earlier = action.change_of(found.scheduled)
     if earlier is not None and earlier.to == to:
         return _answer(action, found, Done.UNCHANGED)
+    if earlier is None and len(action.coming_changes) >= MAX_CHANGES:
+        raise ValidationFailed.of(
+            _named(which),
+            f"the action has {MAX_CHANGES} coming occurrences skipped or moved already",
+            "restore one of them first (GET /actions/{id}/occurrences lists them)",
+        )
     change = OccurrenceChange(found.scheduled, now, to, note)
     what = "skipped" if to is None else f"moved to {iso(to)}"
     reason = f"occurrence {found.number} ({iso(found.scheduled)}) {what}"
     changed = action.occurrence_changed(now, change, _noted(reason, note), deps.limits)
-    _write(action, changed, reason, now, deps)
+    _write(action, changed.remembering(event_id), reason, now, deps)
     return _answer(changed, found, Done.SKIPPED if to is None else Done.MOVED)
 
 
-def _restore(action_id: str, which: Which, note: str | None, deps: Dependencies) -> ChangeAnswer:
+def _restore(
+    action_id: str, which: Which, note: str | None, deps: Dependencies, event_id: str | None
+) -> ChangeAnswer:
     action = _recurring(action_id, "restore", deps)
+    if event_id and action.knows_start(event_id):  # delivered again: applied once already
+        return ChangeAnswer(action.id, Done.UNCHANGED, str(action.status), action.execution_time)
     now = deps.clock.now()
     found = _find(action, which)
     if action.change_of(found.scheduled) is None:
         return _answer(action, found, Done.UNCHANGED)
     _refuse_if_locked(action, found, now, deps)
-    _check_between(action, found, found.scheduled, now, "occurrence")
+    _check_between(action, found, found.scheduled, now, _named(which))
     reason = f"occurrence {found.number} ({iso(found.scheduled)}) restored"
     changed = action.occurrence_restored(now, found.scheduled, _noted(reason, note), deps.limits)
-    _write(action, changed, reason, now, deps)
+    _write(action, changed.remembering(event_id), reason, now, deps)
     return _answer(changed, found, Done.RESTORED)
 
 
 def _write(action: Action, changed: Action, reason: str, now: datetime, deps: Dependencies) -> None:
     """Save the change, sealed; a moved imminent fire gets its new execution, the old one
-    stopped (it would end quietly at its claim anyway: a new generation)."""
+    stopped (it would end quietly at its claim anyway: a new generation). A record altered
+    outside tickwork is refused, never sealed again with what it holds."""
+    if not seal_holds(action, deps):
+        raise RecordAltered(action.id)
     refired = changed.generation != action.generation
     if refired:
         changed = plan(changed, now, deps)
@@ -134,6 +171,11 @@ def _write(action: Action, changed: Action, reason: str, now: datetime, deps: De
     if refired:
         stop_own_execution(action, reason, deps)
         launch(changed, now, deps)
+
+
+def _named(which: Which) -> str:
+    """The field the request named its occurrence by."""
+    return "occurrence" if which.number is not None else "at"
 
 
 def _noted(reason: str, note: str | None) -> str:

@@ -58,6 +58,7 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
     if due is None or due <= now:
         # Its fire passed while it was paused: not caught up; the next one after now, if any.
         due = action.schedule.next_fire_time(now, action.occurrence - 1) if action.repeat else None
+        due = None if due is None else action.fire_time_of(ceil_ms(due))  # a moved one's time
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
         deps.records.save(finished, expected_version=action.version)

@@ -198,10 +198,23 @@ def following_fire(
     policy does not run are passed over: the action's fires resume at the first one still worth
     a fire. A moved occurrence counts from its own scheduled time, and the next fires at its
     moved time if it was moved."""
-    following = action.schedule.next_fire_time(
-        action.origin_of(scheduled), occurrence, not_before=action.catch_up.resume_from(now)
-    )
-    return following and action.fire_time_of(ceil_ms(following))
+    origin = action.origin_of(scheduled)
+    not_before = action.catch_up.resume_from(now)
+    following = action.schedule.next_fire_time(origin, occurrence, not_before=not_before)
+    following = following and ceil_ms(following)
+    # An occurrence the catch-up passes over by its scheduled time, moved to a time still
+    # worth a fire, fires at that time.
+    passed_over = [
+        change.to
+        for change in action.occurrence_changes
+        if change.to is not None
+        and origin < change.scheduled
+        and (following is None or change.scheduled < following)
+        and change.to >= not_before
+    ]
+    if passed_over and action.schedule.next_fire_time(origin, occurrence) is not None:
+        return min(passed_over)
+    return following and action.fire_time_of(following)
 
 
 def _record_manual(

@@ -17,6 +17,7 @@ from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, launch_manual, plan
 from tickwork.usecases.run_now import ask_manual_fire
+from tickwork.usecases.sealing import seal_holds, seal_of
 
 __all__ = ["retry_action"]
 
@@ -29,6 +30,8 @@ def retry_action(action_id: str, deps: Dependencies, occurrence: int | None = No
     now = deps.clock.now()
     if action.status == Status.FAILED:
         retried = action.retried(ceil_ms(now), deps.limits)
+        if retried.occurrence_changes != action.occurrence_changes and seal_holds(action, deps):
+            retried = retried.sealed(seal_of(retried, deps))  # a moved occurrence, moved to now
         retried = plan(retried, now, deps)
         deps.records.save(retried, expected_version=action.version)
         launch(retried, now, deps)
