@@ -324,7 +324,10 @@ def test_skip_move_and_restore_one_occurrence_from_the_events_files(stack, invok
     moved, error = invoke("ControlFunction", move)
     assert error is None and moved["outcome"] == "moved", moved
     assert moved["firesAt"] == iso(second + timedelta(minutes=15))
+    again, _ = invoke("ControlFunction", move)  # the same event delivered again
+    assert again["outcome"] == "unchanged"
     far = event("control/move-occurrence")  # as the file has it: not between its neighbours
+    far["id"] = "5a1e9c0e-0000-4000-8000-000000000099"  # another request
     refused, error = invoke("ControlFunction", far)
     assert error is None and refused["outcome"] == "rejected"
     assert [p["field"] for p in refused["problems"]] == ["to"]
