@@ -107,6 +107,9 @@ def _refused_inside_the_lock(stack: Stack, api: Api) -> None:
         ("move", {"occurrence": 2}, "to"),
         ("move", {"occurrence": 2, "to": "yesterday"}, "to"),
         ("skip", {"occurrence": 0}, "occurrence"),
+        ("skip", {"occurrence": True}, "occurrence"),
+        ("skip", {"occurrence": "2"}, "occurrence"),
+        ("move", {"occurrence": 2, "to": "9999-12-31T23:59:59.9999Z"}, "to"),
     ],
 )
 def test_a_bad_request_is_a_400_naming_the_field(

@@ -146,6 +146,8 @@ def test_the_imminent_occurrence_inside_its_lock_is_fixed() -> None:
         (Which(number=2), NOW + HOUR, "to"),  # onto the one before
         (Which(number=1), NOW - HOUR, "to"),  # into the past
         (Which(number=5_000), None, "occurrence"),  # too far ahead
+        (Which(number=2), datetime(9999, 12, 31, 23, 59, 59, 999_900, tzinfo=UTC), "to"),
+        (Which(at=datetime(9999, 12, 31, 23, 59, 59, 999_900, tzinfo=UTC)), None, "at"),
     ],
 )
 def test_a_bad_request_is_refused_naming_the_field_and_writes_nothing(

@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    StrictInt,
     model_serializer,
 )
 from pydantic.alias_generators import to_camel
@@ -136,7 +137,7 @@ class OccurrenceRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, frozen=True)
 
-    occurrence: int | None = Field(
+    occurrence: StrictInt | None = Field(
         default=None,
         ge=1,
         description="Its number (the next is the record's occurrence; GET "

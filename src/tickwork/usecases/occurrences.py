@@ -31,6 +31,7 @@ from tickwork.domain.occurrence_changes import (
     OccurrenceChange,
     occurrence_at,
 )
+from tickwork.domain.start_request import MAX_HORIZON
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import ceil_ms, iso, iso_exact
 from tickwork.usecases.answers import ChangeAnswer, Done
@@ -83,7 +84,18 @@ def move_occurrence(
     note = check_note(note)
     if to.utcoffset() is None:
         raise ValidationFailed.of("to", "has no UTC offset", 'give one, e.g. "...T09:30:00Z"')
+    _within_reach(to, deps.clock.now(), "to")
     return decided_again(lambda: _change(action_id, which, ceil_ms(to), note, deps, event_id))
+
+
+def _within_reach(moment: datetime, now: datetime, field: str) -> None:
+    """No time further than a Start may schedule (ten years): beyond, refused naming it."""
+    if moment - now > MAX_HORIZON:
+        raise ValidationFailed.of(
+            field,
+            f"{iso_exact(moment)} is more than 10 years ahead",
+            f"give a time before {iso_exact(now + MAX_HORIZON)}",
+        )
 
 
 def restore_occurrence(
@@ -197,6 +209,8 @@ def _find(action: Action, which: Which) -> _Found:
     """The occurrence ``which`` names, counted on from the one the record is at."""
     assert action.execution_time is not None
     number, moment = action.occurrence, action.origin_of(action.execution_time)
+    if which.at is not None:
+        _within_reach(which.at, moment, "at")
     wanted = None if which.at is None else occurrence_at(action.schedule, which.at)
     if wanted is not None and wanted < moment:
         raise ValidationFailed.of(
