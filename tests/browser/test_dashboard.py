@@ -384,3 +384,36 @@ def test_at_a_narrow_width_nothing_runs_off_the_side(
     assert overflow[0] <= overflow[1], overflow
     cards = page.get_by_test_id("status-cards").bounding_box()
     assert cards is not None and cards["x"] + cards["width"] <= 420
+
+
+def test_the_detail_shows_skipped_and_moved_occurrences_and_a_missed_fire(
+    stack: Stack, page: Page, token_link: Callable[[str], str]
+) -> None:
+    from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
+
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    deps = bootstrap.from_environment()
+    start_action(StartCommand({"id": "occ:1", "rate": "rate(1 hour)"}), deps)
+    first = stack.record("occ:1").execution_time
+    assert first is not None
+    skip_occurrence("occ:1", Which(number=2), "bank holiday", deps)
+    move_occurrence("occ:1", Which(number=3), first + timedelta(hours=2, minutes=20), None, deps)
+    # and an action whose fire the watchdog found missed (its note, as the watchdog writes it)
+    start_action(StartCommand({"id": "late:1", "rate": "rate(1 hour)"}), deps)
+    late = stack.record("late:1")
+    stack.records.save(late.noted_missed(datetime.now(UTC)), expected_version=late.version)
+
+    page.goto(token_link("/"))
+    rows = page.get_by_test_id("action-row")
+    expect(rows).to_have_count(2)
+    detail = page.get_by_test_id("detail")
+    page.locator('[data-testid="action-row"][data-id="occ:1"]').click()
+    changes = detail.get_by_test_id("occurrence-changes")
+    expect(changes).to_contain_text("skipped (bank holiday)")
+    expect(changes).to_contain_text("moved to")
+    expect(page.get_by_test_id("count-ATTENTION-value")).to_have_text("1")
+    page.locator('[data-testid="action-row"][data-id="late:1"]').click()
+    expect(detail.get_by_test_id("missed-fire")).to_contain_text("occurrence 1")
+    expect(detail.get_by_test_id("missed-fire")).to_contain_text("has not fired")
+    assert errors == [], errors
