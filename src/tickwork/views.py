@@ -79,9 +79,7 @@ def action_view(action: Action) -> dict[str, Any]:
                 "requestedAt": iso(c.requested_at),
                 "note": c.note,
             }
-            for c in action.occurrence_changes
-            if action.execution_time is not None
-            and c.scheduled >= action.origin_of(action.execution_time)
+            for c in action.coming_changes
         ],
         "failedFires": [
             {

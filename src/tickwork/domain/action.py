@@ -430,7 +430,7 @@ class Action:
         """``change`` asked (replacing any earlier one of that occurrence). A move of the fire
         the record is at moves that fire: its waiting execution is superseded (a new
         generation), and the caller plans and launches the new one."""
-        kept = [c for c in self._coming_changes() if c.scheduled != change.scheduled]
+        kept = [c for c in self.coming_changes if c.scheduled != change.scheduled]
         changes = tuple(sorted([*kept, change], key=lambda c: c.scheduled))[-MAX_CHANGES:]
         return self._refired(now, changes, change.scheduled, reason, limits)
 
@@ -439,15 +439,11 @@ class Action:
     ) -> Action:
         """The change of the occurrence scheduled at ``scheduled`` undone: it fires as its
         schedule says."""
-        changes = tuple(c for c in self._coming_changes() if c.scheduled != scheduled)
+        changes = tuple(c for c in self.coming_changes if c.scheduled != scheduled)
         return self._refired(now, changes, scheduled, reason, limits)
 
     @property
     def coming_changes(self) -> tuple[OccurrenceChange, ...]:
-        """The skips and moves of occurrences still to come."""
-        return self._coming_changes()
-
-    def _coming_changes(self) -> tuple[OccurrenceChange, ...]:
         """The changes of the occurrence the record is at and those after it: the ones before
         are done with (dropped when a change is written, and the record sealed again)."""
         if self.execution_time is None:

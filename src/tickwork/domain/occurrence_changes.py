@@ -5,7 +5,7 @@ An occurrence is named by its time as the schedule has it (``scheduled``), never
 that an outage or a catch-up could shift. A skipped occurrence still comes due: its execution
 records it SKIPPED ("skipped by request") at its time, and the recurrence goes on, as a
 catch-up skip does. A moved occurrence fires at ``to`` instead, which lies strictly between its
-neighbours' scheduled times, so no two occurrences ever meet and the next one is computed from
+neighbours' fire times (moved or not), so no two occurrences ever meet and the next one is computed from
 the moved one's own scheduled time (a move earlier never fires the original time again).
 
 Pure: the use case (``usecases.occurrences``) reads the record, asks the questions here, and
@@ -32,9 +32,7 @@ __all__ = [
     "ChangeOfOccurrence",
     "OccurrenceChange",
     "Upcoming",
-    "neighbours",
     "occurrence_at",
-    "occurrence_numbered",
     "upcoming",
 ]
 
@@ -80,63 +78,6 @@ def occurrence_at(schedule: Schedule, moment: datetime, field: str = "at") -> da
             "occurrence number",
         )
     return wanted
-
-
-def occurrence_numbered(
-    schedule: Schedule, number: int, current: int, current_time: datetime
-) -> datetime:
-    """The scheduled time of occurrence ``number``, counted on from occurrence ``current``
-    (due at ``current_time``, its scheduled time), or refused naming ``occurrence``."""
-    if number < current:
-        raise ValidationFailed.of(
-            "occurrence",
-            f"{number} has already come (the next is {current})",
-            f"give {current} or later",
-        )
-    if number - current > MAX_LOOKAHEAD:
-        raise ValidationFailed.of(
-            "occurrence",
-            f"{number} is more than {MAX_LOOKAHEAD:,} occurrences ahead of {current}",
-            f"give {current} to {current + MAX_LOOKAHEAD}, or the occurrence's time",
-        )
-    moment: datetime | None = current_time
-    for fired in range(current, number):
-        assert moment is not None
-        moment = schedule.next_fire_time(moment, fired)
-        if moment is None:
-            raise ValidationFailed.of(
-                "occurrence",
-                f"the schedule ends after occurrence {fired}",
-                f"give {current} to {fired}",
-            )
-    assert moment is not None
-    return ceil_ms(moment)
-
-
-def neighbours(
-    schedule: Schedule, scheduled: datetime, number: int
-) -> tuple[datetime | None, datetime | None]:
-    """The scheduled times of the occurrences before and after the one at ``scheduled``
-    (occurrence ``number``): a move must land strictly between them."""
-    after = schedule.next_fire_time(scheduled, number)
-    before = _previous(schedule, scheduled)
-    return before, (None if after is None else ceil_ms(after))
-
-
-def _previous(schedule: Schedule, scheduled: datetime) -> datetime | None:
-    """The schedule's fire before ``scheduled``: searched back a growing stretch at a time."""
-    reach = timedelta(minutes=1)
-    while reach < timedelta(days=800):
-        start = scheduled - reach
-        fire = schedule.next_fire_time(start - _MS, 0)
-        last = None
-        while fire is not None and ceil_ms(fire) < scheduled:
-            last = ceil_ms(fire)
-            fire = schedule.next_fire_time(fire, 0)
-        if last is not None:
-            return last
-        reach *= 4
-    return None
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,8 @@ def fulfill_claimed(
     _wait_until_due(fire, action, deps)
     now = deps.clock.now()
     if not action.catch_up.runs(fire.order.fire_at, now):
-        _skip(fire, action, now, deps, str(action.catch_up.policy))
+        policy = str(action.catch_up.policy)
+        _skip(fire, action, now, deps, f"missed; catch-up {policy}", policy)
     action = _claim(fire, action, deps)
     # A skip (or its undoing) is read from the record the claim wrote, fenced on its version:
     # one asked while this execution slept off an early wake, or after a batch read its
@@ -75,7 +76,9 @@ def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Depen
     """Skip the occurrence if a skip of it is on the record, under its seal (a skip the seal
     does not vouch for is not taken: the claim's seal check ends that fire as tampered)."""
     if action.is_skipped(fire.order.fire_at) and seal_holds(action, deps):
-        _skip(fire, action, now, deps, _BY_REQUEST)
+        change = action.change_of(action.origin_of(fire.order.fire_at))
+        note = f": {change.note}" if change and change.note else ""
+        _skip(fire, action, now, deps, f"skipped by request{note}", _BY_REQUEST)
 
 
 def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Dependencies) -> Tick:
@@ -239,16 +242,16 @@ def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
 
 
 def _skip(
-    fire: FireAttempt, action: Action, now: datetime, deps: Dependencies, policy: str
+    fire: FireAttempt,
+    action: Action,
+    now: datetime,
+    deps: Dependencies,
+    why: str,
+    policy: str,
 ) -> NoReturn:
-    """Record the occurrence as SKIPPED (missed, or skipped by request), schedule the next, end
-    this execution."""
-    if policy == _BY_REQUEST:
-        change = action.change_of(action.origin_of(fire.order.fire_at))
-        note = f": {change.note}" if change and change.note else ""
-        reason = {"reason": f"skipped by request{note}"}
-    else:
-        reason = {"reason": f"missed; catch-up {policy}"}
+    """Record the occurrence as SKIPPED (``why``: missed, or skipped by request), schedule the
+    next, end this execution (``policy``: the skip's, as the execution's error names it)."""
+    reason = {"reason": why}
     skipped = _tick(fire, action, action.key_of(action.occurrence), now, Outcome.SKIPPED, reason)
     record_tick(skipped, deps)
     deps.publisher.publish(
@@ -259,7 +262,7 @@ def _skip(
             skipped.scheduled_time,
             skipped.late_ms,
             str(action.catch_up.policy),
-            reason["reason"],
+            why,
         )
     )
     late = (now - fire.order.fire_at).total_seconds()

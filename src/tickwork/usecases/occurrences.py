@@ -225,18 +225,17 @@ def _find(action: Action, which: Which) -> _Found:
         )  # fmt: skip
     before: datetime | None = None
     for _ in range(MAX_LOOKAHEAD + 1):
-        if number == which.number or moment == wanted:
-            following = action.schedule.next_fire_time(moment, number)
-            after = None if following is None else ceil_ms(following)
-            return _Found(number, moment, before, after)
         following = action.schedule.next_fire_time(moment, number)
-        if following is None:
+        after = None if following is None else ceil_ms(following)
+        if number == which.number or moment == wanted:
+            return _Found(number, moment, before, after)
+        if after is None:
             raise ValidationFailed.of(
                 "occurrence" if wanted is None else "at",
                 f"the schedule ends with occurrence {number} at {iso_exact(moment)}",
                 f"give an occurrence from {action.occurrence} to {number}",
             )
-        before, moment, number = moment, ceil_ms(following), number + 1
+        before, moment, number = moment, after, number + 1
     raise ValidationFailed.of(
         "occurrence" if wanted is None else "at",
         f"is more than {MAX_LOOKAHEAD:,} occurrences ahead of occurrence {action.occurrence}",
