@@ -421,6 +421,13 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
 )
 @field_option("dstRepeated")
 @field_option("dstMissing")
+@field_option("flexibleWindow")
+@field_option("windowMode")
+@click.option(
+    "--as-id",
+    help="With --flexible-window: the action id whose instants to list (the id fixes each "
+    "occurrence's instant in its window); without it, the scheduled times.",
+)
 @click.option("--count", default=5, show_default=True, help="How many fire times (1-100).")
 @click.option("--after", help="List the fires strictly after this ISO 8601 time (default: now).")
 @click.option("--first", help="With a frequency preset: its first fire time.")
@@ -439,6 +446,9 @@ def next_(
     timezone: str,
     dst_repeated: str | None,
     dst_missing: str | None,
+    flexible_window: str | None,
+    window_mode: str | None,
+    as_id: str | None,
     count: int,
     after: str | None,
     first: str | None,
@@ -455,6 +465,7 @@ def next_(
     tickwork next "rate(90 minutes)" --after 2026-03-08T00:00:00Z
     tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
     tickwork next "30 1 * * *" --timezone America/New_York --dst-repeated BOTH --around-dst
+    tickwork next "0 * * * *" --flexible-window 15m --as-id report:7
     tickwork next --id invoice:42:reminder --count 10
     """
     if (expression is None) == (action_id is None):
@@ -468,9 +479,17 @@ def next_(
     start = guard(lambda: parse_iso(after)) if after else datetime.now(UTC)
     extra = {
         key: value.upper()
-        for key, value in (("dstRepeated", dst_repeated), ("dstMissing", dst_missing))
+        for key, value in (
+            ("dstRepeated", dst_repeated),
+            ("dstMissing", dst_missing),
+            ("windowMode", window_mode),
+        )
         if value is not None
     }
+    if flexible_window is not None:
+        extra["flexibleWindow"] = flexible_window
+    if as_id is not None:
+        extra["id"] = as_id
     detail = guard(lambda: expression_detail(expression, timezone, first, extra))
     around = guard(lambda: around_dst_change(detail, start)) if _wall_clock(detail) else None
     if around_dst:

@@ -82,6 +82,21 @@ def test_other_start_events_are_accepted(stack, invoke, event, name) -> None:
     assert action.role_arn == envelope["detail"].get("roleArn")
 
 
+def test_a_flexible_window_start_fires_at_its_ids_instant_in_the_window(
+    stack, invoke, event
+) -> None:
+    envelope = event("start/cron-flexible-window")
+    result, error = invoke("StartFunction", envelope)
+
+    assert error is None and result["outcome"] == "created", result
+    action = stack.record("report:tenant-42:hourly")
+    assert action.schedule.window is not None and action.execution_time is not None
+    hour = action.execution_time.replace(minute=0, second=0, microsecond=0)
+    assert hour <= action.execution_time < hour + timedelta(minutes=15)
+    assert action.execution_time == action.fire_time_of(hour)
+    assert action.origin_of(action.execution_time) == hour
+
+
 @pytest.mark.parametrize(
     ("change", "field", "fix"),
     [

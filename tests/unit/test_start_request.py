@@ -379,7 +379,8 @@ def test_allowed_fields_are_the_event_names() -> None:
     # THEN they are the camelCase names the event uses
     assert set(names) == {
         "id", "action", "data", "metadata", "at", "executionTime", "duration", "delay",
-        "cron", "rate", "frequency", "timezone", "dstRepeated", "dstMissing", "repeat",
+        "cron", "rate", "frequency", "timezone", "dstRepeated", "dstMissing",
+        "flexibleWindow", "windowMode", "repeat",
         "executionRemainder",
         "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
         "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "roleArn",

@@ -106,6 +106,14 @@ class PreviewRequest(BaseModel):
     timezone: str = described("timezone", DEFAULT_TIMEZONE)
     dst_repeated: str | None = described("dstRepeated")
     dst_missing: str | None = described("dstMissing")
+    flexible_window: str | None = described("flexibleWindow")
+    window_mode: str | None = described("windowMode")
+    id: str | None = Field(
+        default=None,
+        min_length=1,
+        description="With flexibleWindow: the action id whose instants to list (each "
+        "occurrence's instant in its window is fixed by the id); without it, the scheduled times.",
+    )
     count: int = Field(default=5, ge=1, le=MAX_COUNT, description="How many fires to list.")
     after: AwareDatetime | None = Field(
         default=None, description="List the fires strictly after this time (default: now)."

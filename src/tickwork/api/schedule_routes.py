@@ -24,10 +24,8 @@ from tickwork.domain.times import iso_exact
 __all__ = ["router"]
 
 router = new_router()
-_NOT_WHEN = frozenset(
-    {"expression", "count", "after", "first", "timezone", "dstRepeated", "dstMissing"}
-)
-_DST_FIELDS = ("dstRepeated", "dstMissing")
+_EXTRA_FIELDS = ("dstRepeated", "dstMissing", "flexibleWindow", "windowMode", "id")
+_NOT_WHEN = frozenset({"expression", "count", "after", "first", "timezone", *_EXTRA_FIELDS})
 
 
 @router.get(
@@ -97,12 +95,12 @@ def preview(body: PreviewRequest) -> Preview:
             "no schedule is given",
             'give the "when" of a Start detail (e.g. "cron": "30 * * * *") or an "expression"',
         )
-    dst = {name: given[name] for name in _DST_FIELDS if name in given}
+    extra = {name: given[name] for name in _EXTRA_FIELDS if name in given}
     try:
         if body.expression is not None:
-            detail = expression_detail(body.expression, body.timezone, body.first, dst)
+            detail = expression_detail(body.expression, body.timezone, body.first, extra)
         else:
-            detail = {**when, "timezone": body.timezone, **dst}
+            detail = {**when, "timezone": body.timezone, **extra}
         times = detail_fire_times(detail, after, body.count)
         around = around_dst_change(detail, after) if _wall_clock(detail) else None
     except ValidationFailed as refused:

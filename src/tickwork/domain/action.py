@@ -411,14 +411,19 @@ class Action:
 
     def origin_of(self, fire_time: datetime) -> datetime:
         """The scheduled time of the occurrence that fires at ``fire_time``: a moved one's own,
-        else ``fire_time`` itself."""
+        else the one the flexible window put there, else ``fire_time`` itself."""
         moved = next((c for c in self.occurrence_changes if c.to == fire_time), None)
-        return fire_time if moved is None else moved.scheduled
+        if moved is not None:
+            return moved.scheduled
+        return self.schedule.origin(fire_time, self.id)
 
     def fire_time_of(self, scheduled: datetime) -> datetime:
-        """When the occurrence scheduled at ``scheduled`` fires: its moved time, if moved."""
+        """When the occurrence scheduled at ``scheduled`` fires: its moved time, if moved,
+        else its instant in the schedule's flexible window, if it has one."""
         change = self.change_of(scheduled)
-        return scheduled if change is None else change.fire_time()
+        if change is not None:
+            return change.fire_time()
+        return ceil_ms(self.schedule.fire_time(scheduled, self.id))
 
     def is_skipped(self, fire_time: datetime) -> bool:
         change = self.change_of(self.origin_of(fire_time))

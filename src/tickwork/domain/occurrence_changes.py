@@ -4,9 +4,10 @@ without touching the schedule.
 An occurrence is named by its time as the schedule has it (``scheduled``), never by a position
 that an outage or a catch-up could shift. A skipped occurrence still comes due: its execution
 records it SKIPPED ("skipped by request") at its time, and the recurrence goes on, as a
-catch-up skip does. A moved occurrence fires at ``to`` instead, which lies strictly between its
-neighbours' fire times (moved or not), so no two occurrences ever meet and the next one is computed from
-the moved one's own scheduled time (a move earlier never fires the original time again).
+catch-up skip does. A moved occurrence fires at ``to`` instead, which lies strictly between
+its neighbours' fire times (moved or not), so no two occurrences ever meet and the next one is
+computed from the moved one's own scheduled time (a move earlier never fires the original time
+again).
 
 Pure: the use case (``usecases.occurrences``) reads the record, asks the questions here, and
 writes the change fenced on the record's version.

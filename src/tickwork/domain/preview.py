@@ -20,7 +20,7 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Frequency
 from tickwork.domain.schedule.wallclock import load_zone, next_transition
 from tickwork.domain.start_request import parse_start_detail
-from tickwork.domain.times import iso_exact
+from tickwork.domain.times import ceil_ms, iso_exact
 
 __all__ = [
     "MAX_COUNT",
@@ -122,13 +122,19 @@ def expression_detail(
 
 def detail_fire_times(when: dict[str, Any], after: datetime, count: int = 5) -> list[datetime]:
     """Up to ``count`` fires, strictly after ``after``, of a Start detail's "when" fields
-    (with its timezone and bounds), as the detail itself would schedule them."""
+    (with its timezone and bounds), as the detail itself would schedule them. With a
+    ``flexibleWindow``, each occurrence's instant in it when the detail has an ``id`` (the
+    instant is fixed by it), else the scheduled times."""
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
         raise ValidationFailed.of(
             "count", f"{count!r} is not from 1 to {MAX_COUNT}", f"give 1 to {MAX_COUNT}"
         )
-    schedule = parse_start_detail({"id": "preview", **when}, now=after).schedule
-    return schedule.upcoming(after + _STRICTLY_AFTER, count)
+    request = parse_start_detail({"id": "preview", **when}, now=after)
+    scheduled = request.schedule.upcoming(after + _STRICTLY_AFTER, count)
+    if request.schedule.window is None or "id" not in when:
+        return scheduled
+    # With a flexible window and the action's id: the instant each occurrence fires at.
+    return [ceil_ms(request.schedule.fire_time(s, str(when["id"]))) for s in scheduled]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP, GROUP_RULE, ID_RULE
 from tickwork.domain.schedule.frequency import Frequency
 from tickwork.domain.schedule.wallclock import MissingTime, RepeatedTime
+from tickwork.domain.schedule.window import MAX_WINDOW as MAX_FIRE_WINDOW
+from tickwork.domain.schedule.window import WindowMode
 from tickwork.domain.steering import FailurePolicy
 
 __all__ = [
@@ -287,6 +289,35 @@ START_FIELDS: tuple[StartField, ...] = (
         choices=_choices(MissingTime),
         flag="--dst-missing",
         argument="dst_missing",
+    ),
+    StartField(
+        "flexibleWindow",
+        "string",
+        "A flexible window, as EventBridge Scheduler's FlexibleTimeWindow (and Temporal's "
+        "jitter): each occurrence fires at an instant of its own within the window after its "
+        "scheduled time, so many actions on one schedule do not all fire at once. The instant "
+        "is fixed by the action's id and the occurrence's scheduled time: a replay or a retry "
+        "of an occurrence fires at the same instant, `tickwork next --id` shows it. A window "
+        "never carries a fire past the next occurrence's scheduled time "
+        f"({_DURATION_FORMS}).",
+        "15m",
+        default="none: each fire at its scheduled time",
+        limits=f"1s to {_short(MAX_FIRE_WINDOW)}",
+        fix='give a duration such as "15m" (up to "24h"), or leave it out',
+        flag="--flexible-window",
+        metavar="DURATION",
+        argument="flexible_window",
+    ),
+    StartField(
+        "windowMode",
+        "string",
+        "Where {flexibleWindow} lies: AFTER the scheduled time (never before it), or AROUND it "
+        "(centred on it: up to half the window early).",
+        "AROUND",
+        default=str(WindowMode.AFTER),
+        choices=_choices(WindowMode),
+        flag="--window-mode",
+        argument="window_mode",
     ),
     StartField(
         "repeat",

@@ -43,6 +43,8 @@ from tickwork.domain.schedule.wallclock import (
     load_zone,
     parse_local,
 )
+from tickwork.domain.schedule.window import MAX_WINDOW as MAX_FIRE_WINDOW
+from tickwork.domain.schedule.window import FireWindow, WindowMode
 from tickwork.domain.start_fields import (
     DEFAULT_ACTION,
     DEFAULT_TIMEZONE,
@@ -111,6 +113,8 @@ class StartDetail(BaseModel):
     timezone: str = described("timezone", DEFAULT_TIMEZONE)
     dst_repeated: str | None = described("dstRepeated")
     dst_missing: str | None = described("dstMissing")
+    flexible_window: str | None = described("flexibleWindow")
+    window_mode: str | None = described("windowMode")
     repeat: StrictBool = described("repeat", False)
     execution_remainder: StrictInt | None = described("executionRemainder")
     start_time: str | None = described("startTime")
@@ -202,6 +206,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     problems = _when_problems(whens) + _recurrence_problems(model, whens)
     catch_up = _collect(problems, _catch_up, model)
     dst = _collect(problems, _dst_policy, model, whens)
+    window = _collect(problems, _window, model)
     group = _collect(problems, check_group, model.group or DEFAULT_GROUP)
     on_failure = _collect(problems, _failure_policy, model.on_failure)
     on_unknown = _collect(problems, _unknown_outcome_policy, model.on_unknown_outcome)
@@ -225,6 +230,8 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     }
     if dst is not None and dst != DEFAULT_DST:
         bounds["dst"] = dst
+    if window is not None:
+        bounds["window"] = window
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)
     first_fire = schedule.first_fire_time(now)
     if first_fire is None:
@@ -295,6 +302,36 @@ def _dst_policy(model: StartDetail, whens: list[str]) -> DstPolicy:
     if problems:
         raise ValidationFailed(problems)
     return DstPolicy(repeated, missing)
+
+
+def _window(model: StartDetail) -> FireWindow | None:
+    """The flexible window asked for, if any: a window mode alone is refused."""
+    if model.flexible_window is None:
+        if model.window_mode is not None:
+            raise ValidationFailed.of(
+                "windowMode",
+                "places a flexible window, and no flexibleWindow is given",
+                'give flexibleWindow too (such as "15m"), or remove windowMode',
+            )
+        return None
+    size = parse_duration(model.flexible_window, "flexibleWindow")
+    mode = WindowMode.AFTER
+    if model.window_mode is not None:
+        try:
+            mode = WindowMode(model.window_mode.strip().upper())
+        except ValueError as error:
+            raise ValidationFailed.of(
+                "windowMode",
+                f"{model.window_mode!r} is not a window mode",
+                field_named("windowMode").fix_for(),
+            ) from error
+    if size > MAX_FIRE_WINDOW:
+        raise ValidationFailed.of(
+            "flexibleWindow",
+            f"{model.flexible_window!r} is longer than {MAX_FIRE_WINDOW}",
+            field_named("flexibleWindow").fix_for(),
+        )
+    return FireWindow(size, mode)
 
 
 def _failure_policy(text: str | None) -> FailurePolicy | None:

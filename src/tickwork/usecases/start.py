@@ -116,12 +116,12 @@ def check_start(
     check_access(data, request.role_arn, deps.settings)
     if admit:
         deps.registry.admit(request.action, data)
-    first = request.schedule.first_fire_time(now)
+    first = request.schedule.first_fire(now, action_id)
     if first is None:
         raise ValidationFailed.of(
             "endTime", "the schedule has no fire before its end", "move endTime later or drop it"
         )
-    return CheckedStart(request, action_id, first, data)
+    return CheckedStart(request, action_id, first[1], data)
 
 
 def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -54,7 +54,18 @@ def _bounds(schedule: Schedule) -> str:
         parts.append(f"from {iso_exact(schedule.start)}")
     if schedule.end is not None:
         parts.append(f"until {iso_exact(schedule.end)}")
+    if schedule.window is not None:
+        where = "around" if schedule.window.mode == "AROUND" else "after"
+        parts.append(f"each in a {_span(schedule.window.size)} window {where} its time")
     return "".join(f", {part}" for part in parts)
+
+
+def _span(size: timedelta) -> str:
+    seconds = size.total_seconds()
+    for unit, length in (("h", 3600), ("m", 60)):
+        if seconds >= length and seconds % length == 0:
+            return f"{int(seconds // length)}{unit}"
+    return f"{seconds:g}s"
 
 
 def _clock(wall: datetime) -> str:

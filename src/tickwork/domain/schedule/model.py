@@ -17,6 +17,7 @@ from tickwork.domain.schedule.kinds import (
 )
 from tickwork.domain.schedule.stored import fields_from_stored, to_stored
 from tickwork.domain.schedule.wallclock import DEFAULT_DST, DstPolicy
+from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.times import require_utc
 
 __all__ = ["Schedule"]
@@ -42,6 +43,7 @@ class Schedule:
     end: datetime | None = None
     max_occurrences: int | None = None
     dst: DstPolicy = DEFAULT_DST  # local times that repeat or go missing across DST
+    window: FireWindow | None = None  # each fire at its own instant by its scheduled time
     _trigger: Trigger = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -129,6 +131,36 @@ class Schedule:
         if not_before is not None:
             after = max(after, require_utc(not_before, "not_before"))
         return self._bounded(self._trigger.at_or_after(max(after, self.start or after)))
+
+    # --- the flexible window ------------------------------------------------------------------
+    def fire_time(self, scheduled: datetime, seed: str) -> datetime:
+        """When the occurrence scheduled at ``scheduled`` fires: in its window, at the instant
+        ``seed`` (the action's id) and its scheduled time fix; at ``scheduled`` without one."""
+        if self.window is None:
+            return scheduled
+        alone = self.kind is ScheduleKind.ONCE
+        return self.window.fire_time(self._trigger, scheduled, seed, alone=alone)
+
+    def origin(self, fire: datetime, seed: str) -> datetime:
+        """The scheduled time of the occurrence that fires at ``fire`` (``fire`` itself when
+        no window moved it)."""
+        if self.window is None or self.kind is ScheduleKind.ONCE:
+            return fire
+        return self.window.origin(self._trigger, fire, seed) or fire
+
+    def first_fire(self, now: datetime, seed: str) -> tuple[datetime, datetime] | None:
+        """The first occurrence that fires at or after ``now``: its scheduled time and its
+        fire time. With a window around the scheduled time, an occurrence scheduled up to half
+        the window before ``now`` may still fire after it; one that would fire before ``now``
+        is passed over (a one-off fires at ``now`` instead)."""
+        reach = self.window.reach_before if self.window else timedelta(0)
+        scheduled = self.first_fire_time(now - reach if self.kind is not ScheduleKind.ONCE else now)
+        while scheduled is not None:
+            fire = self.fire_time(scheduled, seed)
+            if fire >= now or self.kind is ScheduleKind.ONCE:
+                return scheduled, max(fire, now)
+            scheduled = self.next_fire_time(scheduled, 0)  # passed over: not counted
+        return None
 
     def _bounded(self, fire: datetime | None) -> datetime | None:
         if fire is None or (self.end is not None and fire > self.end):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule.wallclock import DstPolicy
+from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.times import iso_exact, parse_iso
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["fields_from_stored", "to_stored"]
 
 _INSTANTS = ("anchor", "start", "end")
-_KEYS = frozenset({"kind", "expression", "timezone", "maxOccurrences", "dst", *_INSTANTS})
+_KEYS = frozenset({"kind", "expression", "timezone", "maxOccurrences", "dst", "window", *_INSTANTS})
 
 
 def to_stored(schedule: Schedule) -> dict[str, Any]:
@@ -31,6 +32,8 @@ def to_stored(schedule: Schedule) -> dict[str, Any]:
     dst = schedule.dst.to_dict()
     if dst is not None:  # left out at the default: records and seals written before read alike
         stored["dst"] = dst
+    if schedule.window is not None:  # left out without one, as dst is
+        stored["window"] = schedule.window.to_dict()
     return stored
 
 
@@ -50,5 +53,6 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
         "timezone": stored.get("timezone", "UTC"),
         "max_occurrences": stored.get("maxOccurrences"),
         "dst": DstPolicy.from_dict(stored.get("dst")),
+        "window": FireWindow.from_dict(stored.get("window")),
         **instants,
     }
