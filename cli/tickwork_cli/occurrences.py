@@ -1,8 +1,10 @@
 """One occurrence of a recurrence from the command line: skip it, move it, undo that, and see
-the coming ones with their skips and moves (`tickwork next --id ID`)."""
+the coming ones with their skips and moves (`tickwork next --id ID`); and backfill a past
+range of them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -10,10 +12,14 @@ from typing import Any
 import click
 
 from tickwork.dependencies import Dependencies
+from tickwork.domain.backfill import Overlap, occurrences_in
 from tickwork.domain.errors import ActionNotFound
+from tickwork.domain.fire import Trigger
 from tickwork.domain.occurrence_changes import upcoming
 from tickwork.domain.times import iso, parse_iso
-from tickwork.usecases.answers import ChangeAnswer
+from tickwork.usecases.answers import ChangeAnswer, Done
+from tickwork.usecases.backfill import BackfillAnswer
+from tickwork.usecases.backfill import backfill as run_backfill
 from tickwork.usecases.occurrences import (
     Which,
     move_occurrence,
@@ -134,7 +140,97 @@ def restore(
     )
 
 
-COMMANDS = (skip, move, restore)
+@click.command()
+@click.argument("action_id")
+@click.option(
+    "--from", "start", required=True, metavar="TIME", help="The range's start (ISO 8601)."
+)
+@click.option(
+    "--to", "end", required=True, metavar="TIME", help="The range's end (ISO 8601), not after now."
+)
+@click.option(
+    "--overlap",
+    type=click.Choice([str(o) for o in Overlap], case_sensitive=False),
+    default=str(Overlap.REFUSE),
+    show_default=True,
+    help="Occurrences of the action's own schedule (at or after its creation) in the range: "
+    "REFUSE the backfill, or SKIP them and run the others.",
+)
+@click.option("--note", help="Why: kept with the backfill while it runs.")
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Wait up to this long for every occurrence to run, showing progress.",
+)
+@json_option
+@pass_context
+def backfill(
+    context: Context,
+    action_id: str,
+    start: str,
+    end: str,
+    overlap: str,
+    note: str | None,
+    wait: float,
+    as_json: bool,
+) -> None:
+    """Run each occurrence of a past range now, once (Temporal's backfill): as fires recorded
+    BACKFILL, each tick carrying its occurrence's own scheduled time and a key of its own. A
+    few run at a time and each one recorded runs the next; occurrences backfilled before never
+    run again, so the same command again goes on where it is.
+
+    \b
+    tickwork backfill report:7 --from 2026-11-01T00:00:00Z --to 2026-11-07T23:00:00Z --wait 60
+    """
+    deps = context.target.dependencies()
+    answer = guard(
+        lambda: run_backfill(
+            action_id,
+            parse_iso(start, "--from"),
+            parse_iso(end, "--to"),
+            Overlap(overlap.upper()),
+            deps,
+            note=note,
+        )
+    )
+    if wait and answer.outcome is not Done.UNCHANGED:
+        _wait_for_backfill(deps, answer, wait, as_json)
+    render.echo_result(answer.to_wire(), as_json)
+
+
+def _wait_for_backfill(
+    deps: Dependencies, answer: BackfillAnswer, wait: float, as_json: bool
+) -> None:
+    """Until no backfill waits and none of its fires runs (or ``wait`` passes), showing how
+    many of the range's occurrences have run."""
+    request = answer.request
+    if request is None:
+        return
+    deadline = time.monotonic() + wait
+    shown = -1
+    while True:
+        action = deps.records.get(answer.action_id)
+        if action is None:
+            return
+        running = sum(1 for m in action.manual.in_flight if m.trigger is Trigger.BACKFILL)
+        asked = occurrences_in(action.schedule, request.start, request.end)
+        held = sum(1 for o in asked if any(span.holds(o) for span in action.backfilled))
+        ran = held - answer.already - running
+        if ran != shown and not as_json:
+            click.echo(f"backfill: {ran} of {answer.total - answer.already} run", err=True)
+            shown = ran
+        if not running and action.backfill is None:
+            return
+        if time.monotonic() >= deadline:
+            click.echo(f"backfill of {answer.action_id} goes on after {wait:g}s", err=True)
+            return
+        time.sleep(0.5)
+
+
+COMMANDS = (skip, move, restore, backfill)
 
 
 def coming_occurrences(deps: Dependencies, action_id: str, count: int) -> list[dict[str, Any]]:

@@ -346,6 +346,37 @@ class TickworkClient:
         detail = _occurrence_detail(action_id, occurrence, at, note)
         return self.publish(DetailType.RESTORE_OCCURRENCE, detail)
 
+    def backfill(
+        self,
+        action_id: str,
+        start: datetime | str,
+        end: datetime | str,
+        *,
+        overlap: str = "REFUSE",
+        note: str | None = None,
+        request_id: str | None = None,
+    ) -> Published:
+        """Run each occurrence the schedule has from ``start`` to ``end`` (inclusive, both past)
+        now, once (a Schedule Backfill event, Temporal's backfill): fires recorded BACKFILL,
+        each tick carrying its occurrence's own scheduled time and a key of its own.
+        Occurrences of the action's own schedule (at or after its creation) refuse it
+        (``overlap="REFUSE"``) or are passed over (``"SKIP"``); those backfilled before never
+        run again, so publishing it again goes on where it is."""
+        policy = str(overlap).strip().upper()
+        if policy not in ("REFUSE", "SKIP"):
+            raise ValidationFailed.of(
+                "overlap", f"{overlap!r} is not an overlap policy", "give REFUSE or SKIP"
+            )
+        detail = _noted(action_id, note)
+        detail |= {
+            "startTime": _instant(start, "start"),
+            "endTime": _instant(end, "end"),
+            "overlap": policy,
+        }
+        if request_id is not None:
+            detail["requestId"] = check_note(request_id, "requestId")
+        return self.publish(DetailType.BACKFILL, detail)
+
     def occurrences(self, action_id: str, count: int = 10) -> list[OccurrenceView]:
         """The action's coming occurrences, skipped and moved ones shown (through the API)."""
         return self._stack().occurrences(check_action_id(action_id), count)

@@ -59,6 +59,7 @@ def action_view(action: Action) -> dict[str, Any]:
                 "occurrence": m.occurrence,
                 "requestedAt": iso(m.requested_at),
                 "idempotencyKey": m.idempotency_key,
+                "scheduledTime": m.scheduled and iso(m.scheduled),
             }
             for m in action.manual.in_flight
         ],
@@ -81,6 +82,18 @@ def action_view(action: Action) -> dict[str, Any]:
             }
             for c in action.coming_changes
         ],
+        "backfill": (
+            {
+                "startTime": iso(action.backfill.start),
+                "endTime": iso(action.backfill.end),
+                "overlap": str(action.backfill.overlap),
+                "requestedAt": iso(action.backfill.requested_at),
+                "note": action.backfill.note,
+            }
+            if action.backfill
+            else None
+        ),
+        "backfilled": [{"first": iso(s.first), "last": iso(s.last)} for s in action.backfilled],
         "failedFires": [
             {
                 "occurrence": f.occurrence,

@@ -120,3 +120,30 @@ def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
         (1, "FIRED"), (2, "SKIPPED"), (3, "FIRED"), (4, "SKIPPED"), (5, "FIRED")
     ]  # fmt: skip
     assert parse_iso(history[2]["scheduledTime"]) == moved_to
+
+    # AND (on the same stack) `tickwork backfill` runs a past range of an hourly cron once
+    # each, showing progress while it waits, and the client's backfill goes on from there
+    virtual.cli_json("schedule", "--id", "vt:c", "--cron", "0 * * * *")
+    now = parse_iso(virtual.cli_json("time")["now"])
+    top = now.replace(minute=0, second=0, microsecond=0)
+    start, end = top - timedelta(hours=7), top - timedelta(hours=1)
+    ran = virtual.cli(
+        "backfill", "vt:c", "--from", start.isoformat(), "--to", end.isoformat(), "--wait", "60"
+    )
+    assert "backfill: 7 of 7 run" in ran.stderr, ran.stderr
+    client.backfill("vt:c", start - timedelta(hours=2), end, note="by the client")
+    deadline = wall.monotonic() + 30
+    while wall.monotonic() < deadline:
+        spans = client.status("vt:c")["backfilled"]
+        if spans and parse_iso(spans[0]["first"]) == start - timedelta(hours=2):
+            break
+        wall.sleep(0.2)
+    shown = virtual.cli_json("show", "vt:c")
+    assert [(parse_iso(s["first"]), parse_iso(s["last"])) for s in shown["backfilled"]] == [
+        (start - timedelta(hours=2), end)
+    ]
+    refused = virtual.cli(
+        "backfill", "vt:c", "--from", start.isoformat(), "--to", "2999-01-01T00:00:00Z",
+        check=False,
+    )  # fmt: skip
+    assert refused.returncode == 1 and "endTime" in refused.stderr

@@ -335,3 +335,22 @@ def test_skip_move_and_restore_one_occurrence_from_the_events_files(stack, invok
     after = stack.record("test:schedule")
     assert after.generation == waiting.generation
     assert after.execution_arn == waiting.execution_arn
+
+
+def test_a_backfill_from_the_events_file_runs_its_first_occurrences(stack, invoke, event) -> None:
+    invoke("StartFunction", event("start/cron"))  # 30 * * * *: hourly at half past
+    envelope = event("control/backfill")  # the 24 occurrences of 2026-11-21, before creation
+
+    answer, error = invoke("ControlFunction", envelope)
+
+    assert error is None and answer["outcome"] == "backfilling", answer
+    assert answer["occurrences"] == 24 and answer["remaining"] == 19
+    assert [f["scheduledTime"] for f in answer["launched"]][:2] == [
+        "2026-11-21T00:30:00.000Z",
+        "2026-11-21T01:30:00.000Z",
+    ]
+    record = stack.record("test:schedule")
+    assert record.backfill is not None and record.backfill.note == "the report job was down"
+    assert [m.trigger for m in record.manual.in_flight] == ["BACKFILL"] * 5
+    again, error = invoke("ControlFunction", envelope)  # delivered again: nothing runs twice
+    assert error is None and again["launched"] == [] and again["alreadyBackfilled"] == 5

@@ -11,7 +11,8 @@ the record's format (``fmt``), and the keys of the table's indexes:
   prefix, in id order;
 - ``attentionShard`` + ``id`` (NeedsAttention): present only while a failed fire waits for a
   retry (a sparse index);
-- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs;
+- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs, or
+  a backfill waits;
 - ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked. The key
   is the hour the pump launches it in plus a shard: a busy hour is spread over
   ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
@@ -44,6 +45,7 @@ from decimal import Decimal
 from typing import Any
 
 from tickwork.domain.action import Action, Occurrence, Status, Transition
+from tickwork.domain.backfill import Backfilled, BackfillRequest, Overlap
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
@@ -265,6 +267,7 @@ def _manual_item(fire: ManualFire) -> dict[str, Any]:
             "requestId": fire.request_id,
             "claimedBy": fire.claimed_by,
             "generation": fire.generation,
+            "scheduledTime": fire.scheduled and iso(fire.scheduled),
         }
     )
 
@@ -279,6 +282,11 @@ def _manual(item: dict[str, Any]) -> ManualFire:
         request_id=item.get("requestId"),
         claimed_by=item.get("claimedBy"),
         generation=item.get("generation", 0),
+        scheduled=(
+            parse_iso(item["scheduledTime"], "manual.scheduledTime")
+            if item.get("scheduledTime")
+            else None
+        ),
     )
 
 
@@ -444,7 +452,10 @@ def to_item(action: Action) -> dict[str, Any]:
         "groupShard": f"{action.group}#{shard_of(action.id)}",
         "idShard": f"ids#{shard_of(action.id)}",
         "attentionShard": f"attention#{shard_of(action.id)}" if action.needs_attention else None,
-        "manualShard": f"manual#{shard_of(action.id)}" if action.manual.in_flight else None,
+        # indexed while a manual fire runs or a backfill waits: the reconciler looks there
+        "manualShard": (
+            f"manual#{shard_of(action.id)}" if action.manual.in_flight or action.backfill else None
+        ),
         **_parked_keys(action),
         "onFailure": action.on_failure and str(action.on_failure),
         "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
@@ -460,6 +471,8 @@ def to_item(action: Action) -> dict[str, Any]:
         "unresolved": [_failed_item(u) for u in action.unresolved] or None,
         "occurrenceChanges": [_change_item(c) for c in action.occurrence_changes] or None,
         "missed": _missed_item(action.missed) if action.missing_fire else None,
+        "backfilled": [[iso(s.first), iso(s.last)] for s in action.backfilled] or None,
+        "backfill": _backfill_item(action.backfill),
     }
     return _to_dynamo(_drop_none(item))
 
@@ -520,4 +533,37 @@ def from_item(raw: dict[str, Any]) -> Action:
         unresolved=tuple(_failed(u) for u in item.get("unresolved", [])),
         occurrence_changes=tuple(_change(c) for c in item.get("occurrenceChanges", [])),
         missed=_missed(item.get("missed")),
+        backfilled=tuple(
+            Backfilled(parse_iso(first, "backfilled"), parse_iso(last, "backfilled"))
+            for first, last in item.get("backfilled", [])
+        ),
+        backfill=_backfill(item.get("backfill")),
+    )
+
+
+def _backfill_item(request: BackfillRequest | None) -> dict[str, Any] | None:
+    if request is None:
+        return None
+    return _drop_none(
+        {
+            "startTime": iso(request.start),
+            "endTime": iso(request.end),
+            "overlap": str(request.overlap),
+            "requestedAt": iso(request.requested_at),
+            "requestId": request.request_id,
+            "note": request.note,
+        }
+    )
+
+
+def _backfill(item: dict[str, Any] | None) -> BackfillRequest | None:
+    if item is None:
+        return None
+    return BackfillRequest(
+        start=parse_iso(item["startTime"], "backfill.startTime"),
+        end=parse_iso(item["endTime"], "backfill.endTime"),
+        overlap=Overlap(item["overlap"]),
+        requested_at=parse_iso(item["requestedAt"], "backfill.requestedAt"),
+        request_id=item.get("requestId"),
+        note=item.get("note"),
     )

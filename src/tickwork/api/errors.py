@@ -28,6 +28,7 @@ from tickwork.domain.errors import (
     ActionLocked,
     ActionNotFound,
     ActionNotRetryable,
+    BackfillOverlap,
     FieldProblem,
     ManualFiresInFlight,
     NotRecurring,
@@ -110,6 +111,19 @@ def register(app: APIGatewayHttpResolver) -> None:
                     "was altered outside tickwork: its seal does not match what it holds",
                     "schedule it again from its Start detail (a Start or PATCH seals what it "
                     "is given), or cancel it",
+                )
+            ],
+        ),
+        BackfillOverlap: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "endTime",
+                    f"reaches {e.count} occurrence(s) the action's own schedule had (from "
+                    f"{e.live_from}), the first at {e.first}",
+                    f'end the range before {e.live_from}, or give "overlap": "SKIP" to run only '
+                    "the others",
                 )
             ],
         ),

@@ -8,7 +8,7 @@ undocumented.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     AwareDatetime,
@@ -164,6 +164,64 @@ class MoveRequest(OccurrenceRequest):
     )
 
 
+class BackfillRequest(BaseModel):
+    """A past range of a recurrence to run now, once each occurrence (Temporal's backfill)."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, frozen=True)
+
+    start_time: AwareDatetime = Field(
+        description="The range's start (inclusive), ISO 8601 with an offset: the schedule's "
+        "occurrences from here on are run.",
+        examples=["2026-11-01T00:00:00Z"],
+    )
+    end_time: AwareDatetime = Field(
+        description="The range's end (inclusive), at or before now: a backfill runs past "
+        "occurrences. At most 1,000 occurrences in the range.",
+        examples=["2026-11-07T23:59:59Z"],
+    )
+    overlap: Literal["REFUSE", "SKIP"] = Field(
+        default="REFUSE",
+        description="What to do with occurrences the action's own schedule had (at or after "
+        "its creation): REFUSE the backfill (409, nothing runs), or SKIP them and run the "
+        "others. Occurrences backfilled before are never run again, whatever this says.",
+    )
+    request_id: str | None = Field(
+        default=None,
+        max_length=500,
+        description="Your id for the request, kept with the backfill while it runs.",
+    )
+    note: str | None = Field(default=None, max_length=500, description="Why: kept with it.")
+
+
+class BackfillFire(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    scheduled_time: str = Field(description="The occurrence's own scheduled time: its tick's.")
+    manual: int = Field(description="Its number among the fires asked for by hand.")
+    idempotency_key: str = Field(description="Its key: its own, never a live fire's.")
+
+
+class BackfillResult(BaseModel):
+    """What a backfill ran now, passed over, and left waiting."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    id: str
+    outcome: str = Field(
+        description="backfilling (some occurrences wait for a slot: each fire recorded runs "
+        "the next), backfilled (every occurrence run or running), or unchanged (all of them "
+        "were backfilled before, or the live schedule's)."
+    )
+    status: str
+    occurrences: int = Field(description="The occurrences in the range.")
+    launched: list[BackfillFire] = Field(description="Those started by this request.")
+    already_backfilled: int = Field(description="Backfilled before: not run again.")
+    overlapping: int = Field(description="The live schedule's, passed over (overlap SKIP).")
+    first_overlapping: str | None = None
+    remaining: int = Field(description="Waiting for a slot: they run as the others finish.")
+    in_flight: int = Field(description="Backfilled fires running now.")
+
+
 class RetryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -294,6 +352,16 @@ class ActionView(ActionSummary):
         description="Coming occurrences skipped or moved by request: scheduledTime, firesAt "
         "(a move's time; null when skipped), skipped, requestedAt, note "
         "(POST /actions/{id}/occurrences/skip, /move, /restore).",
+    )
+    backfill: dict[str, Any] | None = Field(
+        default=None,
+        description="The backfill still running (POST /actions/{id}/backfill): startTime, "
+        "endTime, overlap, requestedAt, note; null when none waits.",
+    )
+    backfilled: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The spans of past scheduled times backfilled (first, last): an "
+        "occurrence in one never runs again.",
     )
     generation: int
     version: int

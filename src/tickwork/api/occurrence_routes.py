@@ -1,8 +1,9 @@
 """One occurrence of a recurrence: list the coming ones with their skips and moves, skip one,
-move one, or undo that — the schedule itself untouched."""
+move one, or undo that — the schedule itself untouched; and backfill a past range of them."""
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -12,14 +13,18 @@ from tickwork import bootstrap
 from tickwork.api.documented import count as tally
 from tickwork.api.documented import found, new_router, responses
 from tickwork.api.models import (
+    BackfillRequest,
+    BackfillResult,
     ChangeResult,
     MoveRequest,
     OccurrenceList,
     OccurrenceRequest,
     OccurrenceView,
 )
+from tickwork.domain.backfill import Overlap
 from tickwork.domain.occurrence_changes import upcoming
 from tickwork.domain.times import iso
+from tickwork.usecases.backfill import backfill
 from tickwork.usecases.occurrences import (
     Which,
     move_occurrence,
@@ -66,6 +71,36 @@ def list_occurrences(
         for item in upcoming(action, count)
     ]
     return OccurrenceList(id=action.id, status=action.status, occurrences=views)
+
+
+@router.post(
+    "/actions/<id>/backfill",
+    status_code=HTTPStatus.ACCEPTED,
+    summary="Backfill a past range",
+    description="Runs each occurrence the schedule has from `startTime` to `endTime` (both "
+    "inclusive, both past) now, once: as a fire recorded BACKFILL whose tick carries the "
+    "occurrence's own scheduled time and an idempotency key of its own. A few run at a time; "
+    "each one recorded runs the next, so a long range goes on by itself (GET /actions/{id} "
+    "shows `backfill` while it runs). Occurrences backfilled before never run again; those of "
+    "the action's own schedule (at or after its creation) are refused (409) or skipped, as "
+    "`overlap` says. Asked again for the same range, it goes on where it is; another range "
+    "waits until this one is done (400). A one-off or a finished action is refused (409).",
+    responses=responses(202, BackfillResult, "Backfilling", 400, 404, 409),
+    tags=["occurrences"],
+)
+def backfill_range(id: str, body: BackfillRequest) -> BackfillResult:
+    deps = bootstrap.from_environment()
+    result = backfill(
+        unquote(id),
+        body.start_time,
+        body.end_time,
+        Overlap(body.overlap),
+        deps,
+        request_id=body.request_id,
+        note=body.note,
+    )
+    tally(f"backfill_{result.outcome}")
+    return BackfillResult.model_validate(result.to_wire())
 
 
 @router.post(

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from tickwork.domain.backfill import Backfilled, BackfillRequest
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireKey, Outcome, Trigger
@@ -156,6 +157,9 @@ class Action:
     # Set by the watchdog when the fire the record is at had not happened by its time plus the
     # grace (usecases.watchdog); it stands for that fire only.
     missed: MissedFire | None = None
+    # Backfill: the spans of past scheduled times run once each, and the backfill still running
+    backfilled: tuple[Backfilled, ...] = ()
+    backfill: BackfillRequest | None = None
 
     # --- creation ---------------------------------------------------------------------------
     @classmethod
@@ -212,6 +216,7 @@ class Action:
             lineage=_lineage(action_id, created_at, generation),
             pause=replacing.pause if paused and replacing else None,
             changed_at=now,
+            backfilled=replacing.backfilled if replacing else (),  # once each, across replaces
         )
 
     # --- derived, seed-schema compatible views -------------------------------------------
@@ -599,13 +604,36 @@ class Action:
         occurrence: int = 0,
         key: str = "",
         request_id: str | None = None,
+        scheduled: datetime | None = None,
     ) -> tuple[Action, ManualFire]:
         number = self.manual.count + 1
         key = key or self.key_of(occurrence, number)
         fire = ManualFire(
-            number, trigger, now, occurrence, key, request_id, generation=self.generation
+            number,
+            trigger,
+            now,
+            occurrence,
+            key,
+            request_id,
+            generation=self.generation,
+            scheduled=scheduled,
         )
         return replace(self._touched(now), manual=self.manual.requested(fire), changed_at=now), fire
+
+    def backfilling(
+        self,
+        now: datetime,
+        launched: tuple[datetime, ...],
+        spans: tuple[Backfilled, ...],
+        still: BackfillRequest | None,
+    ) -> tuple[Action, tuple[ManualFire, ...]]:
+        """The occurrences ``launched`` asked for as backfilled fires, the backfilled ``spans``
+        that now hold them, and the backfill ``still`` running (None: done)."""
+        action, fires = self, []
+        for scheduled in launched:
+            action, fire = action.manual_requested(now, Trigger.BACKFILL, scheduled=scheduled)
+            fires.append(fire)
+        return replace(action, backfilled=spans, backfill=still), tuple(fires)
 
     def manual_claimed(self, now: datetime, number: int, execution_arn: str | None) -> Action:
         """Claimed by an execution, by its ARN (None: released, its execution lost)."""
@@ -636,6 +664,7 @@ class Action:
             ttl=limits.expiry(now),
             deferred=None,
             manual=replace(self.manual, in_flight=()),
+            backfill=None,
             pause=None,
             changed_at=now,
         )

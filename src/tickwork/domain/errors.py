@@ -18,6 +18,7 @@ __all__ = [
     "ActionNotFound",
     "ActionNotRetryable",
     "ActionSuperseded",
+    "BackfillOverlap",
     "ConcurrencyLimited",
     "FieldProblem",
     "ForgedOrder",
@@ -228,6 +229,22 @@ class NotRecurring(TickworkError):
     def __init__(self, action_id: str, wanted: str) -> None:
         self.action_id = action_id
         super().__init__(f"action {action_id!r} is a one-off: it has no occurrence to {wanted}")
+
+
+class BackfillOverlap(TickworkError):
+    """A backfill with overlap REFUSE whose range holds occurrences of the live schedule (at or
+    after the action's creation): nothing of it is run."""
+
+    def __init__(self, action_id: str, first: str, count: int, live_from: str) -> None:
+        self.action_id = action_id
+        self.first = first
+        self.count = count
+        self.live_from = live_from
+        super().__init__(
+            f"the backfill of {action_id!r} holds {count} occurrence(s) of the live schedule, "
+            f"the first at {first} (the action fires its own occurrences from {live_from}): "
+            "nothing was run"
+        )
 
 
 class ActionFinished(TickworkError):

@@ -22,6 +22,7 @@ class DetailType(StrEnum):
     SKIP_OCCURRENCE = "Schedule Skip Occurrence"
     MOVE_OCCURRENCE = "Schedule Move Occurrence"
     RESTORE_OCCURRENCE = "Schedule Restore Occurrence"
+    BACKFILL = "Schedule Backfill"
     # outbound: one per fire, then the lifecycle of an action
     TICK = "Schedule Tick"
     STARTED = "Schedule Started"
@@ -48,6 +49,7 @@ INBOUND = frozenset(
         DetailType.SKIP_OCCURRENCE,
         DetailType.MOVE_OCCURRENCE,
         DetailType.RESTORE_OCCURRENCE,
+        DetailType.BACKFILL,
     }
 )
 # Inbound events that steer an existing action (the Control function's).

@@ -65,6 +65,7 @@ class Trigger(StrEnum):
     SCHEDULED = "SCHEDULED"  # the schedule's own occurrence
     RUN_NOW = "RUN_NOW"  # an operator's run now: one extra fire, the schedule unmoved
     RETRY = "RETRY"  # an operator's retry of a failed fire
+    BACKFILL = "BACKFILL"  # an occurrence of a past range, run now (domain.backfill)
 
 
 @dataclass(frozen=True)

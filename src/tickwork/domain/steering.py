@@ -78,13 +78,14 @@ class Deferred:
 @dataclass(frozen=True)
 class ManualFire:
     number: int  # the action's n-th manual fire
-    trigger: Trigger  # RUN_NOW or RETRY
+    trigger: Trigger  # RUN_NOW, RETRY or BACKFILL
     requested_at: datetime
     occurrence: int = 0  # RETRY: the occurrence it runs again
     idempotency_key: str = ""  # RETRY: the failed fire's own key, so receivers can dedupe
     request_id: str | None = None  # the caller's id for the request: a repeat adds nothing
     claimed_by: str | None = None  # the execution running it (its ARN)
     generation: int = 0  # the action's generation when it was asked for: names its execution
+    scheduled: datetime | None = None  # BACKFILL: the past occurrence's scheduled time
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,8 @@ class ActionQueries(Protocol):
         already by status."""
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
-        """Actions with fires asked for by hand still in flight, in id order."""
+        """Actions with fires asked for by hand still in flight, or a backfill waiting, in id
+        order."""
 
 
 class ParkedFires(Protocol):

@@ -50,6 +50,8 @@ class Done(StrEnum):
     SKIPPED = "skipped"  # one occurrence skipped by request
     MOVED = "moved"  # one occurrence moved by request
     RESTORED = "restored"  # a skip or move of one occurrence undone
+    BACKFILLING = "backfilling"  # a backfill running, some of its occurrences still waiting
+    BACKFILLED = "backfilled"  # every occurrence of a backfill run or running
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from tickwork.domain.errors import (
     ActionFinished,
     ActionLocked,
     ActionNotFound,
+    BackfillOverlap,
     ForgedReport,
     ManualFiresInFlight,
     NotRecurring,
@@ -40,6 +41,7 @@ from tickwork.usecases.run_now import run_now
 from tickwork.usecases.stop import cancel_action
 
 if TYPE_CHECKING:
+    from tickwork.usecases.backfill import BackfillAnswer
     from tickwork.usecases.start import StartCommand, StartResult
 
 __all__ = ["accept_control", "accept_report", "accept_start"]
@@ -54,6 +56,7 @@ REFUSALS = (
     ActionFinished,
     ManualFiresInFlight,
     SignatureRefused,
+    BackfillOverlap,
 )
 # The fields each control event's detail may hold beside "id".
 _CONTROL_FIELDS = {
@@ -64,6 +67,7 @@ _CONTROL_FIELDS = {
     DetailType.SKIP_OCCURRENCE: frozenset({"occurrence", "at", "note"}),
     DetailType.MOVE_OCCURRENCE: frozenset({"occurrence", "at", "to", "note"}),
     DetailType.RESTORE_OCCURRENCE: frozenset({"occurrence", "at", "note"}),
+    DetailType.BACKFILL: frozenset({"startTime", "endTime", "overlap", "requestId", "note"}),
 }
 
 
@@ -81,8 +85,9 @@ def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rej
 
 def accept_control(
     detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
-) -> ChangeAnswer | Rejection:
-    """Schedule Stop, Pause, Resume or Run Now: ``{"id": ...}`` and the event's own fields."""
+) -> ChangeAnswer | BackfillAnswer | Rejection:
+    """Schedule Stop, Pause, Resume, Run Now, Skip, Move or Restore Occurrence, or Backfill:
+    ``{"id": ...}`` and the event's own fields."""
     kind = DetailType(detail_type) if detail_type in _CONTROL_FIELDS else DetailType.STOP
     try:
         detail = _verified(kind, detail, event_id, deps)
@@ -95,6 +100,8 @@ def accept_control(
             return run_now(action_id, deps, detail.get("requestId") or event_id)
         if kind in _OCCURRENCE_EVENTS:
             return _occurrence(kind, action_id, detail, event_id, deps)
+        if kind is DetailType.BACKFILL:
+            return _backfill(action_id, detail, event_id, deps)
         return cancel_action(action_id, deps)
     except REFUSALS as refused:
         return _rejected(kind, detail, event_id, refused, deps)
@@ -135,6 +142,26 @@ def _occurrence(
     if to is None:
         raise ValidationFailed.of("to", "is missing", 'give the time it fires instead, e.g. "...Z"')
     return move_occurrence(action_id, which, to, note, deps, event_id)
+
+
+def _backfill(
+    action_id: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
+) -> BackfillAnswer:
+    """Run a past range's occurrences, once each (a repeated event goes on where it is)."""
+    from tickwork.usecases.backfill import backfill
+
+    start, end = _moment(detail, "startTime"), _moment(detail, "endTime")
+    for name, moment in (("startTime", start), ("endTime", end)):
+        if moment is None:
+            raise ValidationFailed.of(name, "is missing", 'give an ISO 8601 time, e.g. "...Z"')
+    assert start is not None and end is not None
+    overlap = detail.get("overlap", "REFUSE")
+    if not isinstance(overlap, str):
+        raise ValidationFailed.of("overlap", f"{overlap!r} is not a policy", "give REFUSE or SKIP")
+    request_id = detail.get("requestId") or event_id
+    return backfill(
+        action_id, start, end, overlap, deps, request_id=request_id, note=detail.get("note")
+    )
 
 
 def _moment(detail: dict[str, Any], field: str) -> datetime | None:

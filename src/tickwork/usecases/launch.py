@@ -165,12 +165,13 @@ def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repai
 def launch_manual(
     action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repair: int = 0
 ) -> str:
-    """Start the execution of a fire asked for by hand: due now, through the same machine."""
+    """Start the execution of a fire asked for by hand: due now, through the same machine. A
+    backfilled one carries its past occurrence's scheduled time (its tick's scheduledTime)."""
     order = FireOrder(
         action_id=action.id,
         generation=fire.generation,
         occurrence=fire.occurrence,
-        fire_at=now,
+        fire_at=fire.scheduled or now,
         wait_until=now,
         repair=repair,
         manual=fire.number,

@@ -55,7 +55,7 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Reconciled
 from tickwork.domain.errors import ActionConflict, RepairsIncomplete
 from tickwork.domain.execution import Machine, name_of, same_execution
-from tickwork.domain.fire import FireFailure, FireKey, Outcome
+from tickwork.domain.fire import FireFailure, FireKey, Outcome, Trigger
 from tickwork.domain.fire_ending import (
     FIRE_FAILED,
     OUTCOME_UNKNOWN,
@@ -68,6 +68,7 @@ from tickwork.domain.fire_ending import (
 from tickwork.domain.steering import ManualFire
 from tickwork.ports import ExecutionStarter, ExecutionState
 from tickwork.usecases.answers import Done
+from tickwork.usecases.backfill import continue_backfill
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.usecases.orders import kind_of
 from tickwork.usecases.pump import launch_due
@@ -162,6 +163,10 @@ def reconcile(
             if now - fire.requested_at >= stuck_after:
                 with _alone(action.id, unrepaired):
                     _resolve_manual(action, fire, now, deps, repairs)
+        if _backfill_stalled(action):
+            with _alone(action.id, unrepaired):
+                if continue_backfill(action.id, deps) is not None:
+                    repairs.restarted.append(action.id)
     tabs = deps.tabs.open_tabs(now, limit) if in_time("tabs") else []
     for tab in tabs:  # a batch running now keeps its tab open
         if not in_time("tabs"):
@@ -312,6 +317,14 @@ def _resolve_claim(
         written = update(deps.records, action.id, Rule.RELEASE, release, first=action)
         if written is not None and _relaunch(written.after, now, deps):
             repairs.released.append(action.id)
+
+
+def _backfill_stalled(action: Action) -> bool:
+    """A backfill waits and none of its fires runs: the recording of its last one could not
+    run the next (the record step goes on with it otherwise)."""
+    return action.backfill is not None and not any(
+        m.trigger is Trigger.BACKFILL for m in action.manual.in_flight
+    )
 
 
 def _resolve_manual(

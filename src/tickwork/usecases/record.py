@@ -14,6 +14,7 @@ now, retry) is recorded beside the schedule, which it never moves.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -22,11 +23,13 @@ from typing import Protocol
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
 from tickwork.domain.announcements import Completed, Late
+from tickwork.domain.errors import TickworkError
 from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import Done, RecordAnswer
+from tickwork.usecases.backfill import continue_backfill
 from tickwork.usecases.deferral import apply_deferred
 from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.orders import kind_of
@@ -34,6 +37,7 @@ from tickwork.usecases.updates import Rule, Written, update
 
 __all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 
+log = logging.getLogger("tickwork")
 _IGNORED = "stale or repeated delivery"
 
 
@@ -235,9 +239,21 @@ def _record_manual(
     written = update(deps.records, action_id, Rule.RECORD_MANUAL, recorded)
     if written is None:
         return RecordAnswer(action_id, Done.IGNORED, reason=_IGNORED)
+    if written.after.backfill is not None:
+        _go_on_backfilling(action_id, deps)
     return RecordAnswer(
         action_id, Done.RECORDED, str(written.after.status), manual=number, trigger=record.trigger
     )
+
+
+def _go_on_backfilling(action_id: str, deps: Dependencies) -> None:
+    """A slot is free: the backfill waiting on the record runs its next occurrences. What
+    cannot be done now (a lost race, a refused launch) the reconciler does: the fire is
+    recorded either way."""
+    try:
+        continue_backfill(action_id, deps)
+    except TickworkError as error:
+        log.warning("backfill of %s goes on with the reconciler: %s", action_id, error)
 
 
 def occurrence_of(tick: Tick) -> Occurrence:

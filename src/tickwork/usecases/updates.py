@@ -37,6 +37,7 @@ class Rule(StrEnum):
     NAME_EXECUTION = "name the execution"  # a leg, a repair, a member a follow-on left out
     KNOW_START = "know a Start"  # a repeated Start's event id, so that it never applies late
     NOTE_MISSED = "note a missed fire"  # the watchdog: the fire the record is at is overdue
+    BACKFILL = "backfill"  # past occurrences asked as manual fires, added to the spans run
 
 
 _RECORDING = frozenset({Rule.RECORD, Rule.RECORD_MANUAL})

@@ -270,7 +270,8 @@ class FakeQueries:
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
         chosen = sorted(
-            (a for a in self.store.items.values() if a.manual.in_flight), key=lambda a: a.id
+            (a for a in self.store.items.values() if a.manual.in_flight or a.backfill),
+            key=lambda a: a.id,
         )
         return [copy.deepcopy(a) for a in chosen[:limit]]
 
