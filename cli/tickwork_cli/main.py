@@ -29,10 +29,12 @@ from tickwork.domain.preview import (
 )
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso
+from tickwork.usecases.calendars import named_calendar
 from tickwork.usecases.lock import is_locked, refuse_if_locked_one_off
 from tickwork.usecases.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
+from tickwork_cli.calendars import calendar
 from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
 from tickwork_cli.occurrences import COMMANDS as OCCURRENCE_COMMANDS
 from tickwork_cli.occurrences import coming_occurrences
@@ -422,7 +424,8 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
 @field_option("dstRepeated")
 @field_option("dstMissing")
 @field_option("flexibleWindow")
-@field_option("windowMode")
+@field_option("calendar")
+@field_option("onExcluded")
 @click.option(
     "--as-id",
     help="With --flexible-window: the action id whose instants to list (the id fixes each "
@@ -447,7 +450,8 @@ def next_(
     dst_repeated: str | None,
     dst_missing: str | None,
     flexible_window: str | None,
-    window_mode: str | None,
+    calendar: str | None,
+    on_excluded: str | None,
     as_id: str | None,
     count: int,
     after: str | None,
@@ -466,6 +470,7 @@ def next_(
     tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
     tickwork next "30 1 * * *" --timezone America/New_York --dst-repeated BOTH --around-dst
     tickwork next "0 * * * *" --flexible-window 15m --as-id report:7
+    tickwork next "0 10 * * *" --calendar uk-bank-holidays --on-excluded SHIFT
     tickwork next --id invoice:42:reminder --count 10
     """
     if (expression is None) == (action_id is None):
@@ -482,10 +487,15 @@ def next_(
         for key, value in (
             ("dstRepeated", dst_repeated),
             ("dstMissing", dst_missing),
-            ("windowMode", window_mode),
+            ("onExcluded", on_excluded),
         )
         if value is not None
     }
+    content = None
+    if calendar is not None:  # its content is in the stack
+        extra["calendar"] = calendar
+        deps = context.target.dependencies()
+        content = guard(lambda: named_calendar(calendar, deps))
     if flexible_window is not None:
         extra["flexibleWindow"] = flexible_window
     if as_id is not None:
@@ -495,7 +505,7 @@ def next_(
     if around_dst:
         render.around_change(around, timezone, as_json)
         return
-    times = guard(lambda: detail_fire_times(detail, start, count))
+    times = guard(lambda: detail_fire_times(detail, start, count, content))
     render.fire_times(format_fire_times(times, timezone), as_json)
     if around is not None and not as_json:
         render.around_change(around, timezone, as_json)
@@ -609,5 +619,6 @@ def _pairs(items: tuple[str, ...]) -> dict[str, str]:
 for _command in (*COMMANDS, *OCCURRENCE_COMMANDS):
     cli.add_command(_command)
 cli.add_command(templates)
+cli.add_command(calendar)
 cli.add_command(outbox)
 cli.add_command(time_)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tickwork.ports import (
         ActionQueries,
         ActionRecords,
+        CalendarStore,
         Clock,
         ConcurrencySlots,
         CountTabs,
@@ -64,6 +65,7 @@ class Ports(TypedDict, total=False):
     targets: TargetClients
     registry: FulfillmentRegistry
     rejections: RejectionLog
+    calendars: CalendarStore
 
 
 class MissingPort(Exception):
@@ -105,6 +107,7 @@ def build(
             "signatures",
             "targets",
             "rejections",
+            "calendars",
         )
         if name not in ports
     ]
@@ -142,6 +145,7 @@ def build(
         targets=ports["targets"],
         registry=ports["registry"],
         rejections=ports["rejections"],
+        calendars=ports["calendars"],
     )
 
 
@@ -167,6 +171,7 @@ def from_environment() -> Dependencies:
 
 def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     # Imported here: a unit test's build never loads botocore.
+    from tickwork.adapters.dynamodb_calendars import DynamoDBCalendars
     from tickwork.adapters.dynamodb_count_tab import DynamoDBCountTabs
     from tickwork.adapters.dynamodb_counts import CountedMemo
     from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
@@ -196,6 +201,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
     ports.setdefault("rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws))
+    ports.setdefault("calendars", DynamoDBCalendars(table, clients=aws))
     ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     # Without a batch machine (FireBatching=false), nothing is batched: it is never started.

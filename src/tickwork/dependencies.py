@@ -13,6 +13,7 @@ from tickwork.fulfillment.registry import FulfillmentRegistry
 from tickwork.ports import (
     ActionQueries,
     ActionRecords,
+    CalendarStore,
     Clock,
     ConcurrencySlots,
     CountTabs,
@@ -49,6 +50,7 @@ class Dependencies:
     targets: TargetClients  # clients for the AWS action types' targets
     registry: FulfillmentRegistry  # the action types, built over the ports above
     rejections: RejectionLog  # the last rejections, for a publisher that cannot subscribe
+    calendars: CalendarStore  # named exclusion calendars schedules refer to
 
     def secret(self, secret_id: str | None) -> bytes | None:
         """The value of a configured secret; None when the setting names none."""

@@ -147,3 +147,24 @@ def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
         check=False,
     )  # fmt: skip
     assert refused.returncode == 1 and "endTime" in refused.stderr
+
+    # AND `tickwork calendar` keeps a calendar a schedule names, `tickwork next` shows its effect
+    put = virtual.cli_json(
+        "calendar", "put", "uk", "--timezone", "Europe/London", "--date", "2030-12-25",
+        "--hours", "MON-FRI=09:00-17:00",
+    )  # fmt: skip
+    assert put["outcome"] == "created" and put["version"] == 1
+    assert "uk" in virtual.cli("calendar", "list").stdout
+    assert virtual.cli_json("calendar", "show", "uk")["dates"] == ["2030-12-25"]
+    shown = virtual.cli_json(
+        "next", "0 10 * * *", "--calendar", "uk", "--on-excluded", "SHIFT",
+        "--after", "2030-12-20T12:00:00Z", "--count", "3",
+    )  # fmt: skip
+    assert [row["utc"] for row in shown] == [
+        "2030-12-23T09:00:00Z", "2030-12-23T10:00:00Z", "2030-12-24T10:00:00Z"
+    ]  # fmt: skip
+    bad = virtual.cli("calendar", "put", "uk", "--hours", "MONDAY=9-5", check=False)
+    assert bad.returncode == 1 and "hours" in bad.stderr
+    assert virtual.cli_json("calendar", "delete", "uk")["outcome"] == "deleted"
+    gone = virtual.cli("calendar", "show", "uk", check=False)
+    assert gone.returncode == 1 and "uk" in gone.stderr

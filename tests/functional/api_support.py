@@ -62,6 +62,9 @@ class Api:
     def delete(self, path: str) -> Reply:
         return self.call("DELETE", path)
 
+    def put(self, path: str, body: Any) -> Reply:
+        return self.call("PUT", path, body)
+
 
 @contextmanager
 def serving(stack: Stack) -> Iterator[Api]:

@@ -31,6 +31,7 @@ from tickwork.domain.errors import (
 from tickwork.domain.fire import Outcome, Tick, Trigger
 from tickwork.usecases.backfill import AT_ONCE, backfill, continue_backfill
 from tickwork.usecases.reconcile import reconcile
+from tickwork.usecases.retry import retry_action
 from tickwork.usecases.start import StartCommand, start_action
 from tickwork.usecases.stop import cancel_action
 
@@ -250,9 +251,10 @@ class Backfills(RuleBasedStateMachine):
         action = self.deps.records.get(self.action_id)
         assert action is not None
         if action.backfill is None or (action.backfill.start, action.backfill.end) == (start, end):
+            created = action.created_at  # from then on, the live schedule's
             moment = start
             while moment <= end:
-                if moment < NOW:
+                if moment < created:
                     self.asked.add(moment)
                 moment += HOUR
         assert answer.remaining >= 0
@@ -282,7 +284,7 @@ class Backfills(RuleBasedStateMachine):
             return
         ran = _backfilled(self.deps, self.action_id)
         assert len(ran) == len(set(ran)), f"an occurrence ran twice: {sorted(ran)}"
-        assert all(t < NOW for t in ran), "never one of the live schedule's"
+        assert all(t < action.created_at for t in ran), "never one of the live schedule's"
 
     def teardown(self) -> None:
         action = self.deps.records.get(self.action_id)
@@ -308,3 +310,71 @@ Backfills.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestBackfills = Backfills.TestCase
+
+
+# --- found by an outside attack: each a regression test ---------------------------------------
+def test_a_replace_mid_backfill_leaves_the_unrun_fires_to_a_later_backfill() -> None:
+    deps = _deps()
+    backfill("hourly", DAY_START, DAY_START + 9 * HOUR, Overlap.REFUSE, deps)
+    old = deps.records.get("hourly")
+    assert old is not None
+    stale = [machine.manual(deps, "hourly", m.number) for m in old.manual.in_flight]
+    start_action(StartCommand({"id": "hourly", "cron": "0 * * * *", "data": {"v": 2}}), deps)
+    again = backfill("hourly", DAY_START, DAY_START + 9 * HOUR, Overlap.REFUSE, deps)
+    assert again.already == 0, "the dropped fires were never run: they are not backfilled"
+    for name in stale:  # the old generation's, numbered as the new ones: they end quietly
+        assert machine.run(deps, name) is None
+    _run_manual_fires(deps)
+    assert _backfilled(deps) == [DAY_START + n * HOUR for n in range(10)]
+
+
+def test_a_replace_with_another_schedule_starts_its_backfills_afresh() -> None:
+    deps = _deps()
+    backfill("hourly", DAY_START, DAY_START + 3 * HOUR, Overlap.REFUSE, deps)
+    _run_manual_fires(deps)
+    start_action(StartCommand({"id": "hourly", "cron": "30 * * * *"}), deps)
+    answer = backfill("hourly", DAY_START, DAY_START + 4 * HOUR, Overlap.REFUSE, deps)
+    assert answer.already == 0 and answer.total == 4  # 00:30 to 03:30, never run
+    _run_manual_fires(deps)
+    assert _backfilled(deps)[-4:] == [
+        DAY_START + timedelta(minutes=30) + n * HOUR for n in range(4)
+    ]
+
+
+def test_going_on_by_itself_is_no_change_a_signed_event_is_stale_against() -> None:
+    deps = _deps()
+    backfill("hourly", DAY_START, DAY_START + 9 * HOUR, Overlap.REFUSE, deps)
+    asked = deps.records.get("hourly")
+    assert asked is not None
+    deps.clock.current = NOW + timedelta(minutes=5)  # type: ignore[attr-defined]
+    _run_manual_fires(deps)
+    after = deps.records.get("hourly")
+    assert after is not None and after.changed_at == asked.changed_at
+
+
+def test_a_retried_backfilled_fire_keeps_its_own_scheduled_time() -> None:
+    deps = _deps()
+    backfill("hourly", DAY_START + 2 * HOUR, DAY_START + 2 * HOUR, Overlap.REFUSE, deps)
+    action = deps.records.get("hourly")
+    assert action is not None
+    (fire,) = action.manual.in_flight
+    machine.fail(deps, machine.manual(deps, "hourly", fire.number))
+    retry_action("hourly", deps)
+    retried = deps.records.get("hourly")
+    assert retried is not None
+    (again,) = retried.manual.in_flight
+    tick = machine.run(deps, machine.manual(deps, "hourly", again.number))
+    assert tick is not None and tick.scheduled_time == DAY_START + 2 * HOUR
+    assert tick.idempotency_key == fire.idempotency_key
+
+
+def test_a_range_to_the_microsecond_repeats_as_itself_and_an_empty_one_is_refused() -> None:
+    deps = _deps()
+    start = DAY_START + timedelta(microseconds=1)  # past 00:00: from 01:00
+    first = backfill("hourly", start, DAY_START + 9 * HOUR, "skip", deps)
+    again = backfill("hourly", start, DAY_START + 9 * HOUR, "skip", deps)
+    assert first.total == again.total == 9
+    with pytest.raises(ValidationFailed) as refused:
+        backfill("hourly", DAY_START + timedelta(minutes=1), DAY_START + timedelta(minutes=59),
+                 Overlap.REFUSE, _deps())  # fmt: skip
+    assert refused.value.problems[0].field == "startTime, endTime"

@@ -1,11 +1,11 @@
 """GIVEN a schedule with a flexible window WHEN its occurrences fire THEN each fires at an
-instant of its own in the window — after its scheduled time (AFTER, the default: never before
-it) or centred on it (AROUND) — fixed by the action's id and the occurrence's scheduled time,
-so a replay fires at the same instant and a fleet on one cron spreads; a window never carries a
-fire past its neighbours, so fires keep the schedule's order and each maps back to its own
-occurrence. As properties over schedules (regular and irregular crons, rates, frequencies),
-window sizes at the gap's edge and ids shaped like the stack's own names; and through the use
-cases: every occurrence recorded once, in order, at its instant, never before it."""
+instant of its own in the window after its scheduled time (never before it), fixed by the
+action's id and the occurrence's scheduled time, so a replay fires at the same instant and a
+fleet on one cron spreads; a window never carries a fire past the next occurrence, so fires keep
+the schedule's order and each maps back to its own occurrence. As properties over schedules
+(regular and irregular crons, rates, frequencies), window sizes at the gap's edge and ids
+shaped like the stack's own names; and through the use cases: every occurrence recorded once,
+in order, at its instant, never before it, a resume before an instant still fires it."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.fire import Outcome
 from tickwork.domain.preview import detail_fire_times
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.schedule.window import WindowMode
 from tickwork.domain.start_request import parse_start_detail
+from tickwork.domain.times import iso
 from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
+from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2027, 3, 26, 22, 0, tzinfo=UTC)  # Europe/Berlin changes two nights later
@@ -65,11 +66,11 @@ SIZES = st.one_of(
 )
 
 
-def _schedule(when: dict[str, Any], size: timedelta, mode: WindowMode) -> Schedule:
+def _schedule(when: dict[str, Any], size: timedelta) -> Schedule:
     """The schedule of ``when`` with a window to the millisecond (a Start's is in whole
     units), as a record stores it."""
     plain = parse_start_detail({"id": "w", **when}, now=NOW).schedule
-    window = {"sizeMs": size // MS, "mode": str(mode)}
+    window = {"sizeMs": size // MS}
     return Schedule.from_dict({**plain.to_dict(), "window": window})
 
 
@@ -77,24 +78,20 @@ def _schedule(when: dict[str, Any], size: timedelta, mode: WindowMode) -> Schedu
 @given(
     when=st.sampled_from(WHENS),
     size=SIZES,
-    mode=st.sampled_from(list(WindowMode)),
     seed=SEEDS,
 )
 def test_each_fire_lies_in_its_window_in_order_and_maps_back_to_its_occurrence(
-    when: dict[str, Any], size: timedelta, mode: WindowMode, seed: str
+    when: dict[str, Any], size: timedelta, seed: str
 ) -> None:
-    schedule = _schedule(when, size, mode)
+    schedule = _schedule(when, size)
     scheduled = schedule.upcoming(NOW, 14)
     fires = [schedule.fire_time(s, seed) for s in scheduled]
     again = Schedule.from_dict(schedule.to_dict())  # a replay reads the stored schedule
     for index, (s, fire) in enumerate(zip(scheduled, fires, strict=True)):
         following = scheduled[index + 1] if index + 1 < len(scheduled) else None
-        if mode is WindowMode.AFTER:
-            assert s <= fire < s + size, "an AFTER window never fires early"
-        else:
-            assert s - size / 2 - MS <= fire < s + size / 2 + MS
+        assert s <= fire < s + size, "a window never fires early"
         if following is not None:
-            assert fire < following or mode is WindowMode.AROUND
+            assert fire < following
             assert fire < fires[index + 1], "fires keep the schedule's order"
         assert schedule.origin(fire, seed) == s, "each fire maps back to its own occurrence"
         assert again.fire_time(s, seed) == fire, "a replay fires at the same instant"
@@ -102,7 +99,7 @@ def test_each_fire_lies_in_its_window_in_order_and_maps_back_to_its_occurrence(
 
 
 def test_a_fleet_on_one_cron_spreads_over_the_window_and_none_fires_before_the_hour() -> None:
-    schedule = _schedule({"cron": "0 * * * *"}, timedelta(minutes=15), WindowMode.AFTER)
+    schedule = _schedule({"cron": "0 * * * *"}, timedelta(minutes=15))
     top = schedule.upcoming(NOW, 1)[0]
     fires = [schedule.fire_time(top, f"tenant:{n}") for n in range(300)]
     assert min(fires) >= top and max(fires) < top + timedelta(minutes=15)
@@ -111,16 +108,8 @@ def test_a_fleet_on_one_cron_spreads_over_the_window_and_none_fires_before_the_h
     assert len(set(fires)) > 290
 
 
-def test_a_window_around_the_time_fires_some_early_and_none_past_half_the_window() -> None:
-    schedule = _schedule({"cron": "0 * * * *"}, timedelta(minutes=20), WindowMode.AROUND)
-    top = schedule.upcoming(NOW, 1)[0]
-    offsets = [schedule.fire_time(top, f"t{n}") - top for n in range(200)]
-    assert min(offsets) >= -timedelta(minutes=10) and max(offsets) < timedelta(minutes=10)
-    assert sum(o < timedelta(0) for o in offsets) > 50
-
-
 def test_a_window_wider_than_the_gap_is_cut_to_it() -> None:
-    schedule = _schedule({"rate": "rate(1 minute)"}, timedelta(hours=1), WindowMode.AFTER)
+    schedule = _schedule({"rate": "rate(1 minute)"}, timedelta(hours=1))
     for s in schedule.upcoming(NOW, 30):
         assert s <= schedule.fire_time(s, "dense") < s + timedelta(minutes=1)
 
@@ -131,8 +120,7 @@ def test_a_window_wider_than_the_gap_is_cut_to_it() -> None:
         ({"flexibleWindow": "25h"}, "flexibleWindow", "longer than"),
         ({"flexibleWindow": "0s"}, "flexibleWindow", ""),
         ({"flexibleWindow": "soon"}, "flexibleWindow", "not a duration"),
-        ({"flexibleWindow": "15m", "windowMode": "BEFORE"}, "windowMode", "not a window mode"),
-        ({"windowMode": "AROUND"}, "windowMode", "no flexibleWindow"),
+        ({"flexibleWindow": "15m", "windowMode": "AROUND"}, "windowMode", "not"),
         ({"flexibleWindow": 900}, "flexibleWindow", ""),
     ],
 )
@@ -146,8 +134,8 @@ def test_a_bad_window_is_refused_naming_the_field(
 
 
 def test_the_window_is_stored_with_the_schedule_and_left_out_without_one() -> None:
-    schedule = _schedule({"cron": "0 * * * *"}, timedelta(minutes=15), WindowMode.AROUND)
-    assert schedule.to_dict()["window"] == {"sizeMs": 900_000, "mode": "AROUND"}
+    schedule = _schedule({"cron": "0 * * * *"}, timedelta(minutes=15))
+    assert schedule.to_dict()["window"] == {"sizeMs": 900_000}
     assert Schedule.from_dict(schedule.to_dict()) == schedule
     plain = parse_start_detail({"id": "w", "cron": "0 * * * *"}, now=NOW).schedule
     assert "window" not in plain.to_dict()
@@ -182,14 +170,13 @@ def _fire_all(deps: Any, action_id: str, count: int) -> list[tuple[int, datetime
 @given(
     when=st.sampled_from([w for w in WHENS if "frequency" not in w]),
     window=st.sampled_from(["1s", "59s", "1m", "15m", "1h", "24h"]),
-    mode=st.sampled_from(["AFTER", "AROUND"]),
     seed=st.sampled_from(["b-1", "x-g1-o2", "evt-7", "tenant:42"]),
 )
 def test_every_occurrence_fires_once_in_order_at_its_instant_never_before_it(
-    when: dict[str, Any], window: str, mode: str, seed: str
+    when: dict[str, Any], window: str, seed: str
 ) -> None:
     deps = fake_dependencies(NOW)
-    detail = {"id": seed, **when, "flexibleWindow": window, "windowMode": mode}
+    detail = {"id": seed, **when, "flexibleWindow": window}
     start_action(StartCommand(detail), deps)
     action = deps.records.get(seed)
     assert action is not None
@@ -226,3 +213,36 @@ def test_a_skip_and_a_move_apply_to_a_windowed_occurrence() -> None:
         Outcome.FIRED,
         Outcome.FIRED,
     ]
+
+
+def test_a_resume_between_an_occurrence_and_its_instant_still_fires_it() -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "w", "cron": "0 * * * *", "flexibleWindow": "1h"}), deps)
+    action = deps.records.get("w")
+    assert action is not None and action.execution_time is not None
+    hours = action.schedule.upcoming(NOW, 3)
+    second = action.fire_time_of(hours[1])
+    pause_action("w", None, deps)
+    deps.clock.current = hours[1] + (second - hours[1]) / 2  # type: ignore[attr-defined]
+    answer = resume_action("w", None, deps)
+    resumed = deps.records.get("w")
+    assert resumed is not None and resumed.execution_time == second, answer
+    assert resumed.origin_of(second) == hours[1]
+
+
+def test_a_one_off_takes_a_window_and_fires_in_it() -> None:
+    deps = fake_dependencies(NOW)
+    at = NOW + timedelta(hours=2)
+    start_action(StartCommand({"id": "o", "at": iso(at), "flexibleWindow": "10m"}), deps)
+    action = deps.records.get("o")
+    assert action is not None and action.schedule.window is not None
+    assert action.execution_time is not None
+    assert at <= action.execution_time < at + timedelta(minutes=10)
+    assert action.execution_time == action.schedule.fire_time(at, "o"), "its own instant"
+
+
+@given(seed=SEEDS, span=st.integers(min_value=1, max_value=86_400_000))
+def test_an_instant_is_always_inside_its_span(seed: str, span: int) -> None:
+    from tickwork.domain.schedule.window import _offset
+
+    assert 0 <= _offset(seed, 1_790_000_000_000, span) < span

@@ -53,8 +53,8 @@ def _a_start_with(spec: StartField) -> dict[str, Any]:
         detail["rate"] = "rate(1 hour)"
     if spec.name == "catchUpWindow":
         detail["catchUp"] = "ALL"
-    if spec.name == "windowMode":
-        detail["flexibleWindow"] = field_named("flexibleWindow").example
+    if spec.name == "onExcluded":
+        detail["calendar"] = field_named("calendar").example
     return detail
 
 
@@ -229,8 +229,8 @@ def test_each_client_argument_lands_in_the_start_as_the_field(
     arguments[str(spec.argument)] = spec.example
     if spec.name == "catchUpWindow":
         arguments["catch_up"] = "ALL"
-    if spec.name == "windowMode":
-        arguments["flexible_window"] = field_named("flexibleWindow").example
+    if spec.name == "onExcluded":
+        arguments["calendar"] = field_named("calendar").example
     if spec.name == "action":  # an HTTP_REQUEST needs its data
         arguments["data"] = field_named("data").example
     published = client.schedule(**arguments)

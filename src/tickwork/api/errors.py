@@ -29,6 +29,8 @@ from tickwork.domain.errors import (
     ActionNotFound,
     ActionNotRetryable,
     BackfillOverlap,
+    CalendarConflict,
+    CalendarNotFound,
     FieldProblem,
     ManualFiresInFlight,
     NotRecurring,
@@ -126,6 +128,22 @@ def register(app: APIGatewayHttpResolver) -> None:
                     "the others",
                 )
             ],
+        ),
+        CalendarNotFound: lambda e: _reply(
+            HTTPStatus.NOT_FOUND,
+            e,
+            [
+                FieldProblem(
+                    "name",
+                    "no calendar has this name",
+                    "check the name, or list them: GET /calendars",
+                )
+            ],
+        ),
+        CalendarConflict: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [FieldProblem("name", "changed while it was being written", "send it again")],
         ),
         NotRecurring: lambda e: _reply(
             HTTPStatus.CONFLICT,

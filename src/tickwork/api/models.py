@@ -8,7 +8,7 @@ undocumented.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     AwareDatetime,
@@ -107,7 +107,8 @@ class PreviewRequest(BaseModel):
     dst_repeated: str | None = described("dstRepeated")
     dst_missing: str | None = described("dstMissing")
     flexible_window: str | None = described("flexibleWindow")
-    window_mode: str | None = described("windowMode")
+    calendar: str | None = described("calendar")
+    on_excluded: str | None = described("onExcluded")
     id: str | None = Field(
         default=None,
         min_length=1,
@@ -179,8 +180,9 @@ class BackfillRequest(BaseModel):
         "occurrences. At most 1,000 occurrences in the range.",
         examples=["2026-11-07T23:59:59Z"],
     )
-    overlap: Literal["REFUSE", "SKIP"] = Field(
+    overlap: str = Field(
         default="REFUSE",
+        examples=["SKIP"],
         description="What to do with occurrences the action's own schedule had (at or after "
         "its creation): REFUSE the backfill (409, nothing runs), or SKIP them and run the "
         "others. Occurrences backfilled before are never run again, whatever this says.",
@@ -220,6 +222,50 @@ class BackfillResult(BaseModel):
     first_overlapping: str | None = None
     remaining: int = Field(description="Waiting for a slot: they run as the others finish.")
     in_flight: int = Field(description="Backfilled fires running now.")
+
+
+class CalendarBody(BaseModel):
+    """An exclusion calendar: dates excluded whole, and weekly hours outside which every
+    moment is excluded, in its time zone."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    timezone: str = Field(default="UTC", description="The IANA zone its dates and hours are in.")
+    dates: list[str] = Field(
+        default_factory=list,
+        description="Dates excluded whole (ISO 8601, such as 2026-12-25), up to 1,000.",
+        examples=[["2026-12-25", "2026-12-28"]],
+    )
+    hours: dict[str, list[str]] | None = Field(
+        default=None,
+        description="The weekly hours fires are allowed in: a weekday or a range of them "
+        '(MON..SUN, "MON-FRI") to windows "HH:MM-HH:MM" (end after start, up to "24:00"). A '
+        "weekday it does not name is excluded whole. Left out: every hour of a date not "
+        "excluded is allowed.",
+        examples=[{"MON-FRI": ["09:00-17:00"]}],
+    )
+    description: str | None = Field(default=None, max_length=500, description="What it is.")
+
+
+class CalendarView(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    name: str
+    timezone: str
+    dates: list[str]
+    hours: dict[str, list[str]] | None = None
+    description: str | None = None
+    version: int = Field(description="Goes up with each replace.")
+    updated_at: str | None = None
+
+
+class CalendarDeleted(BaseModel):
+    name: str
+    outcome: str = Field(description="deleted")
+
+
+class CalendarList(BaseModel):
+    calendars: list[CalendarView]
 
 
 class RetryRequest(BaseModel):

@@ -21,7 +21,6 @@ from tickwork.api.models import (
     OccurrenceRequest,
     OccurrenceView,
 )
-from tickwork.domain.backfill import Overlap
 from tickwork.domain.occurrence_changes import upcoming
 from tickwork.domain.times import iso
 from tickwork.usecases.backfill import backfill
@@ -94,7 +93,7 @@ def backfill_range(id: str, body: BackfillRequest) -> BackfillResult:
         unquote(id),
         body.start_time,
         body.end_time,
-        Overlap(body.overlap),
+        body.overlap,
         deps,
         request_id=body.request_id,
         note=body.note,

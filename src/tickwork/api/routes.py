@@ -23,6 +23,7 @@ from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
 
 from tickwork.api import (
     action_routes,
+    calendar_routes,
     docs_page,
     errors,
     occurrence_routes,
@@ -108,6 +109,7 @@ for module in (
     action_routes,
     steering_routes,
     occurrence_routes,
+    calendar_routes,
     schedule_routes,
     rejection_routes,
     docs_page,

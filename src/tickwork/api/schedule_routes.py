@@ -20,11 +20,19 @@ from tickwork.domain.preview import (
 )
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso_exact
+from tickwork.usecases.calendars import named_calendar
 
 __all__ = ["router"]
 
 router = new_router()
-_EXTRA_FIELDS = ("dstRepeated", "dstMissing", "flexibleWindow", "windowMode", "id")
+_EXTRA_FIELDS = (
+    "dstRepeated",
+    "dstMissing",
+    "flexibleWindow",
+    "calendar",
+    "onExcluded",
+    "id",
+)
 _NOT_WHEN = frozenset({"expression", "count", "after", "first", "timezone", *_EXTRA_FIELDS})
 
 
@@ -101,7 +109,10 @@ def preview(body: PreviewRequest) -> Preview:
             detail = expression_detail(body.expression, body.timezone, body.first, extra)
         else:
             detail = {**when, "timezone": body.timezone, **extra}
-        times = detail_fire_times(detail, after, body.count)
+        calendar = None
+        if body.calendar is not None:
+            calendar = named_calendar(body.calendar, bootstrap.from_environment())
+        times = detail_fire_times(detail, after, body.count, calendar)
         around = around_dst_change(detail, after) if _wall_clock(detail) else None
     except ValidationFailed as refused:
         if body.first is None:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from tickwork.domain.backfill import Backfilled, BackfillRequest
+from tickwork.domain.backfill import Backfilled, BackfillRequest, without
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireKey, Outcome, Trigger
@@ -216,7 +216,7 @@ class Action:
             lineage=_lineage(action_id, created_at, generation),
             pause=replacing.pause if paused and replacing else None,
             changed_at=now,
-            backfilled=replacing.backfilled if replacing else (),  # once each, across replaces
+            backfilled=replacing.backfills_kept(request.schedule) if replacing else (),
         )
 
     # --- derived, seed-schema compatible views -------------------------------------------
@@ -626,14 +626,39 @@ class Action:
         launched: tuple[datetime, ...],
         spans: tuple[Backfilled, ...],
         still: BackfillRequest | None,
+        asked: bool = True,
     ) -> tuple[Action, tuple[ManualFire, ...]]:
         """The occurrences ``launched`` asked for as backfilled fires, the backfilled ``spans``
-        that now hold them, and the backfill ``still`` running (None: done)."""
+        that now hold them, and the backfill ``still`` running (None: done). ``asked``: by a
+        request (a change the record's ``changed_at`` marks); else the backfill going on by
+        itself, which changes nothing a user asked for."""
         action, fires = self, []
         for scheduled in launched:
             action, fire = action.manual_requested(now, Trigger.BACKFILL, scheduled=scheduled)
             fires.append(fire)
-        return replace(action, backfilled=spans, backfill=still), tuple(fires)
+        changed_at = action.changed_at if asked else self.changed_at
+        return replace(action, backfilled=spans, backfill=still, changed_at=changed_at), tuple(
+            fires
+        )
+
+    def backfills_kept(self, schedule: Schedule) -> tuple[Backfilled, ...]:
+        """The backfilled spans a replace by ``schedule`` keeps: those that ran, while the
+        schedule fires at the same times (another schedule's occurrences are others)."""
+
+        def times(kept: Schedule) -> dict[str, Any]:
+            return {k: v for k, v in kept.to_dict().items() if k not in ("calendar", "window")}
+
+        return self._backfills_run() if times(schedule) == times(self.schedule) else ()
+
+    def _backfills_run(self) -> tuple[Backfilled, ...]:
+        """The backfilled spans without the fires still in flight (ended unrun by a replace or a
+        cancel: a later backfill runs them)."""
+        dropped = [
+            m.scheduled
+            for m in self.manual.in_flight
+            if m.trigger is Trigger.BACKFILL and m.scheduled is not None
+        ]
+        return without(self.backfilled, dropped)
 
     def manual_claimed(self, now: datetime, number: int, execution_arn: str | None) -> Action:
         """Claimed by an execution, by its ARN (None: released, its execution lost)."""
@@ -665,6 +690,7 @@ class Action:
             deferred=None,
             manual=replace(self.manual, in_flight=()),
             backfill=None,
+            backfilled=self._backfills_run(),
             pause=None,
             changed_at=now,
         )

@@ -35,12 +35,14 @@ __all__ = [
     "Overlap",
     "plan_backfill",
     "with_span",
+    "without",
 ]
 
 MAX_BACKFILL = 1_000  # occurrences one backfill's range may hold
 MAX_SPANS = 50  # separate spans of backfilled times one record keeps
 MAX_REACH = timedelta(days=3_653)  # ten years back at most, as a first fire ahead
 _MICROSECOND = timedelta(microseconds=1)
+_MS = timedelta(milliseconds=1)
 
 
 class Overlap(StrEnum):
@@ -53,8 +55,8 @@ class Overlap(StrEnum):
 
 @dataclass(frozen=True)
 class Backfilled:
-    """A span of scheduled times, both ends occurrences, every occurrence in which has been
-    backfilled."""
+    """A span of scheduled times every occurrence in which has been backfilled (its ends are
+    occurrences, or the edges of one taken out of it)."""
 
     first: datetime
     last: datetime
@@ -178,6 +180,23 @@ def with_span(
             "backfill a range next to one backfilled before, so that they join",
         )
     return tuple(merged)
+
+
+def without(spans: tuple[Backfilled, ...], moments: list[datetime]) -> tuple[Backfilled, ...]:
+    """``spans`` with ``moments`` taken out (backfilled fires asked for and dropped before they
+    ran: a replace or a cancel ended them), so a later backfill runs them."""
+    for moment in moments:
+        kept: list[Backfilled] = []
+        for span in spans:
+            if not span.holds(moment):
+                kept.append(span)
+                continue
+            if span.first < moment:
+                kept.append(Backfilled(span.first, moment - _MS))
+            if moment < span.last:
+                kept.append(Backfilled(moment + _MS, span.last))
+        spans = tuple(kept)
+    return spans
 
 
 def _touching(earlier: Backfilled, later: Backfilled, schedule: Schedule) -> bool:

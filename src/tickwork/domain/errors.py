@@ -19,6 +19,8 @@ __all__ = [
     "ActionNotRetryable",
     "ActionSuperseded",
     "BackfillOverlap",
+    "CalendarConflict",
+    "CalendarNotFound",
     "ConcurrencyLimited",
     "FieldProblem",
     "ForgedOrder",
@@ -174,6 +176,20 @@ class ActionConflict(TickworkError):
     def __init__(self, action_id: str, detail: str) -> None:
         self.action_id = action_id
         super().__init__(f"action {action_id!r} changed concurrently: {detail}")
+
+
+class CalendarConflict(TickworkError):
+    """A calendar changed (or was made) since it was read: read it again and retry."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"calendar {name!r} changed concurrently: read it again and retry")
+
+
+class CalendarNotFound(TickworkError):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no calendar named {name!r}")
 
 
 class ActionExists(TickworkError):

@@ -11,13 +11,14 @@ Pure: "after" is passed in, no clock is read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Frequency
+from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.schedule.wallclock import load_zone, next_transition
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.domain.times import ceil_ms, iso_exact
@@ -120,7 +121,9 @@ def expression_detail(
     return detail
 
 
-def detail_fire_times(when: dict[str, Any], after: datetime, count: int = 5) -> list[datetime]:
+def detail_fire_times(
+    when: dict[str, Any], after: datetime, count: int = 5, calendar: Calendar | None = None
+) -> list[datetime]:
     """Up to ``count`` fires, strictly after ``after``, of a Start detail's "when" fields
     (with its timezone and bounds), as the detail itself would schedule them. With a
     ``flexibleWindow``, each occurrence's instant in it when the detail has an ``id`` (the
@@ -130,7 +133,12 @@ def detail_fire_times(when: dict[str, Any], after: datetime, count: int = 5) -> 
             "count", f"{count!r} is not from 1 to {MAX_COUNT}", f"give 1 to {MAX_COUNT}"
         )
     request = parse_start_detail({"id": "preview", **when}, now=after)
-    scheduled = request.schedule.upcoming(after + _STRICTLY_AFTER, count)
+    schedule = request.schedule
+    if schedule.calendar is not None and calendar is not None:  # its content, from the stack
+        schedule = replace(schedule, calendar=replace(schedule.calendar, calendar=calendar))
+        shown = schedule.upcoming(after + _STRICTLY_AFTER, count)
+        return [ceil_ms(schedule.fire_time(s, "preview")) for s in shown]  # shifted ones too
+    scheduled = schedule.upcoming(after + _STRICTLY_AFTER, count)
     if request.schedule.window is None or "id" not in when:
         return scheduled
     # With a flexible window and the action's id: the instant each occurrence fires at.

@@ -28,10 +28,10 @@ from tickwork.domain.catch_up import (
 )
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP, GROUP_RULE, ID_RULE
+from tickwork.domain.schedule.calendar import CALENDAR_NAME_RULE, Excluded
 from tickwork.domain.schedule.frequency import Frequency
 from tickwork.domain.schedule.wallclock import MissingTime, RepeatedTime
 from tickwork.domain.schedule.window import MAX_WINDOW as MAX_FIRE_WINDOW
-from tickwork.domain.schedule.window import WindowMode
 from tickwork.domain.steering import FailurePolicy
 
 __all__ = [
@@ -309,15 +309,29 @@ START_FIELDS: tuple[StartField, ...] = (
         argument="flexible_window",
     ),
     StartField(
-        "windowMode",
+        "calendar",
         "string",
-        "Where {flexibleWindow} lies: AFTER the scheduled time (never before it), or AROUND it "
-        "(centred on it: up to half the window early).",
-        "AROUND",
-        default=str(WindowMode.AFTER),
-        choices=_choices(WindowMode),
-        flag="--window-mode",
-        argument="window_mode",
+        "The name of an exclusion calendar kept in the stack (`tickwork calendar put`, PUT "
+        "/calendars/NAME): on its dates, and outside its weekly hours, no fire happens; "
+        "{onExcluded} says what becomes of an occurrence it excludes. A change to the calendar "
+        "applies from the next fire planned on. For a recurrence.",
+        "uk-bank-holidays",
+        limits=CALENDAR_NAME_RULE + "; the calendar must exist",
+        fix='give the name of a calendar in the stack, such as "uk-bank-holidays"',
+        flag="--calendar",
+        argument="calendar",
+    ),
+    StartField(
+        "onExcluded",
+        "string",
+        "An occurrence {calendar} excludes is SKIPped (it is no occurrence: the schedule goes on "
+        "with the next one) or SHIFTed to the calendar's next allowed moment, unless an "
+        "occurrence of the schedule comes first by then (that one stands for it).",
+        "SHIFT",
+        default=str(Excluded.SKIP),
+        choices=_choices(Excluded),
+        flag="--on-excluded",
+        argument="on_excluded",
     ),
     StartField(
         "repeat",

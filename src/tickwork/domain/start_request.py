@@ -33,6 +33,7 @@ from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
+from tickwork.domain.schedule.calendar import CalendarUse, Excluded, check_calendar_name
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.rate import parse_rate
 from tickwork.domain.schedule.wallclock import (
@@ -44,7 +45,7 @@ from tickwork.domain.schedule.wallclock import (
     parse_local,
 )
 from tickwork.domain.schedule.window import MAX_WINDOW as MAX_FIRE_WINDOW
-from tickwork.domain.schedule.window import FireWindow, WindowMode
+from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.start_fields import (
     DEFAULT_ACTION,
     DEFAULT_TIMEZONE,
@@ -55,7 +56,7 @@ from tickwork.domain.start_fields import (
 )
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.storable import storable_problems
-from tickwork.domain.times import iso_exact, parse_epoch_ms
+from tickwork.domain.times import ceil_ms, iso_exact, parse_epoch_ms
 
 __all__ = [
     "EXPRESSION_FIELD",
@@ -114,7 +115,8 @@ class StartDetail(BaseModel):
     dst_repeated: str | None = described("dstRepeated")
     dst_missing: str | None = described("dstMissing")
     flexible_window: str | None = described("flexibleWindow")
-    window_mode: str | None = described("windowMode")
+    calendar: str | None = described("calendar")
+    on_excluded: str | None = described("onExcluded")
     repeat: StrictBool = described("repeat", False)
     execution_remainder: StrictInt | None = described("executionRemainder")
     start_time: str | None = described("startTime")
@@ -207,6 +209,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     catch_up = _collect(problems, _catch_up, model)
     dst = _collect(problems, _dst_policy, model, whens)
     window = _collect(problems, _window, model)
+    calendar = _collect(problems, _calendar, model)
     group = _collect(problems, check_group, model.group or DEFAULT_GROUP)
     on_failure = _collect(problems, _failure_policy, model.on_failure)
     on_unknown = _collect(problems, _unknown_outcome_policy, model.on_unknown_outcome)
@@ -232,7 +235,15 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
         bounds["dst"] = dst
     if window is not None:
         bounds["window"] = window
+    if calendar is not None:
+        bounds["calendar"] = calendar
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)
+    if calendar is not None and schedule.kind is ScheduleKind.ONCE:
+        raise ValidationFailed.of(
+            "calendar",
+            "a one-off fires once, at its time: no calendar applies to it",
+            "remove calendar, and give the time it should fire",
+        )
     first_fire = schedule.first_fire_time(now)
     if first_fire is None:
         raise ValidationFailed.of(
@@ -304,34 +315,43 @@ def _dst_policy(model: StartDetail, whens: list[str]) -> DstPolicy:
     return DstPolicy(repeated, missing)
 
 
-def _window(model: StartDetail) -> FireWindow | None:
-    """The flexible window asked for, if any: a window mode alone is refused."""
-    if model.flexible_window is None:
-        if model.window_mode is not None:
+def _calendar(model: StartDetail) -> CalendarUse | None:
+    """The calendar named, by name (the stack supplies its content), and the policy for what it
+    excludes: an onExcluded alone is refused."""
+    if model.calendar is None:
+        if model.on_excluded is not None:
             raise ValidationFailed.of(
-                "windowMode",
-                "places a flexible window, and no flexibleWindow is given",
-                'give flexibleWindow too (such as "15m"), or remove windowMode',
+                "onExcluded",
+                "says what a calendar excludes, and no calendar is given",
+                "give calendar too, or remove onExcluded",
             )
         return None
-    size = parse_duration(model.flexible_window, "flexibleWindow")
-    mode = WindowMode.AFTER
-    if model.window_mode is not None:
+    name = check_calendar_name(model.calendar, "calendar")
+    policy = Excluded.SKIP
+    if model.on_excluded is not None:
         try:
-            mode = WindowMode(model.window_mode.strip().upper())
+            policy = Excluded(model.on_excluded.strip().upper())
         except ValueError as error:
             raise ValidationFailed.of(
-                "windowMode",
-                f"{model.window_mode!r} is not a window mode",
-                field_named("windowMode").fix_for(),
+                "onExcluded",
+                f"{model.on_excluded!r} is not a policy",
+                field_named("onExcluded").fix_for(),
             ) from error
+    return CalendarUse(name, policy)
+
+
+def _window(model: StartDetail) -> FireWindow | None:
+    """The flexible window asked for, if any."""
+    if model.flexible_window is None:
+        return None
+    size = parse_duration(model.flexible_window, "flexibleWindow")
     if size > MAX_FIRE_WINDOW:
         raise ValidationFailed.of(
             "flexibleWindow",
-            f"{model.flexible_window!r} is longer than {MAX_FIRE_WINDOW}",
+            f"{model.flexible_window!r} is longer than 24h",
             field_named("flexibleWindow").fix_for(),
         )
-    return FireWindow(size, mode)
+    return FireWindow(size)
 
 
 def _failure_policy(text: str | None) -> FailurePolicy | None:
@@ -497,7 +517,7 @@ def _schedule(
         # Counted from its startTime when it has one (its first fire, as EventBridge
         # Scheduler's StartDate is a rate's first occurrence), else from now.
         start = bounds.get("start")
-        anchor = now if start is None else start - parse_rate(model.rate)
+        anchor = ceil_ms(now) if start is None else start - parse_rate(model.rate)
         return Schedule(ScheduleKind.RATE, model.rate, anchor, zone_name, **bounds)
     if model.frequency is not None:
         preset = parse_frequency(model.frequency)
@@ -513,7 +533,8 @@ def _schedule(
             f"{iso_exact(first)} is more than {grace.total_seconds():g}s in the past",
             f"give a future time, such as {iso_exact(now + timedelta(hours=1))}",
         )
-    return Schedule(ScheduleKind.ONCE, anchor=first, timezone=zone_name)
+    given = {name: bounds[name] for name in ("window", "calendar") if name in bounds}
+    return Schedule(ScheduleKind.ONCE, anchor=first, timezone=zone_name, **given)
 
 
 def _first_time(model: StartDetail, zone: ZoneInfo) -> datetime | None:

@@ -22,6 +22,7 @@ from tickwork.ports.slots import ConcurrencySlots
 from tickwork.ports.stores import (
     ActionQueries,
     ActionRecords,
+    CalendarStore,
     CountTabs,
     FireTallies,
     ParkedFires,
@@ -34,6 +35,7 @@ __all__ = [
     "ActionQueries",
     "ActionRecords",
     "AlreadyStarted",
+    "CalendarStore",
     "Clock",
     "ConcurrencySlots",
     "CountTabs",

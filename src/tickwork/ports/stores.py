@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from tickwork.domain.action import Action, Occurrence, Status
+from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.selection import Selection
 
 __all__ = [
@@ -129,4 +130,23 @@ class RejectionLog(Protocol):
 
     def latest(self, limit: int) -> list[dict[str, Any]]:
         """The newest first, each with ``at`` (ISO 8601 UTC) and ``number`` (1, 2, ... as kept)."""
+        ...
+
+
+class CalendarStore(Protocol):
+    """The stack's named exclusion calendars (``tickwork calendar``, ``/calendars``)."""
+
+    def get(self, name: str) -> Calendar | None: ...
+
+    def put(self, calendar: Calendar) -> None:
+        """Write it: a new one (version 1) only if none has the name, a later version only
+        over the one before (``CalendarConflict`` otherwise)."""
+        ...
+
+    def delete(self, name: str) -> bool:
+        """Remove it; False when there was none."""
+        ...
+
+    def all(self) -> list[Calendar]:
+        """Every calendar, by name."""
         ...

@@ -12,7 +12,7 @@ occurrence twice, since each write adds what it runs to the backfilled spans.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -35,7 +35,7 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
-from tickwork.domain.times import iso, iso_exact
+from tickwork.domain.times import ceil_ms, iso, iso_exact
 from tickwork.usecases.answers import Done
 from tickwork.usecases.launch import launch_manual
 from tickwork.usecases.updates import Rule, update
@@ -103,6 +103,9 @@ def backfill(
             "overlap", f"{overlap!r} is not an overlap policy", "give REFUSE (default) or SKIP"
         ) from error
     now = deps.clock.now()
+    # to the millisecond, as occurrences are kept: inward, so the range holds the same ones
+    start = ceil_ms(start)
+    end = end - timedelta(microseconds=end.microsecond % 1000)
     check_range(start, end, now)
     asked = BackfillRequest(start, end, policy, now, request_id, note)
     answer = _step(action_id, asked, deps, first=True)
@@ -131,8 +134,16 @@ def _step(
             return action.backfilling(now, (), action.backfilled, None)[0]  # it ended: drop
         if asked is not None:
             _check_backfillable(action, asked)
+        occurrences = occurrences_in(action.schedule, request.start, request.end)
+        if asked is not None and not occurrences:
+            raise ValidationFailed.of(
+                "startTime, endTime",
+                "the range holds no occurrence of the schedule",
+                "give a range its schedule fires in (tickwork next --id shows its times; a rate "
+                "has none before its first fire)",
+            )
         plan = plan_backfill(
-            occurrences_in(action.schedule, request.start, request.end),
+            occurrences,
             action.created_at,
             action.backfilled,
             request.overlap,
@@ -147,7 +158,7 @@ def _step(
             )
         still = None if plan.done else (action.backfill or request)
         spans = with_span(action.backfilled, plan.launch, action.schedule)
-        updated, fires = action.backfilling(now, plan.launch, spans, still)
+        updated, fires = action.backfilling(now, plan.launch, spans, still, asked=first)
         steps[:] = [(plan, fires, request)]
         if not fires and still == action.backfill:
             return action  # nothing to run yet, nothing to write

@@ -38,6 +38,7 @@ from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.usecases.calendars import excluded_now
 from tickwork.usecases.launch import launch, planned_execution
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.sealing import seal_holds
@@ -46,6 +47,7 @@ from tickwork.usecases.updates import Rule, update
 __all__ = ["fulfill_claimed"]
 
 _BY_REQUEST = "REQUEST"  # the policy a skip asked for one occurrence is announced with
+_CALENDAR = "CALENDAR"  # the policy a skip its calendar asked for is announced with
 _TAMPERED = "the record's seal does not match: it was altered outside tickwork; nothing ran"
 
 
@@ -69,6 +71,7 @@ def fulfill_claimed(
     # one asked while this execution slept off an early wake, or after a batch read its
     # members, is seen.
     _skip_if_asked(fire, action, now, deps)
+    _skip_if_excluded(fire, action, now, deps)
     return _run(fire, action, action.key_of(fire.order.occurrence), now, deps), action
 
 
@@ -79,6 +82,13 @@ def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Depen
         change = action.change_of(action.origin_of(fire.order.fire_at))
         note = f": {change.note}" if change and change.note else ""
         _skip(fire, action, now, deps, f"skipped by request{note}", _BY_REQUEST)
+
+
+def _skip_if_excluded(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> None:
+    """Skip the occurrence if its calendar, changed since it was planned, excludes it now."""
+    name = excluded_now(action, fire.order.fire_at, deps)
+    if name is not None:
+        _skip(fire, action, now, deps, f"excluded by calendar {name}", _CALENDAR)
 
 
 def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Dependencies) -> Tick:
@@ -183,7 +193,8 @@ def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
 
     def claim(action: Action) -> Action:
         manual = action.manual.fire(order.manual)
-        if manual is None:
+        if manual is None or manual.generation != order.generation:
+            # (numbers start over with a replace: one of another generation is another fire)
             raise ActionSuperseded(order.action_id, f"manual fire {order.manual} is not asked for")
         if manual.claimed_by == fire.execution_arn:
             return action

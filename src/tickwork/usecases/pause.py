@@ -8,6 +8,8 @@ once that fire is recorded, a one-off's pause is refused.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import LIVE, Action, Status
 from tickwork.domain.announcements import Completed, Paused, Resumed
@@ -57,8 +59,7 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
     due = action.execution_time
     if due is None or due <= now:
         # Its fire passed while it was paused: not caught up; the next one after now, if any.
-        due = action.schedule.next_fire_time(now, action.occurrence - 1) if action.repeat else None
-        due = None if due is None else action.fire_time_of(ceil_ms(due))  # a moved one's time
+        due = _next_after(action, now, due) if action.repeat else None
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
         deps.records.save(finished, expected_version=action.version)
@@ -70,6 +71,24 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
     launch(resumed, now, deps)
     deps.publisher.publish(Resumed(action.id, resumed.generation, due))
     return _answer(resumed, Done.RESUMED)
+
+
+def _next_after(action: Action, now: datetime, passed: datetime | None) -> datetime | None:
+    """The fire time of the first occurrence after the one that passed (``passed``, its fire
+    time) that fires after ``now``: a moved one at its moved time, one in a flexible window at
+    its instant — an occurrence scheduled up to the window before ``now`` may still be due."""
+    window = action.schedule.window
+    since = now - (window.size if window else timedelta(0))
+    if passed is not None:
+        since = max(since, action.origin_of(passed))
+    fired = action.occurrence - 1
+    scheduled = action.schedule.next_fire_time(since, fired)
+    while scheduled is not None:
+        fire = action.fire_time_of(ceil_ms(scheduled))
+        if fire > now:
+            return fire
+        scheduled = action.schedule.next_fire_time(scheduled, fired)
+    return None
 
 
 def announce_paused(action: Action, deps: Dependencies) -> None:

@@ -30,6 +30,7 @@ from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import Done, RecordAnswer
 from tickwork.usecases.backfill import continue_backfill
+from tickwork.usecases.calendars import with_fresh_calendar
 from tickwork.usecases.deferral import apply_deferred
 from tickwork.usecases.launch import launch, plan
 from tickwork.usecases.orders import kind_of
@@ -71,6 +72,7 @@ def record_tick(
 
     def fired(action: Action, now: datetime) -> Action:
         thresholds[:] = [action.catch_up.threshold]
+        action = with_fresh_calendar(action, deps)  # the next fire planned on it as it is now
         following = None if tick.outcome is Outcome.NO_ACTION else _following(action, tick, now)
         return action.fired(now, occurrence, following, tick.result, deps.limits)
 

@@ -55,7 +55,13 @@ def retry_action(action_id: str, deps: Dependencies, occurrence: int | None = No
         )
     target = failed[-1]
     updated, fire = ask_manual_fire(
-        action, Trigger.RETRY, deps, occurrence=target.occurrence, key=target.idempotency_key
+        action,
+        Trigger.RETRY,
+        deps,
+        occurrence=target.occurrence,
+        key=target.idempotency_key,
+        # a fire asked for by hand (a backfilled one) keeps its own time on its tick
+        scheduled=target.scheduled_time if target.occurrence == 0 else None,
     )
     launch_manual(updated, fire, now, deps)
     return ChangeAnswer(

@@ -7,6 +7,8 @@ fire is inside the lock). A one-off fires now instead of at its time, and is the
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action
 from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresInFlight
@@ -52,11 +54,14 @@ def ask_manual_fire(
     occurrence: int = 0,
     key: str = "",
     request_id: str | None = None,
+    scheduled: datetime | None = None,
 ) -> tuple[Action, ManualFire]:
     """Write a fire asked for by hand to the record (fenced on its version), bounded."""
     if len(action.manual.in_flight) >= MAX_MANUAL_IN_FLIGHT:
         raise ManualFiresInFlight(action.id, MAX_MANUAL_IN_FLIGHT)
-    updated, fire = action.manual_requested(deps.clock.now(), trigger, occurrence, key, request_id)
+    updated, fire = action.manual_requested(
+        deps.clock.now(), trigger, occurrence, key, request_id, scheduled
+    )
     deps.records.save(updated, expected_version=action.version)
     return updated, fire
 

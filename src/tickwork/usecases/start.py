@@ -28,6 +28,7 @@ from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
 from tickwork.fulfillment.access import check_access
 from tickwork.usecases.answers import ChangeAnswer, Done
+from tickwork.usecases.calendars import with_calendar
 from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.sealing import seal_of
@@ -110,6 +111,7 @@ def check_start(
     """Everything a Start must pass before anything is written (also run by the CLI). With
     ``admit``, the checks that read the stack too (a notification's template: ``admit``)."""
     request = parse_start_detail(command.detail, now, deps.settings.past_grace)
+    request = replace(request, schedule=with_calendar(request.schedule, deps))
     action_id = _action_id(request, command.event_id)
     check_payload_size(request)
     data = deps.registry.validate(request.action, request.data)
@@ -117,6 +119,12 @@ def check_start(
     if admit:
         deps.registry.admit(request.action, data)
     first = request.schedule.first_fire(now, action_id)
+    if first is None and request.schedule.calendar is not None:
+        raise ValidationFailed.of(
+            "calendar",
+            f"{request.schedule.calendar.name!r} excludes every fire of the schedule ahead",
+            "give a calendar that allows some of its fires, or change the schedule",
+        )
     if first is None:
         raise ValidationFailed.of(
             "endTime", "the schedule has no fire before its end", "move endTime later or drop it"

@@ -16,6 +16,7 @@ from tests.unit.fakes.aws import (
 )
 from tests.unit.fakes.deps import FakeClock, attempt, fake_dependencies
 from tests.unit.fakes.stores import (
+    FakeCalendars,
     FakeCountTabs,
     FakeFireTallies,
     FakeParkedFires,
@@ -26,6 +27,7 @@ from tests.unit.fakes.stores import (
 )
 
 __all__ = [
+    "FakeCalendars",
     "FakeClock",
     "FakeCountTabs",
     "FakeExecutions",

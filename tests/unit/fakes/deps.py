@@ -15,6 +15,7 @@ from tests.unit.fakes.aws import (
     NoTargets,
 )
 from tests.unit.fakes.stores import (
+    FakeCalendars,
     FakeCountTabs,
     FakeFireTallies,
     FakeParkedFires,
@@ -76,6 +77,7 @@ def fake_dependencies(
         notifier=notifier or LoggingNotifier(),
         targets=NoTargets(),
         rejections=FakeRejections(),
+        calendars=FakeCalendars(),
     )
 
 

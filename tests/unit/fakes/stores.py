@@ -20,9 +20,10 @@ from tickwork.adapters.dynamodb_records import fits
 from tickwork.adapters.dynamodb_rejections import bounded
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Occurrence, Status
-from tickwork.domain.errors import ActionConflict
+from tickwork.domain.errors import ActionConflict, CalendarConflict
 from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.page_cursor import Position
+from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
 
@@ -391,3 +392,25 @@ class FakeRejections:
         if self._keep <= 0 or limit <= 0:
             return []
         return list(reversed(self.kept[-self._keep :]))[:limit]
+
+
+class FakeCalendars:
+    """CalendarStore in memory, with the adapter's versioned writes."""
+
+    def __init__(self) -> None:
+        self.calendars: dict[str, Calendar] = {}
+
+    def get(self, name: str) -> Calendar | None:
+        return self.calendars.get(name)
+
+    def put(self, calendar: Calendar) -> None:
+        before = self.calendars.get(calendar.name)
+        if (before.version if before else 0) != calendar.version - 1:
+            raise CalendarConflict(calendar.name)
+        self.calendars[calendar.name] = calendar
+
+    def delete(self, name: str) -> bool:
+        return self.calendars.pop(name, None) is not None
+
+    def all(self) -> list[Calendar]:
+        return [self.calendars[name] for name in sorted(self.calendars)]

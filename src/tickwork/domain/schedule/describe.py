@@ -55,8 +55,7 @@ def _bounds(schedule: Schedule) -> str:
     if schedule.end is not None:
         parts.append(f"until {iso_exact(schedule.end)}")
     if schedule.window is not None:
-        where = "around" if schedule.window.mode == "AROUND" else "after"
-        parts.append(f"each in a {_span(schedule.window.size)} window {where} its time")
+        parts.append(f"each in a {_span(schedule.window.size)} window after its time")
     return "".join(f", {part}" for part in parts)
 
 

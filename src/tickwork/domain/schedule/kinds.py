@@ -69,6 +69,18 @@ def check_shape(schedule: Schedule) -> None:
             f"a {kind} schedule counts elapsed time: no local time of it repeats or goes missing",
             "remove them, or use cron or a DAILY, WEEKLY or MONTHLY frequency",
         )
+    if schedule.calendar is not None and kind is ScheduleKind.ONCE:
+        raise ValidationFailed.of(
+            "calendar",
+            "a one-off fires once, at its time: no calendar applies to it",
+            "remove calendar, and give the time it should fire",
+        )
+    if schedule.calendar is not None and schedule.window is not None:
+        raise ValidationFailed.of(
+            "calendar, flexibleWindow",
+            "a calendar and a flexible window do not combine yet",
+            "keep one of them",
+        )
     if schedule.start and schedule.end and schedule.end < schedule.start:
         raise ValidationFailed.of(
             "endTime",

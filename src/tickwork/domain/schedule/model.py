@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.calendar import CalendarUse, Excluded
 from tickwork.domain.schedule.describe import describe_schedule
 from tickwork.domain.schedule.kinds import (
     OnceTrigger,
@@ -17,12 +18,14 @@ from tickwork.domain.schedule.kinds import (
 )
 from tickwork.domain.schedule.stored import fields_from_stored, to_stored
 from tickwork.domain.schedule.wallclock import DEFAULT_DST, DstPolicy
-from tickwork.domain.schedule.window import FireWindow
+from tickwork.domain.schedule.window import FireWindow, at_or_before
 from tickwork.domain.times import require_utc
 
 __all__ = ["Schedule"]
 
 _MICROSECOND = timedelta(microseconds=1)
+_MAX_PASSED = 1_000  # runs of excluded occurrences passed over in a row
+_CALENDAR_REACH = timedelta(days=400)  # how far a shifted fire may lie from its occurrence
 _INSTANT_FIELDS = (("anchor", "anchor"), ("start", "startTime"), ("end", "endTime"))
 
 
@@ -44,6 +47,7 @@ class Schedule:
     max_occurrences: int | None = None
     dst: DstPolicy = DEFAULT_DST  # local times that repeat or go missing across DST
     window: FireWindow | None = None  # each fire at its own instant by its scheduled time
+    calendar: CalendarUse | None = None  # dates and hours its fires skip or shift past
     _trigger: Trigger = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -112,7 +116,7 @@ class Schedule:
         now = require_utc(now, "now")
         if isinstance(self._trigger, OnceTrigger):
             return max(self._trigger.at, now)
-        return self._bounded(self._trigger.at_or_after(max(now, self.start or now)))
+        return self._occurring(max(now, self.start or now))
 
     def next_fire_time(
         self, previous: datetime, fired: int, not_before: datetime | None = None
@@ -130,12 +134,53 @@ class Schedule:
         after = previous + _MICROSECOND
         if not_before is not None:
             after = max(after, require_utc(not_before, "not_before"))
-        return self._bounded(self._trigger.at_or_after(max(after, self.start or after)))
+        return self._occurring(max(after, self.start or after))
+
+    # --- the calendar -----------------------------------------------------------------------
+    def _occurring(self, moment: datetime) -> datetime | None:
+        """The first occurrence at or after ``moment``: the trigger's first one its calendar
+        lets fire (at its time, or shifted). A run of excluded occurrences is passed in one
+        step: everything from one of them to the calendar's next allowed moment is excluded,
+        so SKIP goes on from that moment, and SHIFT's fire is the last of them (the others are
+        each passed by the next), unless an occurrence falls on that very moment."""
+        found = self._bounded(self._trigger.at_or_after(moment))
+        for _ in range(_MAX_PASSED):
+            use = self.calendar
+            if found is None or use is None or use.calendar is None:
+                return found
+            if not use.calendar.excludes(found):
+                return found
+            allowed = use.calendar.next_allowed(found)
+            if allowed is None:
+                return None
+            at_allowed = self._trigger.at_or_after(allowed)
+            if use.policy is Excluded.SHIFT and at_allowed != allowed:
+                last = at_or_before(self._trigger, allowed - _MICROSECOND, allowed - found)
+                return self._bounded(last or found)
+            found = self._bounded(at_allowed)
+        return None
+
+    def _calendar_fire(self, scheduled: datetime) -> datetime | None:
+        """When the trigger's occurrence at ``scheduled`` fires under the calendar: at its
+        time if allowed; shifted to the calendar's next allowed moment (SHIFT) unless another
+        occurrence of the trigger comes by then; else (SKIP, or passed by) not at all."""
+        use = self.calendar
+        if use is None or use.calendar is None or not use.calendar.excludes(scheduled):
+            return scheduled
+        if use.policy is Excluded.SKIP:
+            return None
+        target = use.calendar.next_allowed(scheduled)
+        if target is None:
+            return None
+        following = self._trigger.at_or_after(scheduled + _MICROSECOND)
+        return None if following is not None and following <= target else target
 
     # --- the flexible window ------------------------------------------------------------------
     def fire_time(self, scheduled: datetime, seed: str) -> datetime:
         """When the occurrence scheduled at ``scheduled`` fires: in its window, at the instant
         ``seed`` (the action's id) and its scheduled time fix; at ``scheduled`` without one."""
+        if self.calendar is not None:
+            return self._calendar_fire(scheduled) or scheduled
         if self.window is None:
             return scheduled
         alone = self.kind is ScheduleKind.ONCE
@@ -144,23 +189,22 @@ class Schedule:
     def origin(self, fire: datetime, seed: str) -> datetime:
         """The scheduled time of the occurrence that fires at ``fire`` (``fire`` itself when
         no window moved it)."""
+        if self.calendar is not None:  # a shifted fire: the occurrence last before it
+            latest = at_or_before(self._trigger, fire, _CALENDAR_REACH)
+            if latest is None or latest == fire or self._calendar_fire(latest) != fire:
+                return fire
+            return latest
         if self.window is None or self.kind is ScheduleKind.ONCE:
             return fire
         return self.window.origin(self._trigger, fire, seed) or fire
 
     def first_fire(self, now: datetime, seed: str) -> tuple[datetime, datetime] | None:
-        """The first occurrence that fires at or after ``now``: its scheduled time and its
-        fire time. With a window around the scheduled time, an occurrence scheduled up to half
-        the window before ``now`` may still fire after it; one that would fire before ``now``
-        is passed over (a one-off fires at ``now`` instead)."""
-        reach = self.window.reach_before if self.window else timedelta(0)
-        scheduled = self.first_fire_time(now - reach if self.kind is not ScheduleKind.ONCE else now)
-        while scheduled is not None:
-            fire = self.fire_time(scheduled, seed)
-            if fire >= now or self.kind is ScheduleKind.ONCE:
-                return scheduled, max(fire, now)
-            scheduled = self.next_fire_time(scheduled, 0)  # passed over: not counted
-        return None
+        """The first occurrence at or after ``now``: its scheduled time and its fire time (in
+        its flexible window, or shifted past its calendar's exclusions)."""
+        scheduled = self.first_fire_time(now)
+        if scheduled is None:
+            return None
+        return scheduled, max(self.fire_time(scheduled, seed), now)
 
     def _bounded(self, fire: datetime | None) -> datetime | None:
         if fire is None or (self.end is not None and fire > self.end):

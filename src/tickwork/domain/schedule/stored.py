@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.calendar import CalendarUse
 from tickwork.domain.schedule.wallclock import DstPolicy
 from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.times import iso_exact, parse_iso
@@ -15,7 +16,9 @@ if TYPE_CHECKING:
 __all__ = ["fields_from_stored", "to_stored"]
 
 _INSTANTS = ("anchor", "start", "end")
-_KEYS = frozenset({"kind", "expression", "timezone", "maxOccurrences", "dst", "window", *_INSTANTS})
+_KEYS = frozenset(
+    {"kind", "expression", "timezone", "maxOccurrences", "dst", "window", "calendar", *_INSTANTS}
+)
 
 
 def to_stored(schedule: Schedule) -> dict[str, Any]:
@@ -34,6 +37,8 @@ def to_stored(schedule: Schedule) -> dict[str, Any]:
         stored["dst"] = dst
     if schedule.window is not None:  # left out without one, as dst is
         stored["window"] = schedule.window.to_dict()
+    if schedule.calendar is not None:  # with the snapshot the record holds, under its seal
+        stored["calendar"] = schedule.calendar.to_dict()
     return stored
 
 
@@ -54,5 +59,6 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
         "max_occurrences": stored.get("maxOccurrences"),
         "dst": DstPolicy.from_dict(stored.get("dst")),
         "window": FireWindow.from_dict(stored.get("window")),
+        "calendar": CalendarUse.from_dict(stored.get("calendar")),
         **instants,
     }

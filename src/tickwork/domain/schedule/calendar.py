@@ -1,0 +1,312 @@
+"""Exclusion calendars: named sets of dates (holidays) and weekly business hours that a
+schedule's fires must respect (Temporal's ``exclude_calendars``, Quartz's calendars).
+
+A calendar, read in its own IANA zone, excludes a moment when its local date is one of
+``dates``, or when ``hours`` are given and the moment lies outside them (``hours`` names, for
+each weekday, the local windows ``HH:MM-HH:MM`` in which fires are allowed; a weekday it does not
+name is excluded whole).
+
+A schedule that names a calendar (``CalendarUse``) treats an excluded occurrence as its policy
+says: ``SKIP`` (the default) — it is not an occurrence at all, and the schedule goes on with the
+next allowed one; ``SHIFT`` — it fires at the calendar's next allowed moment instead, unless an
+occurrence of the schedule comes first by then (that one stands for it), so fires keep the
+schedule's order and never meet.
+
+The record keeps a snapshot of the calendar with the schedule (under the seal); each fire
+recorded refreshes it from the stack, so a change to a calendar applies from the next fire
+planned on. Pure: nothing here reads the stack.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from enum import StrEnum
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from tickwork.domain.errors import FieldProblem, ValidationFailed
+from tickwork.domain.schedule.wallclock import load_zone
+
+__all__ = [
+    "CALENDAR_NAME_PATTERN",
+    "CALENDAR_NAME_RULE",
+    "MAX_DATES",
+    "Calendar",
+    "CalendarUse",
+    "Excluded",
+    "check_calendar_name",
+]
+
+CALENDAR_NAME_PATTERN = re.compile(r"[0-9A-Za-z_.-]{1,64}")
+CALENDAR_NAME_RULE = "1-64 of letters, digits and - _ ."
+MAX_DATES = 1_000
+MAX_WINDOWS = 8  # allowed windows per weekday
+REACH = timedelta(days=400)  # how far ahead the next allowed moment is looked for
+WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
+_WINDOW = re.compile(r"([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-4]):([0-5]\d)")
+_DAY_RANGE = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN)(?:-(MON|TUE|WED|THU|FRI|SAT|SUN))?")
+
+
+class Excluded(StrEnum):
+    """What a schedule does with an occurrence its calendar excludes."""
+
+    SKIP = "SKIP"
+    SHIFT = "SHIFT"
+
+
+def check_calendar_name(name: Any, field: str = "name") -> str:
+    if not isinstance(name, str) or not CALENDAR_NAME_PATTERN.fullmatch(name):
+        raise ValidationFailed.of(
+            field,
+            f"{str(name)[:80]!r} is not a calendar name",
+            f'use {CALENDAR_NAME_RULE}, e.g. "uk-bank-holidays"',
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Calendar:
+    """Dates excluded whole, and (if given) the weekly windows fires are allowed in, local to
+    ``timezone``. ``hours`` maps a weekday (0 = Monday) to its windows in minutes of the day,
+    ``[start, end)``; None: every hour of a date not excluded is allowed."""
+
+    name: str
+    timezone: str = "UTC"
+    dates: frozenset[date] = frozenset()
+    hours: dict[int, tuple[tuple[int, int], ...]] | None = None
+    description: str | None = None
+    version: int = 1
+    updated_at: datetime | None = field(default=None, compare=False)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return load_zone(self.timezone)
+
+    # --- the rule ---------------------------------------------------------------------------
+    def excludes(self, moment: datetime) -> bool:
+        local = moment.astimezone(self.zone)
+        if local.date() in self.dates:
+            return True
+        if self.hours is None:
+            return False
+        minute = local.hour * 60 + local.minute
+        windows = self.hours.get(local.weekday(), ())
+        return not any(start <= minute < end for start, end in windows)
+
+    def next_allowed(self, moment: datetime) -> datetime | None:
+        """The first moment at or after ``moment`` that is not excluded (to the minute, or
+        ``moment`` itself when allowed); None within ``REACH``."""
+        if not self.excludes(moment):
+            return moment
+        zone = self.zone
+        local = moment.astimezone(zone)
+        day = local.date()
+        for _ in range(REACH.days + 1):
+            if day not in self.dates:
+                for start in self._starts(day):
+                    candidate = _instant(day, start, zone)
+                    if (
+                        candidate is not None
+                        and moment < candidate
+                        and not self.excludes(candidate)
+                    ):
+                        return candidate
+            day += timedelta(days=1)
+        return None
+
+    def _starts(self, day: date) -> list[int]:
+        """The minutes of ``day`` an allowed span starts at."""
+        if self.hours is None:
+            return [0]
+        return sorted(start for start, _ in self.hours.get(day.weekday(), ()))
+
+    # --- as stored and as sent ----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        stored: dict[str, Any] = {
+            "name": self.name,
+            "timezone": self.timezone,
+            "dates": sorted(d.isoformat() for d in self.dates),
+            "version": self.version,
+        }
+        if self.hours is not None:
+            stored["hours"] = {
+                WEEKDAYS[day]: [_window_text(w) for w in windows]
+                for day, windows in sorted(self.hours.items())
+            }
+        if self.description:
+            stored["description"] = self.description
+        if self.updated_at is not None:
+            stored["updatedAt"] = self.updated_at.astimezone(UTC).isoformat()
+        return stored
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any]) -> Calendar:
+        """A calendar as ``to_dict`` wrote it (or as a request sends it: ``parse`` checks)."""
+        hours = stored.get("hours")
+        return cls(
+            name=stored["name"],
+            timezone=stored.get("timezone", "UTC"),
+            dates=frozenset(date.fromisoformat(d) for d in stored.get("dates", [])),
+            hours=None if hours is None else _hours(hours, []),
+            description=stored.get("description"),
+            version=int(stored.get("version", 1)),
+            updated_at=(
+                datetime.fromisoformat(stored["updatedAt"]) if stored.get("updatedAt") else None
+            ),
+        )
+
+    @classmethod
+    def parse(cls, name: str, body: dict[str, Any], version: int, now: datetime) -> Calendar:
+        """A calendar from a request: ``timezone``, ``dates`` (ISO dates), ``hours`` (weekday or
+        range → windows, e.g. ``{"MON-FRI": ["09:00-17:00"]}``), ``description``. Every bad
+        field is named, with its fix."""
+        problems: list[FieldProblem] = []
+        check_calendar_name(name)
+        unknown = set(body) - {"timezone", "dates", "hours", "description"}
+        if unknown:
+            problems.append(
+                FieldProblem(
+                    ", ".join(sorted(unknown)),
+                    "is not a field of a calendar",
+                    "give timezone, dates, hours and description only",
+                )
+            )
+        timezone = body.get("timezone", "UTC")
+        try:
+            load_zone(timezone)
+        except ValidationFailed as refused:
+            problems += [FieldProblem("timezone", p.problem, p.fix) for p in refused.problems]
+        dates = _dates(body.get("dates", []), problems)
+        hours_text = body.get("hours")
+        hours = None if hours_text is None else _hours(hours_text, problems)
+        description = body.get("description")
+        if description is not None and (not isinstance(description, str) or len(description) > 500):
+            problems.append(
+                FieldProblem("description", "is not a text of up to 500 characters", "shorten it")
+            )
+        if hours is not None and not any(hours.values()) and not problems:
+            problems.append(
+                FieldProblem(
+                    "hours",
+                    "allows no hour of any day",
+                    'give a window such as {"MON-FRI": ["09:00-17:00"]}, or leave hours out',
+                )
+            )
+        if problems:
+            raise ValidationFailed(problems)
+        return cls(name, timezone, dates, hours, description, version, now)
+
+
+@dataclass(frozen=True)
+class CalendarUse:
+    """A schedule's calendar: its name, the policy for an excluded occurrence, and the snapshot
+    of the calendar the record holds (None until the stack supplies it)."""
+
+    name: str
+    policy: Excluded = Excluded.SKIP
+    calendar: Calendar | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        stored: dict[str, Any] = {"name": self.name, "policy": str(self.policy)}
+        if self.calendar is not None:
+            stored["snapshot"] = self.calendar.to_dict()
+        return stored
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any] | None) -> CalendarUse | None:
+        if stored is None:
+            return None
+        snapshot = stored.get("snapshot")
+        return cls(
+            stored["name"],
+            Excluded(stored.get("policy", Excluded.SKIP)),
+            None if snapshot is None else Calendar.from_dict(snapshot),
+        )
+
+
+def _instant(day: date, minute: int, zone: ZoneInfo) -> datetime | None:
+    """The instant of the local ``day`` at ``minute`` (a time DST skips: its first instant
+    after the gap)."""
+    wall = datetime.combine(day, time(minute // 60, minute % 60)) if minute < 1440 else None
+    if wall is None:
+        return None
+    instant = wall.replace(tzinfo=zone).astimezone(UTC)
+    return instant
+
+
+def _window_text(window: tuple[int, int]) -> str:
+    start, end = window
+    return f"{start // 60:02d}:{start % 60:02d}-{end // 60:02d}:{end % 60:02d}"
+
+
+def _dates(value: Any, problems: list[FieldProblem]) -> frozenset[date]:
+    if not isinstance(value, list):
+        problems.append(FieldProblem("dates", "is not a list", 'give ["2026-12-25", ...]'))
+        return frozenset()
+    if len(value) > MAX_DATES:
+        problems.append(
+            FieldProblem("dates", f"holds {len(value)} dates", f"give at most {MAX_DATES}")
+        )
+        return frozenset()
+    found: set[date] = set()
+    for index, text in enumerate(value):
+        try:
+            found.add(date.fromisoformat(text))
+        except (TypeError, ValueError):
+            problems.append(
+                FieldProblem(
+                    f"dates[{index}]", f"{str(text)[:40]!r} is not a date", 'give "2026-12-25"'
+                )
+            )
+    return frozenset(found)
+
+
+def _hours(value: Any, problems: list[FieldProblem]) -> dict[int, tuple[tuple[int, int], ...]]:
+    fix = 'give {"MON-FRI": ["09:00-17:00"], "SAT": ["10:00-14:00"]}'
+    if not isinstance(value, dict):
+        problems.append(FieldProblem("hours", "is not an object", fix))
+        return {}
+    hours: dict[int, list[tuple[int, int]]] = {}
+    for key, windows in value.items():
+        days = _days(key)
+        if days is None:
+            problems.append(
+                FieldProblem(f"hours.{key}", "is not a weekday or a range of them", fix)
+            )
+            continue
+        if not isinstance(windows, list) or len(windows) > MAX_WINDOWS:
+            problems.append(
+                FieldProblem(f"hours.{key}", f"is not a list of up to {MAX_WINDOWS} windows", fix)
+            )
+            continue
+        for text in windows:
+            match = _WINDOW.fullmatch(text) if isinstance(text, str) else None
+            start = end = 0
+            if match:
+                start = int(match[1]) * 60 + int(match[2])
+                end = int(match[3]) * 60 + int(match[4])
+            if match is None or not start < end <= 1440:
+                problems.append(
+                    FieldProblem(
+                        f"hours.{key}",
+                        f"{str(text)[:40]!r} is not a window HH:MM-HH:MM of one day",
+                        'give "09:00-17:00" (end after start, at most "24:00")',
+                    )
+                )
+                continue
+            for day in days:
+                hours.setdefault(day, []).append((start, end))
+    return {day: tuple(sorted(windows)) for day, windows in hours.items()}
+
+
+def _days(key: Any) -> list[int] | None:
+    match = _DAY_RANGE.fullmatch(key.strip().upper()) if isinstance(key, str) else None
+    if match is None:
+        return None
+    first = WEEKDAYS.index(match[1])
+    last = WEEKDAYS.index(match[2]) if match[2] else first
+    if last < first:
+        return None
+    return list(range(first, last + 1))

@@ -1,0 +1,113 @@
+"""Named exclusion calendars: kept in the stack, managed from the CLI and the API, referred to
+by schedules (``domain.schedule.calendar`` holds the rules).
+
+A Start that names a calendar gets its content as a snapshot, kept with the schedule under the
+record's seal. Each fire recorded takes the calendar as the stack has it then (one read), so a
+change applies from the next fire planned on; a fire already planned that the changed calendar
+excludes is skipped when it comes due (``excluded_now``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action
+from tickwork.domain.errors import CalendarNotFound, ValidationFailed
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.schedule.calendar import Calendar, check_calendar_name
+from tickwork.usecases.sealing import seal_holds, seal_of
+
+__all__ = [
+    "delete_calendar",
+    "excluded_now",
+    "get_calendar",
+    "list_calendars",
+    "named_calendar",
+    "put_calendar",
+    "with_calendar",
+    "with_fresh_calendar",
+]
+
+
+def put_calendar(name: str, body: dict[str, Any], deps: Dependencies) -> tuple[Calendar, bool]:
+    """Create the calendar, or replace the one of that name (its version goes up): the calendar
+    written, and whether it is new."""
+    check_calendar_name(name)
+    if not isinstance(body, dict):
+        raise ValidationFailed.of("body", "is not a JSON object", "send the calendar as an object")
+    before = deps.calendars.get(name)
+    version = 1 if before is None else before.version + 1
+    calendar = Calendar.parse(name, body, version, deps.clock.now())
+    deps.calendars.put(calendar)
+    return calendar, before is None
+
+
+def get_calendar(name: str, deps: Dependencies) -> Calendar:
+    calendar = deps.calendars.get(check_calendar_name(name))
+    if calendar is None:
+        raise CalendarNotFound(name)
+    return calendar
+
+
+def list_calendars(deps: Dependencies) -> list[Calendar]:
+    return deps.calendars.all()
+
+
+def delete_calendar(name: str, deps: Dependencies) -> None:
+    """Remove it. The schedules that name it keep the snapshot they hold."""
+    if not deps.calendars.delete(check_calendar_name(name)):
+        raise CalendarNotFound(name)
+
+
+def with_calendar(schedule: Schedule, deps: Dependencies) -> Schedule:
+    """``schedule`` with the content of the calendar it names, as the stack has it now; a
+    calendar the stack does not have is refused, naming the field."""
+    use = schedule.calendar
+    if use is None:
+        return schedule
+    return replace(schedule, calendar=replace(use, calendar=named_calendar(use.name, deps)))
+
+
+def named_calendar(name: str, deps: Dependencies) -> Calendar:
+    """The calendar a request names in its ``calendar`` field; refused naming the field."""
+    calendar = deps.calendars.get(check_calendar_name(name, "calendar"))
+    if calendar is None:
+        raise ValidationFailed.of(
+            "calendar",
+            f"no calendar named {name!r} is in the stack",
+            f"create it first (tickwork calendar put {name}, or PUT /calendars/{name}),"
+            " or give the name of one that is",
+        )
+    return calendar
+
+
+def with_fresh_calendar(action: Action, deps: Dependencies) -> Action:
+    """The record with its calendar as the stack has it now, sealed again (only a record whose
+    seal holds: an altered one is not laundered). Unchanged without a calendar, when the stack
+    no longer has it (the snapshot stands), or when the version is the same."""
+    use = action.schedule.calendar
+    if use is None:
+        return action
+    fresh = deps.calendars.get(use.name)
+    held = use.calendar
+    if fresh is None or (held is not None and held.version == fresh.version):
+        return action
+    if not seal_holds(action, deps):
+        return action
+    schedule = replace(action.schedule, calendar=replace(use, calendar=fresh))
+    refreshed = replace(action, schedule=schedule)
+    return refreshed.sealed(seal_of(refreshed, deps))
+
+
+def excluded_now(action: Action, fire_time: Any, deps: Dependencies) -> str | None:
+    """The name of the action's calendar if it, as the stack has it now, excludes a planned
+    fire at ``fire_time`` (a date added after the fire was planned); else None."""
+    use = action.schedule.calendar
+    if use is None:
+        return None
+    fresh = deps.calendars.get(use.name) or use.calendar
+    if fresh is None or (use.calendar is not None and fresh.version == use.calendar.version):
+        return None  # planned with this very calendar: its fire is allowed, or shifted to one
+    return use.name if fresh.excludes(fire_time) else None

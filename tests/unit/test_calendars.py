@@ -1,0 +1,241 @@
+"""GIVEN a named exclusion calendar (dates, weekly business hours, in its zone) WHEN a schedule
+names it THEN no occurrence fires on an excluded moment: SKIP drops it (the schedule goes on
+with the next allowed one), SHIFT fires it at the calendar's next allowed moment unless an
+occurrence comes first by then; fires keep the schedule's order and map back to their
+occurrence. As properties over schedules, calendars and policies; and through the use cases:
+a Start naming a calendar the stack lacks is refused naming the field, a calendar changed after
+a fire was planned skips that fire when it comes due, and the record's seal still holds after
+each refresh."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.unit import machine
+from tests.unit.fakes import fake_dependencies
+from tickwork.config import MAX_HISTORY
+from tickwork.dependencies import Dependencies
+from tickwork.domain.errors import CalendarNotFound, ValidationFailed
+from tickwork.domain.events import DetailType
+from tickwork.domain.fire import Outcome
+from tickwork.domain.preview import detail_fire_times
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.schedule.calendar import Calendar, CalendarUse, Excluded
+from tickwork.domain.start_request import parse_start_detail
+from tickwork.usecases.calendars import delete_calendar, put_calendar
+from tickwork.usecases.sealing import seal_holds
+from tickwork.usecases.start import StartCommand, start_action
+
+NOW = datetime(2026, 12, 20, 12, 0, tzinfo=UTC)  # a Sunday
+UK = {
+    "timezone": "Europe/London",
+    "dates": ["2026-12-25", "2026-12-28"],
+    "hours": {"MON-FRI": ["09:00-17:00"]},
+}
+
+
+def _calendar(body: dict[str, Any] = UK, name: str = "uk") -> Calendar:
+    return Calendar.parse(name, body, 1, NOW)
+
+
+def test_a_calendar_excludes_its_dates_and_the_moments_outside_its_hours() -> None:
+    uk = _calendar()
+    assert uk.excludes(datetime(2026, 12, 25, 10, tzinfo=UTC))  # a holiday
+    assert uk.excludes(datetime(2026, 12, 26, 10, tzinfo=UTC))  # a Saturday: no hours
+    assert uk.excludes(datetime(2026, 12, 22, 8, 59, tzinfo=UTC))  # before opening
+    assert uk.excludes(datetime(2026, 12, 22, 17, 0, tzinfo=UTC))  # the end is open
+    assert not uk.excludes(datetime(2026, 12, 22, 9, 0, tzinfo=UTC))
+    assert uk.next_allowed(datetime(2026, 12, 24, 18, tzinfo=UTC)) == datetime(
+        2026, 12, 29, 9, tzinfo=UTC
+    )  # past the holiday, the weekend and the next holiday
+    summer = _calendar({"timezone": "Europe/London", "hours": {"MON": ["09:00-10:00"]}})
+    assert not summer.excludes(datetime(2027, 7, 5, 8, 30, tzinfo=UTC))  # 09:30 BST
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"dates": ["2026-12-25", "Christmas"]}, "dates[1]"),
+        ({"dates": "2026-12-25"}, "dates"),
+        ({"hours": {"MONDAY": ["09:00-17:00"]}}, "hours.MONDAY"),
+        ({"hours": {"MON": ["17:00-09:00"]}}, "hours.MON"),
+        ({"hours": {"FRI-MON": ["09:00-17:00"]}}, "hours.FRI-MON"),
+        ({"hours": {}}, "hours"),
+        ({"timezone": "Mars/Olympus"}, "timezone"),
+        ({"holidays": []}, "holidays"),
+        ({"dates": ["2026-01-01"] * 1001}, "dates"),
+    ],
+)
+def test_a_bad_calendar_is_refused_naming_the_field(body: dict[str, Any], field: str) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        Calendar.parse("uk", body, 1, NOW)
+    assert field in [p.field for p in refused.value.problems]
+    assert all(p.fix for p in refused.value.problems)
+
+
+def test_skip_drops_excluded_occurrences_and_shift_moves_them_to_the_next_allowed_moment() -> None:
+    uk = _calendar()
+    skip = Schedule.of_cron("0 10 * * *", calendar=CalendarUse("uk", Excluded.SKIP, uk))
+    sunday = datetime(2026, 12, 20, tzinfo=UTC)
+    days = [s.day for s in skip.upcoming(sunday, 6)]
+    assert days == [21, 22, 23, 24, 29, 30]
+    shift = Schedule.of_cron("0 10 * * *", calendar=CalendarUse("uk", Excluded.SHIFT, uk))
+    pairs = [(s, shift.fire_time(s, "x")) for s in shift.upcoming(sunday, 7)]
+    assert [(s.day, f.day, f.hour) for s, f in pairs] == [
+        (20, 21, 9),  # Sunday's shifted to Monday's opening, before Monday's own
+        (21, 21, 10),
+        (22, 22, 10),
+        (23, 23, 10),
+        (24, 24, 10),
+        (28, 29, 9),  # the 25th to 27th: each passed by the next; the 28th to the 29th
+        (29, 29, 10),
+    ]
+
+
+@st.composite
+def calendars(draw: st.DrawFn) -> Calendar:
+    start = date(2027, 3, 1)
+    dates = draw(st.sets(st.integers(0, 40), max_size=15))
+    body: dict[str, Any] = {
+        "timezone": draw(st.sampled_from(["UTC", "Europe/Berlin", "America/New_York"])),
+        "dates": [(start + timedelta(days=d)).isoformat() for d in dates],
+    }
+    if draw(st.booleans()):
+        opening = draw(st.integers(0, 20))
+        closing = draw(st.integers(opening + 1, 24))
+        days = draw(st.sampled_from(["MON-FRI", "MON-SUN", "TUE-THU", "SAT-SUN"]))
+        body["hours"] = {days: [f"{opening:02d}:00-{closing:02d}:00"]}
+    return Calendar.parse("c", body, 1, NOW)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    calendar=calendars(),
+    when=st.sampled_from(
+        ["0 * * * *", "30 9 * * *", "0 9 * * MON-FRI", "*/20 8-18 * * *", "0 0 1 * *"]
+    ),
+    policy=st.sampled_from(list(Excluded)),
+)
+def test_no_fire_lands_on_an_excluded_moment_and_fires_keep_their_order(
+    calendar: Calendar, when: str, policy: Excluded
+) -> None:
+    schedule = Schedule.of_cron(when, calendar=CalendarUse("c", policy, calendar))
+    plain = Schedule.of_cron(when)
+    after = datetime(2027, 3, 1, tzinfo=UTC)
+    scheduled: list[datetime] = []  # its occurrences over three weeks, at most 15
+    moment = schedule.first_fire_time(after)
+    while moment is not None and moment < after + timedelta(days=21) and len(scheduled) < 15:
+        scheduled.append(moment)
+        moment = schedule.next_fire_time(moment, len(scheduled))
+    fires = [schedule.fire_time(s, "seed") for s in scheduled]
+    for s, fire in zip(scheduled, fires, strict=True):
+        assert not calendar.excludes(fire), "no fire on an excluded moment"
+        assert fire >= s, "never before its occurrence"
+        assert schedule.origin(fire, "seed") == s, "each fire maps back to its occurrence"
+        if policy is Excluded.SKIP:
+            assert fire == s
+    assert fires == sorted(fires) and len(set(fires)) == len(fires), "in order, never meeting"
+    # none lost: every occurrence the calendar allows is there
+    raw, fired = plain.first_fire_time(after), 0
+    while raw is not None and scheduled and raw <= scheduled[-1]:
+        if not calendar.excludes(raw):
+            assert raw in scheduled, f"{raw} is allowed and lost"
+        fired += 1
+        raw = plain.next_fire_time(raw, fired)
+
+
+# --- through the use cases -------------------------------------------------------------------
+def _deps() -> Dependencies:
+    deps = fake_dependencies(NOW, history_limit=MAX_HISTORY)
+    put_calendar("uk", dict(UK), deps)
+    return deps
+
+
+def _fire_next(deps: Dependencies, action_id: str) -> None:
+    action = deps.records.get(action_id)
+    assert action is not None and action.execution_time is not None
+    deps.clock.current = max(deps.clock.current, action.execution_time)  # type: ignore[attr-defined]
+    machine.run(deps, machine.current(deps, action_id))
+
+
+def test_a_start_naming_a_calendar_the_stack_lacks_is_refused_naming_the_field() -> None:
+    deps = _deps()
+    with pytest.raises(ValidationFailed) as refused:
+        start_action(StartCommand({"id": "r", "cron": "0 10 * * *", "calendar": "us"}), deps)
+    assert refused.value.problems[0].field == "calendar"
+    assert "tickwork calendar put us" in refused.value.problems[0].fix
+    assert deps.records.get("r") is None
+
+
+@pytest.mark.parametrize(
+    ("detail", "field"),
+    [
+        ({"cron": "0 10 * * *", "onExcluded": "SHIFT"}, "onExcluded"),
+        ({"cron": "0 10 * * *", "calendar": "uk", "onExcluded": "LATER"}, "onExcluded"),
+        ({"cron": "0 10 * * *", "calendar": "u k"}, "calendar"),
+        ({"at": "2027-01-01T00:00:00Z", "calendar": "uk"}, "calendar"),
+        (
+            {"cron": "0 10 * * *", "calendar": "uk", "flexibleWindow": "5m"},
+            "calendar, flexibleWindow",
+        ),
+    ],
+)
+def test_a_bad_calendar_use_is_refused_naming_the_field(detail: dict[str, Any], field: str) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        parse_start_detail({"id": "r", **detail}, NOW)
+    assert field in [p.field for p in refused.value.problems]
+
+
+def test_fires_skip_the_calendars_days_and_a_changed_calendar_applies_when_due() -> None:
+    deps = _deps()
+    start_action(StartCommand({"id": "r", "cron": "0 10 * * *", "calendar": "uk"}), deps)
+    for _ in range(4):
+        _fire_next(deps, "r")
+    action = deps.records.get("r")
+    assert action is not None
+    assert [h.scheduled_time.day for h in action.history] == [21, 22, 23, 24]
+    assert action.execution_time == datetime(2026, 12, 29, 10, tzinfo=UTC)
+    # the 29th becomes a holiday after its fire was planned: skipped when it comes due
+    put_calendar("uk", {**UK, "dates": [*UK["dates"], "2026-12-29"]}, deps)
+    _fire_next(deps, "r")
+    _fire_next(deps, "r")
+    after = deps.records.get("r")
+    assert after is not None
+    assert [(h.scheduled_time.day, h.outcome) for h in after.history[-2:]] == [
+        (29, Outcome.SKIPPED),
+        (30, Outcome.FIRED),
+    ]
+    (skipped,) = deps.publisher.of_type(DetailType.SKIPPED)  # type: ignore[attr-defined]
+    assert skipped["reason"] == "excluded by calendar uk"
+    assert after.schedule.calendar is not None and after.schedule.calendar.calendar is not None
+    assert after.schedule.calendar.calendar.version == 2, "the record took the new calendar"
+    assert seal_holds(after, deps), "sealed again with it"
+    # deleted: the schedule keeps the copy it holds
+    delete_calendar("uk", deps)
+    _fire_next(deps, "r")
+    assert deps.records.get("r").history[-1].outcome is Outcome.FIRED  # type: ignore[union-attr]
+    with pytest.raises(CalendarNotFound):
+        delete_calendar("uk", deps)
+
+
+def test_preview_shows_the_calendars_effect() -> None:
+    uk = _calendar()
+    sunday = datetime(2026, 12, 20, tzinfo=UTC)
+    times = detail_fire_times(
+        {"cron": "0 10 * * *", "calendar": "uk", "onExcluded": "SHIFT"}, sunday, 3, uk
+    )
+    assert times == [
+        datetime(2026, 12, 21, 9, tzinfo=UTC),
+        datetime(2026, 12, 21, 10, tzinfo=UTC),
+        datetime(2026, 12, 22, 10, tzinfo=UTC),
+    ]
+    plain = replace(uk, dates=frozenset(), hours=None)
+    assert detail_fire_times({"cron": "0 10 * * *", "calendar": "uk"}, NOW, 1, plain) == [
+        datetime(2026, 12, 20, 10, tzinfo=UTC) + timedelta(days=1)
+    ]
