@@ -11,6 +11,8 @@ import pytest
 from tests.unit.schedule_support import utc
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule import Schedule, ScheduleKind
+from tickwork.domain.schedule.calendar import CalendarUse, Excluded
+from tickwork.domain.schedule.window import FireWindow
 
 PLUS_EIGHT = timezone(timedelta(hours=8))
 
@@ -254,6 +256,16 @@ def test_from_dict_refuses_what_to_dict_never_writes(stored: dict[str, Any], fie
             ),
             "every day at 08:35:17 UTC, 5 times, until 2026-01-01T00:00:00Z",
             id="bounded",
+        ),
+        pytest.param(
+            Schedule.of_cron("0 * * * *", window=FireWindow(timedelta(minutes=15))),
+            "cron 0 * * * * UTC, each in a 15m window after its time",
+            id="flexible-window",
+        ),
+        pytest.param(
+            Schedule.of_cron("0 10 * * *", calendar=CalendarUse("uk", Excluded.SHIFT)),
+            "cron 0 10 * * * UTC, calendar uk (times it excludes shifted)",
+            id="calendar",
         ),
     ],
 )

@@ -56,6 +56,9 @@ def _bounds(schedule: Schedule) -> str:
         parts.append(f"until {iso_exact(schedule.end)}")
     if schedule.window is not None:
         parts.append(f"each in a {_span(schedule.window.size)} window after its time")
+    if schedule.calendar is not None:
+        policy = "skipped" if schedule.calendar.policy == "SKIP" else "shifted"
+        parts.append(f"calendar {schedule.calendar.name} (times it excludes {policy})")
     return "".join(f", {part}" for part in parts)
 
 
