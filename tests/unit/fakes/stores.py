@@ -204,7 +204,7 @@ class FakeTabbedRecords(FakeRecords):
         current = self._replaced(action, expected_version)
         self._open()
         carried = dict(self.store.carried.pop(action.id, {}))
-        mine = carried.pop(self.tab, Counter()) + Counter()
+        mine = Counter(carried.pop(self.tab, Counter()))  # a copy, negative changes kept
         mine.update(_changes(current, action, recorded))
         mine = Counter({key: n for key, n in mine.items() if n})
         kept = {tab: c for tab, c in carried.items() if self.store.open_tab(tab) is not None}
