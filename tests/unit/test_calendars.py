@@ -239,3 +239,46 @@ def test_preview_shows_the_calendars_effect() -> None:
     assert detail_fire_times({"cron": "0 10 * * *", "calendar": "uk"}, NOW, 1, plain) == [
         datetime(2026, 12, 20, 10, tzinfo=UTC) + timedelta(days=1)
     ]
+
+
+# --- found by an outside attack: each a regression test ---------------------------------------
+def test_a_calendar_deleted_and_made_again_is_taken_though_its_version_starts_over() -> None:
+    deps = _deps()
+    start_action(StartCommand({"id": "r", "cron": "0 10 * * *", "calendar": "uk"}), deps)
+    _fire_next(deps, "r")  # the 21st; the 22nd planned
+    delete_calendar("uk", deps)
+    deps.clock.current += timedelta(seconds=1)  # type: ignore[attr-defined]
+    made, new = put_calendar("uk", {**UK, "dates": ["2026-12-22", "2026-12-23"]}, deps)
+    assert new and made.version == 1
+    _fire_next(deps, "r")
+    _fire_next(deps, "r")
+    action = deps.records.get("r")
+    assert action is not None
+    assert [(h.scheduled_time.day, h.outcome) for h in action.history] == [
+        (21, Outcome.FIRED),
+        (22, Outcome.SKIPPED),  # planned before: skipped when due
+        (24, Outcome.FIRED),  # the 23rd planned on the new one: no occurrence
+    ]
+
+
+def test_a_run_of_excluded_dates_longer_than_a_year_is_passed() -> None:
+    start = date(2027, 1, 1)
+    dates = [(start + timedelta(days=n)).isoformat() for n in range(450)]
+    long = Calendar.parse("long", {"dates": dates}, 1, NOW)
+    for policy in Excluded:
+        schedule = Schedule.of_cron("0 10 * * *", calendar=CalendarUse("long", policy, long))
+        first = schedule.first_fire_time(datetime(2027, 1, 1, tzinfo=UTC))
+        assert first is not None and first.date() >= start + timedelta(days=449)
+
+
+def test_a_failed_fire_plans_the_next_on_the_calendar_as_it_is_now() -> None:
+    deps = _deps()
+    put_calendar("uk", {**UK, "dates": ["2026-12-22"]}, deps)
+    start_action(StartCommand({"id": "r", "cron": "0 10 * * *", "calendar": "uk"}), deps)
+    action = deps.records.get("r")
+    assert action is not None and action.execution_time is not None
+    put_calendar("uk", {**UK, "dates": []}, deps)  # the 22nd allowed again
+    deps.clock.current = action.execution_time  # type: ignore[attr-defined]
+    machine.fail(deps, machine.current(deps, "r"))
+    after = deps.records.get("r")
+    assert after is not None and after.execution_time == datetime(2026, 12, 22, 10, tzinfo=UTC)

@@ -91,8 +91,7 @@ def with_fresh_calendar(action: Action, deps: Dependencies) -> Action:
     if use is None:
         return action
     fresh = deps.calendars.get(use.name)
-    held = use.calendar
-    if fresh is None or (held is not None and held.version == fresh.version):
+    if fresh is None or _same(use.calendar, fresh):
         return action
     if not seal_holds(action, deps):
         return action
@@ -108,6 +107,15 @@ def excluded_now(action: Action, fire_time: Any, deps: Dependencies) -> str | No
     if use is None:
         return None
     fresh = deps.calendars.get(use.name) or use.calendar
-    if fresh is None or (use.calendar is not None and fresh.version == use.calendar.version):
+    if fresh is None or _same(use.calendar, fresh):
         return None  # planned with this very calendar: its fire is allowed, or shifted to one
     return use.name if fresh.excludes(fire_time) else None
+
+
+def _same(held: Calendar | None, fresh: Calendar) -> bool:
+    """Whether the record's copy is the calendar as the stack has it: the same version written
+    at the same moment (a calendar deleted and made again starts over at version 1)."""
+    return held is not None and (held.version, held.updated_at) == (
+        fresh.version,
+        fresh.updated_at,
+    )

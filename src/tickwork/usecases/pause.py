@@ -17,6 +17,7 @@ from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.usecases.answers import ChangeAnswer, Done
+from tickwork.usecases.calendars import with_fresh_calendar
 from tickwork.usecases.launch import launch, plan, stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
 from tickwork.usecases.updates import decided_again
@@ -56,6 +57,7 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
     if action.status != Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()
+    action = with_fresh_calendar(action, deps)  # its next fire planned on it as it is now
     due = action.execution_time
     if due is None or due <= now:
         # Its fire passed while it was paused: not caught up; the next one after now, if any.

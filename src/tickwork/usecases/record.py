@@ -116,6 +116,7 @@ def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
     def failed(action: Action, now: datetime) -> Action:
         record = _failed_occurrence(failure, action.retry_count, now)
         recorded[:] = [(record, action.failure_policy)]
+        action = with_fresh_calendar(action, deps)  # the next fire planned on it as it is now
         following = following_fire(action, failure.scheduled_time, failure.occurrence, now)
         return action.failed(now, record, following, deps.limits)
 

@@ -43,7 +43,8 @@ CALENDAR_NAME_PATTERN = re.compile(r"[0-9A-Za-z_.-]{1,64}")
 CALENDAR_NAME_RULE = "1-64 of letters, digits and - _ ."
 MAX_DATES = 1_000
 MAX_WINDOWS = 8  # allowed windows per weekday
-REACH = timedelta(days=400)  # how far ahead the next allowed moment is looked for
+REACH = timedelta(days=1_100)  # how far ahead the next allowed moment is looked for (past
+# the longest run of excluded dates a calendar can hold: 1,000)
 WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _WINDOW = re.compile(r"([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-4]):([0-5]\d)")
 _DAY_RANGE = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN)(?:-(MON|TUE|WED|THU|FRI|SAT|SUN))?")

@@ -25,7 +25,7 @@ __all__ = ["Schedule"]
 
 _MICROSECOND = timedelta(microseconds=1)
 _MAX_PASSED = 1_000  # runs of excluded occurrences passed over in a row
-_CALENDAR_REACH = timedelta(days=400)  # how far a shifted fire may lie from its occurrence
+_CALENDAR_REACH = timedelta(days=1_100)  # how far a shifted fire may lie from its occurrence
 _INSTANT_FIELDS = (("anchor", "anchor"), ("start", "startTime"), ("end", "endTime"))
 
 
