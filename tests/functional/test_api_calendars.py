@@ -33,6 +33,7 @@ def api(stack: Stack) -> Iterator[Api]:
 def test_calendars_are_made_read_listed_replaced_and_deleted(api: Api) -> None:
     made = api.put("/calendars/uk", UK)
     assert made.status == 201, made.text
+    assert "updatedAt" in made.json and "updated_at" not in made.json
     assert made.json["version"] == 1 and made.json["hours"] == {"MON": ["09:00-17:00"],
         "TUE": ["09:00-17:00"], "WED": ["09:00-17:00"], "THU": ["09:00-17:00"],
         "FRI": ["09:00-17:00"]}  # fmt: skip

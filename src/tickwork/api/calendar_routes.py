@@ -73,7 +73,9 @@ def calendar(name: str) -> CalendarView:
 def put(name: str, body: CalendarBody) -> Response[dict[str, Any]]:
     given = body.model_dump(exclude_none=True)
     written, new = put_calendar(unquote(name), given, bootstrap.from_environment())
-    view = CalendarView.model_validate(written.to_dict()).model_dump(mode="json", exclude_none=True)
+    view = CalendarView.model_validate(written.to_dict()).model_dump(
+        mode="json", by_alias=True, exclude_none=True
+    )
     status = HTTPStatus.CREATED if new else HTTPStatus.OK
     return Response(status, content_types.APPLICATION_JSON, view)
 
