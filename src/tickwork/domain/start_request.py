@@ -238,12 +238,6 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     if calendar is not None:
         bounds["calendar"] = calendar
     schedule = _schedule(model, whens, first, zone, now, grace, bounds)
-    if calendar is not None and schedule.kind is ScheduleKind.ONCE:
-        raise ValidationFailed.of(
-            "calendar",
-            "a one-off fires once, at its time: no calendar applies to it",
-            "remove calendar, and give the time it should fire",
-        )
     first_fire = schedule.first_fire_time(now)
     if first_fire is None:
         raise ValidationFailed.of(

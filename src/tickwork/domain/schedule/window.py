@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.times import ceil_ms, from_epoch_ms, to_epoch_ms
 
 if TYPE_CHECKING:
     from tickwork.domain.schedule.kinds import Trigger
@@ -31,19 +32,7 @@ MAX_WINDOW = timedelta(hours=24)  # EventBridge Scheduler's limit: 1,440 minutes
 _MS = timedelta(milliseconds=1)
 _SECOND = timedelta(seconds=1)
 _MICROSECOND = timedelta(microseconds=1)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _WALK = 4  # occurrences walked forward before searching back from the moment
-
-
-def _ms(moment: datetime) -> int:
-    """Epoch milliseconds, rounded up (scheduled times are whole milliseconds on the record)."""
-    delta = moment - _EPOCH
-    micro = delta.days * 86_400_000_000 + delta.seconds * 1_000_000 + delta.microseconds
-    return -(-micro // 1000)
-
-
-def _instant(ms: int) -> datetime:
-    return _EPOCH + timedelta(milliseconds=ms)
 
 
 def _offset(seed: str, scheduled_ms: int, span: int) -> int:
@@ -83,12 +72,12 @@ class FireWindow:
     def fire_time(self, trigger: Trigger, scheduled: datetime, seed: str, alone: bool) -> datetime:
         """When the occurrence scheduled at ``scheduled`` fires. ``alone``: it has no
         neighbours (a one-off), so its window is not cut."""
-        at = _ms(scheduled)
+        at = to_epoch_ms(scheduled)
         span = self.size // _MS
-        following = None if alone else trigger.at_or_after(_instant(at) + _MICROSECOND)
+        following = None if alone else trigger.at_or_after(from_epoch_ms(at) + _MICROSECOND)
         if following is not None:
-            span = min(span, _ms(following) - at)
-        return _instant(at + _offset(seed, at, max(span, 1)))
+            span = min(span, to_epoch_ms(following) - at)
+        return from_epoch_ms(at + _offset(seed, at, max(span, 1)))
 
     def origin(self, trigger: Trigger, fire: datetime, seed: str) -> datetime | None:
         """The scheduled time of the occurrence that fires at ``fire`` (to the millisecond),
@@ -96,7 +85,7 @@ class FireWindow:
         latest = at_or_before(trigger, fire, self.size)
         if latest is None:
             return None
-        scheduled = _instant(_ms(latest))
+        scheduled = ceil_ms(latest)
         return scheduled if self.fire_time(trigger, scheduled, seed, alone=False) == fire else None
 
 
