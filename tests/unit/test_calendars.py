@@ -29,10 +29,13 @@ from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, CalendarUse, Excluded
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.usecases.calendars import delete_calendar, put_calendar
+from tickwork.usecases.occurrences import Which, skip_occurrence
+from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.sealing import seal_holds
 from tickwork.usecases.start import StartCommand, start_action
 
 NOW = datetime(2026, 12, 20, 12, 0, tzinfo=UTC)  # a Sunday
+HOUR = timedelta(hours=1)
 UK = {
     "timezone": "Europe/London",
     "dates": ["2026-12-25", "2026-12-28"],
@@ -148,6 +151,55 @@ def test_no_fire_lands_on_an_excluded_moment_and_fires_keep_their_order(
             assert raw in scheduled, f"{raw} is allowed and lost"
         fired += 1
         raw = plain.next_fire_time(raw, fired)
+
+
+# The days around DST changes: spring forward and fall back, an hour at 02:00 (New York), at
+# 01:00 UTC (Berlin), half an hour (Lord Howe), at midnight (Santiago).
+_CHANGES = {
+    "America/New_York": [
+        datetime(2027, 3, 14, 4, tzinfo=UTC),
+        datetime(2027, 11, 7, 4, tzinfo=UTC),
+    ],
+    "Europe/Berlin": [datetime(2027, 3, 28, tzinfo=UTC), datetime(2027, 10, 31, tzinfo=UTC)],
+    "Australia/Lord_Howe": [
+        datetime(2027, 4, 3, 12, tzinfo=UTC),
+        datetime(2027, 10, 2, 12, tzinfo=UTC),
+    ],
+    "America/Santiago": [
+        datetime(2027, 4, 3, 23, tzinfo=UTC),
+        datetime(2027, 9, 4, 23, tzinfo=UTC),
+    ],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    zone=st.sampled_from(sorted(_CHANGES)),
+    which=st.integers(0, 1),
+    windows=st.lists(
+        st.tuples(st.integers(0, 47), st.integers(1, 8)), min_size=1, max_size=3
+    ),  # (start in half hours, length in half hours)
+    days=st.sampled_from(["MON-SUN", "MON-FRI", "SAT-SUN"]),
+    minutes=st.integers(0, 36 * 60),
+)
+def test_the_next_allowed_moment_is_the_first_one_across_dst_changes(
+    zone: str, which: int, windows: list[tuple[int, int]], days: str, minutes: int
+) -> None:
+    texts = []
+    for start, length in windows:
+        end = min(start + length, 48)
+        texts.append(f"{start // 2:02d}:{start % 2 * 30:02d}-{end // 2:02d}:{end % 2 * 30:02d}")
+    calendar = Calendar.parse("c", {"timezone": zone, "hours": {days: texts}}, 1, NOW)
+    moment = _CHANGES[zone][which] - timedelta(hours=12) + timedelta(minutes=minutes)
+    allowed = calendar.next_allowed(moment)
+    assert allowed is not None and allowed >= moment
+    assert not calendar.excludes(allowed), "the moment found is allowed"
+    # no allowed moment before it: allowed spans begin on a whole minute (of UTC too, as the
+    # offsets of these zones are whole minutes)
+    probe = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    while probe < allowed:
+        assert calendar.excludes(probe), f"{probe} is allowed, before {allowed}"
+        probe += timedelta(minutes=1)
 
 
 # --- through the use cases -------------------------------------------------------------------
@@ -282,3 +334,70 @@ def test_a_failed_fire_plans_the_next_on_the_calendar_as_it_is_now() -> None:
     machine.fail(deps, machine.current(deps, "r"))
     after = deps.records.get("r")
     assert after is not None and after.execution_time == datetime(2026, 12, 22, 10, tzinfo=UTC)
+
+
+# --- found by the calendar attack: each a regression test -------------------------------------
+BUSINESS = {"timezone": "Europe/London", "hours": {"MON-FRI": ["09:00-17:00"]}}
+MON, TUE, WED = (datetime(2026, 12, day, tzinfo=UTC) for day in (21, 22, 23))
+
+
+def _evening_shifted(deps: Dependencies) -> None:
+    """Daily at 18:00, outside business hours: each occurrence shifts to 09:00 the next
+    weekday (London is on UTC in December)."""
+    put_calendar("work", dict(BUSINESS), deps)
+    detail = {"id": "e", "cron": "0 18 * * *", "calendar": "work", "onExcluded": "SHIFT"}
+    start_action(StartCommand(detail), deps)
+
+
+def _at(deps: Dependencies, moment: datetime) -> None:
+    deps.clock.current = moment  # type: ignore[attr-defined]
+
+
+def test_a_late_record_keeps_the_next_shifted_fire_whose_occurrence_has_passed() -> None:
+    deps = _deps()
+    _evening_shifted(deps)
+    _fire_next(deps, "e")  # Sunday 18:00's, at Monday 09:00; Monday 18:00's planned Tuesday
+    action = deps.records.get("e")
+    assert action is not None and action.execution_time == TUE + timedelta(hours=9)
+    _at(deps, TUE + timedelta(hours=18, minutes=30))  # it runs late: after Tuesday 18:00
+    machine.run(deps, machine.current(deps, "e"))
+    after = deps.records.get("e")
+    assert after is not None
+    # Tuesday 18:00 has passed, but its fire (Wednesday 09:00) is ahead: not passed over
+    assert after.execution_time == WED + timedelta(hours=9)
+
+
+def test_a_resume_keeps_a_shifted_fire_still_ahead_though_its_occurrence_passed() -> None:
+    deps = _deps()
+    _evening_shifted(deps)
+    _at(deps, MON + timedelta(hours=8))
+    pause_action("e", None, deps)  # before Sunday 18:00's fire at Monday 09:00
+    _at(deps, MON + timedelta(hours=19))
+    resume_action("e", None, deps)  # Monday 18:00 has passed; its fire is Tuesday 09:00
+    action = deps.records.get("e")
+    assert action is not None and action.execution_time == TUE + timedelta(hours=9)
+
+
+def test_a_shifted_occurrence_can_be_skipped_until_its_fire() -> None:
+    deps = _deps()
+    _evening_shifted(deps)
+    _fire_next(deps, "e")
+    _at(deps, MON + timedelta(hours=19))  # Monday 18:00 passed, its fire Tuesday 09:00 ahead
+    skip_occurrence("e", Which(at=MON + timedelta(hours=18)), None, deps)
+    _fire_next(deps, "e")
+    action = deps.records.get("e")
+    assert action is not None
+    last = action.history[-1]  # (a fire's history names its fire time)
+    assert (last.scheduled_time, last.outcome) == (TUE + timedelta(hours=9), Outcome.SKIPPED)
+    assert action.execution_time == WED + timedelta(hours=9), "the next is Tuesday 18:00's"
+
+
+def test_no_shifted_fire_lands_after_the_end_time() -> None:
+    calendar = Calendar.parse("work", dict(BUSINESS), 1, NOW)
+    use = CalendarUse("work", Excluded.SHIFT, calendar)
+    end = MON + timedelta(hours=8)  # Sunday 18:00 would shift to Monday 09:00: after it
+    schedule = Schedule.of_cron("0 18 * * *", calendar=use, end=end)
+    assert schedule.upcoming(NOW, 3) == []
+    assert Schedule.of_cron("0 18 * * *", calendar=use, end=end + HOUR).upcoming(NOW, 3) == [
+        datetime(2026, 12, 20, 18, tzinfo=UTC)  # fires at Monday 09:00, within it
+    ]

@@ -423,12 +423,22 @@ class Action:
         return self.schedule.origin(fire_time, self.id)
 
     def fire_time_of(self, scheduled: datetime) -> datetime:
-        """When the occurrence scheduled at ``scheduled`` fires: its moved time, if moved,
-        else its instant in the schedule's flexible window, if it has one."""
+        """When the occurrence scheduled at ``scheduled`` fires (or, skipped, comes due): its
+        moved time, if moved, else its instant in the schedule's flexible window or its shifted
+        time past its calendar's exclusions, if either."""
         change = self.change_of(scheduled)
-        if change is not None:
-            return change.fire_time()
+        if change is not None and change.to is not None:
+            return change.to
         return ceil_ms(self.schedule.fire_time(scheduled, self.id))
+
+    def earliest_firing(self, moment: datetime) -> datetime:
+        """The earliest scheduled time of an occurrence that fires at or after ``moment``:
+        ``moment``, or the occurrence before it whose flexible window or calendar shift carries
+        its fire to ``moment`` or later."""
+        last = self.schedule.last_before(moment)
+        if last is not None and self.fire_time_of(ceil_ms(last)) >= moment:
+            return last
+        return moment
 
     def is_skipped(self, fire_time: datetime) -> bool:
         change = self.change_of(self.origin_of(fire_time))

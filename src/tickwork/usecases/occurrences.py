@@ -133,7 +133,10 @@ def _change(
     found = _find(action, which)
     _refuse_if_locked(action, found, now, deps)
     named = "to" if to is not None else _named(which)
-    _check_between(action, found, found.scheduled if to is None else to, now, named)
+    # a skip comes due at the occurrence's own fire time (a flexible window or a calendar's
+    # shift may carry it past its scheduled time); a move fires at the time asked
+    fire_at = _unchanged_fire(action, found) if to is None else to
+    _check_between(action, found, fire_at, now, named)
     earlier = action.change_of(found.scheduled)
     if earlier is not None and earlier.to == to:
         return _answer(action, found, Done.UNCHANGED)
@@ -162,7 +165,7 @@ def _restore(
     if action.change_of(found.scheduled) is None:
         return _answer(action, found, Done.UNCHANGED)
     _refuse_if_locked(action, found, now, deps)
-    _check_between(action, found, found.scheduled, now, _named(which))
+    _check_between(action, found, _unchanged_fire(action, found), now, _named(which))
     reason = f"occurrence {found.number} ({iso(found.scheduled)}) restored"
     changed = action.occurrence_restored(now, found.scheduled, _noted(reason, note), deps.limits)
     _write(action, changed.remembering(event_id), reason, now, deps)
@@ -254,6 +257,11 @@ def _refuse_if_locked(action: Action, found: _Found, now: datetime, deps: Depend
             iso(action.execution_time or now),
             int(deps.settings.lock.total_seconds()),
         )
+
+
+def _unchanged_fire(action: Action, found: _Found) -> datetime:
+    """When the occurrence fires (or, skipped, comes due) as its schedule says."""
+    return ceil_ms(action.schedule.fire_time(found.scheduled, action.id))
 
 
 def _check_between(

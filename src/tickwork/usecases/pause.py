@@ -78,9 +78,9 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
 def _next_after(action: Action, now: datetime, passed: datetime | None) -> datetime | None:
     """The fire time of the first occurrence after the one that passed (``passed``, its fire
     time) that fires after ``now``: a moved one at its moved time, one in a flexible window at
-    its instant — an occurrence scheduled up to the window before ``now`` may still be due."""
-    window = action.schedule.window
-    since = now - (window.size if window else timedelta(0))
+    its instant, one its calendar shifts at its shifted time — an occurrence scheduled before
+    ``now`` may still be due."""
+    since = action.earliest_firing(now) - timedelta(microseconds=1)  # it, or after it
     if passed is not None:
         since = max(since, action.origin_of(passed))
     fired = action.occurrence - 1

@@ -23,11 +23,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from tickwork.domain.errors import FieldProblem, ValidationFailed
-from tickwork.domain.schedule.wallclock import load_zone
+from tickwork.domain.schedule.wallclock import load_zone, next_transition
 
 __all__ = [
     "CALENDAR_NAME_PATTERN",
@@ -98,24 +99,31 @@ class Calendar:
 
     def next_allowed(self, moment: datetime) -> datetime | None:
         """The first moment at or after ``moment`` that is not excluded (to the minute, or
-        ``moment`` itself when allowed); None within ``REACH``."""
+        ``moment`` itself when allowed); None within ``REACH``.
+
+        An allowed span begins where the local clock enters a window (at a window's start, or
+        at midnight of a date not excluded) or where a DST change carries the clock into one.
+        A window's start the spring-forward gap skips begins at the gap's end; one the
+        fall-back hour repeats begins twice."""
         if not self.excludes(moment):
             return moment
         zone = self.zone
-        local = moment.astimezone(zone)
-        day = local.date()
+        day = moment.astimezone(zone).date()
+        found: datetime | None = None
         for _ in range(REACH.days + 1):
             if day not in self.dates:
                 for start in self._starts(day):
-                    candidate = _instant(day, start, zone)
-                    if (
-                        candidate is not None
-                        and moment < candidate
-                        and not self.excludes(candidate)
-                    ):
-                        return candidate
+                    for candidate in _instants(day, start, zone):
+                        if moment < candidate and not self.excludes(candidate):
+                            found = candidate if found is None else min(found, candidate)
+                if found is not None:
+                    break
             day += timedelta(days=1)
-        return None
+        if self.hours is not None:  # a DST change may carry the clock back into a window
+            for change in _changes(zone, moment, found or moment + REACH):
+                if not self.excludes(change) and (found is None or change < found):
+                    return change
+        return found
 
     def _starts(self, day: date) -> list[int]:
         """The minutes of ``day`` an allowed span starts at."""
@@ -227,14 +235,38 @@ class CalendarUse:
         )
 
 
-def _instant(day: date, minute: int, zone: ZoneInfo) -> datetime | None:
-    """The instant of the local ``day`` at ``minute`` (a time DST skips: its first instant
-    after the gap)."""
-    wall = datetime.combine(day, time(minute // 60, minute % 60)) if minute < 1440 else None
-    if wall is None:
-        return None
-    instant = wall.replace(tzinfo=zone).astimezone(UTC)
-    return instant
+def _instants(day: date, minute: int, zone: ZoneInfo) -> tuple[datetime, ...]:
+    """The instants at which the local clock of ``day`` reaches ``minute``: one; two in the
+    repeated fall-back hour; the gap's end when the spring-forward gap skips it."""
+    wall = datetime.combine(day, time(minute // 60, minute % 60))
+    first = wall.replace(tzinfo=zone, fold=0).astimezone(UTC)
+    if first.astimezone(zone).replace(tzinfo=None) != wall:  # in the gap: where it ends
+        before_gap = wall.replace(tzinfo=zone, fold=1).astimezone(UTC)
+        after = next_transition(zone, before_gap)
+        return () if after is None else (after,)
+    second = wall.replace(tzinfo=zone, fold=1).astimezone(UTC)
+    return (first,) if second == first else (first, second)
+
+
+def _changes(zone: ZoneInfo, after: datetime, until: datetime) -> list[datetime]:
+    """The instants in ``(after, until]`` at which ``zone``'s offset changes."""
+    found: list[datetime] = []
+    for year in range(after.year, until.year + 1):
+        found += (t for t in _changes_in(zone.key, year) if after < t <= until)
+    return found
+
+
+@lru_cache(maxsize=256)
+def _changes_in(zone_key: str, year: int) -> tuple[datetime, ...]:
+    """The instants of ``year`` (UTC) at which the zone's offset changes."""
+    zone = load_zone(zone_key)
+    moment = datetime(year, 1, 1, tzinfo=UTC)
+    end = datetime(year + 1, 1, 1, tzinfo=UTC)
+    found: list[datetime] = []
+    while (change := next_transition(zone, moment)) is not None and change < end:
+        found.append(change)
+        moment = change
+    return tuple(found)
 
 
 def _window_text(window: tuple[int, int]) -> str:

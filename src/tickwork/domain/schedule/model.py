@@ -151,8 +151,8 @@ class Schedule:
             if not use.calendar.excludes(found):
                 return found
             allowed = use.calendar.next_allowed(found)
-            if allowed is None:
-                return None
+            if allowed is None or (self.end is not None and allowed > self.end):
+                return None  # (no fire after endTime, shifted or not)
             at_allowed = self._trigger.at_or_after(allowed)
             if use.policy is Excluded.SHIFT and at_allowed != allowed:
                 last = at_or_before(self._trigger, allowed - _MICROSECOND, allowed - found)
@@ -170,7 +170,7 @@ class Schedule:
         if use.policy is Excluded.SKIP:
             return None
         target = use.calendar.next_allowed(scheduled)
-        if target is None:
+        if target is None or (self.end is not None and target > self.end):
             return None
         following = self._trigger.at_or_after(scheduled + _MICROSECOND)
         return None if following is not None and following <= target else target
@@ -197,6 +197,28 @@ class Schedule:
         if self.window is None or self.kind is ScheduleKind.ONCE:
             return fire
         return self.window.origin(self._trigger, fire, seed) or fire
+
+    @property
+    def fire_reach(self) -> timedelta:
+        """How long after its scheduled time an occurrence may fire: its flexible window, or
+        the reach of a shift past its calendar's exclusions; nothing without either."""
+        if self.calendar is not None and self.calendar.policy is Excluded.SHIFT:
+            return _CALENDAR_REACH
+        if self.window is not None and self.kind is not ScheduleKind.ONCE:
+            return self.window.size
+        return timedelta(0)
+
+    def last_before(self, moment: datetime) -> datetime | None:
+        """The last occurrence strictly before ``moment`` whose fire may still be at or after
+        it (within ``fire_reach``): the only one that can be, since a window ends at the next
+        occurrence and a shift is passed by it."""
+        reach = self.fire_reach
+        if not reach:
+            return None
+        last = at_or_before(self._trigger, moment - _MICROSECOND, reach)
+        if last is None or (self.start is not None and last < self.start):
+            return None
+        return self._bounded(last)
 
     def first_fire(self, now: datetime, seed: str) -> tuple[datetime, datetime] | None:
         """The first occurrence at or after ``now``: its scheduled time and its fire time (in
