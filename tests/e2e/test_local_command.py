@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from tickwork.domain.times import iso, parse_iso
+from tickwork.domain.times import parse_iso
 from tickwork_local.process import LocalProcess
 
 
@@ -82,66 +81,6 @@ def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> N
     missing = local.cli("cancel", "never:was", check=False)
     assert missing.returncode == 1 and "does not exist" in missing.stderr
     assert local.cli_json("list") == []
-
-
-@pytest.mark.timeout(420)  # two starts of the stack and real waits: minutes on a busy machine
-def test_kill_9_mid_wait_then_restart_fires_everything_once(tmp_path: Path) -> None:
-    # GIVEN a local stack with a 3-fire recurrence (every 15 s) that fired once, and two
-    # one-offs scheduled after that first fire, 60 s away: all three waiting. (Each time is
-    # counted from the state it follows, so a busy machine's slow CLI calls do not let any of
-    # them fire or finish before the kill: k:rec owes 30 s of fires after its first.)
-    process = LocalProcess(tmp_path / "state")
-    process.start()
-    try:
-        process.cli_json("schedule", "--id", "k:rec", "--rate", "rate(15 seconds)", "--times", "3")
-        deadline = time.monotonic() + 60  # a state to wait for, not a margin: a busy machine
-        while process.cli_json("show", "k:rec")["occurrence"] < 2:
-            assert time.monotonic() < deadline, "k:rec never fired its first occurrence"
-            time.sleep(0.2)  # k:rec has fired once; the rest wait
-        t1 = datetime.now(UTC)
-        for action_id, seconds in (("k:one", 60), ("k:two", 61)):
-            process.cli_json(
-                "schedule", "--id", action_id, "--at", iso(t1 + timedelta(seconds=seconds))
-            )
-        waiting_at_kill = sorted(
-            a["id"] for a in process.cli_json("list") if a["status"] in ("PENDING", "IN_PROGRESS")
-        )
-
-        # WHEN the process is killed with SIGKILL and started again on the same state
-        process.kill()
-        # the endpoint file it left names a dead process: the CLI refuses it, never a dead
-        # endpoint answered as live
-        stale = process.cli("outputs", check=False)
-        assert stale.returncode == 1 and "which is not running" in stale.stderr, stale
-        process.start()
-        queue = process.subscribe(["Schedule Tick"])
-        # the restart counts the action records it restored, not the stack's own items
-        # (counters, tabs, the pump's watermark)
-        restored = process.restored_counts()
-        assert restored is not None and restored[0] == 3, restored
-
-        # THEN every waiting action fires exactly the occurrences it still owed, once, never
-        # early. (An occurrence that came due during the restart may fire before this queue
-        # existed, so the records' history is the full account; the queue sees no repeats.)
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and any(
-            process.cli_json("show", i)["status"] != "COMPLETED"
-            for i in ("k:one", "k:two", "k:rec")
-        ):
-            time.sleep(0.5)
-        assert waiting_at_kill == ["k:one", "k:rec", "k:two"]
-        for action_id, occurrences in (("k:one", [1]), ("k:two", [1]), ("k:rec", [1, 2, 3])):
-            shown = process.cli_json("show", action_id)
-            assert shown["status"] == "COMPLETED"
-            assert [h["occurrence"] for h in shown["history"]] == occurrences
-            assert all(h["actualTime"] >= h["scheduledTime"] for h in shown["history"])
-        ticks = process.receive(queue, count=4, timeout=3)
-        fired = [(t["id"], t["occurrence"]) for t in ticks]
-        assert len(fired) == len(set(fired))
-        assert set(fired) <= {("k:one", 1), ("k:two", 1), ("k:rec", 2), ("k:rec", 3)}
-        assert all(parse_iso(t["actualTime"]) >= parse_iso(t["scheduledTime"]) for t in ticks)
-    finally:
-        process.stop()
 
 
 @pytest.mark.parametrize(
@@ -231,33 +170,6 @@ def test_next_shows_the_fires_around_the_zones_next_dst_change(tmp_path: Path) -
     assert "2027-11-07T01:30:00-05:00" in shown
 
 
-def test_a_stack_that_requires_signed_starts_takes_the_clis_and_refuses_raw_ones(
-    tmp_path: Path,
-) -> None:
-    # GIVEN tickwork local requiring signed Starts
-    process = LocalProcess(
-        tmp_path / "state", parameters={"RequireSignedStarts": "true"}, cli_in_process=True
-    )
-    process.start()
-    state = process.state
-    try:
-        assert "StartSigningKeyArn" in state["outputs"]
-        assert (tmp_path / "state" / "local.json").stat().st_mode & 0o077 == 0
-        # WHEN the CLI schedules (it signs with the stack's key) and a raw event is published
-        scheduled = process.cli_json("schedule", "--id", "cli:signed", "--in", "10m")
-        process.aws(
-            "events", "put-events", "--entries",
-            '[{"EventBusName":"tickwork-local","Source":"me","DetailType":"Schedule Start",'
-            '"Detail":"{\\"id\\": \\"raw:unsigned\\", \\"duration\\": \\"10m\\"}"}]',
-        )  # fmt: skip
-        time.sleep(2)
-        # THEN the CLI's is scheduled and the unsigned one is not
-        assert scheduled["scheduled"] == "cli:signed"
-        assert process.cli("show", "raw:unsigned", check=False).returncode != 0
-    finally:
-        process.stop()
-
-
 def test_cli_steers_one_action_and_a_whole_group(local: LocalProcess) -> None:
     # GIVEN three recurrences of one group and one of another, scheduled with the CLI
     for n in range(3):
@@ -322,51 +234,6 @@ def test_cli_schedules_an_sqs_message_and_refuses_a_target_the_stack_cannot_reac
     assert refused.returncode == 1
     assert "data.queueArn" in refused.stderr and "Fix:" in refused.stderr
     assert [a["id"] for a in local.cli_json("list")] == ["cli:sqs"]
-
-
-def test_tickwork_dashboard_signs_for_a_stack_whose_api_takes_only_sigv4(tmp_path: Path) -> None:
-    """`tickwork local --api-auth sigv4` serves the API as AWS does; `tickwork dashboard` serves
-    the page on loopback and signs its calls with the user's credentials."""
-    import subprocess
-
-    import requests
-
-    from tickwork_local.process import BIN
-    from tickwork_local.server import free_port
-
-    state = tmp_path / "state"
-    program = [str(BIN / "tickwork"), "--state-dir", str(state), "local", "--api-auth", "sigv4"]
-    process = LocalProcess(state, program=program)
-    process.start()
-    port = free_port()
-    proxy = subprocess.Popen(
-        [str(BIN / "tickwork"), "--state-dir", str(state), "dashboard", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        process.cli_json("schedule", "--id", "dash:cli", "--in", "1h")
-        link = ""
-        while "#token=" not in link:
-            line = proxy.stdout.readline() if proxy.stdout else ""
-            assert line, "tickwork dashboard printed no link"
-            link = line if "#token=" in line else link
-        token = link.split("#token=", 1)[1].strip()
-
-        direct = requests.get(f"{process.api_url}/actions", timeout=10)
-        through = requests.get(
-            f"http://127.0.0.1:{port}/actions",
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=10,
-        )
-
-        assert direct.status_code == 403  # the API itself takes only SigV4
-        assert through.status_code == 200
-        assert [a["id"] for a in through.json()["items"]] == ["dash:cli"]
-    finally:
-        proxy.terminate()
-        proxy.wait(timeout=10)
-        process.stop()
 
 
 def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(local: LocalProcess) -> None:
