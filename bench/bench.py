@@ -234,9 +234,7 @@ def _rate_targets(
         )
         if every.per_million > goal >= best:
             shown += ": met only with `LifecycleEvents=essential`"
-        found.append(
-            (f"{kind} fires, {scenario}: ≤ ${goal:.0f} per million", shown, best <= goal)
-        )
+        found.append((f"{kind} fires, {scenario}: ≤ ${goal:.0f} per million", shown, best <= goal))
     return found
 
 

@@ -61,6 +61,7 @@ class OccurrenceChange:
     def kind(self) -> ChangeOfOccurrence:
         return ChangeOfOccurrence.SKIP if self.to is None else ChangeOfOccurrence.MOVE
 
+
 def occurrence_at(schedule: Schedule, moment: datetime, field: str = "at") -> datetime:
     """``moment`` as an occurrence of ``schedule`` (to the millisecond), or refused naming
     ``field``."""
