@@ -51,6 +51,10 @@ def test_calendars_are_made_read_listed_replaced_and_deleted(api: Api) -> None:
     assert bad.status == 400
     assert {p["field"] for p in bad.json["problems"]} == {"dates[0]", "hours.MONDAY"}
     assert api.get("/calendars/uk").json["version"] == 2, "a refused replace writes nothing"
+    # a value of the wrong type is named as the domain names it, by its index
+    typed = api.put("/calendars/uk", {"dates": ["2030-12-25", 7], "hours": {"MON": [9]}})
+    assert typed.status == 400
+    assert {p["field"] for p in typed.json["problems"]} == {"dates[1]", "hours.MON[0]"}
     assert api.put("/calendars/u%20k", UK).status == 400
 
 

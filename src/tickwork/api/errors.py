@@ -239,12 +239,20 @@ def _schema_refusal(error: RequestValidationError) -> Reply:
 def _problem(item: dict[str, Any]) -> FieldProblem:
     """One pydantic error as a field problem: where (body field, query or path parameter),
     what was wrong, and a fix built from the error's kind and limits."""
-    where, *rest = [str(part) for part in item.get("loc", ())] or ["body"]
+    where, *rest = list(item.get("loc", ())) or ["body"]
     kind = item.get("type", "")
     if kind == "json_invalid":
         return FieldProblem("body", "is not valid JSON", "send a JSON object")
-    field = ".".join(rest) if rest else where
+    field = _path(rest) if rest else str(where)
     return FieldProblem(field, item.get("msg", "is invalid"), _fix(kind, field, item.get("ctx")))
+
+
+def _path(parts: list[Any]) -> str:
+    """A field's path as the domain's refusals name it: ``dates[0]``, ``hours.MON``."""
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
+    return path
 
 
 def _fix(kind: str, field: str, ctx: dict[str, Any] | None) -> str:
