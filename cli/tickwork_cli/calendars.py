@@ -96,15 +96,23 @@ def put(
     if path is not None:
         try:
             body = json.loads(path.read_text())
-        except json.JSONDecodeError as error:
-            raise click.UsageError(f"--file {path} is not JSON: {error}") from error
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise click.UsageError(f"--file {path} is not a JSON file: {error}") from error
+        if not isinstance(body, dict):
+            raise click.UsageError(
+                f"--file {path} holds a JSON {type(body).__name__}, not an object: give "
+                '{"timezone": "Europe/London", "dates": ["2026-12-25"], '
+                '"hours": {"MON-FRI": ["09:00-17:00"]}}'
+            )
     if timezone is not None:
         body["timezone"] = timezone
-    if dates:
+    # Flags add to the file's dates and hours; a file's field of the wrong shape is left for
+    # the calendar's checks to refuse, naming it.
+    if dates and isinstance(body.get("dates", []), list):
         body["dates"] = [*body.get("dates", []), *dates]
     parsed = guard(lambda: _hours(hours))
-    if parsed is not None:
-        body["hours"] = {**body.get("hours", {}), **parsed}
+    if parsed is not None and isinstance(body.get("hours") or {}, dict):
+        body["hours"] = {**(body.get("hours") or {}), **parsed}
     if description is not None:
         body["description"] = description
     deps = context.target.dependencies()

@@ -108,3 +108,23 @@ def test_local_on_a_port_in_use_refuses_at_once_and_touches_no_state(
     assert f"port {busy}" in ran.stderr and "is in use" in ran.stderr
     assert f"tickwork local {taken} " in ran.stderr
     assert (state / "kept").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [("[1, 2]", "holds a JSON list, not an object"), ("{oops", "is not a JSON file")],
+    ids=["a-list", "not-json"],
+)
+def test_a_calendar_file_of_the_wrong_shape_is_a_usage_error_not_a_traceback(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    from click.testing import CliRunner
+
+    from tickwork_cli.main import cli
+
+    body = tmp_path / "cal.json"
+    body.write_text(content)
+    args = ["--state-dir", str(tmp_path), "calendar", "put", "uk", "--file", str(body)]
+    run = CliRunner().invoke(cli, [*args, "--date", "2026-12-25"])
+    assert run.exit_code == 2 and said in run.output, run.output
+    assert run.exception is None or isinstance(run.exception, SystemExit)
