@@ -37,6 +37,11 @@ def _run(*args: str | Path, **options: object) -> subprocess.CompletedProcess[st
     return done  # type: ignore[no-any-return]
 
 
+def _pip(venv: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """pip (this venv's) working on ``venv``'s Python."""
+    return _run(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", *args)
+
+
 @pytest.fixture
 def service_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A virtualenv holding only the client wheel and what it depends on."""
@@ -65,13 +70,14 @@ def service_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     )
     (wheel,) = (work / "dist").glob("tickwork_client-*.whl")
     venv = work / "venv"
-    _run(sys.executable, "-m", "venv", venv)
-    _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel)
+    # No pip of its own (ensurepip is most of a venv's making): this pip installs into it.
+    _run(sys.executable, "-m", "venv", "--without-pip", venv)
+    _pip(venv, "install", "--quiet", wheel)
     yield venv
 
 
 def _installed(venv: Path) -> dict[str, str]:
-    listed = _run(venv / "bin" / "python", "-m", "pip", "list", "--format", "json").stdout
+    listed = _pip(venv, "list", "--format", "json").stdout
     return {p["name"].lower(): p["version"] for p in json.loads(listed)}
 
 
@@ -117,7 +123,7 @@ def _a_service_type_checks_against_it_with_mypy_strict(service_env: Path, tmp_pa
     (tmp_path / "typed.py").write_text(SERVICE)
     (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\n")
     # a service type-checking boto3 has its stubs, as it would for any boto3 code
-    _run(service_env / "bin" / "python", "-m", "pip", "install", "--quiet", "boto3-stubs[events]")
+    _pip(service_env, "install", "--quiet", "boto3-stubs[events]")
     mypy = Path(sys.executable).parent / "mypy"
     done = subprocess.run(
         [mypy, "--strict", "--config-file", "mypy.ini", "--no-incremental",
