@@ -38,6 +38,7 @@ from tickwork.domain.errors import (
     RecordAltered,
     TickworkError,
     ValidationFailed,
+    field_path,
 )
 
 __all__ = ["ActionStillActive", "register"]
@@ -243,16 +244,8 @@ def _problem(item: dict[str, Any]) -> FieldProblem:
     kind = item.get("type", "")
     if kind == "json_invalid":
         return FieldProblem("body", "is not valid JSON", "send a JSON object")
-    field = _path(rest) if rest else str(where)
+    field = field_path(rest) if rest else str(where)
     return FieldProblem(field, item.get("msg", "is invalid"), _fix(kind, field, item.get("ctx")))
-
-
-def _path(parts: list[Any]) -> str:
-    """A field's path as the domain's refusals name it: ``dates[0]``, ``hours.MON``."""
-    path = ""
-    for part in parts:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
-    return path
 
 
 def _fix(kind: str, field: str, ctx: dict[str, Any] | None) -> str:

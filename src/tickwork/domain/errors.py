@@ -7,6 +7,7 @@ Each error builds its own message from the values it is given.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,7 @@ __all__ = [
     "UnknownActionType",
     "ValidationFailed",
     "WaitContinued",
+    "field_path",
 ]
 
 
@@ -60,6 +62,15 @@ class FieldProblem:
 
     def as_dict(self) -> dict[str, str]:
         return {"field": self.field, "problem": self.problem, "fix": self.fix}
+
+
+def field_path(parts: Iterable[int | str], under: str = "") -> str:
+    """A field's path as refusals name it, from a pydantic error's ``loc``: a list item by its
+    index, a key after a dot (``dates[0]``, ``hours.MON``; ``data.items[2]`` ``under`` "data")."""
+    path = under
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
+    return path
 
 
 class ValidationFailed(TickworkError):

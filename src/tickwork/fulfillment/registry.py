@@ -11,7 +11,12 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tickwork.domain.errors import FieldProblem, InvalidActionData, UnknownActionType
+from tickwork.domain.errors import (
+    FieldProblem,
+    InvalidActionData,
+    UnknownActionType,
+    field_path,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -121,10 +126,7 @@ def _path(loc: tuple[int | str, ...], model: type[BaseModel], *, is_known_field:
     field = model.model_fields.get(str(loc[0])) if loc and is_known_field else None
     if field is not None and field.alias:
         loc = (field.alias, *loc[1:])
-    path = "data"
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return path
+    return field_path(loc, under="data")
 
 
 def _field_names(model: type[BaseModel]) -> list[str]:
