@@ -234,7 +234,7 @@ class ScheduleRunner(threading.Thread):
                     continue
                 ran_at = self._last_run = self.next_run
                 if self._finds_nothing():
-                    self._leave_out_one(ran_at)
+                    self._left_out(ran_at, 1)
                 else:
                     self._run_once()
                 # The next instant; one passed meanwhile is not made up for, as EventBridge.
@@ -250,12 +250,7 @@ class ScheduleRunner(threading.Thread):
         if following <= self.next_run:
             return
         last = following - self.interval
-        self.skipped += round((last - self.next_run) / self.interval) + 1
-        if self._useful is not None:
-            try:
-                self._useful.left_out(last)
-            except Exception:
-                log.exception("%s: the runs left out could not do their part", self.name)
+        self._left_out(last, round((last - self.next_run) / self.interval) + 1)
         self.next_run = following
 
     def _finds_nothing(self) -> bool:
@@ -270,14 +265,14 @@ class ScheduleRunner(threading.Thread):
             return False
         return moment is None or moment > self._clock.timestamp()
 
-    def _leave_out_one(self, at: float) -> None:
-        """The run at ``at`` is left out, doing what it would have done."""
-        self.skipped += 1
+    def _left_out(self, last: float, runs: int) -> None:
+        """``runs`` runs, the last at ``last``, were left out: do what they would have done."""
+        self.skipped += runs
         if self._useful is not None:
             try:
-                self._useful.left_out(at)
+                self._useful.left_out(last)
             except Exception:
-                log.exception("%s: the run left out could not do its part", self.name)
+                log.exception("%s: the runs left out could not do their part", self.name)
 
     def _interrupted(self) -> bool:
         return self._stopped.is_set() or self._moved

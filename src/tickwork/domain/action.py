@@ -429,6 +429,11 @@ class Action:
         change = self.change_of(scheduled)
         if change is not None and change.to is not None:
             return change.to
+        return self.unmoved_fire_time(scheduled)
+
+    def unmoved_fire_time(self, scheduled: datetime) -> datetime:
+        """When the occurrence scheduled at ``scheduled`` fires as its schedule says, whatever
+        change of it was asked (where a skip comes due, and a restore puts it back)."""
         return ceil_ms(self.schedule.fire_time(scheduled, self.id))
 
     def earliest_firing(self, moment: datetime) -> datetime:

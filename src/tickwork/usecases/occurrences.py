@@ -135,7 +135,7 @@ def _change(
     named = "to" if to is not None else _named(which)
     # a skip comes due at the occurrence's own fire time (a flexible window or a calendar's
     # shift may carry it past its scheduled time); a move fires at the time asked
-    fire_at = _unchanged_fire(action, found) if to is None else to
+    fire_at = action.unmoved_fire_time(found.scheduled) if to is None else to
     _check_between(action, found, fire_at, now, named)
     earlier = action.change_of(found.scheduled)
     if earlier is not None and earlier.to == to:
@@ -165,7 +165,8 @@ def _restore(
     if action.change_of(found.scheduled) is None:
         return _answer(action, found, Done.UNCHANGED)
     _refuse_if_locked(action, found, now, deps)
-    _check_between(action, found, _unchanged_fire(action, found), now, _named(which))
+    unmoved = action.unmoved_fire_time(found.scheduled)
+    _check_between(action, found, unmoved, now, _named(which))
     reason = f"occurrence {found.number} ({iso(found.scheduled)}) restored"
     changed = action.occurrence_restored(now, found.scheduled, _noted(reason, note), deps.limits)
     _write(action, changed.remembering(event_id), reason, now, deps)
@@ -257,11 +258,6 @@ def _refuse_if_locked(action: Action, found: _Found, now: datetime, deps: Depend
             iso(action.execution_time or now),
             int(deps.settings.lock.total_seconds()),
         )
-
-
-def _unchanged_fire(action: Action, found: _Found) -> datetime:
-    """When the occurrence fires (or, skipped, comes due) as its schedule says."""
-    return ceil_ms(action.schedule.fire_time(found.scheduled, action.id))
 
 
 def _check_between(

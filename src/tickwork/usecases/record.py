@@ -206,9 +206,8 @@ def following_fire(
     a fire. A moved occurrence counts from its own scheduled time, and the next fires at its
     moved time if it was moved."""
     origin = action.origin_of(scheduled)
-    not_before = action.catch_up.resume_from(now)  # a fire before it is passed over
-    since = action.earliest_firing(not_before)  # (a windowed or shifted fire counts, not its
-    # scheduled time)
+    not_before = action.catch_up.resume_from(now)  # a fire before it is passed over: by its
+    since = action.earliest_firing(not_before)  # fire time (a window, a shift), not its own
     following = action.schedule.next_fire_time(origin, occurrence, not_before=since)
     following = following and ceil_ms(following)
     # An occurrence the catch-up passes over by its scheduled time, moved to a time still

@@ -28,7 +28,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tickwork.domain.errors import FieldProblem, ValidationFailed
-from tickwork.domain.schedule.wallclock import load_zone, next_transition
+from tickwork.domain.schedule.wallclock import load_zone, local_to_utc, next_transition
 
 __all__ = [
     "CALENDAR_NAME_PATTERN",
@@ -239,8 +239,8 @@ def _instants(day: date, minute: int, zone: ZoneInfo) -> tuple[datetime, ...]:
     """The instants at which the local clock of ``day`` reaches ``minute``: one; two in the
     repeated fall-back hour; the gap's end when the spring-forward gap skips it."""
     wall = datetime.combine(day, time(minute // 60, minute % 60))
-    first = wall.replace(tzinfo=zone, fold=0).astimezone(UTC)
-    if first.astimezone(zone).replace(tzinfo=None) != wall:  # in the gap: where it ends
+    first = local_to_utc(wall, zone)
+    if first is None:  # in the gap: where it ends
         before_gap = wall.replace(tzinfo=zone, fold=1).astimezone(UTC)
         after = next_transition(zone, before_gap)
         return () if after is None else (after,)
