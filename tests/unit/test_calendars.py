@@ -29,7 +29,7 @@ from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, CalendarUse, Excluded
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.usecases.calendars import delete_calendar, put_calendar
-from tickwork.usecases.occurrences import Which, skip_occurrence
+from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
 from tickwork.usecases.pause import pause_action, resume_action
 from tickwork.usecases.sealing import seal_holds
 from tickwork.usecases.start import StartCommand, start_action
@@ -401,3 +401,26 @@ def test_no_shifted_fire_lands_after_the_end_time() -> None:
     assert Schedule.of_cron("0 18 * * *", calendar=use, end=end + HOUR).upcoming(NOW, 3) == [
         datetime(2026, 12, 20, 18, tzinfo=UTC)  # fires at Monday 09:00, within it
     ]
+
+
+def test_a_clock_set_back_into_a_date_not_excluded_opens_it() -> None:
+    # St John's fell back at 00:01 until 2010: from 7 Nov 00:00:59 NDT to 6 Nov 23:01 NST
+    calendar = Calendar.parse(
+        "c", {"timezone": "America/St_Johns", "dates": ["2010-11-07"]}, 1, NOW
+    )
+    moment = datetime(2010, 11, 7, 2, 30, 30, tzinfo=UTC)  # 7 Nov 00:00:30 NDT: excluded
+    assert calendar.excludes(moment)
+    assert calendar.next_allowed(moment) == datetime(2010, 11, 7, 2, 31, tzinfo=UTC)  # 23:01 NST
+
+
+def test_a_resume_keeps_a_moved_occurrence_whose_move_is_still_ahead() -> None:
+    deps = _deps()
+    _evening_shifted(deps)
+    _at(deps, MON + timedelta(hours=8))
+    pause_action("e", None, deps)  # before Sunday 18:00's fire at Monday 09:00
+    moved_to = TUE + timedelta(hours=20)  # Monday 18:00's (shifted to Tuesday 09:00) moved
+    move_occurrence("e", Which(at=MON + timedelta(hours=18)), moved_to, None, deps)
+    _at(deps, TUE + timedelta(hours=19))  # its shifted time and Tuesday 18:00 passed, its move not
+    resume_action("e", None, deps)
+    action = deps.records.get("e")
+    assert action is not None and action.execution_time == moved_to

@@ -196,6 +196,23 @@ def test_a_paused_action_takes_skips_and_keeps_them_on_resume() -> None:
     assert [outcome for *_, outcome in _history(deps)] == [Outcome.SKIPPED, Outcome.FIRED]
 
 
+def test_a_resume_keeps_a_moved_occurrence_whose_move_is_still_ahead() -> None:
+    from tickwork.usecases.pause import pause_action, resume_action
+
+    # GIVEN an hourly action (its first fire at 13:00), paused at 12:30, whose 14:00 moves to 14:50
+    deps = _deps()
+    deps.clock.current = NOW + HOUR / 2  # type: ignore[attr-defined]
+    pause_action("h", None, deps)
+    moved_to = NOW + 2 * HOUR + timedelta(minutes=50)
+    move_occurrence("h", Which(at=NOW + 2 * HOUR), moved_to, None, deps)
+    # WHEN it is resumed at 14:20: 14:00 has passed, its move has not
+    deps.clock.current = NOW + 2 * HOUR + timedelta(minutes=20)  # type: ignore[attr-defined]
+    resume_action("h", None, deps)
+    # THEN it goes on with the moved fire, not 15:00
+    action = deps.records.get("h")
+    assert action is not None and action.execution_time == moved_to
+
+
 # --- as a property ------------------------------------------------------------------------
 _asks = st.lists(
     st.tuples(

@@ -436,6 +436,25 @@ class Action:
         change of it was asked (where a skip comes due, and a restore puts it back)."""
         return ceil_ms(self.schedule.fire_time(scheduled, self.id))
 
+    def moved_fire(
+        self, after: datetime, before: datetime | None, from_moment: datetime
+    ) -> datetime | None:
+        """The earliest moved fire, at or after ``from_moment``, of an occurrence scheduled
+        strictly between ``after`` and ``before`` (None: no bound): one that a walk of the
+        schedule from a later scheduled time does not meet (its time passed, its move did
+        not)."""
+        return min(
+            (
+                change.to
+                for change in self.occurrence_changes
+                if change.to is not None
+                and after < change.scheduled
+                and (before is None or change.scheduled < before)
+                and change.to >= from_moment
+            ),
+            default=None,
+        )
+
     def earliest_firing(self, moment: datetime) -> datetime:
         """The earliest scheduled time of an occurrence that fires at or after ``moment``:
         ``moment``, or the occurrence before it whose flexible window or calendar shift carries

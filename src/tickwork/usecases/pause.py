@@ -81,16 +81,20 @@ def _next_after(action: Action, now: datetime, passed: datetime | None) -> datet
     its instant, one its calendar shifts at its shifted time — an occurrence scheduled before
     ``now`` may still be due."""
     since = action.earliest_firing(now) - timedelta(microseconds=1)  # it, or after it
+    # An occurrence scheduled before that, moved to a time after now, is not met by the walk.
+    moved = None
     if passed is not None:
-        since = max(since, action.origin_of(passed))
+        origin = action.origin_of(passed)
+        moved = action.moved_fire(origin, since, now + timedelta(microseconds=1))
+        since = max(since, origin)
     fired = action.occurrence - 1
     scheduled = action.schedule.next_fire_time(since, fired)
     while scheduled is not None:
         fire = action.fire_time_of(ceil_ms(scheduled))
         if fire > now:
-            return fire
+            return fire if moved is None else min(fire, moved)
         scheduled = action.schedule.next_fire_time(scheduled, fired)
-    return None
+    return moved
 
 
 def announce_paused(action: Action, deps: Dependencies) -> None:

@@ -212,16 +212,9 @@ def following_fire(
     following = following and ceil_ms(following)
     # An occurrence the catch-up passes over by its scheduled time, moved to a time still
     # worth a fire, fires at that time.
-    passed_over = [
-        change.to
-        for change in action.occurrence_changes
-        if change.to is not None
-        and origin < change.scheduled
-        and (following is None or change.scheduled < following)
-        and change.to >= not_before
-    ]
+    passed_over = action.moved_fire(origin, following, not_before)
     if passed_over and action.schedule.next_fire_time(origin, occurrence) is not None:
-        return min(passed_over)
+        return passed_over
     return following and action.fire_time_of(following)
 
 

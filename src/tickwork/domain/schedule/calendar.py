@@ -119,10 +119,10 @@ class Calendar:
                 if found is not None:
                     break
             day += timedelta(days=1)
-        if self.hours is not None:  # a DST change may carry the clock back into a window
-            for change in _changes(zone, moment, found or moment + REACH):
-                if not self.excludes(change) and (found is None or change < found):
-                    return change
+        # A DST change may carry the clock back into a window, or into a date not excluded.
+        for change in _changes(zone, moment, found or moment + REACH):
+            if not self.excludes(change) and (found is None or change < found):
+                return change
         return found
 
     def _starts(self, day: date) -> list[int]:
