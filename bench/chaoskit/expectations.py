@@ -162,5 +162,6 @@ def _check_refusal(expected: Expected, race: RaceOutcome, lock: float) -> None:
         at - lock <= race.answered + _EPSILON for at in expected.fires.values()
     ):
         expected.problems.append(
-            f"{race.operation} refused at {race.answered:.3f} with no fire inside the lock"
+            f"{race.operation} refused at {race.answered:.3f} with no fire inside the lock "
+            f"({race.body.get('error', 'no error named')}: {race.body.get('message', '')})"
         )

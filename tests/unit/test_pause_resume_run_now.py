@@ -180,15 +180,10 @@ def test_manual_fires_in_flight_are_bounded(deps) -> None:
         run_now("h", deps)
 
 
-@pytest.mark.parametrize("races", [0, 1, 2, 3])
-@pytest.mark.parametrize("steer", ["pause", "resume"])
-def test_a_pause_or_resume_racing_a_fire_reads_again_and_decides_again(
-    deps, steer: str, races: int
-) -> None:
-    # GIVEN a record that another writer (a fire recorded, as right after a Run Now) changes
-    # between each of the first `races` reads and the write that follows it
-    if steer == "resume":
-        pause_action("h", None, deps)
+def _raced(deps: Dependencies, races: int) -> list[int]:
+    """Another writer (a fire recorded, the pump launching or parking it again) changes the
+    record between each of the first ``races`` reads and the write that follows it; the
+    versions it raced are returned as they happen."""
     records, read = deps.records, deps.records.get
     raced: list[int] = []
 
@@ -200,6 +195,20 @@ def test_a_pause_or_resume_racing_a_fire_reads_again_and_decides_again(
         return action
 
     deps.records.get = get  # type: ignore[method-assign]
+    return raced
+
+
+@pytest.mark.parametrize("races", [0, 1, 2, 3])
+@pytest.mark.parametrize("steer", ["pause", "resume"])
+def test_a_pause_or_resume_racing_a_fire_reads_again_and_decides_again(
+    deps, steer: str, races: int
+) -> None:
+    # GIVEN a record that another writer (a fire recorded, as right after a Run Now) changes
+    # between each of the first `races` reads and the write that follows it
+    if steer == "resume":
+        pause_action("h", None, deps)
+    read = deps.records.get
+    raced = _raced(deps, races)
     act = pause_action if steer == "pause" else resume_action
 
     # WHEN the user pauses or resumes it
@@ -215,3 +224,41 @@ def test_a_pause_or_resume_racing_a_fire_reads_again_and_decides_again(
     assert stored.status == (Status.PAUSED if steer == "pause" else Status.PENDING)
     if raced:  # written once, over the last writer's version
         assert stored.version == raced[-1] + 2
+
+
+@pytest.mark.parametrize("races", [0, 1, 2, 3])
+@pytest.mark.parametrize("steer", ["cancel", "run now", "one-off run now"])
+def test_a_cancel_or_run_now_racing_the_pump_reads_again_and_decides_again(
+    deps, steer: str, races: int
+) -> None:
+    # GIVEN a record (a recurrence, or a one-off well outside its lock) that another writer —
+    # the pump marking its fire launched, the reconciler parking it again — changes between
+    # each of the first `races` reads and the write that follows it
+    action_id = "h"
+    if steer == "one-off run now":
+        action_id = "once"
+        start_action(StartCommand({"id": "once", "duration": "1d"}), deps)
+    read = deps.records.get
+    raced = _raced(deps, races)
+
+    # WHEN the user cancels it or runs it now
+    def act():  # type: ignore[no-untyped-def]
+        return cancel_action(action_id, deps) if steer == "cancel" else run_now(action_id, deps)
+
+    if races >= ATTEMPTS:  # THEN it gives up only after as many lost races as an update does
+        with pytest.raises(ActionConflict):
+            act()
+        return
+    answer = act().to_wire()
+
+    # THEN it is applied once, to the record as it is now: no 409 for a race the user
+    # cannot see
+    assert answer["outcome"] == ("cancelled" if steer == "cancel" else "triggered")
+    stored = read(action_id)
+    assert stored is not None
+    if steer == "cancel":
+        assert stored.status == Status.CANCELLED
+    elif steer == "run now":
+        assert len(stored.manual.in_flight) == 1
+    if raced:  # written over the last writer's version
+        assert stored.version > raced[-1] + 1

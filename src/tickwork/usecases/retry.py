@@ -18,12 +18,18 @@ from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import launch, launch_manual, plan
 from tickwork.usecases.run_now import ask_manual_fire
 from tickwork.usecases.sealing import seal_holds, seal_of
+from tickwork.usecases.updates import decided_again
 
 __all__ = ["retry_action"]
 
 
 def retry_action(action_id: str, deps: Dependencies, occurrence: int | None = None) -> ChangeAnswer:
-    """``occurrence`` picks which failed fire (default: the latest)."""
+    """``occurrence`` picks which failed fire (default: the latest). A retry that races another
+    writer reads the record again and decides again."""
+    return decided_again(lambda: _retry(action_id, deps, occurrence))
+
+
+def _retry(action_id: str, deps: Dependencies, occurrence: int | None) -> ChangeAnswer:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)

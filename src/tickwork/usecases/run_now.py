@@ -24,13 +24,20 @@ from tickwork.usecases.launch import (
     stop_own_execution,
 )
 from tickwork.usecases.lock import refuse_if_locked_one_off
+from tickwork.usecases.updates import decided_again
 
 __all__ = ["ask_manual_fire", "run_now"]
 
 
 def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -> ChangeAnswer:
-    """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op."""
+    """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op.
+    A request that races another writer (the pump, a fire recorded) reads again and decides
+    again: nothing happens before its first write, which is fenced on the record it read."""
     check_note(request_id, "requestId")
+    return decided_again(lambda: _run_now(action_id, deps, request_id))
+
+
+def _run_now(action_id: str, deps: Dependencies, request_id: str | None) -> ChangeAnswer:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)

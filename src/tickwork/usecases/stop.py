@@ -10,6 +10,7 @@ from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.usecases.answers import ChangeAnswer, Done
 from tickwork.usecases.launch import stop_own_execution
 from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.usecases.updates import decided_again
 
 __all__ = ["cancel_action"]
 
@@ -18,8 +19,14 @@ def cancel_action(action_id: str, deps: Dependencies) -> ChangeAnswer:
     """Idempotent: cancelling a finished (or already cancelled) action reports its status.
 
     Inside the lock the imminent fire is fixed: a one-off is refused (``ActionLocked``), a
-    recurrence is cancelled as soon as that fire is recorded (outcome ``deferred``).
+    recurrence is cancelled as soon as that fire is recorded (outcome ``deferred``). A cancel
+    that races another writer (the pump launching the fire, the reconciler parking it again)
+    reads the record again and decides again.
     """
+    return decided_again(lambda: _cancel(action_id, deps))
+
+
+def _cancel(action_id: str, deps: Dependencies) -> ChangeAnswer:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
