@@ -2,7 +2,8 @@
 real state machines) WHEN nine days pass, and holidays are added on the way THEN it fires on
 the calendar's allowed days only — a SHIFTed weekend occurrence at Monday's opening — each once,
 in order, never early; the holiday added after its fire was planned is skipped when it comes
-due with the calendar named; and the record keeps the new calendar under a seal that holds."""
+due with the calendar named; and the record keeps the new calendar under a seal that holds.
+Beside it, a flexible window on the same calendar spreads fires inside business hours only."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def test_a_daily_cron_fires_on_business_days_and_takes_a_changed_calendar(
     assert api.put("/calendars/business", business).status == 201
     body = {"id": "d", "cron": "0 10 * * *", "calendar": "business", "onExcluded": "SHIFT"}
     assert api.post("/actions", body).status == 201, body
+    # and one at 16:50 whose 30-minute window would carry most of its fires past closing time
+    late = {**body, "id": "w", "cron": "50 16 * * *", "flexibleWindow": "30m"}
+    assert api.post("/actions", late).status == 201, late
     first = stack.wait_record("d", lambda a: a.status is Status.PENDING).execution_time
     assert first is not None
     stack.local.time.advance_to((first + timedelta(days=3)).timestamp())
@@ -71,3 +75,12 @@ def test_a_daily_cron_fires_on_business_days_and_takes_a_changed_calendar(
     assert held is not None and held.calendar is not None and held.calendar.version == 2
     assert seal_holds(record, stack.deps)
     assert_never_early([t for t in stack.ticks_for("d")])
+    # the windowed one: spread inside business hours, never past closing, each occurrence once
+    spread = stack.record("w")
+    instants = [h.scheduled_time for h in spread.history if h.outcome is Outcome.FIRED]
+    assert len(instants) >= 5
+    assert all(t.weekday() < 5 and 9 <= t.hour < 17 for t in instants), instants
+    assert len({(t.minute, t.second) for t in instants}) > 1, "spread, not all at 16:50"
+    numbers = [h.occurrence for h in spread.history]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    assert_never_early([t for t in stack.ticks_for("w")])

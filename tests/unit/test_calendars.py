@@ -27,6 +27,7 @@ from tickwork.domain.fire import Outcome
 from tickwork.domain.preview import detail_fire_times
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, CalendarUse, Excluded
+from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.usecases.calendars import delete_calendar, put_calendar
 from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
@@ -124,11 +125,16 @@ def calendars(draw: st.DrawFn) -> Calendar:
         ["0 * * * *", "30 9 * * *", "0 9 * * MON-FRI", "*/20 8-18 * * *", "0 0 1 * *"]
     ),
     policy=st.sampled_from(list(Excluded)),
+    window=st.sampled_from([None, 1, 5 * 60, 50 * 60, 3 * 3600, 86400]),
+    seed=st.sampled_from(["seed", "b-1", "orders:42", "x" * 64]),
 )
 def test_no_fire_lands_on_an_excluded_moment_and_fires_keep_their_order(
-    calendar: Calendar, when: str, policy: Excluded
+    calendar: Calendar, when: str, policy: Excluded, window: int | None, seed: str
 ) -> None:
-    schedule = Schedule.of_cron(when, calendar=CalendarUse("c", policy, calendar))
+    use = CalendarUse("c", policy, calendar)
+    spread = None if window is None else FireWindow(timedelta(seconds=window))
+    schedule = Schedule.of_cron(when, calendar=use, window=spread)
+    unspread = Schedule.of_cron(when, calendar=use)  # where each fire's window opens
     plain = Schedule.of_cron(when)
     after = datetime(2027, 3, 1, tzinfo=UTC)
     scheduled: list[datetime] = []  # its occurrences over three weeks, at most 15
@@ -136,12 +142,19 @@ def test_no_fire_lands_on_an_excluded_moment_and_fires_keep_their_order(
     while moment is not None and moment < after + timedelta(days=21) and len(scheduled) < 15:
         scheduled.append(moment)
         moment = schedule.next_fire_time(moment, len(scheduled))
-    fires = [schedule.fire_time(s, "seed") for s in scheduled]
+    # a window spreads fires, but never decides which occurrences fire: its calendar does
+    assert scheduled == unspread.upcoming(after, len(scheduled))
+    fires = [schedule.fire_time(s, seed) for s in scheduled]
     for s, fire in zip(scheduled, fires, strict=True):
         assert not calendar.excludes(fire), "no fire on an excluded moment"
         assert fire >= s, "never before its occurrence"
-        assert schedule.origin(fire, "seed") == s, "each fire maps back to its occurrence"
-        if policy is Excluded.SKIP:
+        assert schedule.origin(fire, seed) == s, "each fire maps back to its occurrence"
+        assert schedule.fire_time(s, seed) == fire, "the same instant each time it is asked"
+        opening = unspread.fire_time(s, seed)
+        assert (
+            opening <= fire < opening + timedelta(seconds=window or 0) + timedelta(milliseconds=1)
+        ), "inside the window that opens at its (shifted) time"
+        if policy is Excluded.SKIP and window is None:
             assert fire == s
     assert fires == sorted(fires) and len(set(fires)) == len(fires), "in order, never meeting"
     # none lost: every occurrence the calendar allows is there
@@ -232,10 +245,6 @@ def test_a_start_naming_a_calendar_the_stack_lacks_is_refused_naming_the_field()
         ({"cron": "0 10 * * *", "calendar": "uk", "onExcluded": "LATER"}, "onExcluded"),
         ({"cron": "0 10 * * *", "calendar": "u k"}, "calendar"),
         ({"at": "2027-01-01T00:00:00Z", "calendar": "uk"}, "calendar"),
-        (
-            {"cron": "0 10 * * *", "calendar": "uk", "flexibleWindow": "5m"},
-            "calendar, flexibleWindow",
-        ),
     ],
 )
 def test_a_bad_calendar_use_is_refused_naming_the_field(detail: dict[str, Any], field: str) -> None:
@@ -424,3 +433,44 @@ def test_a_resume_keeps_a_moved_occurrence_whose_move_is_still_ahead() -> None:
     resume_action("e", None, deps)
     action = deps.records.get("e")
     assert action is not None and action.execution_time == moved_to
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    when=st.sampled_from(["0 * * * *", "55 16 * * *", "*/20 8-18 * * *", "0 9 * * MON-FRI"]),
+    window=st.sampled_from(["1s", "10m", "2h", "24h"]),
+    policy=st.sampled_from(["SKIP", "SHIFT"]),
+    seed=st.sampled_from(["b-1", "x-g1-o2", "tenant:42"]),
+)
+def test_a_calendar_and_a_window_together_fire_each_occurrence_once_inside_business_hours(
+    when: str, window: str, policy: str, seed: str
+) -> None:
+    # GIVEN a recurrence with business hours and holidays, and a flexible window that can
+    # carry a fire past 17:00 or into a holiday
+    deps = _deps()
+    detail = {
+        "id": seed,
+        "cron": when,
+        "calendar": "uk",
+        "onExcluded": policy,
+        "flexibleWindow": window,
+    }
+    start_action(StartCommand(detail), deps)
+    action = deps.records.get(seed)
+    assert action is not None
+    uk = Calendar.parse("uk", dict(UK), 1, NOW)
+    expected = [action.fire_time_of(s) for s in action.schedule.upcoming(NOW, 10)]
+
+    # WHEN its next ten fires happen, each when its execution's Wait ends
+    for _ in range(10):
+        _fire_next(deps, seed)
+
+    # THEN each occurrence fired once, in order, at its instant in its window, never before
+    # it, and none outside the calendar's hours or on its holidays
+    after = deps.records.get(seed)
+    assert after is not None
+    fired = [h for h in after.history if h.outcome is Outcome.FIRED]
+    assert [h.occurrence for h in fired] == list(range(1, 11)), "each occurrence once, in order"
+    assert [h.scheduled_time for h in fired] == expected, "each at its own instant"
+    assert all(h.actual_time >= h.scheduled_time for h in fired), "never early"
+    assert not [h.scheduled_time for h in fired if uk.excludes(h.scheduled_time)]

@@ -298,8 +298,8 @@ START_FIELDS: tuple[StartField, ...] = (
         "scheduled time, so many actions on one schedule do not all fire at once. The instant "
         "is fixed by the action's id and the occurrence's scheduled time: a replay or a retry "
         "of an occurrence fires at the same instant, `tickwork next --id` shows it. A window "
-        "never carries a fire past the next occurrence's scheduled time "
-        f"({_DURATION_FORMS}).",
+        "never carries a fire past the next occurrence's scheduled time, nor onto a moment "
+        f"its {{calendar}} excludes ({_DURATION_FORMS}).",
         "15m",
         default="none: each fire at its scheduled time",
         limits=f"1s to {_short(MAX_FIRE_WINDOW)}",

@@ -75,12 +75,6 @@ def check_shape(schedule: Schedule) -> None:
             "a one-off fires once, at its time: no calendar applies to it",
             "remove calendar, and give the time it should fire",
         )
-    if schedule.calendar is not None and schedule.window is not None:
-        raise ValidationFailed.of(
-            "calendar, flexibleWindow",
-            "a calendar and a flexible window do not combine yet",
-            "keep one of them",
-        )
     if schedule.start and schedule.end and schedule.end < schedule.start:
         raise ValidationFailed.of(
             "endTime",

@@ -177,21 +177,29 @@ class Schedule:
 
     # --- the flexible window ------------------------------------------------------------------
     def fire_time(self, scheduled: datetime, seed: str) -> datetime:
-        """When the occurrence scheduled at ``scheduled`` fires: in its window, at the instant
-        ``seed`` (the action's id) and its scheduled time fix; at ``scheduled`` without one."""
+        """When the occurrence scheduled at ``scheduled`` fires: at its time, or shifted past
+        its calendar's exclusions; then, with a window, at the instant ``seed`` (the action's
+        id) and its scheduled time fix in the window that opens there, on a moment its
+        calendar allows. Whether it fires at all is its calendar's word on its scheduled time
+        (``_occurring``), whatever the seed."""
+        opening = scheduled
+        excluded = None
         if self.calendar is not None:
-            return self._calendar_fire(scheduled) or scheduled
+            opening = self._calendar_fire(scheduled) or scheduled
+            excluded = self.calendar.calendar.excludes if self.calendar.calendar else None
         if self.window is None:
-            return scheduled
+            return opening
         alone = self.kind is ScheduleKind.ONCE
-        return self.window.fire_time(self._trigger, scheduled, seed, alone=alone)
+        return self.window.fire_time(
+            self._trigger, scheduled, seed, alone=alone, start=opening, excluded=excluded
+        )
 
     def origin(self, fire: datetime, seed: str) -> datetime:
         """The scheduled time of the occurrence that fires at ``fire`` (``fire`` itself when
-        no window moved it)."""
-        if self.calendar is not None:  # a shifted fire: the occurrence last before it
+        no window or calendar moved it, or no occurrence fires then: a manual fire)."""
+        if self.calendar is not None:  # a shifted or windowed fire: the occurrence last before
             latest = at_or_before(self._trigger, fire, _CALENDAR_REACH)
-            if latest is None or latest == fire or self._calendar_fire(latest) != fire:
+            if latest is None or latest == fire or self.fire_time(latest, seed) != fire:
                 return fire
             return latest
         if self.window is None or self.kind is ScheduleKind.ONCE:

@@ -16,6 +16,7 @@ occurrence at or before it), which is how the next occurrence is found after a f
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -69,15 +70,30 @@ class FireWindow:
         return cls(timedelta(milliseconds=int(size)))
 
     # --- one occurrence ---------------------------------------------------------------------
-    def fire_time(self, trigger: Trigger, scheduled: datetime, seed: str, alone: bool) -> datetime:
+    def fire_time(
+        self,
+        trigger: Trigger,
+        scheduled: datetime,
+        seed: str,
+        alone: bool,
+        start: datetime | None = None,
+        excluded: Callable[[datetime], bool] | None = None,
+    ) -> datetime:
         """When the occurrence scheduled at ``scheduled`` fires. ``alone``: it has no
-        neighbours (a one-off), so its window is not cut."""
-        at = to_epoch_ms(scheduled)
+        neighbours (a one-off), so its window is not cut. ``start``: where its window opens,
+        if not at ``scheduled`` (a time its calendar shifted it to). ``excluded``: moments its
+        calendar excludes — an instant on one is drawn again, nearer the window's opening,
+        until it is allowed (the opening itself always is)."""
+        key = to_epoch_ms(scheduled)
+        at = key if start is None else to_epoch_ms(start)
         span = self.size // _MS
-        following = None if alone else trigger.at_or_after(from_epoch_ms(at) + _MICROSECOND)
+        following = None if alone else trigger.at_or_after(from_epoch_ms(key) + _MICROSECOND)
         if following is not None:
             span = min(span, to_epoch_ms(following) - at)
-        return from_epoch_ms(at + _offset(seed, at, max(span, 1)))
+        offset = _offset(seed, key, max(span, 1))
+        while offset and excluded is not None and excluded(from_epoch_ms(at + offset)):
+            offset = _offset(seed, key, offset)  # strictly nearer the opening
+        return from_epoch_ms(at + offset)
 
     def origin(self, trigger: Trigger, fire: datetime, seed: str) -> datetime | None:
         """The scheduled time of the occurrence that fires at ``fire`` (to the millisecond),
