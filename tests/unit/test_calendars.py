@@ -474,3 +474,29 @@ def test_a_calendar_and_a_window_together_fire_each_occurrence_once_inside_busin
     assert [h.scheduled_time for h in fired] == expected, "each at its own instant"
     assert all(h.actual_time >= h.scheduled_time for h in fired), "never early"
     assert not [h.scheduled_time for h in fired if uk.excludes(h.scheduled_time)]
+
+
+def test_a_fire_reads_its_calendar_once_to_check_it_and_plan_the_next() -> None:
+    # GIVEN an action on a calendar, and the stack's calendars counted as they are read
+    deps = _deps()
+    start_action(StartCommand({"id": "r", "cron": "0 10 * * *", "calendar": "uk"}), deps)
+    store, reads = deps.calendars, []
+
+    def counted(name: str):  # type: ignore[no-untyped-def]
+        reads.append(name)
+        return store.get(name)
+
+    class Counted:
+        get = staticmethod(counted)
+        put, delete, all = store.put, store.delete, store.all
+
+    deps = replace(deps, calendars=Counted())  # type: ignore[arg-type]
+
+    # WHEN its next fire runs (the check that the calendar still allows it, then the next
+    # fire planned on the calendar as it is)
+    _fire_next(deps, "r")
+
+    # THEN the calendar was read once, and the next fire was planned
+    assert reads == ["uk"]
+    after = deps.records.get("r")
+    assert after is not None and after.occurrence == 2

@@ -23,6 +23,7 @@ __all__ = [
     "PREFIX_PATTERN",
     "check_action_id",
     "check_group",
+    "check_name",
     "check_prefix",
 ]
 
@@ -42,6 +43,14 @@ GROUP_RULE = "1-64 of letters, digits and - _ . (as EventBridge Scheduler's sche
 _ID_FIX = f"use {ID_RULE}"
 
 
+def check_name(value: Any, pattern: re.Pattern[str], field: str, what: str, fix: str) -> str:
+    """``value`` if it is a string ``pattern`` matches whole; else refused naming ``field``:
+    "'<value>' is not <what>", and ``fix``."""
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise ValidationFailed.of(field, f"{str(value)[:80]!r} is not {what}", fix)
+    return value
+
+
 def check_action_id(action_id: Any, field: str = "id") -> str:
     if not isinstance(action_id, str) or not ID_PATTERN.fullmatch(action_id):
         raise ValidationFailed.of(field, f"{str(action_id)[:40]!r} is not a valid id", _ID_FIX)
@@ -49,20 +58,20 @@ def check_action_id(action_id: Any, field: str = "id") -> str:
 
 
 def check_group(group: Any, field: str = "group") -> str:
-    if not isinstance(group, str) or not GROUP_PATTERN.fullmatch(group):
-        raise ValidationFailed.of(
-            field,
-            f"{str(group)[:80]!r} is not a group name",
-            f'use {GROUP_RULE}, e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
-        )
-    return group
+    return check_name(
+        group,
+        GROUP_PATTERN,
+        field,
+        "a group name",
+        f'use {GROUP_RULE}, e.g. "subscription-42"; leave it out for "{DEFAULT_GROUP}"',
+    )
 
 
 def check_prefix(prefix: Any, field: str = "prefix") -> str:
-    if not isinstance(prefix, str) or not PREFIX_PATTERN.fullmatch(prefix):
-        raise ValidationFailed.of(
-            field,
-            f"{str(prefix)[:80]!r} is not the start of an id",
-            f"give 1-{MAX_ID_LENGTH} of the characters ids use: letters, digits and : _ - . @ + =",
-        )
-    return prefix
+    return check_name(
+        prefix,
+        PREFIX_PATTERN,
+        field,
+        "the start of an id",
+        f"give 1-{MAX_ID_LENGTH} of the characters ids use: letters, digits and : _ - . @ + =",
+    )

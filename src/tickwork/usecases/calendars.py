@@ -9,6 +9,7 @@ excludes is skipped when it comes due (``excluded_now``).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +18,7 @@ from tickwork.domain.action import Action
 from tickwork.domain.errors import CalendarNotFound, ValidationFailed
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, check_calendar_name
+from tickwork.ports.stores import CalendarStore
 from tickwork.usecases.sealing import seal_holds, seal_of
 
 __all__ = [
@@ -81,6 +83,40 @@ def named_calendar(name: str, deps: Dependencies) -> Calendar:
             " or give the name of one that is",
         )
     return calendar
+
+
+class _ReadOnce:
+    """The stack's calendars, each read at most once (a fire's task checks its calendar before
+    it runs and plans the next fire on it after: one read serves both)."""
+
+    def __init__(self, store: CalendarStore) -> None:
+        self._store = store
+        self._read: dict[str, Calendar | None] = {}
+        self._lock = threading.Lock()  # a batch's members run in threads
+
+    def get(self, name: str) -> Calendar | None:
+        with self._lock:
+            if name not in self._read:
+                self._read[name] = self._store.get(name)
+            return self._read[name]
+
+    def put(self, calendar: Calendar) -> None:
+        self._store.put(calendar)
+        with self._lock:
+            self._read.pop(calendar.name, None)
+
+    def delete(self, name: str) -> bool:
+        with self._lock:
+            self._read.pop(name, None)
+        return self._store.delete(name)
+
+    def all(self) -> list[Calendar]:
+        return self._store.all()
+
+
+def calendars_read_once(deps: Dependencies) -> Dependencies:
+    """``deps`` whose calendars are each read at most once: for one task's fires."""
+    return replace(deps, calendars=_ReadOnce(deps.calendars))
 
 
 def with_fresh_calendar(action: Action, deps: Dependencies) -> Action:

@@ -32,7 +32,6 @@ with its outcome.
 from __future__ import annotations
 
 import contextvars
-import hashlib
 import json
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -56,10 +55,12 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.execution import name_of, same_execution
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
+from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms
 from tickwork.ports import OutboundEvent, TabbedRecords
 from tickwork.usecases.answers import Done
 from tickwork.usecases.bus_sender import BusSender
+from tickwork.usecases.calendars import calendars_read_once
 from tickwork.usecases.fire_proofs import caught_failure, with_proof
 from tickwork.usecases.follow_on import FollowOns
 from tickwork.usecases.fulfill import fulfill_claimed
@@ -72,6 +73,7 @@ from tickwork.usecases.updates import Rule, update
 __all__ = ["fire_batch"]
 
 _MOST_THREADS = 100  # members run at once in one task; a batch holds at most BatchMaxFires
+_MS = timedelta(milliseconds=1)
 _PAST_THE_WINDOW = timedelta(seconds=1)  # a member may be due this far past its window
 
 
@@ -90,7 +92,7 @@ def fire_batch(
     # The members' counter changes are carried on this attempt's tab, added once at the end.
     ids = [m.action_id for m in members]
     tab = deps.records.on_tab(name, retry_count, ids, deps.clock.now())
-    deps = replace(deps, records=tab)
+    deps = calendars_read_once(replace(deps, records=tab))
     follow_ons = FollowOns(name, deps)
     with ThreadPoolExecutor(max_workers=threads) as pool, BusSender(deps.publisher) as sender:
         # Each call runs in a copy of the caller's context (logging keys, tracing).
@@ -223,8 +225,7 @@ class _Batch:
         deps = self.deps
         now = deps.clock.now()
         # spread over the retry interval by the execution's name: the same on every replay
-        share = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest()) / 2**64
-        wait = timedelta(seconds=share * deps.settings.retry_interval.total_seconds())
+        wait = timedelta(milliseconds=hashed_share(name, deps.settings.retry_interval // _MS))
         order = replace(
             fire_order(action, now, deps), wait_until=ceil_ms(now + wait), attempts_before=made
         )

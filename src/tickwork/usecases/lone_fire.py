@@ -32,6 +32,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivered
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Tick
 from tickwork.usecases.answers import Done
+from tickwork.usecases.calendars import calendars_read_once
 from tickwork.usecases.fire_proofs import prove_failure, with_proof
 from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork.usecases.orders import check_lone
@@ -54,6 +55,7 @@ class LoneFire:
 def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
     """Run the fire, record it, then put its proved tick on the bus."""
     check_lone(fire.order, fire.execution_arn, deps)
+    deps = calendars_read_once(deps)
     try:
         tick, claimed = fulfill_claimed(fire, deps)
     except ActionSuperseded:

@@ -28,6 +28,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tickwork.domain.errors import FieldProblem, ValidationFailed
+from tickwork.domain.identifiers import check_name
 from tickwork.domain.schedule.wallclock import load_zone, local_to_utc, next_transition
 
 __all__ = [
@@ -59,13 +60,13 @@ class Excluded(StrEnum):
 
 
 def check_calendar_name(name: Any, field: str = "name") -> str:
-    if not isinstance(name, str) or not CALENDAR_NAME_PATTERN.fullmatch(name):
-        raise ValidationFailed.of(
-            field,
-            f"{str(name)[:80]!r} is not a calendar name",
-            f'use {CALENDAR_NAME_RULE}, e.g. "uk-bank-holidays"',
-        )
-    return name
+    return check_name(
+        name,
+        CALENDAR_NAME_PATTERN,
+        field,
+        "a calendar name",
+        f'use {CALENDAR_NAME_RULE}, e.g. "uk-bank-holidays"',
+    )
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,13 @@ occurrence at or before it), which is how the next occurrence is found after a f
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms, from_epoch_ms, to_epoch_ms
 
 if TYPE_CHECKING:
@@ -39,8 +39,7 @@ _WALK = 4  # occurrences walked forward before searching back from the moment
 def _offset(seed: str, scheduled_ms: int, span: int) -> int:
     """Where in a window of ``span`` milliseconds the occurrence fires: fixed by the action and
     the occurrence, from 0 to ``span - 1``."""
-    digest = hashlib.blake2b(f"{seed}\n{scheduled_ms}".encode(), digest_size=8).digest()
-    return (int.from_bytes(digest, "big") * span) >> 64
+    return hashed_share(f"{seed}\n{scheduled_ms}", span)
 
 
 @dataclass(frozen=True)
