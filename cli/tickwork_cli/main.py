@@ -424,6 +424,7 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
 @field_option("dstRepeated")
 @field_option("dstMissing")
 @field_option("flexibleWindow")
+@field_option("windowMode")
 @field_option("calendar")
 @field_option("onExcluded")
 @click.option(
@@ -450,6 +451,7 @@ def next_(
     dst_repeated: str | None,
     dst_missing: str | None,
     flexible_window: str | None,
+    window_mode: str | None,
     calendar: str | None,
     on_excluded: str | None,
     as_id: str | None,
@@ -470,6 +472,7 @@ def next_(
     tickwork next DAILY --first 2026-03-07T02:30:00 --timezone America/New_York
     tickwork next "30 1 * * *" --timezone America/New_York --dst-repeated BOTH --around-dst
     tickwork next "0 * * * *" --flexible-window 15m --as-id report:7
+    tickwork next "0 * * * *" --flexible-window 10m --window-mode AROUND --as-id report:7
     tickwork next "0 10 * * *" --calendar uk-bank-holidays --on-excluded SHIFT
     tickwork next --id invoice:42:reminder --count 10
     """
@@ -488,6 +491,7 @@ def next_(
             ("dstRepeated", dst_repeated),
             ("dstMissing", dst_missing),
             ("onExcluded", on_excluded),
+            ("windowMode", window_mode),
         )
         if value is not None
     }

@@ -66,11 +66,11 @@ SIZES = st.one_of(
 )
 
 
-def _schedule(when: dict[str, Any], size: timedelta) -> Schedule:
+def _schedule(when: dict[str, Any], size: timedelta, around: bool = False) -> Schedule:
     """The schedule of ``when`` with a window to the millisecond (a Start's is in whole
-    units), as a record stores it."""
+    units), as a record stores it; ``around``: centred on the scheduled time."""
     plain = parse_start_detail({"id": "w", **when}, now=NOW).schedule
-    window = {"sizeMs": size // MS}
+    window = {"sizeMs": size // MS, **({"around": True} if around else {})}
     return Schedule.from_dict({**plain.to_dict(), "window": window})
 
 
@@ -79,20 +79,26 @@ def _schedule(when: dict[str, Any], size: timedelta) -> Schedule:
     when=st.sampled_from(WHENS),
     size=SIZES,
     seed=SEEDS,
+    around=st.booleans(),
 )
 def test_each_fire_lies_in_its_window_in_order_and_maps_back_to_its_occurrence(
-    when: dict[str, Any], size: timedelta, seed: str
+    when: dict[str, Any], size: timedelta, seed: str, around: bool
 ) -> None:
-    schedule = _schedule(when, size)
+    schedule = _schedule(when, size, around)
     scheduled = schedule.upcoming(NOW, 14)
     fires = [schedule.fire_time(s, seed) for s in scheduled]
     again = Schedule.from_dict(schedule.to_dict())  # a replay reads the stored schedule
+    lead = (size // MS // 2) * MS if around else timedelta(0)
     for index, (s, fire) in enumerate(zip(scheduled, fires, strict=True)):
         following = scheduled[index + 1] if index + 1 < len(scheduled) else None
-        assert s <= fire < s + size, "a window never fires early"
+        assert s - lead <= fire < s - lead + size, "in its window: never early unless around"
         if following is not None:
-            assert fire < following
-            assert fire < fires[index + 1], "fires keep the schedule's order"
+            assert fire < following or around
+            assert fire < fires[index + 1], "fires keep the schedule's order, never meeting"
+        if index and around:  # half the gap each side: never past the midpoint
+            assert fire > s - (s - scheduled[index - 1]) / 2
+        if following is not None and around:
+            assert fire < s + (following - s) / 2 + MS
         assert schedule.origin(fire, seed) == s, "each fire maps back to its own occurrence"
         assert again.fire_time(s, seed) == fire, "a replay fires at the same instant"
         assert fire.microsecond % 1000 == 0
@@ -120,7 +126,13 @@ def test_a_window_wider_than_the_gap_is_cut_to_it() -> None:
         ({"flexibleWindow": "25h"}, "flexibleWindow", "longer than"),
         ({"flexibleWindow": "0s"}, "flexibleWindow", ""),
         ({"flexibleWindow": "soon"}, "flexibleWindow", "not a duration"),
-        ({"flexibleWindow": "15m", "windowMode": "AROUND"}, "windowMode", "not"),
+        ({"flexibleWindow": "15m", "windowMode": "BEFORE"}, "windowMode", "not a window mode"),
+        ({"windowMode": "AROUND"}, "windowMode", "no flexibleWindow"),
+        (
+            {"flexibleWindow": "15m", "windowMode": "AROUND", "calendar": "uk"},
+            "windowMode",
+            "calendar",
+        ),
         ({"flexibleWindow": 900}, "flexibleWindow", ""),
     ],
 )
@@ -171,12 +183,13 @@ def _fire_all(deps: Any, action_id: str, count: int) -> list[tuple[int, datetime
     when=st.sampled_from([w for w in WHENS if "frequency" not in w]),
     window=st.sampled_from(["1s", "59s", "1m", "15m", "1h", "24h"]),
     seed=st.sampled_from(["b-1", "x-g1-o2", "evt-7", "tenant:42"]),
+    mode=st.sampled_from(["AFTER", "AROUND"]),
 )
 def test_every_occurrence_fires_once_in_order_at_its_instant_never_before_it(
-    when: dict[str, Any], window: str, seed: str
+    when: dict[str, Any], window: str, seed: str, mode: str
 ) -> None:
     deps = fake_dependencies(NOW)
-    detail = {"id": seed, **when, "flexibleWindow": window}
+    detail = {"id": seed, **when, "flexibleWindow": window, "windowMode": mode}
     start_action(StartCommand(detail), deps)
     action = deps.records.get(seed)
     assert action is not None

@@ -51,11 +51,14 @@ def _a_start_with(spec: StartField) -> dict[str, Any]:
         detail["cron"] = "30 1 * * *"
     elif spec.name not in WHEN_FIELDS:
         detail["rate"] = "rate(1 hour)"
+    detail.update({name: field_named(name).example for name in _NEEDS.get(spec.name, ())})
     if spec.name == "catchUpWindow":
         detail["catchUp"] = "ALL"
-    if spec.name == "onExcluded":
-        detail["calendar"] = field_named("calendar").example
     return detail
+
+
+# A field that says something of another one is taken only beside it.
+_NEEDS = {"onExcluded": ("calendar",), "windowMode": ("flexibleWindow",)}
 
 
 def test_the_start_model_holds_exactly_the_defined_fields_in_their_order() -> None:
@@ -229,8 +232,9 @@ def test_each_client_argument_lands_in_the_start_as_the_field(
     arguments[str(spec.argument)] = spec.example
     if spec.name == "catchUpWindow":
         arguments["catch_up"] = "ALL"
-    if spec.name == "onExcluded":
-        arguments["calendar"] = field_named("calendar").example
+    for name in _NEEDS.get(spec.name, ()):
+        needed = field_named(name)
+        arguments[str(needed.argument)] = needed.example
     if spec.name == "action":  # an HTTP_REQUEST needs its data
         arguments["data"] = field_named("data").example
     published = client.schedule(**arguments)

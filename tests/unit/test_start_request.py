@@ -380,7 +380,7 @@ def test_allowed_fields_are_the_event_names() -> None:
     assert set(names) == {
         "id", "action", "data", "metadata", "at", "executionTime", "duration", "delay",
         "cron", "rate", "frequency", "timezone", "dstRepeated", "dstMissing",
-        "flexibleWindow", "calendar", "onExcluded", "repeat",
+        "flexibleWindow", "windowMode", "calendar", "onExcluded", "repeat",
         "executionRemainder",
         "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
         "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "roleArn",

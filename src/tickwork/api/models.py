@@ -107,6 +107,7 @@ class PreviewRequest(BaseModel):
     dst_repeated: str | None = described("dstRepeated")
     dst_missing: str | None = described("dstMissing")
     flexible_window: str | None = described("flexibleWindow")
+    window_mode: str | None = described("windowMode")
     calendar: str | None = described("calendar")
     on_excluded: str | None = described("onExcluded")
     id: str | None = Field(

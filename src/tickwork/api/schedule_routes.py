@@ -29,6 +29,7 @@ _EXTRA_FIELDS = (
     "dstRepeated",
     "dstMissing",
     "flexibleWindow",
+    "windowMode",
     "calendar",
     "onExcluded",
     "id",

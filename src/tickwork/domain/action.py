@@ -47,6 +47,8 @@ __all__ = [
     "Transition",
 ]
 
+_MICROSECOND = timedelta(microseconds=1)
+
 
 class Status(StrEnum):
     PENDING = "PENDING"
@@ -458,10 +460,15 @@ class Action:
     def earliest_firing(self, moment: datetime) -> datetime:
         """The earliest scheduled time of an occurrence that fires at or after ``moment``:
         ``moment``, or the occurrence before it whose flexible window or calendar shift carries
-        its fire to ``moment`` or later."""
+        its fire to ``moment`` or later; past the occurrence after it whose window around it
+        carries its fire before ``moment``."""
         last = self.schedule.last_before(moment)
         if last is not None and self.fire_time_of(ceil_ms(last)) >= moment:
             return last
+        if self.schedule.fire_lead:  # a window around: the next occurrence may fire before it
+            first = self.schedule.first_fire_time(moment)
+            if first is not None and self.fire_time_of(ceil_ms(first)) < moment:
+                return first + _MICROSECOND
         return moment
 
     def is_skipped(self, fire_time: datetime) -> bool:

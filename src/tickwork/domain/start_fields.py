@@ -32,6 +32,7 @@ from tickwork.domain.schedule.calendar import CALENDAR_NAME_RULE, Excluded
 from tickwork.domain.schedule.frequency import Frequency
 from tickwork.domain.schedule.wallclock import MissingTime, RepeatedTime
 from tickwork.domain.schedule.window import MAX_WINDOW as MAX_FIRE_WINDOW
+from tickwork.domain.schedule.window import WindowMode
 from tickwork.domain.steering import FailurePolicy
 
 __all__ = [
@@ -307,6 +308,20 @@ START_FIELDS: tuple[StartField, ...] = (
         flag="--flexible-window",
         metavar="DURATION",
         argument="flexible_window",
+    ),
+    StartField(
+        "windowMode",
+        "string",
+        "Where {flexibleWindow} lies: AFTER the scheduled time (EventBridge Scheduler's, never "
+        "a fire before it), or AROUND it — centred, so an occurrence may fire up to half the "
+        "window BEFORE its scheduled time, which is asked for by name only. Around, a window "
+        "is cut at half the gap to each neighbouring occurrence: fires keep their order. Not "
+        "with a calendar.",
+        "AROUND",
+        default=str(WindowMode.AFTER),
+        choices=_choices(WindowMode),
+        flag="--window-mode",
+        argument="window_mode",
     ),
     StartField(
         "calendar",

@@ -45,7 +45,7 @@ from tickwork.domain.schedule.wallclock import (
     parse_local,
 )
 from tickwork.domain.schedule.window import MAX_WINDOW as MAX_FIRE_WINDOW
-from tickwork.domain.schedule.window import FireWindow
+from tickwork.domain.schedule.window import FireWindow, WindowMode
 from tickwork.domain.start_fields import (
     DEFAULT_ACTION,
     DEFAULT_TIMEZONE,
@@ -115,6 +115,7 @@ class StartDetail(BaseModel):
     dst_repeated: str | None = described("dstRepeated")
     dst_missing: str | None = described("dstMissing")
     flexible_window: str | None = described("flexibleWindow")
+    window_mode: str | None = described("windowMode")
     calendar: str | None = described("calendar")
     on_excluded: str | None = described("onExcluded")
     repeat: StrictBool = described("repeat", False)
@@ -337,6 +338,12 @@ def _calendar(model: StartDetail) -> CalendarUse | None:
 def _window(model: StartDetail) -> FireWindow | None:
     """The flexible window asked for, if any."""
     if model.flexible_window is None:
+        if model.window_mode is not None:
+            raise ValidationFailed.of(
+                "windowMode",
+                "says where a flexible window lies, and no flexibleWindow is given",
+                "give flexibleWindow too, or remove windowMode",
+            )
         return None
     size = parse_duration(model.flexible_window, "flexibleWindow")
     if size > MAX_FIRE_WINDOW:
@@ -345,7 +352,23 @@ def _window(model: StartDetail) -> FireWindow | None:
             f"{model.flexible_window!r} is longer than 24h",
             field_named("flexibleWindow").fix_for(),
         )
-    return FireWindow(size)
+    mode = WindowMode.AFTER
+    if model.window_mode is not None:
+        try:
+            mode = WindowMode(model.window_mode.strip().upper())
+        except ValueError:
+            raise ValidationFailed.of(
+                "windowMode",
+                f"{model.window_mode!r} is not a window mode",
+                field_named("windowMode").fix_for(),
+            ) from None
+    if mode is WindowMode.AROUND and model.calendar is not None:
+        raise ValidationFailed.of(
+            "windowMode",
+            "a window around the scheduled time does not combine with a calendar",
+            "use windowMode AFTER (the default) with a calendar, or remove calendar",
+        )
+    return FireWindow(size, around=mode is WindowMode.AROUND)
 
 
 def _failure_policy(text: str | None) -> FailurePolicy | None:

@@ -213,7 +213,15 @@ class Schedule:
         if self.calendar is not None and self.calendar.policy is Excluded.SHIFT:
             return _CALENDAR_REACH
         if self.window is not None and self.kind is not ScheduleKind.ONCE:
-            return self.window.size
+            return self.window.reach
+        return timedelta(0)
+
+    @property
+    def fire_lead(self) -> timedelta:
+        """How far before its scheduled time an occurrence may fire: half a window around it
+        (windowMode AROUND); nothing otherwise."""
+        if self.window is not None and self.kind is not ScheduleKind.ONCE:
+            return self.window.lead
         return timedelta(0)
 
     def last_before(self, moment: datetime) -> datetime | None:
@@ -234,7 +242,12 @@ class Schedule:
         scheduled = self.first_fire_time(now)
         if scheduled is None:
             return None
-        return scheduled, max(self.fire_time(scheduled, seed), now)
+        fire = self.fire_time(scheduled, seed)
+        if fire < now and self.fire_lead:  # a window around it opened, and its instant passed
+            later = self.next_fire_time(scheduled, 0)
+            if later is not None:
+                return later, max(self.fire_time(later, seed), now)
+        return scheduled, max(fire, now)
 
     def _bounded(self, fire: datetime | None) -> datetime | None:
         if fire is None or (self.end is not None and fire > self.end):

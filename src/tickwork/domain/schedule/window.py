@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.errors import ValidationFailed
@@ -27,13 +28,18 @@ from tickwork.domain.times import ceil_ms, from_epoch_ms, to_epoch_ms
 if TYPE_CHECKING:
     from tickwork.domain.schedule.kinds import Trigger
 
-__all__ = ["MAX_WINDOW", "FireWindow", "at_or_before"]
+__all__ = ["MAX_WINDOW", "FireWindow", "WindowMode", "at_or_before"]
 
 MAX_WINDOW = timedelta(hours=24)  # EventBridge Scheduler's limit: 1,440 minutes
 _MS = timedelta(milliseconds=1)
 _SECOND = timedelta(seconds=1)
 _MICROSECOND = timedelta(microseconds=1)
 _WALK = 4  # occurrences walked forward before searching back from the moment
+
+
+class WindowMode(StrEnum):
+    AFTER = "AFTER"  # the window opens at the scheduled time: never a fire before it
+    AROUND = "AROUND"  # centred on it: a fire up to half the window before it, by request
 
 
 def _offset(seed: str, scheduled_ms: int, span: int) -> int:
@@ -44,7 +50,12 @@ def _offset(seed: str, scheduled_ms: int, span: int) -> int:
 
 @dataclass(frozen=True)
 class FireWindow:
+    """``size`` after the scheduled time; ``around``: centred on it instead, so an occurrence
+    fires up to half the window before its scheduled time (asked for by name: windowMode
+    AROUND). Either way cut so that no two occurrences' windows meet."""
+
     size: timedelta
+    around: bool = False
 
     def __post_init__(self) -> None:
         if not _MS <= self.size <= MAX_WINDOW:
@@ -55,7 +66,7 @@ class FireWindow:
             )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sizeMs": self.size // _MS}
+        return {"sizeMs": self.size // _MS, **({"around": True} if self.around else {})}
 
     @classmethod
     def from_dict(cls, stored: dict[str, Any] | None) -> FireWindow | None:
@@ -66,7 +77,26 @@ class FireWindow:
             raise ValidationFailed.of(
                 "window.sizeMs", f"{size!r} is not a whole number of ms", "store Schedule.to_dict()"
             )
-        return cls(timedelta(milliseconds=int(size)))
+        around = stored.get("around", False)
+        if not isinstance(around, bool):
+            raise ValidationFailed.of(
+                "window.around", f"{around!r} is not true or false", "store Schedule.to_dict()"
+            )
+        return cls(timedelta(milliseconds=int(size)), around)
+
+    @property
+    def lead(self) -> timedelta:
+        """How far before its scheduled time an occurrence may fire (nothing but ``around``)."""
+        return timedelta(milliseconds=self._before_ms)
+
+    @property
+    def reach(self) -> timedelta:
+        """How far after its scheduled time an occurrence may fire."""
+        return self.size - self.lead
+
+    @property
+    def _before_ms(self) -> int:
+        return (self.size // _MS) // 2 if self.around else 0
 
     # --- one occurrence ---------------------------------------------------------------------
     def fire_time(
@@ -82,26 +112,45 @@ class FireWindow:
         neighbours (a one-off), so its window is not cut. ``start``: where its window opens,
         if not at ``scheduled`` (a time its calendar shifted it to). ``excluded``: moments its
         calendar excludes — an instant on one is drawn again, nearer the window's opening,
-        until it is allowed (the opening itself always is)."""
+        until it is allowed (the opening itself always is).
+
+        A window after the scheduled time is cut at the next occurrence; one around it at half
+        the gap to each neighbour, so the instants of two occurrences never meet or cross."""
         key = to_epoch_ms(scheduled)
         at = key if start is None else to_epoch_ms(start)
-        span = self.size // _MS
-        following = None if alone else trigger.at_or_after(from_epoch_ms(key) + _MICROSECOND)
-        if following is not None:
-            span = min(span, to_epoch_ms(following) - at)
-        offset = _offset(seed, key, max(span, 1))
+        before = self._before_ms
+        after = self.size // _MS - before
+        if not alone:
+            following = trigger.at_or_after(from_epoch_ms(key) + _MICROSECOND)
+            if following is not None:
+                gap = to_epoch_ms(following) - (key if self.around else at)
+                after = min(after, gap // 2 if self.around else gap)
+            if before:
+                previous = at_or_before(
+                    trigger, from_epoch_ms(key) - _MICROSECOND, 2 * self.lead + _MS
+                )
+                if previous is not None:
+                    before = min(before, (key - to_epoch_ms(previous) - 1) // 2)
+        offset = _offset(seed, key, max(before + after, 1)) - before
         while offset and excluded is not None and excluded(from_epoch_ms(at + offset)):
-            offset = _offset(seed, key, offset)  # strictly nearer the opening
+            nearer = _offset(seed, key, abs(offset))  # strictly nearer the opening
+            offset = nearer if offset > 0 else -nearer
         return from_epoch_ms(at + offset)
 
     def origin(self, trigger: Trigger, fire: datetime, seed: str) -> datetime | None:
         """The scheduled time of the occurrence that fires at ``fire`` (to the millisecond),
-        or None when no occurrence of the trigger fires then (a manual fire, a moved one)."""
-        latest = at_or_before(trigger, fire, self.size)
-        if latest is None:
-            return None
-        scheduled = ceil_ms(latest)
-        return scheduled if self.fire_time(trigger, scheduled, seed, alone=False) == fire else None
+        or None when no occurrence of the trigger fires then (a manual fire, a moved one): the
+        last occurrence at or before it, or — a window around — the first after it."""
+        candidates = [at_or_before(trigger, fire, self.reach)]
+        if self.around:
+            candidates.append(trigger.at_or_after(fire + _MICROSECOND))
+        for candidate in candidates:
+            if candidate is None:
+                continue
+            scheduled = ceil_ms(candidate)
+            if self.fire_time(trigger, scheduled, seed, alone=False) == fire:
+                return scheduled
+        return None
 
 
 def at_or_before(trigger: Trigger, moment: datetime, reach: timedelta) -> datetime | None:
