@@ -500,3 +500,88 @@ def test_a_fire_reads_its_calendar_once_to_check_it_and_plan_the_next() -> None:
     assert reads == ["uk"]
     after = deps.records.get("r")
     assert after is not None and after.occurrence == 2
+
+
+def _fire_late(deps: Dependencies, action_id: str, at: datetime) -> None:
+    """The record's next fire runs at ``at`` (after an outage), however late that is."""
+    action = deps.records.get(action_id)
+    assert action is not None and action.execution_time is not None
+    deps.clock.current = max(deps.clock.current, at)  # type: ignore[attr-defined]
+    machine.run(deps, machine.current(deps, action_id))
+
+
+@pytest.mark.parametrize("policy", ["SKIP", "SHIFT"])
+def test_a_missed_fire_never_catches_up_on_a_moment_its_calendar_excludes(policy: str) -> None:
+    # GIVEN a daily 16:00 on business hours (Mon-Fri 09:00-17:00, London), catch-up ONCE
+    deps = _deps()
+    detail = {"id": "r", "cron": "0 16 * * *", "timezone": "Europe/London",
+              "calendar": "uk", "onExcluded": policy, "catchUp": "ONCE"}  # fmt: skip
+    start_action(StartCommand(detail), deps)
+    while (
+        (a := deps.records.get("r")) is not None
+        and a.execution_time is not None
+        and (
+            a.execution_time.hour != 16  # (Sunday's, shifted to Monday's opening)
+        )
+    ):
+        _fire_next(deps, "r")
+    action = deps.records.get("r")
+    assert action is not None and action.execution_time is not None
+    monday_four = action.execution_time  # Monday 21 December, 16:00
+    assert monday_four == datetime(2026, 12, 21, 16, 0, tzinfo=UTC)
+    before = len(action.history)
+    uk = Calendar.parse("uk", dict(UK), 1, NOW)
+
+    # WHEN an outage holds Monday's fire until 20:00, after closing
+    _fire_late(deps, "r", monday_four + timedelta(hours=4))
+
+    # THEN it does not run at 20:00: SKIP skips it; SHIFT moves it to Tuesday's opening,
+    # where it fires once, before Tuesday's own 16:00
+    after = deps.records.get("r")
+    assert after is not None
+    number = action.occurrence
+    if policy == "SKIP":
+        assert [(h.occurrence, h.outcome) for h in after.history[before:]] == [
+            (number, Outcome.SKIPPED)
+        ]
+        (skipped,) = deps.publisher.of_type(DetailType.SKIPPED)  # type: ignore[attr-defined]
+        assert "calendar uk excludes" in skipped["reason"]
+        assert after.execution_time == monday_four + timedelta(days=1)
+        return
+    tuesday_nine = datetime(2026, 12, 22, 9, 0, tzinfo=UTC)
+    assert len(after.history) == before and after.occurrence == number
+    assert after.execution_time == tuesday_nine, "moved to the calendar's next allowed moment"
+    _fire_next(deps, "r")
+    _fire_next(deps, "r")
+    done = deps.records.get("r")
+    assert done is not None
+    assert [(h.occurrence, h.scheduled_time, h.outcome) for h in done.history[before:]] == [
+        (number, tuesday_nine, Outcome.FIRED),
+        (number + 1, monday_four + timedelta(days=1), Outcome.FIRED),
+    ]
+    assert not [h for h in done.history if uk.excludes(h.actual_time)], "none when excluded"
+
+
+def test_a_missed_shifted_fire_that_the_next_occurrence_passes_is_skipped() -> None:
+    # GIVEN an hourly on business hours, SHIFT: the 16:00 runs late at 17:30
+    deps = _deps()
+    detail = {"id": "h", "cron": "0 * * * *", "timezone": "Europe/London",
+              "calendar": "uk", "onExcluded": "SHIFT", "catchUp": "ONCE"}  # fmt: skip
+    start_action(StartCommand(detail), deps)
+    while (
+        (a := deps.records.get("h")) is not None
+        and a.execution_time is not None
+        and (a.execution_time.hour != 16)
+    ):
+        _fire_next(deps, "h")
+    a = deps.records.get("h")
+    assert a is not None and a.execution_time is not None
+    four = a.execution_time
+    _fire_late(deps, "h", four + timedelta(minutes=90))
+
+    # THEN it is skipped: the next occurrence fires at the opening that it would move to
+    after = deps.records.get("h")
+    assert after is not None and after.history[-1].outcome is Outcome.SKIPPED
+    skipped = deps.publisher.of_type(DetailType.SKIPPED)  # type: ignore[attr-defined]
+    assert "stands for it" in skipped[-1]["reason"]
+    assert after.execution_time == datetime(2026, 12, 22, 9, 0, tzinfo=UTC)

@@ -10,14 +10,17 @@ excludes is skipped when it comes due (``excluded_now``).
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import CalendarNotFound, ValidationFailed
+from tickwork.domain.occurrence_changes import MAX_CHANGES
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.schedule.calendar import Calendar, check_calendar_name
+from tickwork.domain.schedule.calendar import Calendar, Excluded, check_calendar_name
+from tickwork.domain.times import ceil_ms, iso
 from tickwork.ports.stores import CalendarStore
 from tickwork.usecases.sealing import seal_holds, seal_of
 
@@ -146,6 +149,44 @@ def excluded_now(action: Action, fire_time: Any, deps: Dependencies) -> str | No
     if fresh is None or _same(use.calendar, fresh):
         return None  # planned with this very calendar: its fire is allowed, or shifted to one
     return use.name if fresh.excludes(fire_time) else None
+
+
+@dataclass(frozen=True)
+class LateExclusion:
+    """What becomes of a missed fire whose catch-up would run at a moment its calendar
+    excludes: shifted ``to`` the calendar's next allowed moment, or skipped (``to`` None)."""
+
+    to: datetime | None
+    why: str
+
+
+def late_exclusion(
+    action: Action, fire_at: datetime, now: datetime, deps: Dependencies
+) -> LateExclusion | None:
+    """None when the fire at ``fire_at`` may run ``now``: it is not missed (no later than its
+    misfireThreshold), or its calendar allows ``now``. Else, as for an occurrence the calendar
+    excludes: SKIP skips it; SHIFT moves it to the calendar's next allowed moment, unless the
+    next occurrence fires by then (that one stands for it) or it would pass ``endTime``."""
+    use = action.schedule.calendar
+    if use is None or not action.catch_up.is_missed(fire_at, now):
+        return None
+    calendar = deps.calendars.get(use.name) or use.calendar
+    if calendar is None or not calendar.excludes(now):
+        return None
+    why = f"missed, and calendar {use.name} excludes {iso(now)}"
+    if use.policy is Excluded.SKIP:
+        return LateExclusion(None, why)
+    target = calendar.next_allowed(now)
+    following = action.schedule.next_fire_time(action.origin_of(fire_at), action.occurrence)
+    end = action.schedule.end
+    if (
+        target is None
+        or (end is not None and target > end)
+        or (following is not None and action.fire_time_of(ceil_ms(following)) <= target)
+        or len(action.coming_changes) >= MAX_CHANGES
+    ):
+        return LateExclusion(None, f"{why}; the next occurrence stands for it")
+    return LateExclusion(ceil_ms(target), why)
 
 
 def _same(held: Calendar | None, fresh: Calendar) -> bool:

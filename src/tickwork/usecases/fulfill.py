@@ -38,8 +38,9 @@ from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.fulfillment.base import FulfillmentRequest
-from tickwork.usecases.calendars import excluded_now
+from tickwork.usecases.calendars import excluded_now, late_exclusion
 from tickwork.usecases.launch import launch, planned_execution
+from tickwork.usecases.occurrences import shift_own_fire
 from tickwork.usecases.record import record_tick
 from tickwork.usecases.sealing import seal_holds
 from tickwork.usecases.updates import Rule, update
@@ -66,6 +67,7 @@ def fulfill_claimed(
     if not action.catch_up.runs(fire.order.fire_at, now):
         policy = str(action.catch_up.policy)
         _skip(fire, action, now, deps, f"missed; catch-up {policy}", policy)
+    _keep_off_excluded(fire, action, now, deps)
     action = _claim(fire, action, deps)
     # A skip (or its undoing) is read from the record the claim wrote, fenced on its version:
     # one asked while this execution slept off an early wake, or after a batch read its
@@ -82,6 +84,21 @@ def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Depen
         change = action.change_of(action.origin_of(fire.order.fire_at))
         note = f": {change.note}" if change and change.note else ""
         _skip(fire, action, now, deps, f"skipped by request{note}", _BY_REQUEST)
+
+
+def _keep_off_excluded(
+    fire: FireAttempt, action: Action, now: datetime, deps: Dependencies
+) -> None:
+    """A missed fire whose catch-up would run at a moment its calendar excludes: skipped, or
+    moved to the calendar's next allowed moment (this execution ends; the moved fire has its
+    own), as its ``onExcluded`` says for an occurrence the calendar excludes."""
+    late = late_exclusion(action, fire.order.fire_at, now, deps)
+    if late is None:
+        return
+    if late.to is None:
+        _skip(fire, action, now, deps, late.why, _CALENDAR)
+    if shift_own_fire(action, late.to, late.why, deps):
+        raise ActionSuperseded(action.id, f"{late.why}: moved to {iso(late.to)}")
 
 
 def _skip_if_excluded(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> None:

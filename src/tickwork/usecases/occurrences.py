@@ -40,7 +40,13 @@ from tickwork.usecases.lock import is_locked
 from tickwork.usecases.sealing import seal_holds, seal_of
 from tickwork.usecases.updates import decided_again
 
-__all__ = ["Which", "move_occurrence", "restore_occurrence", "skip_occurrence"]
+__all__ = [
+    "Which",
+    "move_occurrence",
+    "restore_occurrence",
+    "shift_own_fire",
+    "skip_occurrence",
+]
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,24 @@ def _write(action: Action, changed: Action, reason: str, now: datetime, deps: De
     if refired:
         stop_own_execution(action, reason, deps)
         launch(changed, now, deps)
+
+
+def shift_own_fire(action: Action, to: datetime, why: str, deps: Dependencies) -> bool:
+    """Move the occurrence the record is at to ``to``, asked by its own execution (a missed
+    fire its calendar shifts: ``calendars.late_exclusion``): a new generation, planned and
+    launched; the caller's execution then ends quietly. False, nothing written, for a record
+    altered outside tickwork (the claim's seal check ends that fire)."""
+    if not seal_holds(action, deps):
+        return False
+    now = deps.clock.now()
+    scheduled = action.origin_of(action.execution_time or now)
+    change = OccurrenceChange(scheduled, now, to, why)
+    reason = f"occurrence {action.occurrence} ({iso(scheduled)}) moved to {iso(to)}: {why}"
+    changed = plan(action.occurrence_changed(now, change, reason, deps.limits), now, deps)
+    changed = changed.sealed(seal_of(changed, deps))
+    deps.records.save(changed, expected_version=action.version)
+    launch(changed, now, deps)
+    return True
 
 
 def _named(which: Which) -> str:
