@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -324,14 +325,7 @@ def _calendar(model: StartDetail) -> CalendarUse | None:
     name = check_calendar_name(model.calendar, "calendar")
     policy = Excluded.SKIP
     if model.on_excluded is not None:
-        try:
-            policy = Excluded(model.on_excluded.strip().upper())
-        except ValueError as error:
-            raise ValidationFailed.of(
-                "onExcluded",
-                f"{model.on_excluded!r} is not a policy",
-                field_named("onExcluded").fix_for(),
-            ) from error
+        policy = _choice(Excluded, model.on_excluded, "onExcluded", "a policy")
     return CalendarUse(name, policy)
 
 
@@ -354,14 +348,7 @@ def _window(model: StartDetail) -> FireWindow | None:
         )
     mode = WindowMode.AFTER
     if model.window_mode is not None:
-        try:
-            mode = WindowMode(model.window_mode.strip().upper())
-        except ValueError:
-            raise ValidationFailed.of(
-                "windowMode",
-                f"{model.window_mode!r} is not a window mode",
-                field_named("windowMode").fix_for(),
-            ) from None
+        mode = _choice(WindowMode, model.window_mode, "windowMode", "a window mode")
     if mode is WindowMode.AROUND and model.calendar is not None:
         raise ValidationFailed.of(
             "windowMode",
@@ -371,28 +358,25 @@ def _window(model: StartDetail) -> FireWindow | None:
     return FireWindow(size, around=mode is WindowMode.AROUND)
 
 
-def _failure_policy(text: str | None) -> FailurePolicy | None:
-    if text is None:
-        return None
+def _choice[Choice: StrEnum](choices: type[Choice], text: str, field: str, what: str) -> Choice:
+    """``text`` as one of ``choices`` (any case, spaces around ignored); else refused naming
+    ``field`` ("'x' is not <what>") with the field's fix, which lists the choices."""
     try:
-        return FailurePolicy(text.strip().upper())
+        return choices(text.strip().upper())
     except ValueError:
         raise ValidationFailed.of(
-            "onFailure", f"{text!r} is not a failure policy", field_named("onFailure").fix_for()
+            field, f"{text!r} is not {what}", field_named(field).fix_for()
         ) from None
+
+
+def _failure_policy(text: str | None) -> FailurePolicy | None:
+    return None if text is None else _choice(FailurePolicy, text, "onFailure", "a failure policy")
 
 
 def _unknown_outcome_policy(text: str | None) -> UnknownOutcomePolicy | None:
     if text is None:
         return None
-    try:
-        return UnknownOutcomePolicy(text.strip().upper())
-    except ValueError:
-        raise ValidationFailed.of(
-            "onUnknownOutcome",
-            f"{text!r} is not a policy",
-            field_named("onUnknownOutcome").fix_for(),
-        ) from None
+    return _choice(UnknownOutcomePolicy, text, "onUnknownOutcome", "a policy")
 
 
 def _catch_up(model: StartDetail) -> CatchUp:
