@@ -263,6 +263,11 @@ def test_from_dict_refuses_what_to_dict_never_writes(stored: dict[str, Any], fie
             id="flexible-window",
         ),
         pytest.param(
+            Schedule.of_cron("0 * * * *", window=FireWindow(timedelta(minutes=10), around=True)),
+            "cron 0 * * * * UTC, each in a 10m window around its time",
+            id="window-around",
+        ),
+        pytest.param(
             Schedule.of_cron("0 10 * * *", calendar=CalendarUse("uk", Excluded.SHIFT)),
             "cron 0 10 * * * UTC, calendar uk (times it excludes shifted)",
             id="calendar",

@@ -55,7 +55,8 @@ def _bounds(schedule: Schedule) -> str:
     if schedule.end is not None:
         parts.append(f"until {iso_exact(schedule.end)}")
     if schedule.window is not None:
-        parts.append(f"each in a {_span(schedule.window.size)} window after its time")
+        where = "around" if schedule.window.around else "after"
+        parts.append(f"each in a {_span(schedule.window.size)} window {where} its time")
     if schedule.calendar is not None:
         policy = "skipped" if schedule.calendar.policy == "SKIP" else "shifted"
         parts.append(f"calendar {schedule.calendar.name} (times it excludes {policy})")
