@@ -24,6 +24,9 @@ FAST = FAST_PARAMETERS
 # The stack of the test running in this process when it is on virtual time: the waits below
 # move its clock on instead of sleeping (make_stack sets it).
 VIRTUAL: list[LocalStack] = []
+# On virtual time a wait ends when the state comes (the clock moves on as the stack settles):
+# its wall timeout is for a hang, long enough for a machine loaded far past its cores.
+_HANG = 120.0
 
 
 def now() -> datetime:
@@ -53,8 +56,8 @@ def advance_to(moment: datetime) -> None:
 def _wait_for(condition: Callable[[], bool], timeout: float) -> bool:
     """Until ``condition()``: on virtual time the clock moves on, instant by instant, each once
     the stack is idle; on the wall clock a poll. False after ``timeout`` wall seconds."""
-    if VIRTUAL:
-        return VIRTUAL[-1].time.advance_until(condition, timeout=timeout)
+    if VIRTUAL:  # the stack's own progress decides; the wall timeout only stops a hang
+        return VIRTUAL[-1].time.advance_until(condition, timeout=max(timeout, _HANG))
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

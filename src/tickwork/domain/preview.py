@@ -134,15 +134,17 @@ def detail_fire_times(
         )
     request = parse_start_detail({"id": "preview", **when}, now=after)
     schedule = request.schedule
+    if "id" not in when:  # no instant in a window without the id that fixes it
+        schedule = replace(schedule, window=None)
     if schedule.calendar is not None and calendar is not None:  # its content, from the stack
         schedule = replace(schedule, calendar=replace(schedule.calendar, calendar=calendar))
-        shown = schedule.upcoming(after + _STRICTLY_AFTER, count)
-        return [ceil_ms(schedule.fire_time(s, "preview")) for s in shown]  # shifted ones too
     scheduled = schedule.upcoming(after + _STRICTLY_AFTER, count)
-    if request.schedule.window is None or "id" not in when:
+    if schedule.window is None and schedule.calendar is None:
         return scheduled
-    # With a flexible window and the action's id: the instant each occurrence fires at.
-    return [ceil_ms(request.schedule.fire_time(s, str(when["id"]))) for s in scheduled]
+    # The instant each occurrence fires at: shifted past its calendar's exclusions, and in its
+    # flexible window at the instant the action's id fixes.
+    seed = str(when.get("id", ""))
+    return [ceil_ms(schedule.fire_time(s, seed)) for s in scheduled]
 
 
 @dataclass(frozen=True)
