@@ -635,3 +635,32 @@ def test_the_preview_of_a_calendar_and_a_window_shows_the_instants_the_action_fi
     # THEN with it: the instants it fires at (its id fixes them); without: the shifted times
     assert shown == [action.fire_time_of(s) for s in action.schedule.upcoming(NOW, 5)]
     assert all(u.minute == 0 for u in unspread), "a window's opening: its (shifted) hour"
+
+
+@pytest.mark.parametrize("window", [None, "2h"])
+def test_a_holiday_added_while_paused_over_the_planned_fire_is_skipped_after_a_resume(
+    window: str | None,
+) -> None:
+    # GIVEN a daily 10:00 on business hours, paused, and the day of its planned fire made a
+    # holiday meanwhile
+    deps = _deps()
+    detail = {"id": "x-g1-o2", "cron": "0 10 * * *", "timezone": "Europe/London",
+              "calendar": "uk"}  # fmt: skip
+    if window:
+        detail["flexibleWindow"] = window
+    start_action(StartCommand(detail), deps)
+    action = deps.records.get("x-g1-o2")
+    assert action is not None and action.execution_time is not None
+    planned = action.execution_time
+    pause_action("x-g1-o2", None, deps)
+    holiday = {**UK, "dates": [*UK["dates"], planned.date().isoformat()]}
+    put_calendar("uk", holiday, deps)
+
+    # WHEN it is resumed before that fire, and the fire comes due
+    resume_action("x-g1-o2", None, deps)
+    _fire_next(deps, "x-g1-o2")
+
+    # THEN it is skipped, named for its calendar: no fire on the holiday
+    after = deps.records.get("x-g1-o2")
+    assert after is not None
+    assert [(h.scheduled_time, h.outcome) for h in after.history] == [(planned, Outcome.SKIPPED)]

@@ -262,3 +262,34 @@ def test_a_cancel_or_run_now_racing_the_pump_reads_again_and_decides_again(
         assert len(stored.manual.in_flight) == 1
     if raced:  # written over the last writer's version
         assert stored.version > raced[-1] + 1
+
+
+@pytest.mark.parametrize("steer", ["cancel", "run now"])
+def test_a_write_that_landed_with_its_answer_lost_is_not_done_twice(deps, steer: str) -> None:
+    # GIVEN a table whose first write of the request lands but answers ActionConflict (a
+    # conditional write the client retried after a lost answer fails its own condition)
+    records, save = deps.records, deps.records.save
+    lost: list[int] = []
+
+    def landed_then_lost(action, expected_version=None, **kwargs):  # type: ignore[no-untyped-def]
+        save(action, expected_version=expected_version, **kwargs)
+        if not lost:
+            lost.append(action.version)
+            raise ActionConflict(action.id, "the condition failed on the retried write")
+
+    records.save = landed_then_lost  # type: ignore[method-assign]
+
+    # WHEN the user cancels it, or runs it now, once
+    answer = (cancel_action if steer == "cancel" else run_now)("h", deps).to_wire()
+
+    # THEN it is done once, and answered as done: one manual fire, or the cancel's
+    # follow-ups (its execution stopped, Schedule Stopped announced)
+    assert lost, "the lost answer happened"
+    after = records.get("h")
+    assert after is not None
+    if steer == "run now":
+        assert answer["outcome"] == "triggered"
+        assert len(after.manual.in_flight) == 1
+        return
+    assert answer["outcome"] == "cancelled" and after.status == Status.CANCELLED
+    assert len(deps.publisher.of_type(DetailType.STOPPED)) == 1  # type: ignore[attr-defined]

@@ -57,10 +57,12 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
     if action.status != Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()
-    action = with_fresh_calendar(action, deps)  # its next fire planned on it as it is now
     due = action.execution_time
     if due is None or due <= now:
-        # Its fire passed while it was paused: not caught up; the next one after now, if any.
+        # Its fire passed while it was paused: not caught up; the next one after now, if any,
+        # planned on the calendar as it is now. (A fire still ahead keeps the calendar it was
+        # planned on: a change since is checked when it comes due, as for any planned fire.)
+        action = with_fresh_calendar(action, deps)
         due = _next_after(action, now, due) if action.repeat else None
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)

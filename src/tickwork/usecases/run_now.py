@@ -7,6 +7,7 @@ fire is inside the lock). A one-off fires now instead of at its time, and is the
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
 from tickwork.dependencies import Dependencies
@@ -34,10 +35,16 @@ def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -
     A request that races another writer (the pump, a fire recorded) reads again and decides
     again: nothing happens before its first write, which is fenced on the record it read."""
     check_note(request_id, "requestId")
-    return decided_again(lambda: _run_now(action_id, deps, request_id))
+    # A request without an id gets one: a write that landed but whose answer was lost (the
+    # client retries a conditional write, which then fails its condition) is known as this
+    # request's own when it is decided again, and adds no second fire.
+    asked_as = request_id or f"auto-{uuid.uuid4()}"
+    return decided_again(lambda: _run_now(action_id, deps, asked_as, request_id is None))
 
 
-def _run_now(action_id: str, deps: Dependencies, request_id: str | None) -> ChangeAnswer:
+def _run_now(
+    action_id: str, deps: Dependencies, request_id: str, generated: bool = False
+) -> ChangeAnswer:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
@@ -48,7 +55,10 @@ def _run_now(action_id: str, deps: Dependencies, request_id: str | None) -> Chan
         return _one_off_now(action, deps)
     asked = _asked_before(action, request_id)
     if asked is not None:
-        return _answer(action, asked, Done.UNCHANGED, deps)
+        if action.manual.fire(asked.number) is not None and asked.claimed_by is None:
+            launch_manual(action, asked, now, deps)  # its launch may be what was lost
+        # (an id of our own: this very request, whose first write's answer was lost)
+        return _answer(action, asked, Done.TRIGGERED if generated else Done.UNCHANGED, deps)
     updated, fire = ask_manual_fire(action, Trigger.RUN_NOW, deps, request_id=request_id)
     launch_manual(updated, fire, now, deps)
     return _answer(updated, fire, Done.TRIGGERED, deps)

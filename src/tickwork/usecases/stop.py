@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import ACTIVE, LIVE
+from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred
@@ -23,25 +23,39 @@ def cancel_action(action_id: str, deps: Dependencies) -> ChangeAnswer:
     that races another writer (the pump launching the fire, the reconciler parking it again)
     reads the record again and decides again.
     """
-    return decided_again(lambda: _cancel(action_id, deps))
+    attempts: list[Action] = []
+    return decided_again(lambda: _cancel(action_id, deps, attempts))
 
 
-def _cancel(action_id: str, deps: Dependencies) -> ChangeAnswer:
+def _cancel(action_id: str, deps: Dependencies, attempts: list[Action]) -> ChangeAnswer:
+    """``attempts``: the records the earlier attempts of this request read."""
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
     if action.status not in LIVE:
+        if attempts and action.status == Status.CANCELLED and attempts[-1].status in LIVE:
+            # This request's own write landed, its answer lost (a retried conditional write
+            # fails its condition): finish what follows it, once.
+            _stopped(attempts[-1], deps)
+            return ChangeAnswer(action_id, Done.CANCELLED, str(action.status))
         return ChangeAnswer(action_id, Done.UNCHANGED, str(action.status))
+    attempts.append(action)
     now = deps.clock.now()
     if is_locked(action, now, deps):
         refuse_if_locked_one_off(action, now, deps)
         return defer(action, Deferred(ChangeKind.CANCEL, now), now, deps)
     cancelled = action.cancelled(now, deps.limits)
     deps.records.save(cancelled, expected_version=action.version)
+    _stopped(action, deps)
+    return ChangeAnswer(action_id, Done.CANCELLED, str(cancelled.status))
+
+
+def _stopped(action: Action, deps: Dependencies) -> None:
+    """What follows the cancel of ``action`` (the record as it was): its execution stopped,
+    the cancel announced."""
     if action.status in ACTIVE:
         stop_own_execution(action, "cancelled", deps)
     announce_stopped(action.id, action.generation, deps)
-    return ChangeAnswer(action_id, Done.CANCELLED, str(cancelled.status))
 
 
 def announce_stopped(action_id: str, generation: int, deps: Dependencies) -> None:
