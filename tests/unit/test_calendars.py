@@ -664,3 +664,27 @@ def test_a_holiday_added_while_paused_over_the_planned_fire_is_skipped_after_a_r
     after = deps.records.get("x-g1-o2")
     assert after is not None
     assert [(h.scheduled_time, h.outcome) for h in after.history] == [(planned, Outcome.SKIPPED)]
+
+
+def test_a_frequency_started_between_milliseconds_fires_only_when_its_calendar_allows() -> None:
+    # GIVEN a ten-minute frequency started at a clock reading with microseconds (as the
+    # system clock gives), on hours that close at 17:00
+    started = datetime(2027, 3, 1, 8, 59, 59, 999500, tzinfo=UTC)  # a Monday
+    deps = fake_dependencies(started, history_limit=MAX_HISTORY)
+    body = {"timezone": "UTC", "hours": {"MON-FRI": ["09:00-17:00"]}}
+    put_calendar("biz", dict(body), deps)
+    hours = Calendar.parse("biz", body, 1, started)
+    start_action(StartCommand({"id": "b-1", "frequency": "TEN_MINS", "calendar": "biz"}), deps)
+
+    # WHEN its day's fires happen
+    for _ in range(50):
+        action = deps.records.get("b-1")
+        assert action is not None and action.execution_time is not None
+        if action.execution_time.day != 1:
+            break
+        _fire_next(deps, "b-1")
+
+    # THEN none is at 17:00:00.000 (an occurrence at 16:59:59.9995 rounded up onto it)
+    after = deps.records.get("b-1")
+    assert after is not None and len(after.history) == 47  # 09:10 to 16:50
+    assert not [h.actual_time for h in after.history if hours.excludes(h.actual_time)]

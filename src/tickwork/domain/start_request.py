@@ -522,7 +522,9 @@ def _schedule(
         return Schedule(ScheduleKind.RATE, model.rate, anchor, zone_name, **bounds)
     if model.frequency is not None:
         preset = parse_frequency(model.frequency)
-        anchor = first or _one_period_later(preset, now, zone)
+        # to the millisecond, as fires are: an occurrence a calendar allows is not rounded up
+        # onto a moment it excludes (16:59:59.9995 fired at 17:00:00.000)
+        anchor = ceil_ms(first or _one_period_later(preset, ceil_ms(now), zone))
         return Schedule(ScheduleKind.FREQUENCY, preset, anchor, zone_name, **bounds)
     if first is None:
         field = whens[0]
