@@ -179,10 +179,18 @@ def _restore(
     return _answer(changed, found, Done.RESTORED)
 
 
-def _write(action: Action, changed: Action, reason: str, now: datetime, deps: Dependencies) -> None:
+def _write(
+    action: Action,
+    changed: Action,
+    reason: str,
+    now: datetime,
+    deps: Dependencies,
+    from_own_execution: bool = False,
+) -> None:
     """Save the change, sealed; a moved imminent fire gets its new execution, the old one
-    stopped (it would end quietly at its claim anyway: a new generation). A record altered
-    outside tickwork is refused, never sealed again with what it holds."""
+    stopped (it would end quietly at its claim anyway: a new generation) unless the change
+    comes from it (``from_own_execution``: it ends itself). A record altered outside tickwork
+    is refused, never sealed again with what it holds."""
     if not seal_holds(action, deps):
         raise RecordAltered(action.id)
     refired = changed.generation != action.generation
@@ -191,7 +199,8 @@ def _write(action: Action, changed: Action, reason: str, now: datetime, deps: De
     changed = changed.sealed(seal_of(changed, deps))
     deps.records.save(changed, expected_version=action.version)
     if refired:
-        stop_own_execution(action, reason, deps)
+        if not from_own_execution:
+            stop_own_execution(action, reason, deps)
         launch(changed, now, deps)
 
 
@@ -206,10 +215,8 @@ def shift_own_fire(action: Action, to: datetime, why: str, deps: Dependencies) -
     scheduled = action.origin_of(action.execution_time or now)
     change = OccurrenceChange(scheduled, now, to, why)
     reason = f"occurrence {action.occurrence} ({iso(scheduled)}) moved to {iso(to)}: {why}"
-    changed = plan(action.occurrence_changed(now, change, reason, deps.limits), now, deps)
-    changed = changed.sealed(seal_of(changed, deps))
-    deps.records.save(changed, expected_version=action.version)
-    launch(changed, now, deps)
+    changed = action.occurrence_changed(now, change, reason, deps.limits)
+    _write(action, changed, reason, now, deps, from_own_execution=True)
     return True
 
 

@@ -46,10 +46,11 @@ class WindowMode(StrEnum):
     AROUND = "AROUND"  # centred on it: a fire up to half the window before it, by request
 
 
-def _offset(seed: str, scheduled_ms: int, span: int) -> int:
+def _offset(seed: str, scheduled_ms: int, span: int, draw: int = 0) -> int:
     """Where in a window of ``span`` milliseconds the occurrence fires: fixed by the action and
-    the occurrence, from 0 to ``span - 1``."""
-    return hashed_share(f"{seed}\n{scheduled_ms}", span)
+    the occurrence, from 0 to ``span - 1``; ``draw``: the n-th drawn again (its calendar
+    excluded the one before)."""
+    return hashed_share(f"{seed}\n{scheduled_ms}" + (f"\n{draw}" if draw else ""), span)
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class FireWindow:
             if not offset or excluded is None or not excluded(from_epoch_ms(at + offset)):
                 return from_epoch_ms(at + offset)
             # strictly nearer the opening, by a share drawn afresh: about half as near each time
-            nearer = hashed_share(f"{seed}\n{key}\n{draw}", abs(offset))
+            nearer = _offset(seed, key, abs(offset), draw)
             offset = nearer if offset > 0 else -nearer
         return from_epoch_ms(at)  # (a window almost all excluded: its opening)
 
