@@ -3,6 +3,10 @@ SHELL := /bin/bash
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Bytecode is cached (in __pycache__/, ignored by git) even where the environment turns it off:
+# without it every worker, stack process and CLI call compiles the sources again, and pytest
+# rewrites every test module in every worker (about a tenth of the suite's CPU).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help venv demo run client test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model chaos bench lint clean
 

@@ -6,8 +6,11 @@ queues still deduplicate, oversized items are still refused."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from unittest import mock
@@ -391,3 +394,71 @@ def test_a_user_agent_kept_is_botocore_s_own_for_each_client_and_set_of_features
             kept = agents()
     assert kept == moto_alone
     assert len(set(kept)) >= 4  # each config and the waiter's feature id change the header
+
+
+def test_batch_and_ec2_are_imported_when_used_not_with_the_interpreter() -> None:
+    # A process of its own: this worker may have imported moto.batch already.
+    script = """
+import sys, boto3
+from moto import mock_aws
+from tickwork_local.server import EMULATOR_CONFIG
+from tickwork_local.tuning import tuned_emulator
+with mock_aws(config=EMULATOR_CONFIG), tuned_emulator():
+    from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+    AmazonStateLanguageParser.parse(
+        '{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}'
+    )
+    before = sorted(m for m in ("moto.ec2", "moto.batch.models") if m in sys.modules)
+    batch = boto3.client("batch", region_name="us-east-1")
+    queues = batch.describe_job_queues()["jobQueues"]
+    from moto.batch import batch_backends
+    print(before, queues, type(batch_backends).__name__, "moto.ec2" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    # Not imported by the interpreter; the backend as moto's own once a Batch call comes.
+    assert done.stdout.split() == ["[]", "[]", "BackendDict", "True"]
+
+
+def test_in_process_requests_go_unsigned_and_answer_as_signed_ones(emulator: None) -> None:
+    sent: list[Any] = []
+    sqs = _client("sqs")
+    sqs.meta.events.register("before-send", lambda request, **_: sent.append(request.headers))
+    url = sqs.create_queue(QueueName="unsigned")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="x")
+    # The same account and region as a signed request would get, and no signature computed.
+    assert url.split("/")[-2:] == ["123456789012", "unsigned"]
+    assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["x"]
+    assert sent and all("Authorization" not in headers for headers in sent)
+    # A presigned URL is still signed (it leaves the process).
+    presigned = _client("s3").generate_presigned_url(
+        "get_object", Params={"Bucket": "b", "Key": "k"}
+    )
+    assert "Signature=" in presigned
+
+
+@pytest.mark.parametrize("intercepting", [False, True], ids=["moto-off", "own-endpoint"])
+def test_requests_that_leave_the_process_are_signed(intercepting: bool) -> None:
+    sent: list[Any] = []
+    with ExitStack() as on:
+        if intercepting:  # moto on, but the endpoint is a port of its own (moto's server)
+            on.enter_context(mock_aws(config=EMULATOR_CONFIG))
+        on.enter_context(tuned_emulator())
+        sqs = boto3.client(
+            "sqs",
+            region_name=REGION,
+            aws_access_key_id="k",
+            aws_secret_access_key="s",
+            endpoint_url="http://127.0.0.1:9",
+        )
+
+        def stop_before_sending(request: Any, **_: Any) -> Any:
+            sent.append(request.headers)
+            raise RuntimeError("not sent")
+
+        sqs.meta.events.register("before-send", stop_before_sending)
+        with pytest.raises(RuntimeError, match="not sent"):
+            sqs.list_queues()
+    assert "AWS4-HMAC-SHA256" in str(sent[0]["Authorization"])

@@ -5,6 +5,8 @@ a running ``tickwork local``, is measured by ``make bench``, and has its own mod
 what cost it removes, which moto 5.2.5 code it replaces, and why the answer stays the same;
 tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 
+- ``batch_import`` — moto's Batch and EC2 backends are imported when used, not with the
+  Step Functions interpreter;
 - ``asl_parse`` — a definition is parsed once, not per execution;
 - ``jsonpath_parse`` — a JSONPath is parsed once;
 - ``task_clients`` — one boto3 client per service for Task states;
@@ -18,7 +20,8 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``transactions`` — a transaction copies the items it names, not whole tables;
 - ``index_buckets`` — a query on a global secondary index reads the items it can return;
 - ``user_agent`` — a client's User-Agent header is built once, not twice per request;
-- ``model_loader`` — botocore's service models are read once per process, not per session.
+- ``model_loader`` — botocore's service models are read once per process, not per session;
+- ``unsigned_requests`` — a request the emulator answers in this process is not signed.
 
 The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``
 (it also ends a ``TimestampPath`` Wait at its second, never up to a second early).
@@ -32,6 +35,7 @@ from contextlib import ExitStack, contextmanager
 
 from tickwork_local.tuning.asl_parse import asl_parsed_once
 from tickwork_local.tuning.attribute_values import attribute_values_passed_through
+from tickwork_local.tuning.batch_import import batch_imported_when_used
 from tickwork_local.tuning.index_buckets import index_buckets
 from tickwork_local.tuning.item_size import items_sized_once
 from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
@@ -43,6 +47,7 @@ from tickwork_local.tuning.sqs_backlog import backlogs_read_once
 from tickwork_local.tuning.sqs_counts import sends_without_counting
 from tickwork_local.tuning.task_clients import one_client_per_service
 from tickwork_local.tuning.transactions import transactions_copy_what_they_touch
+from tickwork_local.tuning.unsigned_requests import in_process_requests_unsigned
 from tickwork_local.tuning.user_agent import user_agents_built_once
 
 __all__ = ["tuned_emulator"]
@@ -52,6 +57,7 @@ __all__ = ["tuned_emulator"]
 def tuned_emulator() -> Iterator[None]:
     with ExitStack() as patches:
         for fix in (
+            batch_imported_when_used,  # before the interpreter is imported
             asl_parsed_once,
             jsonpath_parsed_once,
             one_client_per_service,
@@ -66,6 +72,7 @@ def tuned_emulator() -> Iterator[None]:
             index_buckets,  # after the transaction fix: it indexes again what a rollback put back
             user_agents_built_once,
             models_loaded_once,
+            in_process_requests_unsigned,
         ):
             patches.enter_context(fix())
         yield
