@@ -23,6 +23,20 @@ def test_parked_fires_come_due_earliest_first(stores: Stores) -> None:
     assert stores.parked.due(now + timedelta(hours=4)) == ["p:1", "p:2", "p:3"]
 
 
+def test_a_first_call_finds_a_fire_due_since_the_hour_before(stores: Stores) -> None:
+    # GIVEN a new stack (no watermark) holding fires whose launch moments passed before the
+    # pump's first run: one in the hour before, one earlier
+    now = stores.clock.now()
+    stores.add("p:late", minutes=5, launch_at=now - timedelta(minutes=50))
+    stores.add("p:older", minutes=5, launch_at=now - timedelta(hours=3))
+    stores.add("p:now", minutes=5, launch_at=now)
+
+    # THEN the first call launches those of this hour and the one before (a fire older than
+    # that is the reconciler's: it starts a parked fire the pump missed)
+    found = stores.parked.due(now)
+    assert {"p:late", "p:now"} <= set(found) and found.index("p:late") < found.index("p:now")
+
+
 def test_a_fire_parked_again_due_now_is_found_by_the_next_call(stores: Stores) -> None:
     now = stores.clock.now()
     assert stores.parked.due(now) == []  # a first call sets the watermark

@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,14 +15,42 @@ from tickwork.domain.times import parse_iso
 from tickwork_local.process import LocalProcess
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalProcess]:
+    """One stack process for the tests of this file that each keep to ids and groups of their
+    own (a stack process costs seconds of CPU to start)."""
+    process = LocalProcess(tmp_path_factory.mktemp("shared") / "state", cli_in_process=True)
+    process.start()
+    yield process
+    process.stop()
+
+
 @pytest.fixture
-def local(tmp_path: Path) -> Iterator[LocalProcess]:
-    """The stack in a process of its own; the CLI's code run in the test's process (the
-    installed ``tickwork`` entry point is run as a process by the first test and kill -9's)."""
+def local(shared: LocalProcess) -> Iterator[LocalProcess]:
+    """The shared stack; the CLI's code run in the test's process (the installed ``tickwork``
+    entry point is run as a process by the first test and kill -9's)."""
+    shared.cli_in_process = True
+    yield shared
+    shared.cli_in_process = True
+
+
+@pytest.fixture
+def own_local(tmp_path: Path) -> Iterator[LocalProcess]:
+    """A stack process of the test's own, for a test that reads or rewrites the whole table."""
     process = LocalProcess(tmp_path / "state", cli_in_process=True)
     process.start()
     yield process
     process.stop()
+
+
+def _ticks_of(local: LocalProcess, queue: str, action_id: str, timeout: float) -> list[Any]:
+    """The ticks of one action a subscription receives, until one comes or ``timeout`` passes
+    (the queue sees every action's ticks: the stack is shared)."""
+    deadline, got = time.monotonic() + timeout, list[Any]()
+    while not got and time.monotonic() < deadline:
+        received = local.receive(queue, count=1, timeout=deadline - time.monotonic())
+        got += [t for t in received if t["id"] == action_id]
+    return got
 
 
 def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess) -> None:
@@ -31,21 +60,23 @@ def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess)
 
     # WHEN an action is scheduled with the CLI
     scheduled = local.cli_json(
-        "schedule", "--id", "cli:hello", "--in", "2s", "--data", '{"to": "ops"}'
-    )
+        "schedule", "--id", "cli:hello", "--in", "2s", "--data", '{"to": "ops"}',
+        "--group", "hello",
+    )  # fmt: skip
 
     # THEN the worker gets exactly one tick for it, not early, and the CLI shows it COMPLETED
     assert scheduled["status"] == "PENDING"
-    ticks = local.receive(queue, count=1, timeout=15)
+    ticks = _ticks_of(local, queue, "cli:hello", timeout=15)
     assert [(t["id"], t["occurrence"], t["data"]) for t in ticks] == [
         ("cli:hello", 1, {"to": "ops"})
     ]
     assert parse_iso(ticks[0]["actualTime"]) >= parse_iso(ticks[0]["scheduledTime"])
-    assert local.receive(queue, count=1, timeout=1.5) == []
+    assert _ticks_of(local, queue, "cli:hello", timeout=1.5) == []
     shown = local.cli_json("show", "cli:hello")
     assert shown["status"] == "COMPLETED" and [h["occurrence"] for h in shown["history"]] == [1]
-    assert local.cli_json("stats")["COMPLETED"] == 1
-    assert [a["id"] for a in local.cli_json("list", "--status", "COMPLETED")] == ["cli:hello"]
+    assert local.cli_json("stats", "--group", "hello")["COMPLETED"] == 1
+    completed = local.cli_json("list", "--status", "COMPLETED", "--group", "hello")
+    assert [a["id"] for a in completed] == ["cli:hello"]
 
 
 def test_aws_cli_drives_the_local_stack(local: LocalProcess) -> None:
@@ -64,15 +95,16 @@ def test_aws_cli_drives_the_local_stack(local: LocalProcess) -> None:
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         scanned = local.aws("dynamodb", "scan", "--table-name", table)["Items"]
-        items = [i for i in scanned if not i["id"]["S"].startswith("#")]  # "#pump": a watermark
+        items = [i for i in scanned if i["id"]["S"].startswith("awscli:")]
         if items and items[0]["status"]["S"] == "COMPLETED":
             break
         time.sleep(0.3)
     assert [(i["id"]["S"], i["status"]["S"]) for i in items] == [("awscli:1", "COMPLETED")]
     executions = local.aws(
         "stepfunctions", "list-executions", "--state-machine-arn", outputs["StateMachineArn"]
-    )
-    assert [e["status"] for e in executions["executions"]] == ["SUCCEEDED"]
+    )["executions"]
+    its_own = [e for e in executions if e["executionArn"] == items[0]["executionArn"]["S"]]
+    assert [e["status"] for e in its_own] == ["SUCCEEDED"]
 
 
 def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> None:
@@ -80,7 +112,8 @@ def test_cli_refusals_name_the_field_and_write_nothing(local: LocalProcess) -> N
     assert refused.returncode == 1 and "cron:" in refused.stderr and "Fix:" in refused.stderr
     missing = local.cli("cancel", "never:was", check=False)
     assert missing.returncode == 1 and "does not exist" in missing.stderr
-    assert local.cli_json("list") == []
+    assert local.cli_json("list", "--prefix", "bad:") == []
+    assert local.cli_json("list", "--prefix", "never:") == []
 
 
 @pytest.mark.parametrize(
@@ -233,10 +266,12 @@ def test_cli_schedules_an_sqs_message_and_refuses_a_target_the_stack_cannot_reac
     # AND the other was refused, naming the field and the fix, and never written
     assert refused.returncode == 1
     assert "data.queueArn" in refused.stderr and "Fix:" in refused.stderr
-    assert [a["id"] for a in local.cli_json("list")] == ["cli:sqs"]
+    assert local.cli("show", "cli:far", check=False).returncode == 1  # never written
+    assert [a["id"] for a in local.cli_json("list", "--prefix", "cli:sqs")] == ["cli:sqs"]
 
 
-def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(local: LocalProcess) -> None:
+def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(own_local: LocalProcess) -> None:
+    local = own_local
     # GIVEN actions counted as they were written, then their counter items gone (a stack that
     # held actions before the counters existed)
     for n in range(3):

@@ -22,9 +22,12 @@ from tickwork.domain.times import to_epoch_ms
 
 __all__ = ["DynamoDBParkedFires"]
 
-# With no watermark yet (a new stack), the pump looks this many hours back. Nothing is parked
-# to launch in the past: a fire is parked before its launch moment, or again due now.
-_FIRST_LOOKBACK = 24
+# With no watermark yet (a new stack), the pump looks this many hours back before the hour of
+# its first run. Nothing is parked to launch in the past: a fire is parked before its launch
+# moment, or again due now, and a new stack's pump runs within a minute of its deployment. A
+# parked fire an hour older than that is still launched: the reconciler starts a parked fire
+# the pump missed. (It was 24: 400 queries in every new stack's first run.)
+_FIRST_LOOKBACK = 1
 # The watermark stays this far behind the pump's now.
 _SKEW_MS = 300_000
 

@@ -335,7 +335,7 @@ class FakeParkedFires:
 
     def due(self, until: datetime, limit: int = 1000) -> list[str]:
         until_ms = to_epoch_ms(until)
-        first = self.from_hour if self.from_hour is not None else until_ms // _HOUR_MS - 24
+        first = self.from_hour if self.from_hour is not None else until_ms // _HOUR_MS - 1
         due = sorted(
             (to_epoch_ms(a.launch_at), a.id)
             for a in self.store.items.values()
