@@ -24,7 +24,7 @@ from tickwork.usecases.start import StartCommand, start_action
 from tickwork_local.stack import LocalStack
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -117,19 +117,29 @@ def token_link(stack: Stack, api_url: str) -> Callable[[str], str]:
     return lambda path="/": f"{api_url}{path}#token={stack.local.api_token}"
 
 
-@pytest.fixture
-def page(api_url: str) -> Iterator[Page]:
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for a file's tests (a launch costs seconds of CPU); each test gets
+    a context of its own, so no cookie, storage or cache passes from one to the next."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
+        launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
         try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            yield context.new_page()
+            yield launched
         finally:
-            browser.close()
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, api_url: str) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 @pytest.fixture

@@ -72,7 +72,7 @@ def service_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     venv = work / "venv"
     # No pip of its own (ensurepip is most of a venv's making): this pip installs into it.
     _run(sys.executable, "-m", "venv", "--without-pip", venv)
-    _pip(venv, "install", "--quiet", wheel)
+    _pip(venv, "install", "--quiet", "--no-compile", wheel)  # compiled as imported, if ever
     yield venv
 
 
@@ -123,7 +123,7 @@ def _a_service_type_checks_against_it_with_mypy_strict(service_env: Path, tmp_pa
     (tmp_path / "typed.py").write_text(SERVICE)
     (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\n")
     # a service type-checking boto3 has its stubs, as it would for any boto3 code
-    _pip(service_env, "install", "--quiet", "boto3-stubs[events]")
+    _pip(service_env, "install", "--quiet", "--no-compile", "boto3-stubs[events]")
     mypy = Path(sys.executable).parent / "mypy"
     done = subprocess.run(
         [mypy, "--strict", "--config-file", "mypy.ini", "--no-incremental",
