@@ -494,9 +494,22 @@ class LocalStack:
         """The table as the scheduled runs would find it, read once a step of the time
         machine (``_forget_glance``)."""
         if self._glanced is None:
-            running = lambda: {e["executionArn"] for e in self.running_executions()}  # noqa: E731
-            self._glanced = glance_at(self._actions_items(GLANCED), running)
+            self._glanced = glance_at(self._actions_items(GLANCED), self._running_arns)
         return self._glanced
+
+    def _running_arns(self) -> set[str]:
+        """The executions running, read from the emulator's own state machines (asked at
+        most once a step of the time machine, when the stack is idle), as ListExecutions with
+        ``statusFilter=RUNNING`` answers."""
+        from moto.stepfunctions.responses import get_backend
+
+        backend = get_backend(ACCOUNT, self.region)  # the backend ListExecutions answers from
+        return {
+            execution.execution_arn
+            for machine in self.machines
+            for execution in list(backend.describe_state_machine(machine).executions)
+            if execution.status == "RUNNING"  # ListExecutions' statusFilter, unpaged
+        }
 
     def _actions_items(self, names: tuple[str, ...]) -> list[dict[str, str]]:
         """The named attributes of every item of the actions table, read from the emulator's

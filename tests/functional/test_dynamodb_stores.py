@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import boto3
 import pytest
 
 from tickwork.domain.action import Status
@@ -92,6 +93,29 @@ def test_parked_fires_come_due_in_launch_order_from_the_time_buckets(stack) -> N
     assert due_by_five == ["k:1", "k:3"]
     assert unlaunched_again == ["k:1", "k:3", "k:0", "k:2"]
     assert stack.parked.due(now + timedelta(hours=10), limit=2) == ["k:1", "k:3"]
+
+
+def test_runs_left_out_move_the_watermark_forward_only(stack) -> None:
+    # GIVEN a fire parked to launch in two hours, and the pump's watermark now
+    deps, now = stack.deps, datetime.now(UTC)
+    start_action(StartCommand({"id": "w:1", "at": iso(now + timedelta(hours=2))}), deps)
+    assert stack.parked.due(now) == []
+    table = deps.settings.table_name
+
+    def watermark() -> int:
+        item = boto3.resource("dynamodb").Table(table).get_item(Key={"id": "#pump"})["Item"]
+        return int(item["parkedFrom"])
+
+    at_first = watermark()
+    # WHEN runs that would have found nothing are left out up to an hour on, then "up to" a
+    # moment before that (a later question never moves it back)
+    stack.parked.nothing_due_until(now + timedelta(hours=1))
+    moved = watermark()
+    stack.parked.nothing_due_until(now - timedelta(hours=3))
+
+    # THEN it moved forward once and stayed; the fire is still found when due
+    assert moved > at_first and watermark() == moved
+    assert stack.parked.due(now + timedelta(hours=3)) == ["w:1"]
 
 
 def test_a_launched_or_cancelled_fire_leaves_the_parked_index(stack) -> None:

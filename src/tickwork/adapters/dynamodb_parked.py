@@ -12,6 +12,7 @@ is still found.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
@@ -60,9 +61,13 @@ class DynamoDBParkedFires(OnTable):
         for a caller that knows no fire is parked to launch by ``until`` (the local stack's
         virtual time, leaving out the pump runs that would have found nothing)."""
         mark = park_bucket(to_epoch_ms(until) - _SKEW_MS)
-        stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
-        if stored is None or mark > int(str(stored["parkedFrom"])):
-            self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": mark})
+        conflict = self._table.meta.client.exceptions.ConditionalCheckFailedException
+        with suppress(conflict):  # one write, only forward: a watermark at or past it stays
+            self._table.put_item(
+                Item={"id": PUMP_ITEM_ID, "parkedFrom": mark},
+                ConditionExpression="attribute_not_exists(parkedFrom) OR parkedFrom < :mark",
+                ExpressionAttributeValues={":mark": mark},
+            )
 
     def _parked_in(self, key: str, until_ms: int, want: int) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {
