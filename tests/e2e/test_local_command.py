@@ -296,3 +296,13 @@ def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(own_local: LocalPro
     assert summary["countersMovedMeanwhile"] == []
     assert local.cli_json("stats", "--group", "legacy") == before
     assert local.cli_json("recount", "--dry-run")["countersOff"] == 0
+
+
+def test_time_on_a_wall_clock_stack_says_how_to_get_virtual_time(local: LocalProcess) -> None:
+    # (tests/e2e/test_time_command.py has `tickwork time` on a stack on virtual time)
+    shown = local.cli_json("time")
+    assert shown["virtual"] is False
+    refused = local.cli("time", "advance", "1h", check=False)
+    assert refused.returncode == 1 and "--virtual-time" in refused.stderr
+    usage = local.cli("time", "advance", check=False)
+    assert usage.returncode == 2 and "DURATION" in usage.stderr

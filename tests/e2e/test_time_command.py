@@ -64,20 +64,6 @@ def test_time_advance_fires_a_week_of_a_daily_schedule_at_virtual_instants(
     assert again["virtual"] is True and parse_iso(again["now"]) >= parse_iso(moved["to"])
 
 
-def test_time_on_a_wall_clock_stack_says_how_to_get_virtual_time(tmp_path: Path) -> None:
-    process = LocalProcess(tmp_path / "state", cli_in_process=True)
-    process.start()
-    try:
-        shown = process.cli_json("time")
-        assert shown["virtual"] is False
-        refused = process.cli("time", "advance", "1h", check=False)
-        assert refused.returncode == 1 and "--virtual-time" in refused.stderr
-        usage = process.cli("time", "advance", check=False)
-        assert usage.returncode == 2 and "DURATION" in usage.stderr
-    finally:
-        process.stop()
-
-
 def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
     virtual: LocalProcess,
 ) -> None:
