@@ -15,7 +15,7 @@ from tickwork.domain.action import Status
 from tickwork.domain.times import parse_iso
 
 
-@pytest.mark.timeout(600)  # about 55 s of wall time on an idle 2-core machine (README)
+@pytest.mark.timeout(600)  # about 50 s of wall time on an idle 2-core machine (README)
 def test_a_daily_cron_across_dst_advanced_a_year_fires_365_times_at_local_nine(
     stack: Stack,
 ) -> None:

@@ -203,6 +203,24 @@ def test_the_reconciler_launches_a_parked_fire_whose_launch_moment_passed(deps) 
     assert not deps.records.items["late"].is_parked
 
 
+def test_a_fire_older_than_a_new_pumps_first_look_is_launched_once_by_the_reconciler(
+    deps,
+) -> None:
+    # GIVEN a fire parked on a stack whose pump has never run, its launch moment hours ago (a
+    # new pump's first run looks back to the hour before its own)
+    _start(deps, "old", at=iso(NOW + timedelta(hours=2)))
+    deps.clock.advance(hours=6)
+
+    # WHEN the pump runs first, then the reconciler, then both again
+    first = pump(deps)["launched"]
+    repaired = reconcile(deps)["restarted"]
+    again = pump(deps)["launched"] + reconcile(deps)["restarted"]
+
+    # THEN it is launched once, by the reconciler, and never again
+    assert (first, repaired, again) == ([], ["old"], [])
+    assert list(deps.executions.started) == [execution_name("old", 1, 1, key=None)]
+
+
 @pytest.fixture
 def batching():
     return fake_dependencies(
