@@ -500,7 +500,7 @@ class LocalStack:
     def _running_arns(self) -> set[str]:
         """The executions running, read from the emulator's own state machines (asked at
         most once a step of the time machine, when the stack is idle), as ListExecutions with
-        ``statusFilter=RUNNING`` answers."""
+        ``statusFilter=RUNNING`` answers, every page of it."""
         from moto.stepfunctions.responses import get_backend
 
         backend = get_backend(ACCOUNT, self.region)  # the backend ListExecutions answers from

@@ -120,7 +120,9 @@ def token_link(stack: Stack, api_url: str) -> Callable[[str], str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """One headless Chromium for a file's tests (a launch costs seconds of CPU); each test gets
-    a context of its own, so no cookie, storage or cache passes from one to the next."""
+    a context of its own, so no cookie, storage or cache passes from one to the next. While it
+    is up, Playwright's event loop runs in this thread: a test of the file cannot call
+    ``asyncio.run`` itself."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -425,13 +425,15 @@ with mock_aws(config=EMULATOR_CONFIG), tuned_emulator():
 def test_in_process_requests_go_unsigned_and_answer_as_signed_ones(emulator: None) -> None:
     sent: list[Any] = []
     sqs = _client("sqs")
-    sqs.meta.events.register("before-send", lambda request, **_: sent.append(request.headers))
+    sqs.meta.events.register("before-send", lambda request, **_: sent.append(dict(request.headers)))
     url = sqs.create_queue(QueueName="unsigned")["QueueUrl"]
     sqs.send_message(QueueUrl=url, MessageBody="x")
     # The same account and region as a signed request would get, and no signature computed.
     assert url.split("/")[-2:] == ["123456789012", "unsigned"]
     assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["x"]
-    assert sent and all("Authorization" not in headers for headers in sent)
+    # The credential moto reads, with no signature computed
+    written = [h["Authorization"] for h in sent]
+    assert written and all(bytes(w).endswith(b", Signature=0") for w in written)
     # A presigned URL is still signed (it leaves the process).
     presigned = _client("s3").generate_presigned_url(
         "get_object", Params={"Bucket": "b", "Key": "k"}
@@ -439,11 +441,19 @@ def test_in_process_requests_go_unsigned_and_answer_as_signed_ones(emulator: Non
     assert "Signature=" in presigned
 
 
-@pytest.mark.parametrize("intercepting", [False, True], ids=["moto-off", "own-endpoint"])
-def test_requests_that_leave_the_process_are_signed(intercepting: bool) -> None:
+@pytest.mark.parametrize(
+    ("intercepting", "endpoint"),
+    [
+        (False, "http://127.0.0.1:9"),
+        (True, "http://127.0.0.1:9"),  # moto on, but moto's server on a port of its own
+        (True, "https://vpce-1.sqs.us-east-1.vpce.amazonaws.com:443"),  # a port: not moto's
+    ],
+    ids=["moto-off", "own-endpoint", "aws-host-with-a-port"],
+)
+def test_requests_that_leave_the_process_are_signed(intercepting: bool, endpoint: str) -> None:
     sent: list[Any] = []
     with ExitStack() as on:
-        if intercepting:  # moto on, but the endpoint is a port of its own (moto's server)
+        if intercepting:
             on.enter_context(mock_aws(config=EMULATOR_CONFIG))
         on.enter_context(tuned_emulator())
         sqs = boto3.client(
@@ -451,7 +461,7 @@ def test_requests_that_leave_the_process_are_signed(intercepting: bool) -> None:
             region_name=REGION,
             aws_access_key_id="k",
             aws_secret_access_key="s",
-            endpoint_url="http://127.0.0.1:9",
+            endpoint_url=endpoint,
         )
 
         def stop_before_sending(request: Any, **_: Any) -> Any:
@@ -462,3 +472,51 @@ def test_requests_that_leave_the_process_are_signed(intercepting: bool) -> None:
         with pytest.raises(RuntimeError, match="not sent"):
             sqs.list_queues()
     assert "AWS4-HMAC-SHA256" in str(sent[0]["Authorization"])
+
+
+def test_two_threads_asking_the_batch_backend_at_once_both_get_it() -> None:
+    # A process of its own (as above): one thread runs moto.batch's __init__, about a second,
+    # while the other asks; both get moto's backend, as without the fix.
+    script = """
+import sys, threading, time
+from tickwork_local.tuning.batch_import import batch_imported_when_used
+got = {}
+def ask(who):
+    try:
+        from moto.batch import batch_backends
+        got[who] = type(batch_backends).__name__
+    except Exception as error:
+        got[who] = type(error).__name__
+with batch_imported_when_used():
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    time.sleep(0.05)
+    second = threading.Thread(target=ask, args=("second",))
+    second.start()
+    first.join(); second.join()
+print(got["first"], got["second"])
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["BackendDict", "BackendDict"]
+
+
+def test_an_unsigned_call_with_an_assumed_roles_keys_lands_in_the_roles_account(
+    emulator: None,
+) -> None:
+    # An action's roleArn: its target is called with the role's credentials, in its account.
+    sts = _client("sts")
+    keys = sts.assume_role(
+        RoleArn="arn:aws:iam::222222222222:role/target", RoleSessionName="tickwork"
+    )["Credentials"]
+    role = boto3.Session(
+        aws_access_key_id=keys["AccessKeyId"],
+        aws_secret_access_key=keys["SecretAccessKey"],
+        aws_session_token=keys["SessionToken"],
+        region_name=REGION,
+    )
+    url = role.client("sqs").create_queue(QueueName="theirs")["QueueUrl"]
+    assert url.split("/")[-2:] == ["222222222222", "theirs"]
+    assert role.client("sts").get_caller_identity()["Account"] == "222222222222"

@@ -10,7 +10,9 @@ start of every local stack process, for a backend the stack never calls.
 Replaced: ``moto.batch`` is put in ``sys.modules`` as the package it is (same file, same
 ``__path__``, so ``moto.batch.utils`` and ``moto.batch.models`` import as usual) whose
 ``__init__`` runs on the first attribute asked of the package itself (``batch_backends``, as
-moto's backend registry asks): the same module, loaded when used. Nothing is undone on exit: a
+moto's backend registry asks, or ``__all__`` for ``import *``): the same module, loaded when
+used. A thread that asks while another runs ``__init__`` waits for it; one that fails leaves
+the package to be loaded by the next ask. Nothing is undone on exit: a
 module, once imported, stays.
 """
 
@@ -45,16 +47,22 @@ def _install_lazy_package() -> None:
     package.__path__ = list(spec.submodule_search_locations)
     package.__spec__ = spec
     package.__package__ = _NAME
-    loaded = threading.Lock()
+    loaded = threading.RLock()  # one thread runs __init__; the others wait for it
+    loading: list[bool] = []  # non-empty while __init__ runs (its own asks fall through)
     loader = spec.loader
+    package.__loader__ = loader
 
     def load_when_asked(name: str) -> Any:  # PEP 562: asked only for names not held yet
-        if name.startswith("__"):
+        if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
         with loaded:
-            if "__getattr__" in vars(package):
-                delattr(package, "__getattr__")
-                loader.exec_module(package)
+            if "__getattr__" in vars(package) and not loading:
+                loading.append(True)
+                try:
+                    loader.exec_module(package)
+                finally:
+                    loading.clear()
+                vars(package).pop("__getattr__", None)  # loaded: a plain module from now on
         if name in vars(package):
             return vars(package)[name]
         raise AttributeError(f"module {_NAME!r} has no attribute {name!r}")

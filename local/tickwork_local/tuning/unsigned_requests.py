@@ -2,21 +2,23 @@
 
 Found: ``botocore/signers.py``, ``RequestSigner.handler``, signs every request (SigV4, through
 awscrt) before it is sent: about a seventh of an in-process call's cost, for a signature moto
-never checks (it reads only the access key, to pick the account, and takes the default account
-for the local stack's key as for none).
+never checks. moto reads only the ``Authorization`` header's credential: the access key picks
+the account (an assumed role's key, its role's account) and the scope the region.
 
-Replaced: a request to an AWS endpoint while moto intercepts them (``mock_aws`` on, its
-``botocore_stubber`` enabled) is not signed; any other is signed as before — one to an endpoint
-URL of its own (``tickwork local``'s port, served by moto's server, which reads the service
-from the signature) leaves the process. Presigned URLs (``sign`` called
-directly) are signed as before, and so is anything signed with ``botocore.auth`` by hand (the
-local API's SigV4, a request to an HTTP target).
+Replaced: a request moto answers in this process — ``mock_aws`` on (its ``botocore_stubber``
+enabled), to an AWS host with no port of its own, with no passthrough configured — gets the
+header a signature would carry, credential and scope as the signer would write them, with a
+signature not computed (``Signature=0``), and the session token beside it. Any other request is
+signed as before: one to an endpoint URL of its own (``tickwork local``'s port, served by moto's
+server), one moto passes through to the network, a presigned URL (``sign`` called directly), and
+anything signed with ``botocore.auth`` by hand (the local API's SigV4, an HTTP target).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 from unittest import mock
 from urllib.parse import urlsplit
@@ -32,7 +34,8 @@ def in_process_requests_unsigned() -> Iterator[None]:
     sign = RequestSigner.handler
 
     def handler(signer: Any, operation_name: Any = None, request: Any = None, **kwargs: Any) -> Any:
-        if botocore_stubber.enabled and _aws_endpoint(request.url):
+        if botocore_stubber.enabled and request is not None and _answered_here(request.url):
+            _credential_without_signature(signer, request)
             return None
         return sign(signer, operation_name, request, **kwargs)
 
@@ -40,6 +43,29 @@ def in_process_requests_unsigned() -> Iterator[None]:
         yield
 
 
-def _aws_endpoint(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    return host.endswith(".amazonaws.com")
+def _answered_here(url: str) -> bool:
+    from moto.core.config import default_user_config
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    passthrough = default_user_config.get("core", {}).get("passthrough", {})
+    return (
+        host.endswith(".amazonaws.com")
+        and parts.port is None
+        and not passthrough.get("services")
+        and not passthrough.get("urls")
+    )
+
+
+def _credential_without_signature(signer: Any, request: Any) -> None:
+    credentials = signer._credentials
+    if credentials is None:  # an anonymous client: nothing to say who it is
+        return
+    frozen = credentials.get_frozen_credentials()
+    day = datetime.now(UTC).strftime("%Y%m%d")
+    scope = f"{day}/{signer._region_name}/{signer._signing_name}/aws4_request"
+    request.headers["Authorization"] = (
+        f"AWS4-HMAC-SHA256 Credential={frozen.access_key}/{scope}, SignedHeaders=host, Signature=0"
+    )
+    if frozen.token:
+        request.headers["X-Amz-Security-Token"] = frozen.token
