@@ -309,8 +309,8 @@ class LocalStack:
     def _abort_executions(self) -> None:
         """Stop waiting executions, so no interpreter thread outlives the emulator."""
         sfn = self.client("stepfunctions")
-        for execution in self.running_executions():
-            if not stop_execution(sfn, execution["executionArn"], "local stack stopping"):
+        for execution in self.running_arns():
+            if not stop_execution(sfn, execution, "local stack stopping"):
                 log.warning("could not stop %s: its interpreter never began", execution)
 
     @property
@@ -318,16 +318,6 @@ class LocalStack:
         """The stack's state machines: the fire machine, and the batch machine."""
         names = ("StateMachineArn", "BatchStateMachineArn")
         return [self.outputs[name] for name in names if name in self.outputs]
-
-    def running_executions(self) -> list[dict[str, Any]]:
-        sfn = self.client("stepfunctions")
-        return [
-            execution
-            for machine in self.machines
-            for execution in sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")[
-                "executions"
-            ]
-        ]
 
     def _set_env(self) -> None:
         env: dict[str, str] = {"AWS_DEFAULT_REGION": self.region, **_PROCESS_ENV}
@@ -484,8 +474,7 @@ class LocalStack:
         """Wait until no execution runs and every delivery queue is empty."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            running = self.running_executions()
-            if not running and self._delivery_queues_empty():
+            if not self.running_arns() and self._delivery_queues_empty():
                 return
             time.sleep(0.1)
         raise TimeoutError("the stack did not go idle")
@@ -494,13 +483,13 @@ class LocalStack:
         """The table as the scheduled runs would find it, read once a step of the time
         machine (``_forget_glance``)."""
         if self._glanced is None:
-            self._glanced = glance_at(self._actions_items(GLANCED), self._running_arns)
+            self._glanced = glance_at(self._actions_items(GLANCED), self.running_arns)
         return self._glanced
 
-    def _running_arns(self) -> set[str]:
-        """The executions running, read from the emulator's own state machines (asked at
-        most once a step of the time machine, when the stack is idle), as ListExecutions with
-        ``statusFilter=RUNNING`` answers, every page of it."""
+    def running_arns(self) -> set[str]:
+        """The executions of the stack's state machines running now, read from the emulator's
+        own state machines (the time machine asks at most once a step, when the stack is
+        idle), as ListExecutions with ``statusFilter=RUNNING`` answers, every page of it."""
         from moto.stepfunctions.responses import get_backend
 
         backend = get_backend(ACCOUNT, self.region)  # the backend ListExecutions answers from

@@ -29,12 +29,17 @@ __all__ = ["in_process_requests_unsigned"]
 @contextmanager
 def in_process_requests_unsigned() -> Iterator[None]:
     from botocore.signers import RequestSigner
+    from moto.core.config import default_user_config
     from moto.core.models import botocore_stubber
 
     sign = RequestSigner.handler
 
     def handler(signer: Any, operation_name: Any = None, request: Any = None, **kwargs: Any) -> Any:
-        if botocore_stubber.enabled and request is not None and _answered_here(request.url):
+        if (
+            botocore_stubber.enabled
+            and request is not None
+            and _answered_here(request.url, default_user_config)
+        ):
             _credential_without_signature(signer, request)
             return None
         return sign(signer, operation_name, request, **kwargs)
@@ -43,12 +48,11 @@ def in_process_requests_unsigned() -> Iterator[None]:
         yield
 
 
-def _answered_here(url: str) -> bool:
-    from moto.core.config import default_user_config
-
+def _answered_here(url: str, config: Any) -> bool:
+    """Whether moto answers ``url`` in this process, under its ``config`` (mock_aws's)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
-    passthrough = default_user_config.get("core", {}).get("passthrough", {})
+    passthrough = config.get("core", {}).get("passthrough", {})
     return (
         host.endswith(".amazonaws.com")
         and parts.port is None
