@@ -172,7 +172,7 @@ class Protocol(RuleBasedStateMachine):
             min(later) + timedelta(milliseconds=1) if later else now + timedelta(seconds=5)
         )
         with suppress(LambdaDied):
-            pump(self.deps)
+            pump(self.deps, workers=1)
 
     @rule(crash_after=st.integers(min_value=0, max_value=6))
     def everything_due_runs(self, crash_after: int) -> None:
@@ -188,7 +188,7 @@ class Protocol(RuleBasedStateMachine):
     def pump_runs(self, crash_after: int) -> None:
         self.world.crash_in = crash_after if crash_after < 3 else None
         try:
-            pump(self.deps)
+            pump(self.deps, workers=1)
         except LambdaDied:
             pass  # the next run goes on from what this one wrote
         finally:

@@ -7,6 +7,11 @@ Nothing here decides what the stack does: each step calls the use case a functio
 The world only plays what AWS would do around them — a Wait that ends, a Retry with its count,
 a Catch, a Lambda that dies, an event delivered twice or lost — and keeps the record of what
 happened that the invariants read.
+
+The pump and a batch task run one thread at a time here (``workers=1``, ``most_threads=1``):
+a crash is planted after a counted write, and hypothesis replays an example only if it unfolds
+the same way each time, which threads racing for the writes do not. The e2e suite (a batch's
+members at once, on the emulator) runs them concurrently.
 """
 
 from __future__ import annotations
@@ -279,7 +284,7 @@ class World:
     def _play_batch(self, run: Run, arn: str) -> None:
         order: BatchOrder = self.batches.started[run.name]
         try:
-            results = fire_batch(order, arn, run.retry, self.deps)
+            results = fire_batch(order, arn, run.retry, self.deps, most_threads=1)
         except ForgedOrder as refused:
             self._end(run, "FAILED", error="ForgedOrder", cause=str(refused))
             return

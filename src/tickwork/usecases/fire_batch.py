@@ -78,15 +78,21 @@ _PAST_THE_WINDOW = timedelta(seconds=1)  # a member may be due this far past its
 
 
 def fire_batch(
-    order: BatchOrder, execution_arn: str, retry_count: int, deps: Dependencies
+    order: BatchOrder,
+    execution_arn: str,
+    retry_count: int,
+    deps: Dependencies,
+    most_threads: int = _MOST_THREADS,
 ) -> list[MemberResult]:
-    """Run, record and announce every member of the batch; what became of each."""
+    """Run, record and announce every member of the batch; what became of each, with at most
+    ``most_threads`` members at once (one runs them in fire time order, as a replayable model
+    needs)."""
     check_batch(order, execution_arn, deps)
     name = name_of(execution_arn)
     # In fire time order: a thread sleeping to its member's millisecond never holds up an
     # earlier member.
     members = sorted(order.members, key=lambda m: m.fire_at)
-    threads = max(1, min(len(members), _MOST_THREADS))
+    threads = max(1, min(len(members), most_threads))
     for earlier in range(retry_count):  # an earlier attempt died: its tab is settled first
         deps.tabs.settle(f"{name}#{earlier}")
     # The members' counter changes are carried on this attempt's tab, added once at the end.
