@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # rewrites every test module in every worker (about a tenth of the suite's CPU).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help venv demo run client test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model chaos bench lint clean
+.PHONY: help venv demo run client test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model year chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -71,6 +71,9 @@ MODEL_EXAMPLES ?= 5000
 MODEL_STEPS ?= 80
 model: $(STAMP) ## the model-based test of the fire protocol, long: MODEL_EXAMPLES random runs (make test runs 100)
 	MODEL_EXAMPLES=$(MODEL_EXAMPLES) MODEL_STEPS=$(MODEL_STEPS) $(BIN)/python -m pytest -n 0 -q --timeout 0 --hypothesis-show-statistics tests/model
+
+year: $(STAMP) ## issue 31's measure: a daily cron in New York advanced a year on virtual time, 365 fires (~50 s; make test runs a weekly one)
+	TICKWORK_DAILY_YEAR=1 $(BIN)/python -m pytest -n 0 -q tests/e2e/test_virtual_year.py -k daily
 
 CHAOS_ARGS ?= --actions 500
 chaos: $(STAMP) ## fault-injection run on a local stack: fails if a fire is lost, doubled or early

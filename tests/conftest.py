@@ -35,7 +35,6 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 # one worker finishing a long file alone. A file not named here runs after these, in
 # collection order; a list out of date costs time, never a result.
 LONGEST_FIRST = (
-    "tests/e2e/test_virtual_year.py",  # 183 s (a year of a daily cron)
     "tests/e2e/test_client_distribution.py",  # 134 s (a fresh virtualenv)
     "tests/e2e/test_time_command.py",  # 132 s
     "tests/e2e/test_local_restart.py",  # 100 s (kill -9 mid-wait: real seconds, mostly idle)

@@ -98,6 +98,19 @@ def test_parsed_programs_are_shared_only_without_map_or_parallel(emulator: None)
     )
 
 
+def test_a_parse_is_shared_by_every_stack_the_process_starts() -> None:
+    from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+
+    plain = json.dumps(WAIT_THEN_PASS)
+    parsed = []
+    for _ in range(2):  # one stack, then another, as a test worker starts them
+        with mock_aws(config=EMULATOR_CONFIG), tuned_emulator():
+            parsed.append(AmazonStateLanguageParser.parse(plain))
+    assert parsed[0] is parsed[1]
+    # Outside a stack, moto's own parse again: a fresh program each time.
+    assert AmazonStateLanguageParser.parse(plain) is not AmazonStateLanguageParser.parse(plain)
+
+
 def test_one_interpreter_client_per_service(emulator: None) -> None:
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 

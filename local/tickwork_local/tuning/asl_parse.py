@@ -4,8 +4,11 @@ Found: moto's interpreter parses the definition (ANTLR) again for every executio
 (``moto/stepfunctions/parser/asl/parse/asl_parser.py``, ``AmazonStateLanguageParser.parse``,
 called from ``Execution.start``): most of an execution's CPU on a busy local stack.
 
-Replaced: ``AmazonStateLanguageParser.parse`` — the same parse, kept per definition text. A
-parsed program keeps no per-execution state (that lives in the execution's ``Environment``)
+Replaced: ``AmazonStateLanguageParser.parse`` — the same parse, kept per definition text for
+the life of the process: every stack a process starts (a test suite's worker starts hundreds)
+shares the parse of a definition it has seen, both when the state machine is created (moto
+validates the definition by parsing it) and at each execution. A parsed program keeps no
+per-execution state (that lives in the execution's ``Environment``)
 except each component's lazily drawn ``heap_key``, drawn here at once so that concurrent
 executions cannot race on it; definitions with Map or Parallel states, whose components do keep
 state, are parsed each time as before. Upstreamable as is: a cache keyed on the definition.
@@ -23,6 +26,9 @@ from unittest import mock
 __all__ = ["asl_parsed_once"]
 
 _STATEFUL_STATE_TYPES = ("Map", "Parallel")
+_MOST_KEPT = 64  # definitions kept parsed (a stack has two; a test may add a target's own)
+_PARSED: dict[str, Any] = {}  # definition text -> parsed program, shared by every stack
+_LOCK = threading.Lock()
 
 
 @contextmanager
@@ -30,18 +36,18 @@ def asl_parsed_once() -> Iterator[None]:
     from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
 
     original = AmazonStateLanguageParser.parse
-    cache: dict[str, Any] = {}
-    lock = threading.Lock()
 
     def parse(definition: str) -> Any:
         if not _shareable(definition):
             return original(definition)
-        with lock:  # parsed by one thread while the others wait for it
-            if definition not in cache:
+        with _LOCK:  # parsed by one thread while the others wait for it
+            if definition not in _PARSED:
                 parsed = original(definition)
                 _draw_heap_keys(parsed[0])
-                cache[definition] = parsed
-            return cache[definition]
+                if len(_PARSED) >= _MOST_KEPT:  # a process that makes many: the oldest go
+                    del _PARSED[next(iter(_PARSED))]
+                _PARSED[definition] = parsed
+            return _PARSED[definition]
 
     with mock.patch.object(AmazonStateLanguageParser, "parse", staticmethod(parse)):
         yield
