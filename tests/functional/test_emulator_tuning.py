@@ -18,6 +18,8 @@ from unittest import mock
 import boto3
 import pytest
 from botocore.exceptions import ClientError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from moto import mock_aws
 
 from tickwork_local.activity import Activity
@@ -533,3 +535,82 @@ def test_an_unsigned_call_with_an_assumed_roles_keys_lands_in_the_roles_account(
     url = role.client("sqs").create_queue(QueueName="theirs")["QueueUrl"]
     assert url.split("/")[-2:] == ["222222222222", "theirs"]
     assert role.client("sts").get_caller_identity()["Account"] == "222222222222"
+
+
+# --- request_environ: the environ werkzeug's builder writes, key for key --------------------
+# Mostly requests as botocore sends them (the direct path), with every part now and then one
+# the direct path must leave to moto's own builder.
+_HOSTS = st.one_of(
+    st.sampled_from(["dynamodb.us-east-1.amazonaws.com", "localhost", "127.0.0.1"]),
+    st.from_regex(r"[a-z0-9-]{1,8}(\.[a-z0-9-]{1,8}){0,2}", fullmatch=True),
+    st.from_regex(r"[A-Za-z0-9.\[\]:-]{1,12}", fullmatch=True),  # mostly refused: moto's own path
+).flatmap(
+    lambda host: st.sampled_from(["", "", "", ":443", ":4566", ":0443", ":99999", ":"]).map(
+        lambda port: host + port
+    )
+)
+_PATHS = st.one_of(
+    st.sampled_from(
+        ["/", "//twice/", "/2015-03-31/functions/arn:aws:lambda:us-east-1:1:function:f/invocations"]
+    ),
+    st.text(alphabet="/abcXYZ09_.~!$&'()*+,:;=@-", max_size=20).map(lambda p: "/" + p),
+    st.text(alphabet='/abc%é "<>{}', max_size=8),
+)
+_QUERIES = st.one_of(st.just(""), st.text(alphabet="ab=&%2Fé+ ", max_size=10))
+_HEADER_NAMES = st.sampled_from(
+    ["Content-Type", "content-type", "CONTENT-TYPE", "Content-Length", "Content_Type",
+     "Transfer-Encoding", "X-Amz-Target", "x-amz-target", "X-Amz-Meta-My_Key", "Host",
+     "User-Agent", "Authorization", "amz-sdk-request"]
+)  # fmt: skip
+_HEADER_VALUES = st.one_of(
+    st.text(alphabet="abc/;= -.0", max_size=12),
+    st.text(alphabet="abc/;= -.0", max_size=12).map(str.encode),
+    st.sampled_from(["a\nb", "x\r", "é"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    method=st.sampled_from(["POST", "GET", "PUT", "DELETE", "post"]),
+    scheme=st.sampled_from(["https", "https", "http", "HTTPS", "ftp"]),
+    host=_HOSTS,
+    path=_PATHS,
+    query=_QUERIES,
+    headers=st.lists(st.tuples(_HEADER_NAMES, _HEADER_VALUES), max_size=6),
+    body=st.one_of(st.binary(min_size=1, max_size=40), st.text(max_size=20), st.none()),
+)
+def test_a_request_built_directly_has_the_environ_werkzeug_builds(
+    method: str, scheme: str, host: str, path: str, query: str, headers: list, body: Any
+) -> None:
+    from botocore.awsrequest import HeadersDict
+    from moto.core.request import Request
+
+    from tickwork_local.tuning.request_environ import requests_built_directly
+
+    url = f"{scheme}://{host}{path}" + (f"?{query}" if query else "")
+    sent = HeadersDict()
+    for name, value in headers:
+        sent[name] = value  # botocore's map: one value per name, whatever its case
+
+    def built() -> tuple[str, Any]:
+        try:
+            request = Request.from_primitives(method, url, sent, body)
+        except Exception as error:  # the same refusal is the same answer
+            return "refused", type(error).__name__
+        read = (request.data, request.raw_url, list(request.headers))
+        environ = dict(request.environ)
+        stream = environ.pop("wsgi.input")
+        assert environ.pop("werkzeug.request", request) is request  # each its own request
+        return "built", (environ, stream.getvalue(), *read)
+
+    by_moto = built()
+    with requests_built_directly():
+        directly = built()
+    assert directly == by_moto
+
+
+def test_a_response_carries_a_request_id_of_moto_s_length_and_alphabet(emulator: None) -> None:
+    sqs = _client("sqs")
+    ids = [sqs.list_queues()["ResponseMetadata"]["RequestId"] for _ in range(3)]
+    assert all(len(i) == 52 and i.isascii() and i.isalnum() for i in ids)
+    assert len(set(ids)) == 3

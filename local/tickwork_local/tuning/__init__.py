@@ -21,7 +21,10 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``index_buckets`` — a query on a global secondary index reads the items it can return;
 - ``user_agent`` — a client's User-Agent header is built once, not twice per request;
 - ``model_loader`` — botocore's service models are read once per process, not per session;
-- ``unsigned_requests`` — a request the emulator answers in this process is not signed.
+- ``unsigned_requests`` — a request the emulator answers in this process is not signed;
+- ``request_environ`` — an in-process request is handed to moto without werkzeug's test-client
+  builder;
+- ``request_ids`` — a response's request id is drawn in one call, not one per character.
 
 The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``
 (it also ends a ``TimestampPath`` Wait at its second, never up to a second early).
@@ -43,6 +46,8 @@ from tickwork_local.tuning.method_names import method_names_listed_once
 from tickwork_local.tuning.model_loader import models_loaded_once
 from tickwork_local.tuning.module_listing import moto_modules_listed_once
 from tickwork_local.tuning.projections import top_level_projections_copied
+from tickwork_local.tuning.request_environ import requests_built_directly
+from tickwork_local.tuning.request_ids import request_ids_drawn_at_once
 from tickwork_local.tuning.sqs_backlog import backlogs_read_once
 from tickwork_local.tuning.sqs_counts import sends_without_counting
 from tickwork_local.tuning.task_clients import one_client_per_service
@@ -73,6 +78,8 @@ def tuned_emulator() -> Iterator[None]:
             user_agents_built_once,
             models_loaded_once,
             in_process_requests_unsigned,
+            requests_built_directly,
+            request_ids_drawn_at_once,
         ):
             patches.enter_context(fix())
         yield
