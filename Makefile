@@ -72,7 +72,7 @@ MODEL_STEPS ?= 80
 model: $(STAMP) ## the model-based test of the fire protocol, long: MODEL_EXAMPLES random runs (make test runs 100)
 	MODEL_EXAMPLES=$(MODEL_EXAMPLES) MODEL_STEPS=$(MODEL_STEPS) $(BIN)/python -m pytest -n 0 -q --timeout 0 --hypothesis-show-statistics tests/model
 
-year: $(STAMP) ## issue 31's measure: a daily cron in New York advanced a year on virtual time, 365 fires (~50 s; make test runs a weekly one)
+year: $(STAMP) ## issue 31's measure: a daily cron in New York advanced a year on virtual time, 365 fires (~1 min; make test runs a weekly one)
 	TICKWORK_DAILY_YEAR=1 $(BIN)/python -m pytest -n 0 -q tests/e2e/test_virtual_year.py -k daily
 
 CHAOS_ARGS ?= --actions 500

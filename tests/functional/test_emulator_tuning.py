@@ -113,6 +113,26 @@ def test_a_parse_is_shared_by_every_stack_the_process_starts() -> None:
     assert AmazonStateLanguageParser.parse(plain) is not AmazonStateLanguageParser.parse(plain)
 
 
+def test_two_stacks_at_once_parse_a_new_definition_without_waiting_on_each_other() -> None:
+    import threading
+
+    from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+
+    fresh = json.dumps({**WAIT_THEN_PASS, "Comment": f"two stacks {time.monotonic_ns()}"})
+    parsed: list[Any] = []
+
+    def two_stacks() -> None:
+        with mock_aws(config=EMULATOR_CONFIG), tuned_emulator(), tuned_emulator():
+            parsed.append(AmazonStateLanguageParser.parse(fresh))
+            parsed.append(AmazonStateLanguageParser.parse(fresh))
+
+    both = threading.Thread(target=two_stacks, daemon=True)
+    both.start()
+    both.join(timeout=60)  # a parse holding the lock while it calls another stack's patch hangs
+    assert not both.is_alive(), "the second stack's parse waited on the first's lock for ever"
+    assert len(parsed) == 2 and parsed[0] is parsed[1]
+
+
 def test_one_interpreter_client_per_service(emulator: None) -> None:
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 

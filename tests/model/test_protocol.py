@@ -200,9 +200,9 @@ class Protocol(RuleBasedStateMachine):
         every waiting fire and every claim at once."""
         kept = {i: a.fire_key for i, a in self.world.store.items.items()}
         if restart:
-            repaired = reconcile(self.deps, horizon=None, stuck_after=timedelta(0))
+            repaired = reconcile(self.deps, horizon=None, stuck_after=timedelta(0), workers=1)
         else:
-            repaired = reconcile(self.deps)
+            repaired = reconcile(self.deps, workers=1)
         for action_id in repaired["released"]:
             self.releases[action_id] += 1
         assert set(repaired["released"]) <= set(kept)

@@ -8,10 +8,12 @@ The world only plays what AWS would do around them — a Wait that ends, a Retry
 a Catch, a Lambda that dies, an event delivered twice or lost — and keeps the record of what
 happened that the invariants read.
 
-The pump and a batch task run one thread at a time here (``workers=1``, ``most_threads=1``):
-a crash is planted after a counted write, and hypothesis replays an example only if it unfolds
-the same way each time, which threads racing for the writes do not. The e2e suite (a batch's
-members at once, on the emulator) runs them concurrently.
+The pump's and the reconciler's launches, and a batch task's members, run one at a time here
+(``workers=1``, ``most_threads=1``): a crash is planted after a counted write, and hypothesis
+replays an example only if it unfolds the same way each time, which threads racing for the
+writes do not. (A batch task still starts its follow-ons from its own thread beside that one
+worker; the model's fire times, 10 s apart, give them nothing to race for.) The e2e suite runs
+them all concurrently, on the emulator.
 """
 
 from __future__ import annotations

@@ -35,7 +35,10 @@ _LOCK = threading.Lock()
 def asl_parsed_once() -> Iterator[None]:
     from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
 
-    original = AmazonStateLanguageParser.parse
+    # moto's own parse, also where another stack of this process has its patch in place (two
+    # stacks at once): the patch calls moto's parse under the lock, never another patch.
+    current = AmazonStateLanguageParser.parse
+    original = getattr(current, "moto_parse", current)
 
     def parse(definition: str) -> Any:
         if not _shareable(definition):
@@ -49,6 +52,7 @@ def asl_parsed_once() -> Iterator[None]:
                 _PARSED[definition] = parsed
             return _PARSED[definition]
 
+    parse.moto_parse = original
     with mock.patch.object(AmazonStateLanguageParser, "parse", staticmethod(parse)):
         yield
 

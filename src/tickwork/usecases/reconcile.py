@@ -71,7 +71,7 @@ from tickwork.usecases.answers import Done
 from tickwork.usecases.backfill import continue_backfill
 from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.usecases.orders import kind_of
-from tickwork.usecases.pump import launch_due
+from tickwork.usecases.pump import WORKERS, launch_due
 from tickwork.usecases.record import record_failure, record_tick
 from tickwork.usecases.updates import Rule, update
 from tickwork.usecases.watchdog import note_missed
@@ -101,8 +101,10 @@ def reconcile(
     stuck_after: timedelta = STUCK_AFTER,
     limit: int = 10_000,
     deadline: datetime | None = None,
+    workers: int = WORKERS,
 ) -> dict[str, Any]:
-    """One pass over what may need repair. A repair that fails (an execution name taken, a
+    """One pass over what may need repair (overdue parked fires launched ``workers`` at a time,
+    as the pump launches them). A repair that fails (an execution name taken, a
     throttled call) is logged and the pass goes on with the others; ``RepairsIncomplete`` then
     names them, after the repairs that were made are announced. With ``deadline`` (the run's
     timeout less a margin) the pass stops looking once it passes: what it did not reach is
@@ -142,7 +144,7 @@ def reconcile(
                 repairs.restarted.append(action.id)
     if overdue and in_time("overdue"):  # each batch and lone fire on its own, failures named
         with _alone("parked fires the pump missed", unrepaired):
-            run = launch_due(overdue, now, deps)
+            run = launch_due(overdue, now, deps, workers)
             repairs.restarted.extend(run.launched)
             unrepaired.extend(run.failed)
     claims = deps.queries.in_fire_order(Status.IN_PROGRESS, limit) if in_time("claims") else []
