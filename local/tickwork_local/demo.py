@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.live import Live
@@ -39,6 +39,9 @@ from tickwork.ports import ActionRecords
 from tickwork_local.receiver import Receiver
 from tickwork_local.service import running_service
 from tickwork_local.stack import REPO_ROOT, EventTap, LocalStack
+
+if TYPE_CHECKING:
+    from tickwork_client import TickworkClient
 
 __all__ = ["run_demo"]
 
@@ -246,9 +249,30 @@ def _seed_sms(console: Console, stack: LocalStack, records: ActionRecords) -> bo
                 f"  [bold]SMS[/] to {texts[0]['to']}: {texts[0]['body']!r} "
                 f"(from the outbox: `tickwork outbox --kind sms`)"
             )
-            return True
+            return _cancelled(console, client, records, sent.action_id, deadline)
         time.sleep(0.2)
     console.print(f"[red]  no SMS from {sent.action_id} in the outbox[/]")
+    return False
+
+
+def _cancelled(
+    console: Console,
+    client: TickworkClient,
+    records: ActionRecords,
+    action_id: str,
+    deadline: float,
+) -> bool:
+    """The seed's daily action cancelled, its next fire's execution stopped with it: a demo run
+    in the minutes before the seed's time of day (08:35:17 UTC) would otherwise leave that
+    execution waiting, and the stack never idle."""
+    client.cancel(action_id)
+    while time.monotonic() < deadline:
+        action = records.get(action_id)
+        if action is not None and action.status is Status.CANCELLED:
+            console.print(f"  $ tickwork cancel {action_id}   (the daily schedule stopped)")
+            return True
+        time.sleep(0.1)
+    console.print(f"[red]  {action_id} was not cancelled[/]")
     return False
 
 
