@@ -30,7 +30,6 @@ __all__ = ["requests_built_directly"]
 
 _HOST = re.compile(r"(?:[a-z0-9-]{1,63}\.)*[a-z0-9-]{1,63}(?::([1-9][0-9]{0,4}))?\Z")
 _PATH = re.compile(r"/[A-Za-z0-9_.~!$&'()*+,/:;=@-]*\Z")  # what iri_to_uri keeps; no "%"
-_AS_ENVIRON = ("CONTENT_TYPE", "CONTENT_LENGTH")
 
 
 @contextmanager
@@ -41,7 +40,7 @@ def requests_built_directly() -> Iterator[None]:
     built_by_moto = Request.__dict__["from_primitives"].__func__
 
     def from_primitives(cls: Any, method: str, url: str, headers: Any, body: Any = None) -> Any:
-        environ = _environ(method, url, headers, body)
+        environ = _environ(moto_request, method, url, headers, body)
         if environ is None:
             return built_by_moto(cls, method, url, headers, body)
         return cls(environ)
@@ -50,11 +49,11 @@ def requests_built_directly() -> Iterator[None]:
         yield
 
 
-def _environ(method: str, url: str, headers: Any, body: Any) -> dict[str, Any] | None:
-    """The environ ``EnvironBuilder`` writes for this request (with moto's two additions), or
-    None where it might write another."""
-    from moto.core.request import PRESERVED_HEADER_NAMES_ENVIRON_KEY
-
+def _environ(
+    moto_request: Any, method: str, url: str, headers: Any, body: Any
+) -> dict[str, Any] | None:
+    """The environ ``EnvironBuilder`` writes for this request (with the two additions of
+    ``moto_request``, moto's module), or None where it might write another."""
     if isinstance(body, str):
         body = body.encode()
     if not isinstance(body, bytes) or not body:
@@ -90,6 +89,7 @@ def _environ(method: str, url: str, headers: Any, body: Any) -> dict[str, Any] |
     }
     content_type = None
     combined: dict[str, list[str]] = {}
+    preserved: dict[str, str] = {}  # moto's: the original spelling of an S3 metadata header
     for key, value in headers.items():
         if isinstance(value, bytes):
             value = value.decode("utf-8")
@@ -97,6 +97,8 @@ def _environ(method: str, url: str, headers: Any, body: Any) -> dict[str, Any] |
             return None
         if "\n" in value or "\r" in value:
             return None  # werkzeug refuses it: moto's own path says so
+        if moto_request.should_preserve_original_header_name(key):
+            preserved[moto_request.environ_key_for_header(key)] = key
         lower = key.lower()
         if lower in ("transfer-encoding", "content-length"):
             continue  # moto leaves out the one; werkzeug writes the other from the body
@@ -110,15 +112,5 @@ def _environ(method: str, url: str, headers: Any, body: Any) -> dict[str, Any] |
     environ["CONTENT_LENGTH"] = str(len(body))
     for name, values in combined.items():
         environ[name] = ", ".join(values)
-    environ[PRESERVED_HEADER_NAMES_ENVIRON_KEY] = {
-        name: key
-        for key, _ in headers.items()
-        if "_" in key and key.lower().startswith("x-amz-meta-")
-        for name in (_environ_key(key),)
-    }
+    environ[moto_request.PRESERVED_HEADER_NAMES_ENVIRON_KEY] = preserved
     return environ
-
-
-def _environ_key(header: str) -> str:
-    key = header.upper().replace("-", "_")
-    return key if key in _AS_ENVIRON else f"HTTP_{key}"
