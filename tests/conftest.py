@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tickwork_local.tuning.collector import collect_less_often
+
 REPO = Path(__file__).resolve().parents[1]
 EVENTS = REPO / "events"
 
@@ -60,6 +62,12 @@ LONGEST_FIRST = (
     "tests/e2e/test_targets.py",  # 24 s
     "tests/model/test_protocol.py",  # 23 s
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Each worker runs the emulator in process: its collector runs as `tickwork local`'s does,
+    # a hundred times less often than Python's default (tuning/collector.py).
+    collect_less_often()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

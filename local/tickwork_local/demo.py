@@ -39,6 +39,7 @@ from tickwork.ports import ActionRecords
 from tickwork_local.receiver import Receiver
 from tickwork_local.service import running_service
 from tickwork_local.stack import REPO_ROOT, EventTap, LocalStack
+from tickwork_local.tuning.collector import collect_less_often
 
 if TYPE_CHECKING:
     from tickwork_client import TickworkClient
@@ -104,6 +105,7 @@ def _environment(**values: str) -> Iterator[None]:
 
 
 def run_demo(step_seconds: float = 1.0) -> int:
+    collect_less_often()  # the demo's process runs the emulator (tuning/collector.py)
     console = Console()
     started = time.monotonic()
     receiver = Receiver(failures=1)

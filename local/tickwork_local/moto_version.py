@@ -12,6 +12,7 @@ fire a second early. So it does not start.
 
 from __future__ import annotations
 
+import functools
 from importlib.metadata import PackageNotFoundError, version
 
 __all__ = ["SUPPORTED_MOTO", "UnsupportedMoto", "installed_moto", "require_supported_moto"]
@@ -32,6 +33,7 @@ class UnsupportedMoto(RuntimeError):
         )
 
 
+@functools.cache  # read from the package metadata once: every stack's start asks
 def installed_moto() -> str:
     try:
         return version("moto")

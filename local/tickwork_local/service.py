@@ -35,6 +35,7 @@ from tickwork_local.outbox import OUTBOX_FILE, Outbox
 from tickwork_local.server import check_port_free, serving
 from tickwork_local.stack import LocalStack
 from tickwork_local.time_api import saved_offset, saving_offset
+from tickwork_local.tuning.collector import collect_less_often
 from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["LocalService", "run_local", "running_service"]
@@ -133,6 +134,7 @@ def run_local(
     virtual_time: bool = False,
 ) -> None:
     require_supported_moto()  # before a signal handler is set
+    collect_less_often()  # this process is the emulator's: less CPU (tuning/collector.py)
     stopping = threading.Event()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: where is it stuck?
     for signum in (signal.SIGINT, signal.SIGTERM):

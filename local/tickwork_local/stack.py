@@ -410,11 +410,11 @@ class LocalStack:
     def _role(self) -> str:
         iam = self.client("iam")
         name = f"{self.template.stack_name}-local"
-        try:
-            return str(iam.get_role(RoleName=name)["Role"]["Arn"])
-        except iam.exceptions.NoSuchEntityException:
+        try:  # created first: a new emulator has none, and a refused call costs twice a call
             created = iam.create_role(RoleName=name, AssumeRolePolicyDocument="{}")
             return str(created["Role"]["Arn"])
+        except iam.exceptions.EntityAlreadyExistsException:
+            return str(iam.get_role(RoleName=name)["Role"]["Arn"])
 
     def _queue(self, name: str, visibility: int = 1) -> tuple[str, str]:
         sqs = self.client("sqs")

@@ -6,8 +6,8 @@ be resolved without ordering the resources.
 
 from __future__ import annotations
 
-import copy
 import json
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,17 +45,21 @@ def _construct(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[st
 _Loader.add_multi_constructor("!", _construct)
 
 
-_loaded: dict[tuple[Path, int, int], dict[str, Any]] = {}
+_loaded: dict[tuple[Path, int, int], bytes] = {}
 
 
 def load_yaml(path: Path) -> dict[str, Any]:
     """The document, parsed once per version of the file (a stack per test reads the same
-    template): each caller gets its own copy to change."""
+    template): each caller gets its own copy to change. The copy is unpickled from the parse
+    (plain dicts, lists and scalars), several times faster than ``copy.deepcopy``, which was a
+    tenth of a stack's start."""
     stat = path.stat()
     key = (path.resolve(), stat.st_mtime_ns, stat.st_size)
     if key not in _loaded:
-        _loaded[key] = yaml.load(path.read_text(), Loader=_Loader)
-    return copy.deepcopy(_loaded[key])
+        parsed = yaml.load(path.read_text(), Loader=_Loader)
+        _loaded[key] = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+    document: dict[str, Any] = pickle.loads(_loaded[key])
+    return document
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,15 @@ def api(stack: Stack) -> Iterator[Api]:
 def test_a_daily_cron_fires_on_business_days_and_takes_a_changed_calendar(
     stack: Stack, api: Api
 ) -> None:
+    # The week the test sees starts on a Thursday at noon, whatever day it runs: the first fire
+    # is a Friday's, the one planned when the calendar changes (made a holiday) a weekday, and
+    # the weekday after it made a holiday too is not the Monday the weekend's occurrences shift
+    # to. Started on a Sunday, that Monday was the second holiday and the shift went to Tuesday.
+    now = stack.local.clock.now()
+    thursday = (now + timedelta(days=(3 - now.weekday()) % 7 or 7)).replace(
+        hour=12, minute=0, second=0, microsecond=0
+    )
+    stack.local.time.advance_to(thursday.timestamp())
     business = {"timezone": "UTC", "hours": {"MON-FRI": ["09:00-17:00"]}}
     assert api.put("/calendars/business", business).status == 201
     body = {"id": "d", "cron": "0 10 * * *", "calendar": "business", "onExcluded": "SHIFT"}

@@ -634,3 +634,41 @@ def test_a_response_carries_a_request_id_of_moto_s_length_and_alphabet(emulator:
     ids = [sqs.list_queues()["ResponseMetadata"]["RequestId"] for _ in range(3)]
     assert all(len(i) == 52 and i.isascii() and i.isalnum() for i in ids)
     assert len(set(ids)) == 3
+
+
+def test_the_collector_runs_less_often_and_still_frees_cycles() -> None:
+    import gc
+    import weakref
+
+    from tickwork_local.tuning.collector import EMULATOR_THRESHOLDS, collect_less_often
+
+    collect_less_often()
+    assert gc.get_threshold() == EMULATOR_THRESHOLDS  # the suite's workers run with it too
+
+    class Node:
+        other: Any = None
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # a cycle: reference counting alone never frees it
+    gone = weakref.ref(a)
+    del a, b
+    kept = []
+    for _ in range(EMULATOR_THRESHOLDS[0] * 2):  # tracked objects past the young threshold
+        kept.append(Node())
+        if gone() is None:
+            break
+    assert gone() is None, "a cycle was never collected: memory would grow without bound"
+
+
+@given(st.text(alphabet="aAbBzZ0_ -", max_size=12))
+def test_a_camelcase_name_converts_as_moto_converts_it(name: str) -> None:
+    from moto.core import utils
+
+    from tickwork_local.tuning.camelcase_names import camelcase_names_converted_once
+
+    original = utils.camelcase_to_underscores
+    with camelcase_names_converted_once():
+        assert utils.camelcase_to_underscores is not original  # the cached one is in place
+        assert utils.camelcase_to_underscores(name) == original(name)
+        assert utils.camelcase_to_underscores(name) == original(name)  # and from its cache
+    assert utils.camelcase_to_underscores is original

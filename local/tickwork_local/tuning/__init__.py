@@ -24,7 +24,10 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``unsigned_requests`` — a request the emulator answers in this process is not signed;
 - ``request_environ`` — an in-process request is handed to moto without werkzeug's test-client
   builder;
-- ``request_ids`` — a response's request id is drawn in one call, not one per character.
+- ``request_ids`` — a response's request id is drawn in one call, not one per character;
+- ``camelcase_names`` — a camelCase name is turned into snake_case once, not per request;
+- ``collector`` — Python's cyclic garbage collector runs a hundred times less often (set once for
+  the whole process, by ``tickwork local`` and by the test suite, not by ``tuned_emulator``).
 
 The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``
 (it also ends a ``TimestampPath`` Wait at its second, never up to a second early).
@@ -39,6 +42,7 @@ from contextlib import ExitStack, contextmanager
 from tickwork_local.tuning.asl_parse import asl_parsed_once
 from tickwork_local.tuning.attribute_values import attribute_values_passed_through
 from tickwork_local.tuning.batch_import import batch_imported_when_used
+from tickwork_local.tuning.camelcase_names import camelcase_names_converted_once
 from tickwork_local.tuning.index_buckets import index_buckets
 from tickwork_local.tuning.item_size import items_sized_once
 from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
@@ -80,6 +84,7 @@ def tuned_emulator() -> Iterator[None]:
             in_process_requests_unsigned,
             requests_built_directly,
             request_ids_drawn_at_once,
+            camelcase_names_converted_once,
         ):
             patches.enter_context(fix())
         yield
