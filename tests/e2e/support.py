@@ -77,7 +77,7 @@ class Stack:
         )
         table = local.outputs["ActionsTableName"]
         self.records = DynamoDBRecords(table)
-        self.queries = DynamoDBQueries(table)
+        self.queries = DynamoDBQueries(table, clock=local.clock)  # counts by the stack's days
         self.parked = DynamoDBParkedFires(table)
         self.tallies = DynamoDBFireTallies(table)
 
