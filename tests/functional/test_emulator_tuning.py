@@ -672,3 +672,33 @@ def test_a_camelcase_name_converts_as_moto_converts_it(name: str) -> None:
         assert utils.camelcase_to_underscores(name) == original(name)
         assert utils.camelcase_to_underscores(name) == original(name)  # and from its cache
     assert utils.camelcase_to_underscores is original
+
+
+def test_a_handler_without_kwargs_is_still_refused_and_one_with_them_taken() -> None:
+    import functools
+
+    from botocore import compat
+    from botocore.hooks import HierarchicalEmitter
+
+    from tickwork_local.tuning.handler_signatures import handler_signatures_read_once
+
+    def takes(**kwargs: Any) -> None: ...
+
+    def refuses(a: int) -> None: ...
+
+    class Holder:
+        def takes(self, **kwargs: Any) -> None: ...
+
+        def refuses(self) -> None: ...
+
+    callables = [takes, refuses, Holder().takes, Holder().refuses, Holder().takes,
+                 functools.partial(takes), functools.partial(refuses, 1), lambda **kw: None]  # fmt: skip
+    with handler_signatures_read_once():
+        for _ in range(2):  # the second time from what was kept
+            for handler in callables:
+                emitter = HierarchicalEmitter()
+                if compat.accepts_kwargs(handler):
+                    emitter.register("before-call.s3", handler)
+                else:
+                    with pytest.raises(ValueError, match="must accept keyword"):
+                        emitter.register("before-call.s3", handler)

@@ -26,6 +26,7 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
   builder;
 - ``request_ids`` — a response's request id is drawn in one call, not one per character;
 - ``camelcase_names`` — a camelCase name is turned into snake_case once, not per request;
+- ``handler_signatures`` — an event handler's signature is read once, not per client;
 - ``collector`` — Python's cyclic garbage collector runs a hundred times less often (set once for
   the whole process, by ``tickwork local`` and by the test suite, not by ``tuned_emulator``).
 
@@ -43,6 +44,7 @@ from tickwork_local.tuning.asl_parse import asl_parsed_once
 from tickwork_local.tuning.attribute_values import attribute_values_passed_through
 from tickwork_local.tuning.batch_import import batch_imported_when_used
 from tickwork_local.tuning.camelcase_names import camelcase_names_converted_once
+from tickwork_local.tuning.handler_signatures import handler_signatures_read_once
 from tickwork_local.tuning.index_buckets import index_buckets
 from tickwork_local.tuning.item_size import items_sized_once
 from tickwork_local.tuning.jsonpath_parse import jsonpath_parsed_once
@@ -85,6 +87,7 @@ def tuned_emulator() -> Iterator[None]:
             requests_built_directly,
             request_ids_drawn_at_once,
             camelcase_names_converted_once,
+            handler_signatures_read_once,
         ):
             patches.enter_context(fix())
         yield
