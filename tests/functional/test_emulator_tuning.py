@@ -691,8 +691,10 @@ def test_a_handler_without_kwargs_is_still_refused_and_one_with_them_taken() -> 
 
         def refuses(self) -> None: ...
 
-    callables = [takes, refuses, Holder().takes, Holder().refuses, Holder().takes,
-                 functools.partial(takes), functools.partial(refuses, 1), lambda **kw: None]  # fmt: skip
+    callables = [
+        *(takes, refuses, Holder().takes, Holder().refuses, Holder().takes),
+        *(functools.partial(takes), functools.partial(refuses, 1), lambda **kw: None),
+    ]
     with handler_signatures_read_once():
         for _ in range(2):  # the second time from what was kept
             for handler in callables:
