@@ -66,7 +66,7 @@ LONGEST_FIRST = (
 
 def pytest_configure(config: pytest.Config) -> None:
     # Each worker runs the emulator in process: its collector runs as `tickwork local`'s does,
-    # a hundred times less often than Python's default (tuning/collector.py).
+    # far less often than Python's default (tuning/collector.py).
     collect_less_often()
 
 

@@ -431,10 +431,18 @@ def test_a_late_answer_for_an_earlier_filter_never_replaces_the_counts_shown(
     for action_id, group in (("g:a1", "a"), ("g:b1", "b"), ("g:b2", "b")):
         start_action(StartCommand({"id": action_id, "rate": "rate(1 hour)", "group": group}), deps)
     page.goto(token_link("/"))
+    page.get_by_test_id("auto-refresh").uncheck()  # only the loads the test makes
     pending = page.get_by_test_id("count-PENDING-value")
     expect(pending).to_have_text("3")
     held: list[Route] = []
-    page.route(lambda url: url.endswith("/stats?group=a"), lambda route: held.append(route))
+
+    def hold_the_first(route: Route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(lambda url: url.endswith("/stats?group=a"), hold_the_first)
     with page.expect_request(lambda r: r.url.endswith("/stats?group=a")):
         page.get_by_test_id("group-filter").fill("a")
         page.get_by_test_id("group-filter").press("Enter")

@@ -27,7 +27,7 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``request_ids`` — a response's request id is drawn in one call, not one per character;
 - ``camelcase_names`` — a camelCase name is turned into snake_case once, not per request;
 - ``handler_signatures`` — an event handler's signature is read once, not per client;
-- ``collector`` — Python's cyclic garbage collector runs a hundred times less often (set once for
+- ``collector`` — Python's cyclic garbage collector runs far less often (set once for
   the whole process, by ``tickwork local`` and by the test suite, not by ``tuned_emulator``).
 
 The Wait states' and Retry pauses' time is the stack's clock: ``tickwork_local.emulator_clock``

@@ -35,7 +35,7 @@ def camelcase_names_converted_once() -> Iterator[None]:
     with ExitStack() as patches:
         for name, module in list(sys.modules.items()):
             if (name == "moto" or name.startswith("moto.")) and (
-                vars(module).get(_NAME) is original  # never a module __getattr__
+                getattr(module, "__dict__", {}).get(_NAME) is original  # no __getattr__
             ):
                 patches.enter_context(mock.patch.object(module, _NAME, cached))
         yield
