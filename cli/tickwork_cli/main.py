@@ -133,9 +133,11 @@ def local(
     An emulated AWS endpoint on 127.0.0.1 built from template.yaml; the functions run in this
     process; state in --state-dir survives a restart, and pending actions fire exactly once.
     """
+    from tickwork_local.journal import JournalCorrupt
     from tickwork_local.moto_version import UnsupportedMoto
     from tickwork_local.server import PortInUse
     from tickwork_local.service import run_local
+    from tickwork_local.time_api import StateDirTimeRefused
 
     try:
         run_local(
@@ -148,7 +150,7 @@ def local(
             max_open_executions,
             virtual_time,
         )
-    except (UnsupportedMoto, PortInUse) as refused:
+    except (UnsupportedMoto, PortInUse, StateDirTimeRefused, JournalCorrupt) as refused:
         raise click.ClickException(str(refused)) from refused
 
 
@@ -342,7 +344,9 @@ def list_(
     chosen = Status(status.upper()) if status else None
     selection = guard(lambda: Selection(chosen, group, prefix, attention))
     actions, _ = context.target.dependencies().queries.page(selection, limit)
-    render.actions_table([action_summary(a) for a in actions], as_json, context.target.now())
+    target = context.target
+    rows = [action_summary(a) for a in actions]
+    render.actions_table(rows, as_json, target.now(), target.clock_note())
 
 
 @cli.command()
@@ -372,7 +376,7 @@ def show(context: Context, action_id: str, as_json: bool) -> None:
     action = context.target.dependencies().records.get(action_id)
     if action is None:
         raise click.ClickException(f"no action {action_id!r}: `tickwork list` shows the ids")
-    render.action_detail(action_view(action), as_json)
+    render.action_detail(action_view(action), as_json, context.target.clock_note())
 
 
 @cli.command()

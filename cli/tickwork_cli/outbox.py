@@ -65,6 +65,8 @@ def outbox(
     if not shown:
         click.echo("nothing sent yet" + (" of that kind" if kind or action_id else ""))
         return
+    if any(message.get("virtualTime") for message in shown):
+        click.echo("times are virtual: the local stack ran on tickwork local --virtual-time")
     for message in shown:
         click.echo(_line(message))
     if len(messages) > len(shown):

@@ -54,12 +54,18 @@ def echo_result(result: dict[str, Any], as_json: bool) -> None:
             console.print(f"[bold]{key}[/]: {value}", highlight=False)
 
 
-def actions_table(rows: list[dict[str, Any]], as_json: bool, now: datetime | None = None) -> None:
-    """``now``: the stack's (a virtual-time local stack's is not the wall clock)."""
+def actions_table(
+    rows: list[dict[str, Any]],
+    as_json: bool,
+    now: datetime | None = None,
+    clock_note: str | None = None,
+) -> None:
+    """``now``: the stack's (a virtual-time local stack's is not the wall clock), and
+    ``clock_note`` saying so under the table."""
     if as_json:
         _json(rows)
         return
-    table = Table(title=f"{len(rows)} action(s)", title_justify="left")
+    table = Table(title=f"{len(rows)} action(s)", title_justify="left", caption=clock_note)
     for column in ("id", "action", "status", "next fire", "occurrence", "left", "schedule"):
         table.add_column(column)
     for row in rows:
@@ -78,13 +84,15 @@ def actions_table(rows: list[dict[str, Any]], as_json: bool, now: datetime | Non
     console.print(table)
 
 
-def action_detail(view: dict[str, Any], as_json: bool) -> None:
+def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = None) -> None:
     if as_json:
         _json(view)
         return
     console.print(
         f"[bold]{view['id']}[/]  {_status(view['status'])}  {view['action']}  {view['schedule']}"
     )
+    if clock_note:
+        console.print(f"  [dim]{clock_note}[/]", highlight=False)
     for key in (
         "executionTime",
         "occurrence",

@@ -20,6 +20,7 @@ from tickwork import bootstrap
 from tickwork.adapters.clients import AwsClients
 from tickwork.config import TARGET_LISTS, TARGET_PARAMETERS, Settings
 from tickwork.dependencies import Dependencies
+from tickwork.domain.times import iso
 from tickwork_client.local import LocalStackNotFound, find_local_stack, local_now
 
 __all__ = ["LOCAL_FILE", "StackClock", "Target", "TargetNotFound"]
@@ -174,6 +175,12 @@ class Target:
     def now(self) -> datetime:
         """The stack's now: a virtual-time local stack's, else the wall clock."""
         return local_now(self.local_state) if self.local_state else datetime.now(UTC)
+
+    def clock_note(self) -> str | None:
+        """For what the CLI shows people: that its times are a local stack's virtual time."""
+        if self.local_state is None:
+            return None
+        return f"times are virtual (tickwork local --virtual-time): its now is {iso(self.now())}"
 
     def describe(self) -> dict[str, str]:
         described = dict(self.outputs)

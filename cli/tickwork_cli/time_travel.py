@@ -87,7 +87,15 @@ def advance(context: Context, duration: str | None, to: str | None, as_json: boo
     if not as_json:
         threading.Thread(target=_progress, args=(api, done), daemon=True).start()
     try:
-        answer = _call(lambda: api.advance_time(body))
+        answer = api.advance_time(body)
+    except ApiError as error:
+        gone = (
+            " (the stack stopped answering: the clock may have moved part of the way; "
+            "`tickwork time` reads where it got to once the stack runs again)"
+            if error.status == 0
+            else ""
+        )
+        raise click.ClickException(f"{error}{gone}") from error
     finally:
         done.set()
     if as_json:

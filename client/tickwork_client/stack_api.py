@@ -8,6 +8,7 @@ instead (``BearerSigner``; ``tickwork local`` prints it when it starts).
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -161,6 +162,8 @@ class StackApi:
             self._refused(error)
         except urllib.error.URLError as error:
             raise ApiError(0, "Unreachable", f"{url}: {error.reason}") from None
+        except (http.client.HTTPException, OSError) as error:  # it hung up or went quiet
+            raise ApiError(0, "Unreachable", f"{url}: no answer ({error!r})") from None
 
     @staticmethod
     def _refused(error: urllib.error.HTTPError) -> NoReturn:

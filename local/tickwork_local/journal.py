@@ -51,7 +51,11 @@ Key = dict[str, dict[str, Any]]
 
 class JournalCorrupt(Exception):
     def __init__(self, path: Path, line: int) -> None:
-        super().__init__(f"{path}: line {line} is not a journal record and is not the last line")
+        super().__init__(
+            f"{path}: line {line} is not a journal record and is not the last line (only a "
+            "kill can tear a line, and only the last): put back a copy of the state dir, or "
+            "start over with `tickwork local --fresh` (it drops the actions kept there)"
+        )
 
 
 class Journal:

@@ -34,7 +34,12 @@ from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.outbox import OUTBOX_FILE, Outbox
 from tickwork_local.server import check_port_free, serving
 from tickwork_local.stack import LocalStack
-from tickwork_local.time_api import saved_offset, saving_offset
+from tickwork_local.time_api import (
+    latest_change,
+    saved_offset,
+    saving_offset,
+    time_from_records,
+)
 from tickwork_local.tuning.collector import collect_less_often
 from tickwork_local.virtual_clock import LocalClock
 
@@ -50,6 +55,7 @@ class LocalService:
     restored: int
     resumed: dict[str, list[str]]  # action ids by repair: restarted, recorded, failed, released
     kept_virtual: bool = False  # virtual time because the state dir's stack ran on it
+    clock_note: str | None = None  # virtual time moved on to the records' latest change
 
 
 @contextmanager
@@ -91,6 +97,10 @@ def running_service(
     ):
         table = stack.outputs["ActionsTableName"]
         journal = Journal(state_dir, {table})
+        # Never before what the records kept here say already happened (a clock file edited,
+        # or gone): before they are back, so nothing reads them at an earlier now.
+        latest = latest_change(journal.load().get(table, {}).values())
+        clock_note = time_from_records(stack.clock, latest, state_dir)
         restored = journal.restore(stack.client("dynamodb"))
         journal.compact()
         with journal.installed():
@@ -115,7 +125,7 @@ def running_service(
             local_file = state_dir / LOCAL_FILE
             write_private(local_file, json.dumps(state, indent=2))  # it holds the API token
             try:
-                yield LocalService(stack, endpoint, restored, resumed, kept_virtual)
+                yield LocalService(stack, endpoint, restored, resumed, kept_virtual, clock_note)
             finally:
                 local_file.unlink(missing_ok=True)
 
@@ -181,6 +191,8 @@ def _time_lines(service: LocalService) -> list[str]:
         if service.kept_virtual
         else ""
     )
+    if service.clock_note:
+        why += f"; {service.clock_note}"
     return [
         f"  Virtual time: {iso(clock.now())}{why}",
         "  It flows with the wall clock; move it on: tickwork time advance 30d "

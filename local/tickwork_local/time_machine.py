@@ -130,39 +130,59 @@ class TimeMachine:
     ) -> Advanced:
         """Move the clock to ``target`` (unix seconds), everything due in between happening in
         order; returns what it took. ``progress(now, steps)`` is told after every step."""
+        if math.isnan(target) or math.isinf(target):
+            raise ValueError(f"advance_to: {target!r} is not an instant; give unix seconds")
         with self._one_at_a_time:
-            began, start = time.monotonic(), self.clock.timestamp()
-            work = self.activity.finished
-            runs = sum(r.runs for r in self._runners())
-            skipped = sum(r.skipped for r in self._runners())
-            steps = 0
-            try:
-                while True:
-                    now = self.step(target)
-                    assert now is not None  # a finite target is always somewhere to move to
-                    steps += 1
-                    if progress is not None:
-                        progress(now, steps)
-                    if now >= target:
-                        self.settle()
-                        break
-            finally:
-                self._stop_leaving_out()
-            # The runners have done what the runs left out would have, and a run due at the
-            # target itself has run: both belong to this advance, not to the next.
-            self.settle()
-            return Advanced(
-                start=start,
-                end=self.clock.timestamp(),
-                steps=steps,
-                work=self.activity.finished - work,
-                runs=sum(r.runs for r in self._runners()) - runs,
-                skipped=sum(r.skipped for r in self._runners()) - skipped,
-                seconds=time.monotonic() - began,
-            )
+            return self._advance_to(target, progress)
 
-    def advance(self, seconds: float) -> Advanced:
-        return self.advance_to(self.clock.timestamp() + seconds)
+    def _advance_to(self, target: float, progress: Callable[[float, int], None] | None) -> Advanced:
+        """``advance_to`` with the advances' lock held."""
+        began, start = time.monotonic(), self.clock.timestamp()
+        work = self.activity.finished
+        runs = sum(r.runs for r in self._runners())
+        skipped = sum(r.skipped for r in self._runners())
+        steps = 0
+        try:
+            while True:
+                now = self.step(target)
+                assert now is not None  # a finite target is always somewhere to move to
+                steps += 1
+                if progress is not None:
+                    progress(now, steps)
+                if now >= target:
+                    self.settle()
+                    break
+        finally:
+            self._stop_leaving_out()
+        # The runners have done what the runs left out would have, and a run due at the
+        # target itself has run: both belong to this advance, not to the next.
+        self.settle()
+        return Advanced(
+            start=start,
+            end=self.clock.timestamp(),
+            steps=steps,
+            work=self.activity.finished - work,
+            runs=sum(r.runs for r in self._runners()) - runs,
+            skipped=sum(r.skipped for r in self._runners()) - skipped,
+            seconds=time.monotonic() - began,
+        )
+
+    def advance(
+        self,
+        seconds: float,
+        progress: Callable[[float, int], None] | None = None,
+        check: Callable[[float], None] | None = None,
+    ) -> Advanced:
+        """Move the clock ``seconds`` on, counted from where it is once an advance already
+        running (from another thread or an API call) has ended: two advances of an hour move it
+        two hours. ``check(target)`` may refuse the target, raising, before anything moves."""
+        if math.isnan(seconds) or math.isinf(seconds) or seconds < 0:
+            raise ValueError(f"advance: {seconds!r} is not a duration; give seconds, 0 or more")
+        with self._one_at_a_time:
+            target = self.clock.timestamp() + seconds
+            if check is not None:
+                check(target)
+            return self._advance_to(target, progress)
 
     def advance_until(
         self, condition: Callable[[], bool], limit: float = math.inf, timeout: float = 60.0

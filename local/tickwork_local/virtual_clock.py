@@ -93,7 +93,16 @@ class LocalClock:
     # --- waiting for it -------------------------------------------------------------------
     def sleep(self, seconds: float) -> None:
         if seconds > 0:
-            self.wait_until(self.timestamp() + seconds)
+            self.wait_until(self.deadline_after(seconds))
+
+    def deadline_after(self, seconds: float) -> float:
+        """The instant a sleep of ``seconds`` (> 0) waits for: never now itself. Far from 1970
+        a float's step is coarser than a microsecond (about 4 µs past the year 2514, 30 µs near
+        9000), so now plus a microsecond can round back to now: such a sleep would end at once,
+        and a loop sleeping off the last microsecond before a fire would spin on a clock that
+        stands still. It waits for the next instant the float can hold instead."""
+        now = self.timestamp()
+        return max(now + seconds, math.nextafter(now, math.inf))
 
     def wait_until(self, deadline: float, interrupted: Callable[[], bool] | None = None) -> bool:
         """Block until the clock reads ``deadline`` (unix seconds): True; or until

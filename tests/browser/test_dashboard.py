@@ -457,3 +457,41 @@ def test_a_late_answer_for_an_earlier_filter_never_replaces_the_counts_shown(
     with pytest.raises(AssertionError):  # group a's count (1) never shows
         expect(pending).to_have_text("1", timeout=2000)
     expect(pending).to_have_text("3")
+
+
+def test_a_late_not_found_for_one_action_never_closes_the_detail_of_another(
+    stack: Stack, page: Page, token_link: Callable[[str], str]
+) -> None:
+    """An operator opens one action's detail, then another's before the first answer came: if
+    the first answer is a late 404 (the action purged meanwhile), the detail shown stays; a 404
+    for the action shown closes its detail."""
+    from playwright.sync_api import Route
+
+    deps = bootstrap.from_environment()
+    for action_id in ("d:1", "d:2"):
+        start_action(StartCommand({"id": action_id, "rate": "rate(1 hour)"}), deps)
+    page.goto(token_link("/"))
+    page.get_by_test_id("auto-refresh").uncheck()  # only the loads the test makes
+    expect(page.get_by_test_id("action-row")).to_have_count(2)
+    detail = page.get_by_test_id("detail")
+    held: list[Route] = []
+    page.route(lambda url: url.endswith("/actions/d%3A1"), lambda route: held.append(route))
+    with page.expect_request(lambda r: r.url.endswith("/actions/d%3A1")):
+        page.locator('[data-testid="action-row"][data-id="d:1"]').click()
+    page.locator('[data-testid="action-row"][data-id="d:2"]').click()
+    expect(detail.get_by_test_id("detail-id")).to_contain_text("d:2")
+    assert len(held) == 1
+
+    with page.expect_response(lambda r: r.url.endswith("/actions/d%3A1")):
+        held[0].fulfill(status=404, json={"message": "no action d:1"})
+    with pytest.raises(AssertionError):  # the late 404 never closes d:2's detail
+        expect(detail).to_be_hidden(timeout=2000)
+    expect(detail.get_by_test_id("detail-id")).to_contain_text("d:2")
+
+    # WHEN the action shown is gone by its next load THEN its detail closes
+    page.route(
+        lambda url: url.endswith("/actions/d%3A2"),
+        lambda route: route.fulfill(status=404, json={"message": "no action d:2"}),
+    )
+    page.locator('[data-testid="action-row"][data-id="d:2"]').click()
+    expect(detail).to_be_hidden()

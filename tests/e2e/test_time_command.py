@@ -43,6 +43,9 @@ def test_time_advance_fires_a_week_of_a_daily_schedule_at_virtual_instants(
     assert all(parse_iso(t["scheduledTime"]).strftime("%H:%M") == "09:00" for t in ticks)
     shown = virtual.cli_json("show", "vt:daily")
     assert shown["occurrence"] == 8 and len(shown["history"]) == 7
+    # AND what the CLI shows people says its times are virtual
+    assert "times are virtual" in virtual.cli("show", "vt:daily").stdout
+    assert "times are virtual" in " ".join(virtual.cli("list").stdout.split())
     # AND the API says its time is virtual
     answer = virtual.api.get(
         f"{virtual.state['outputs']['ApiUrl']}actions/vt:daily",

@@ -705,3 +705,44 @@ def test_a_handler_without_kwargs_is_still_refused_and_one_with_them_taken() -> 
                 else:
                     with pytest.raises(ValueError, match="must accept keyword"):
                         emitter.register("before-call.s3", handler)
+
+
+def test_an_item_written_over_is_freed_and_the_table_still_answers(emulator: None) -> None:
+    """moto keeps every model object it makes in a list for its dashboard: each write's item
+    would stay in memory for as long as the stack runs. With the fix an item written over is
+    freed, the table holds the last write, and S3's objects (which moto's S3 reads back from
+    that list) are still kept there."""
+    import gc
+    import weakref
+
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.models.dynamo_type import Item
+    from moto.s3.models import FakeKey
+
+    dynamodb = _client("dynamodb")
+    dynamodb.create_table(
+        TableName="t",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    table = dynamodb_backends["123456789012"][REGION].tables["t"]
+    dynamodb.put_item(TableName="t", Item={"id": {"S": "a"}, "n": {"N": "0"}})
+    first = weakref.ref(next(iter(table.items.values())))
+    for n in range(1, 50):
+        dynamodb.put_item(TableName="t", Item={"id": {"S": "a"}, "n": {"N": str(n)}})
+    dynamodb.update_item(
+        TableName="t", Key={"id": {"S": "a"}}, UpdateExpression="SET n = :n",
+        ExpressionAttributeValues={":n": {"N": "50"}},
+    )  # fmt: skip
+    gc.collect()
+    assert first() is None, "an item written over is still held: memory grows with every write"
+    assert not Item.instances_tracked  # type: ignore[attr-defined]
+    got = dynamodb.get_item(TableName="t", Key={"id": {"S": "a"}})["Item"]
+    assert got == {"id": {"S": "a"}, "n": {"N": "50"}}
+
+    s3 = _client("s3")
+    s3.create_bucket(Bucket="tracked-bucket")
+    s3.put_object(Bucket="tracked-bucket", Key="k", Body=b"kept")
+    assert any(key.name == "k" for key in FakeKey.instances_tracked)  # type: ignore[attr-defined]
+    assert s3.list_objects_v2(Bucket="tracked-bucket")["KeyCount"] == 1

@@ -51,6 +51,10 @@ def test_accepts_short_and_iso_forms(text: str, expected: timedelta) -> None:
         pytest.param("1.5h", "whole numbers", id="short-fraction"),
         pytest.param("P1M", "months", id="iso-months"),
         pytest.param("P1Y2M", "years", id="iso-years"),
+        pytest.param("100y", "years or months", id="short-years"),
+        pytest.param("3 months", "years or months", id="short-months"),
+        pytest.param("-P1D", "negative", id="iso-negative"),
+        pytest.param("--", "not a duration", id="dashes"),
         pytest.param("PT", "not a duration", id="iso-empty-time"),
         pytest.param("P", "not a duration", id="iso-empty"),
         pytest.param("P1DT", "not a duration", id="iso-dangling-t"),
@@ -95,3 +99,10 @@ def test_refuses_a_non_string() -> None:
         parse_duration(300, "duration")  # type: ignore[arg-type]
     # THEN it is refused naming the field
     assert raised.value.problems[0].field == "duration"
+
+
+@pytest.mark.parametrize(("sent", "shown"), [(None, "null"), (True, "true"), (["1d"], '["1d"]')])
+def test_a_non_string_is_shown_as_it_was_sent(sent: object, shown: str) -> None:
+    with pytest.raises(ValidationFailed) as raised:
+        parse_duration(sent, "advance")  # type: ignore[arg-type]
+    assert raised.value.problems[0].problem == f"{shown} is not a duration string"

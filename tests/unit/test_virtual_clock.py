@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -65,6 +66,34 @@ def test_a_wait_ends_when_the_clock_reaches_its_instant_and_never_before(
     for thread in threads:
         thread.join(timeout=10)
     assert len(ended) == len(waits)
+
+
+# Virtual time's whole range: 1970 to where it ends (9000-01-01), where a float's step grows
+# from under a nanosecond to about 30 µs.
+_END = 221_845_392_000.0
+
+
+@given(
+    st.floats(min_value=0, max_value=_END, allow_nan=False),
+    st.integers(min_value=1, max_value=5_000_000),  # microseconds before the fire
+)
+def test_sleeping_off_the_last_microseconds_before_a_fire_ends_at_it_in_any_year(
+    at: float, early_us: int
+) -> None:
+    """The fulfillment's guard (sleep what is left before the fire, read the clock, again) on a
+    clock that stands still, moved to each sleep's instant as the time machine moves it: it
+    reaches the fire in a few rounds however far from 1970 the clock is, never spinning on a
+    sleep that rounds back to now."""
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: 0.0, offset=at)
+    fire_at = clock.now() + timedelta(microseconds=early_us)
+    for _ in range(4):
+        early = fire_at - clock.now()
+        if early <= timedelta(0):
+            break
+        deadline = clock.deadline_after(early.total_seconds())
+        assert deadline > clock.timestamp()
+        clock.jump(deadline)
+    assert clock.now() >= fire_at
 
 
 def test_the_wall_clock_cannot_be_moved() -> None:
@@ -199,3 +228,42 @@ def test_on_a_flowing_clock_a_jump_just_short_of_a_wait_lets_it_end_as_the_clock
     # worked out (an advance waiting for it would hang)
     assert ended.wait(30)
     assert clock.timestamp() >= deadline
+
+
+def test_two_advances_asked_at_once_move_the_clock_by_both() -> None:
+    """`tickwork time advance 3d` and, while it runs, `advance 1h` from another shell: the
+    second is counted from where the first left the clock, not from when it was asked."""
+    import sys
+
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    activity = Activity(clock)
+    machine = TimeMachine(clock, activity, runners=list, queues_empty=lambda: True)
+    busy = activity.hold("a function running")  # the first advance waits for it, lock held
+    first = threading.Thread(target=machine.advance, args=(3 * 86400,), daemon=True)
+    second = threading.Thread(target=machine.advance, args=(3600,), daemon=True)
+    first.start()
+    while not machine._one_at_a_time.locked():
+        time.sleep(0.001)
+    second.start()
+    while True:  # the second has asked: its thread is inside the time machine
+        frame = sys._current_frames().get(second.ident or 0)
+        if frame is not None and frame.f_code.co_filename.endswith("time_machine.py"):
+            break
+        time.sleep(0.001)
+    activity.release(busy)
+    first.join(timeout=30)
+    second.join(timeout=30)
+    assert clock.timestamp() == pytest.approx(BASE + 3 * 86400 + 3600)
+
+
+@pytest.mark.parametrize("seconds", [math.nan, math.inf, -1.0])
+def test_an_advance_by_what_is_not_a_duration_is_refused_and_moves_nothing(
+    seconds: float,
+) -> None:
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    machine = TimeMachine(clock, Activity(clock), runners=list, queues_empty=lambda: True)
+    with pytest.raises(ValueError, match="not a duration"):
+        machine.advance(seconds)
+    with pytest.raises(ValueError, match="not an instant"):
+        machine.advance_to(BASE + seconds if seconds != -1.0 else math.nan)
+    assert clock.timestamp() == BASE

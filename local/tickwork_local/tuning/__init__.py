@@ -27,6 +27,8 @@ tests/functional/test_emulator_tuning.py holds each to moto's own answer.
 - ``request_ids`` — a response's request id is drawn in one call, not one per character;
 - ``camelcase_names`` — a camelCase name is turned into snake_case once, not per request;
 - ``handler_signatures`` — an event handler's signature is read once, not per client;
+- ``untracked_models`` — moto keeps no list of every item, message and execution it ever made
+  (a long-running stack's memory stays bounded);
 - ``collector`` — Python's cyclic garbage collector runs far less often (set once for
   the whole process, by ``tickwork local`` and by the test suite, not by ``tuned_emulator``).
 
@@ -59,6 +61,7 @@ from tickwork_local.tuning.sqs_counts import sends_without_counting
 from tickwork_local.tuning.task_clients import one_client_per_service
 from tickwork_local.tuning.transactions import transactions_copy_what_they_touch
 from tickwork_local.tuning.unsigned_requests import in_process_requests_unsigned
+from tickwork_local.tuning.untracked_models import models_untracked
 from tickwork_local.tuning.user_agent import user_agents_built_once
 
 __all__ = ["tuned_emulator"]
@@ -88,6 +91,7 @@ def tuned_emulator() -> Iterator[None]:
             request_ids_drawn_at_once,
             camelcase_names_converted_once,
             handler_signatures_read_once,
+            models_untracked,
         ):
             patches.enter_context(fix())
         yield

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 
@@ -23,6 +24,7 @@ _ISO = re.compile(
     r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?", re.IGNORECASE | re.ASCII
 )
 _ISO_CALENDAR = re.compile(r"P\d+[YM]", re.IGNORECASE | re.ASCII)
+_SHORT_CALENDAR = re.compile(r"\d+\s*(?:y|yrs?|years?|mo|mos|months?)", re.IGNORECASE | re.ASCII)
 
 
 def parse_duration(text: str, field: str) -> timedelta:
@@ -32,9 +34,11 @@ def parse_duration(text: str, field: str) -> timedelta:
     are refused because their length varies; zero, negative and over 100 years too.
     """
     if not isinstance(text, str):
-        raise ValidationFailed.of(field, f"{text!r} is not a duration string", _FIX)
+        raise ValidationFailed.of(  # shown as it was sent: null, true, ["1d"]
+            field, f"{json.dumps(text, default=str)} is not a duration string", _FIX
+        )
     cleaned = text.strip()
-    if cleaned.startswith("-"):
+    if re.match(r"-\s*[0-9P]", cleaned, re.IGNORECASE | re.ASCII):
         raise ValidationFailed.of(
             field, f"{text!r} is negative", f"give a positive duration; {_FIX}"
         )
@@ -44,11 +48,12 @@ def parse_duration(text: str, field: str) -> timedelta:
         )
     match = _ISO.fullmatch(cleaned) or _SHORT.fullmatch(cleaned)
     if match is None or not any(match.groups()) or cleaned.upper().endswith("T"):
-        if _ISO_CALENDAR.match(cleaned):
+        if _ISO_CALENDAR.match(cleaned) or _SHORT_CALENDAR.fullmatch(cleaned):
             raise ValidationFailed.of(
                 field,
                 f"{text!r} uses years or months, whose length varies",
-                'give days or weeks such as "P30D", or use frequency "MONTHLY"',
+                'give days or weeks such as "365d", "P30D" or "4w" (to repeat monthly, '
+                'schedule frequency "MONTHLY" or a cron)',
             )
         raise ValidationFailed.of(field, f"{text!r} is not a duration", _FIX)
     # Range-checked before arithmetic: no part of a duration of 100 years has over 10 digits.
