@@ -89,13 +89,7 @@ def advance(context: Context, duration: str | None, to: str | None, as_json: boo
     try:
         answer = api.advance_time(body)
     except ApiError as error:
-        gone = (
-            " (the stack stopped answering: the clock may have moved part of the way; "
-            "`tickwork time` reads where it got to once the stack runs again)"
-            if error.status == 0
-            else ""
-        )
-        raise click.ClickException(f"{error}{gone}") from error
+        raise click.ClickException(f"{error}{_AFTER.get(error.error, '')}") from error
     finally:
         done.set()
     if as_json:
@@ -107,6 +101,15 @@ def advance(context: Context, duration: str | None, to: str | None, as_json: boo
         f"{answer['scheduledRuns']} scheduled run(s) made, "
         f"{answer['scheduledRunsLeftOut']} left out (they would have found nothing)"
     )
+
+
+# What a failed advance may have left behind, by how it failed.
+_AFTER = {
+    "Disconnected": " (the stack hung up mid-advance, stopped or killed: the clock may have moved "
+    "part of the way; `tickwork time` reads where it got to once the stack runs again)",
+    "Timeout": " (the stack is still moving its clock on: `tickwork time` shows where it has "
+    "got to; ask again for the rest once it is done)",
+}
 
 
 def _progress(api: StackApi, done: threading.Event) -> None:

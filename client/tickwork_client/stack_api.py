@@ -160,14 +160,23 @@ class StackApi:
                 return answer
         except urllib.error.HTTPError as error:
             self._refused(error)
-        except urllib.error.URLError as error:
+        except urllib.error.URLError as error:  # never reached: nothing was asked of it
             raise ApiError(0, "Unreachable", f"{url}: {error.reason}") from None
-        except (http.client.HTTPException, OSError) as error:  # it hung up or went quiet
-            raise ApiError(0, "Unreachable", f"{url}: no answer ({error!r})") from None
+        except TimeoutError:  # asked, and still at it when the wait ran out
+            raise ApiError(
+                0, "Timeout", f"{url}: no answer within {timeout or self._timeout:g}s"
+            ) from None
+        except (http.client.HTTPException, OSError) as error:  # it hung up mid-call
+            raise ApiError(
+                0, "Disconnected", f"{url}: hung up without an answer ({error!r})"
+            ) from None
 
     @staticmethod
     def _refused(error: urllib.error.HTTPError) -> NoReturn:
-        text = error.read().decode("utf-8", errors="replace")
+        try:
+            text = error.read().decode("utf-8", errors="replace")
+        except (http.client.HTTPException, OSError):  # the refusal's body cut short
+            text = ""
         try:
             refusal = json.loads(text)
         except ValueError:

@@ -50,11 +50,16 @@ Key = dict[str, dict[str, Any]]
 
 
 class JournalCorrupt(Exception):
-    def __init__(self, path: Path, line: int) -> None:
+    def __init__(self, path: Path, line: int | None = None) -> None:
+        what = (
+            f"{path} is not a snapshot the stack wrote (it writes one whole, then renames it)"
+            if line is None
+            else f"{path}: line {line} is not a journal record and is not the last line (only "
+            "a kill can tear a line, and only the last)"
+        )
         super().__init__(
-            f"{path}: line {line} is not a journal record and is not the last line (only a "
-            "kill can tear a line, and only the last): put back a copy of the state dir, or "
-            "start over with `tickwork local --fresh` (it drops the actions kept there)"
+            f"{what}: put back a copy of the state dir, or start over with "
+            "`tickwork local --fresh` (it drops the actions kept there)"
         )
 
 
@@ -174,7 +179,12 @@ class Journal:
         with self._lock:
             state: State = {}
             if self.snapshot_path.exists():
-                state = json.loads(self.snapshot_path.read_text())
+                try:
+                    state = json.loads(self.snapshot_path.read_text())
+                except ValueError:
+                    raise JournalCorrupt(self.snapshot_path) from None
+                if not isinstance(state, dict):
+                    raise JournalCorrupt(self.snapshot_path)
             for record in self._records():
                 items = state.setdefault(record["table"], {})
                 key = _key_string(record["key"])

@@ -83,6 +83,11 @@ def running_service(
     offset = saved_offset(state_dir)
     kept_virtual = offset is not None and not virtual_time
     clock = LocalClock(virtual=True, offset=offset or 0.0) if virtual_time or kept_virtual else None
+    # Never before what the records kept here say already happened (a clock file edited back,
+    # or gone): settled before the stack is built, so nothing runs at an earlier now.
+    kept = Journal(state_dir, set()).load()
+    latest = latest_change(item for items in kept.values() for item in items.values())
+    clock_note = time_from_records(clock or LocalClock(), latest, state_dir)
     local = LocalStack.from_repo(
         parameters=parameters, secret_value=KeyFile(state_dir).value, clock=clock
     )
@@ -97,10 +102,6 @@ def running_service(
     ):
         table = stack.outputs["ActionsTableName"]
         journal = Journal(state_dir, {table})
-        # Never before what the records kept here say already happened (a clock file edited,
-        # or gone): before they are back, so nothing reads them at an earlier now.
-        latest = latest_change(journal.load().get(table, {}).values())
-        clock_note = time_from_records(stack.clock, latest, state_dir)
         restored = journal.restore(stack.client("dynamodb"))
         journal.compact()
         with journal.installed():

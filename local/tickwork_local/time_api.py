@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
@@ -89,14 +90,19 @@ def advance_request(machine: TimeMachine, body: Any) -> dict[str, Any]:
             'give ISO 8601 with a zone as a string, e.g. "2027-03-01T00:00:00Z"',
         )
     target = parse_iso(given, "to")
+
+    def not_before_now(_: float) -> None:
+        now = clock.now()
+        if target < now - timedelta(seconds=1):
+            raise ValidationFailed.of(
+                "to",
+                f"{iso(target)} is before the stack's now ({iso(now)}): virtual time never "
+                "goes backwards",
+                "give a later time, or start a fresh stack (tickwork local --fresh)",
+            )
+
+    not_before_now(0.0)
     now = clock.now()
-    if target < now - timedelta(seconds=1):
-        raise ValidationFailed.of(
-            "to",
-            f"{iso(target)} is before the stack's now ({iso(now)}): virtual time never "
-            "goes backwards",
-            "give a later time, or start a fresh stack (tickwork local --fresh)",
-        )
     if target > LAST_INSTANT:
         raise ValidationFailed.of(
             "to",
@@ -109,7 +115,8 @@ def advance_request(machine: TimeMachine, body: Any) -> dict[str, Any]:
             f"{iso(target)} is more than 100 years after the stack's now ({iso(now)})",
             "give a time within 100 years, as an advance's duration is",
         )
-    return advanced(machine.advance_to(target.timestamp()))
+    # Checked again once an advance already running has ended: it may have passed the target.
+    return advanced(machine.advance_to(target.timestamp(), check=not_before_now))
 
 
 def advanced(done: Advanced) -> dict[str, Any]:
@@ -129,6 +136,9 @@ class StateDirTimeRefused(Exception):
     than the wall clock a stack would start on: starting it would take time backwards."""
 
 
+# A kept clock may have flowed on past LAST_INSTANT (moved there, then left running); past this
+# one it is not a clock the stack wrote (and dates stop working near the year 9999).
+_READABLE_UNTIL = datetime(9900, 1, 1, tzinfo=UTC)
 # Records changed up to this far ahead of the wall clock are the machine's clock being set
 # back a little (NTP), not a state dir kept on virtual time.
 WALL_CLOCK_SKEW = timedelta(minutes=5)
@@ -141,8 +151,9 @@ def saved_offset(state_dir: Path) -> float | None:
     if not path.exists():
         return None
     fix = (
-        f"put back the {CLOCK_FILE} this state dir's stack wrote, or start over with "
-        f"`tickwork local --fresh` (it drops the actions kept in {state_dir})"
+        f"delete it and start with `tickwork local --virtual-time`: the clock goes on from when "
+        f"the actions kept in {state_dir} were last changed (or put back a copy of it, or start "
+        "over with `--fresh`, which drops those actions)"
     )
     try:
         kept = json.loads(path.read_text())
@@ -154,10 +165,10 @@ def saved_offset(state_dir: Path) -> float | None:
             f'{path}: "offsetSeconds" must be a number of seconds (the virtual clock\'s lead '
             f"on the wall clock), not {json.dumps(offset)}: {fix}"
         )
-    if not 0 <= time.time() + offset <= LAST_INSTANT.timestamp():
+    if not 0 <= time.time() + offset <= _READABLE_UNTIL.timestamp():
         raise StateDirTimeRefused(
             f'{path}: "offsetSeconds" {offset:g} puts the stack\'s time outside 1970 to '
-            f"{iso(LAST_INSTANT)}: {fix}"
+            f"{iso(_READABLE_UNTIL)}: {fix}"
         )
     return float(offset)
 
@@ -186,6 +197,7 @@ def time_from_records(clock: LocalClock, latest: datetime | None, state_dir: Pat
     (``StateDirTimeRefused``: the records were kept on virtual time, whose file is gone)."""
     if latest is None or latest.timestamp() <= clock.timestamp():
         return None
+    latest = min(latest, LAST_INSTANT)  # a record edited by hand past where time ends
     if clock.virtual:
         clock.jump(latest.timestamp())
         return (
@@ -195,10 +207,12 @@ def time_from_records(clock: LocalClock, latest: datetime | None, state_dir: Pat
     if latest - clock.now() <= WALL_CLOCK_SKEW:
         return None
     raise StateDirTimeRefused(
-        f"the actions kept in {state_dir} were last changed at {iso(latest)}, after the wall "
-        f"clock's now ({iso(clock.now())}): they were kept on virtual time, and "
-        f"{state_dir / CLOCK_FILE}, which held it, is gone. Start with `tickwork local "
-        "--virtual-time` to go on from there, or with `--fresh` to start over (it drops them)"
+        f"the actions kept in {state_dir} were last changed at {iso(latest)}, more than "
+        f"{WALL_CLOCK_SKEW.total_seconds() / 60:g} minutes after the wall clock's now "
+        f"({iso(clock.now())}): a stack on the wall clock would take them back in time. If they "
+        f"were kept on virtual time ({state_dir / CLOCK_FILE}, which held it, is gone), start "
+        "with `tickwork local --virtual-time` to go on from there; if this machine's clock was "
+        "set back, set it right; or start over with `--fresh` (it drops them)"
     )
 
 
@@ -208,8 +222,16 @@ def saving_offset(state_dir: Path, clock: LocalClock) -> None:
 
     def save(offset: float) -> None:
         temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"offsetSeconds": offset}))
+        with temporary.open("w") as file:  # on disk before it replaces the last one
+            file.write(json.dumps({"offsetSeconds": offset}))
+            file.flush()
+            os.fsync(file.fileno())
         temporary.replace(path)
+        folder = os.open(state_dir, os.O_RDONLY)
+        try:
+            os.fsync(folder)  # and the rename with it
+        finally:
+            os.close(folder)
 
     save(clock.offset)
     clock.on_jump(save)

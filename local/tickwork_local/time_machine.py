@@ -126,13 +126,19 @@ class TimeMachine:
             return self.clock.jump(max(nearest, self.clock.timestamp()))
 
     def advance_to(
-        self, target: float, progress: Callable[[float, int], None] | None = None
+        self,
+        target: float,
+        progress: Callable[[float, int], None] | None = None,
+        check: Callable[[float], None] | None = None,
     ) -> Advanced:
         """Move the clock to ``target`` (unix seconds), everything due in between happening in
-        order; returns what it took. ``progress(now, steps)`` is told after every step."""
+        order; returns what it took. ``progress(now, steps)`` is told after every step;
+        ``check(target)`` may refuse, raising, once an advance already running has ended."""
         if math.isnan(target) or math.isinf(target):
             raise ValueError(f"advance_to: {target!r} is not an instant; give unix seconds")
         with self._one_at_a_time:
+            if check is not None:
+                check(target)
             return self._advance_to(target, progress)
 
     def _advance_to(self, target: float, progress: Callable[[float, int], None] | None) -> Advanced:

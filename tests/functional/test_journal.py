@@ -18,7 +18,7 @@ from moto import mock_aws
 
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.action import Status
-from tickwork_local.journal import Journal
+from tickwork_local.journal import Journal, JournalCorrupt
 from tickwork_local.server import serving
 from tickwork_local.stack import LocalStack
 
@@ -120,6 +120,23 @@ def test_a_torn_last_line_is_skipped_and_mended(tmp_path: Path) -> None:
     # THEN the torn line is dropped and the next record starts on a line of its own
     assert count == 2 and sorted(found) == ["torn:1", "torn:2"]
     assert sorted(restored(tmp_path)[1]) == ["torn:1", "torn:2", "torn:4"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("snapshot.json", "{not json"),
+        ("snapshot.json", "[]"),
+        ("journal.jsonl", 'not a record\n{"table":"t","key":{"id":{"S":"a"}},"item":null}\n'),
+    ],
+)
+def test_a_state_dir_it_did_not_write_is_refused_naming_the_file_and_the_fix(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(JournalCorrupt) as refused:
+        Journal(tmp_path, {TABLE}).load()
+    assert str(tmp_path / name) in str(refused.value) and "--fresh" in str(refused.value)
 
 
 def test_compaction_keeps_the_state_and_empties_the_journal(tmp_path: Path) -> None:

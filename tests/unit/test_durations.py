@@ -53,6 +53,8 @@ def test_accepts_short_and_iso_forms(text: str, expected: timedelta) -> None:
         pytest.param("P1Y2M", "years", id="iso-years"),
         pytest.param("100y", "years or months", id="short-years"),
         pytest.param("3 months", "years or months", id="short-months"),
+        pytest.param("1y2d", "years or months", id="short-years-and-days"),
+        pytest.param("1 month 2d", "years or months", id="short-month-and-days"),
         pytest.param("-P1D", "negative", id="iso-negative"),
         pytest.param("--", "not a duration", id="dashes"),
         pytest.param("PT", "not a duration", id="iso-empty-time"),

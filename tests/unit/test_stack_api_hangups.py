@@ -1,6 +1,7 @@
 """GIVEN the HTTP API's client (the CLI's and a service's) WHEN the stack hangs up without an
 answer (killed mid-call) THEN the call fails as ``ApiError`` ``Unreachable`` naming the URL, not
-a raw ``http.client`` or socket traceback."""
+a raw ``http.client`` or socket traceback; one that never answers within the call's time is
+``Timeout``."""
 
 from __future__ import annotations
 
@@ -40,9 +41,20 @@ def hangs_up() -> Iterator[str]:
     server.close()
 
 
-def test_a_stack_that_hangs_up_mid_call_is_unreachable_naming_the_url(hangs_up: str) -> None:
+def test_a_stack_that_hangs_up_mid_call_is_disconnected_naming_the_url(hangs_up: str) -> None:
     api = StackApi(hangs_up, BearerSigner("token"), timeout=30)
     with pytest.raises(ApiError) as failed:
         api.advance_time({"advance": "1h"})
-    assert failed.value.status == 0 and failed.value.error == "Unreachable"
+    assert failed.value.status == 0 and failed.value.error == "Disconnected"
     assert hangs_up.rstrip("/") in str(failed.value)
+
+
+def test_a_stack_that_never_answers_times_out_naming_the_url() -> None:
+    server = socket.create_server(("127.0.0.1", 0))  # listens, never accepts nor answers
+    try:
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/"
+        with pytest.raises(ApiError) as failed:
+            StackApi(url, BearerSigner("token")).call("GET", "/local/time", timeout=0.2)
+        assert failed.value.error == "Timeout" and url.rstrip("/") in str(failed.value)
+    finally:
+        server.close()

@@ -233,22 +233,33 @@ def test_on_a_flowing_clock_a_jump_just_short_of_a_wait_lets_it_end_as_the_clock
 def test_two_advances_asked_at_once_move_the_clock_by_both() -> None:
     """`tickwork time advance 3d` and, while it runs, `advance 1h` from another shell: the
     second is counted from where the first left the clock, not from when it was asked."""
-    import sys
-
     clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
     activity = Activity(clock)
     machine = TimeMachine(clock, activity, runners=list, queues_empty=lambda: True)
+    lock, arrived = machine._one_at_a_time, []
+
+    class Watched:
+        """The advances' lock, noting each thread that comes to it."""
+
+        def __enter__(self) -> None:
+            arrived.append(threading.get_ident())
+            lock.acquire()
+
+        def __exit__(self, *_: object) -> None:
+            lock.release()
+
+    machine._one_at_a_time = Watched()  # type: ignore[assignment]
     busy = activity.hold("a function running")  # the first advance waits for it, lock held
     first = threading.Thread(target=machine.advance, args=(3 * 86400,), daemon=True)
     second = threading.Thread(target=machine.advance, args=(3600,), daemon=True)
+    deadline = time.monotonic() + 60  # for a hang only: each wait is for a state
     first.start()
-    while not machine._one_at_a_time.locked():
+    while not (arrived and lock.locked()):
+        assert time.monotonic() < deadline, "the first advance never took the lock"
         time.sleep(0.001)
     second.start()
-    while True:  # the second has asked: its thread is inside the time machine
-        frame = sys._current_frames().get(second.ident or 0)
-        if frame is not None and frame.f_code.co_filename.endswith("time_machine.py"):
-            break
+    while len(arrived) < 2:  # the second has asked and come to the lock
+        assert time.monotonic() < deadline, "the second advance never came to the lock"
         time.sleep(0.001)
     activity.release(busy)
     first.join(timeout=30)
@@ -267,3 +278,20 @@ def test_an_advance_by_what_is_not_a_duration_is_refused_and_moves_nothing(
     with pytest.raises(ValueError, match="not an instant"):
         machine.advance_to(BASE + seconds if seconds != -1.0 else math.nan)
     assert clock.timestamp() == BASE
+
+
+def test_a_target_refused_once_the_lock_is_taken_leaves_the_clock_where_it_was() -> None:
+    clock = LocalClock(virtual=True, flowing=False, wall=lambda: BASE)
+    machine = TimeMachine(clock, Activity(clock), runners=list, queues_empty=lambda: True)
+    seen: list[float] = []
+
+    def refuse(target: float) -> None:
+        seen.append(target)
+        raise LookupError("refused")
+
+    with pytest.raises(LookupError):
+        machine.advance_to(BASE + 60, check=refuse)
+    with pytest.raises(LookupError):
+        machine.advance(30, check=refuse)
+    assert seen == [BASE + 60, BASE + 30] and clock.timestamp() == BASE
+    assert not machine._one_at_a_time.locked()

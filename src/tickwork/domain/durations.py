@@ -24,7 +24,9 @@ _ISO = re.compile(
     r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?", re.IGNORECASE | re.ASCII
 )
 _ISO_CALENDAR = re.compile(r"P\d+[YM]", re.IGNORECASE | re.ASCII)
-_SHORT_CALENDAR = re.compile(r"\d+\s*(?:y|yrs?|years?|mo|mos|months?)", re.IGNORECASE | re.ASCII)
+_SHORT_CALENDAR = re.compile(  # "100y", "3 months", "1y2d": a unit whose length varies
+    r"\d\s*(?:y|yrs?|years?|mo|mos|months?)(?![a-z])", re.IGNORECASE | re.ASCII
+)
 
 
 def parse_duration(text: str, field: str) -> timedelta:
@@ -48,7 +50,7 @@ def parse_duration(text: str, field: str) -> timedelta:
         )
     match = _ISO.fullmatch(cleaned) or _SHORT.fullmatch(cleaned)
     if match is None or not any(match.groups()) or cleaned.upper().endswith("T"):
-        if _ISO_CALENDAR.match(cleaned) or _SHORT_CALENDAR.fullmatch(cleaned):
+        if _ISO_CALENDAR.match(cleaned) or _SHORT_CALENDAR.search(cleaned):
             raise ValidationFailed.of(
                 field,
                 f"{text!r} uses years or months, whose length varies",
