@@ -52,7 +52,8 @@ Key = dict[str, dict[str, Any]]
 class JournalCorrupt(Exception):
     def __init__(self, path: Path, line: int | None = None) -> None:
         what = (
-            f"{path} is not a snapshot the stack wrote (it writes one whole, then renames it)"
+            f"{path} is not what the stack wrote there (it writes a snapshot whole, then "
+            "renames it)"
             if line is None
             else f"{path}: line {line} is not a journal record and is not the last line (only "
             "a kill can tear a line, and only the last)"
@@ -181,9 +182,9 @@ class Journal:
             if self.snapshot_path.exists():
                 try:
                     state = json.loads(self.snapshot_path.read_text())
-                except ValueError:
+                except (OSError, ValueError):
                     raise JournalCorrupt(self.snapshot_path) from None
-                if not isinstance(state, dict):
+                if not _is_state(state):
                     raise JournalCorrupt(self.snapshot_path)
             for record in self._records():
                 items = state.setdefault(record["table"], {})
@@ -197,7 +198,10 @@ class Journal:
     def _records(self) -> Iterator[dict[str, Any]]:
         if not self.journal_path.exists():
             return
-        lines = self.journal_path.read_bytes().split(b"\n")
+        try:
+            lines = self.journal_path.read_bytes().split(b"\n")
+        except OSError:  # a folder in its place
+            raise JournalCorrupt(self.journal_path) from None
         for number, line in enumerate(lines, start=1):
             if not line:
                 continue
@@ -319,8 +323,23 @@ def _parse(line: bytes) -> dict[str, Any] | None:
         record = json.loads(line)
     except ValueError:
         return None
-    return (
-        record if isinstance(record, dict) and {"table", "key", "item"} <= record.keys() else None
+    if not isinstance(record, dict) or not {"table", "key", "item"} <= record.keys():
+        return None
+    item = record["item"]
+    shaped = isinstance(record["table"], str) and isinstance(record["key"], dict)
+    return record if shaped and (item is None or _is_item(item)) else None
+
+
+def _is_item(item: Any) -> bool:
+    """An item in DynamoDB JSON: each attribute an object naming its type."""
+    return isinstance(item, dict) and all(isinstance(v, dict) for v in item.values())
+
+
+def _is_state(state: Any) -> bool:
+    """A snapshot as ``compact`` writes it: table -> key string -> item."""
+    return isinstance(state, dict) and all(
+        isinstance(items, dict) and all(_is_item(item) for item in items.values())
+        for items in state.values()
     )
 
 

@@ -159,18 +159,26 @@ def saved_offset(state_dir: Path) -> float | None:
         kept = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise StateDirTimeRefused(f"{path} cannot be read as JSON ({error}): {fix}") from None
-    offset = kept.get("offsetSeconds") if isinstance(kept, dict) else None
-    if isinstance(offset, bool) or not isinstance(offset, int | float) or not math.isfinite(offset):
+    if not isinstance(kept, dict):
+        raise StateDirTimeRefused(f'{path} must be an object {{"offsetSeconds": N}}: {fix}')
+    offset = kept.get("offsetSeconds")
+    try:  # a number: not a bool, finite, and one a float can hold (not 1 and 400 zeros)
+        usable = not isinstance(offset, bool) and math.isfinite(float(offset))  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        usable = False
+    if not usable or isinstance(offset, str):
+        shown = json.dumps(offset)
         raise StateDirTimeRefused(
             f'{path}: "offsetSeconds" must be a number of seconds (the virtual clock\'s lead '
-            f"on the wall clock), not {json.dumps(offset)}: {fix}"
+            f"on the wall clock), not {shown if len(shown) <= 40 else shown[:40] + '…'}: {fix}"
         )
+    offset = float(offset)  # type: ignore[arg-type]
     if not 0 <= time.time() + offset <= _READABLE_UNTIL.timestamp():
         raise StateDirTimeRefused(
             f'{path}: "offsetSeconds" {offset:g} puts the stack\'s time outside 1970 to '
             f"{iso(_READABLE_UNTIL)}: {fix}"
         )
-    return float(offset)
+    return offset
 
 
 def latest_change(items: Iterable[dict[str, Any]]) -> datetime | None:
@@ -179,7 +187,7 @@ def latest_change(items: Iterable[dict[str, Any]]) -> datetime | None:
     their state dir must not begin before it."""
     latest: datetime | None = None
     for item in items:
-        value = item.get("updatedAt")
+        value = item.get("updatedAt") if isinstance(item, dict) else None
         text = value.get("S") if isinstance(value, dict) else None
         if not isinstance(text, str):
             continue  # the stack's own items (counters, tabs): no updatedAt
@@ -197,7 +205,12 @@ def time_from_records(clock: LocalClock, latest: datetime | None, state_dir: Pat
     (``StateDirTimeRefused``: the records were kept on virtual time, whose file is gone)."""
     if latest is None or latest.timestamp() <= clock.timestamp():
         return None
-    latest = min(latest, LAST_INSTANT)  # a record edited by hand past where time ends
+    if latest > _READABLE_UNTIL:  # (a clock left flowing past LAST_INSTANT writes after it)
+        raise StateDirTimeRefused(
+            f"an action kept in {state_dir} was last changed at {iso(latest)}, past "
+            f"{iso(_READABLE_UNTIL)}: no stack wrote that. Put back a copy of the state dir, or "
+            "start over with `tickwork local --fresh` (it drops the actions kept there)"
+        )
     if clock.virtual:
         clock.jump(latest.timestamp())
         return (

@@ -76,6 +76,9 @@ def test_a_clock_file_edited_back_or_deleted_never_takes_the_stack_before_its_re
         '{"offsetSeconds": -1e12}',
         '{"offsetSeconds": "518549"}',
         '{"offsetSeconds": true}',
+        '{"offsetSeconds": 1' + "0" * 400 + "}",
+        "[1]",
+        "",
     ],
 )
 def test_a_clock_file_it_cannot_read_is_refused_naming_the_file_and_the_fix(
@@ -103,3 +106,23 @@ def test_tickwork_local_on_a_torn_clock_file_says_so_and_starts_nothing(tmp_path
     assert "--fresh" in done.stderr and "Traceback" not in done.stderr
     assert not (state / "local.json").exists()  # nothing started
     assert (state / CLOCK_FILE).read_text() == '{"offsetSe'  # nothing rewritten
+
+
+def test_records_past_where_time_ends_are_refused_and_those_before_it_are_gone_on_from(
+    tmp_path: Path,
+) -> None:
+    """A clock left flowing past 9000-01-01 writes records after it: a start goes on from them,
+    not from 9000-01-01; a change dated past 9900 is no stack's and is refused."""
+    from tickwork_local.time_api import latest_change, time_from_records
+    from tickwork_local.virtual_clock import LocalClock
+
+    after_the_end = {"updatedAt": {"S": "9000-01-01T00:00:22.682Z"}}
+    clock = LocalClock(virtual=True)
+    assert time_from_records(clock, latest_change([after_the_end, {}]), tmp_path)
+    assert clock.now() >= parse_iso("9000-01-01T00:00:22.682Z")
+    with pytest.raises(StateDirTimeRefused, match="9900"):
+        time_from_records(
+            LocalClock(virtual=True),
+            latest_change([{"updatedAt": {"S": "9950-01-01T00:00:00Z"}}]),
+            tmp_path,
+        )

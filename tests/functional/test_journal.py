@@ -127,6 +127,11 @@ def test_a_torn_last_line_is_skipped_and_mended(tmp_path: Path) -> None:
     [
         ("snapshot.json", "{not json"),
         ("snapshot.json", "[]"),
+        ("snapshot.json", '{"t": [{"id": {"S": "a"}}]}'),
+        ("snapshot.json", '{"t": {"a": "an item"}}'),
+        ("snapshot.json", '{"t": {"a": {"id": {"S": "a"}, "updatedAt": "2030-01-01"}}}'),
+        ("journal.jsonl", '{"table": [1], "key": {}, "item": null}\n{"table": "t"}\n'),
+        ("journal.jsonl", '{"table": "t", "key": {"id": {"S": "a"}}, "item": "x"}\nmore\n'),
         ("journal.jsonl", 'not a record\n{"table":"t","key":{"id":{"S":"a"}},"item":null}\n'),
     ],
 )
@@ -134,6 +139,16 @@ def test_a_state_dir_it_did_not_write_is_refused_naming_the_file_and_the_fix(
     tmp_path: Path, name: str, text: str
 ) -> None:
     (tmp_path / name).write_text(text)
+    with pytest.raises(JournalCorrupt) as refused:
+        Journal(tmp_path, {TABLE}).load()
+    assert str(tmp_path / name) in str(refused.value) and "--fresh" in str(refused.value)
+
+
+@pytest.mark.parametrize("name", ["snapshot.json", "journal.jsonl"])
+def test_a_folder_where_a_state_file_belongs_is_refused_naming_it(
+    tmp_path: Path, name: str
+) -> None:
+    (tmp_path / name).mkdir()
     with pytest.raises(JournalCorrupt) as refused:
         Journal(tmp_path, {TABLE}).load()
     assert str(tmp_path / name) in str(refused.value) and "--fresh" in str(refused.value)
