@@ -27,6 +27,8 @@ from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import dynamo_json_dump
 
+from tickwork_local.keys import fsync_dir
+
 __all__ = ["Journal", "JournalCorrupt"]
 
 JOURNAL = "journal.jsonl"
@@ -163,7 +165,7 @@ class Journal:
         created = not self.journal_path.exists()
         handle = open(self.journal_path, "ab")  # noqa: SIM115 - closed when uninstalled
         if created:
-            _fsync_dir(self.folder)
+            fsync_dir(self.folder)
         data = self.journal_path.read_bytes()
         if data and not data.endswith(b"\n"):
             end = data.rfind(b"\n") + 1
@@ -221,21 +223,21 @@ class Journal:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temporary, self.snapshot_path)
-            _fsync_dir(self.folder)
+            fsync_dir(self.folder)
             if self.journal_path.exists():
                 with open(self.journal_path, "r+b") as handle:
                     handle.truncate(0)
                     os.fsync(handle.fileno())
 
-    def restore(self, client: Any) -> int:
+    def restore(self, client: Any, state: State | None = None) -> int:
         """Put every kept item back through a boto3 DynamoDB client; return how many of them
         are action records (not the stack's own items: counters, tabs, the pump's watermark,
-        whose ids start with ``#``).
+        whose ids start with ``#``). ``state``: what ``load()`` answered, if it was read already.
 
         Call it before ``installed()``: the restored items are already on disk.
         """
         count = 0
-        for table, items in self.load().items():
+        for table, items in (self.load() if state is None else state).items():
             values = list(items.values())
             for start in range(0, len(values), BATCH_SIZE):
                 requests = {
@@ -341,11 +343,3 @@ def _is_state(state: Any) -> bool:
         isinstance(items, dict) and all(_is_item(item) for item in items.values())
         for items in state.values()
     )
-
-
-def _fsync_dir(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

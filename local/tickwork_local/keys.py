@@ -14,7 +14,7 @@ import secrets
 import threading
 from pathlib import Path
 
-__all__ = ["KeyFile", "write_private"]
+__all__ = ["KeyFile", "fsync_dir", "write_private"]
 
 
 class KeyFile:
@@ -32,8 +32,8 @@ class KeyFile:
 
 
 def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` readable by its owner only; readers see all of it or none
-    (a temporary file, fsync'd, then renamed over it)."""
+    """Write ``text`` to ``path`` readable by its owner only; readers see all of it or none,
+    and a crash leaves it too (a temporary file, fsync'd, renamed over it, the rename fsync'd)."""
     partial = path.with_suffix(".tmp")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
@@ -41,3 +41,13 @@ def write_private(path: Path, text: str) -> None:
         out.flush()
         os.fsync(out.fileno())
     partial.replace(path)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make the renames done in ``folder`` durable."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

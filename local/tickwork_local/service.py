@@ -102,7 +102,7 @@ def running_service(
     ):
         table = stack.outputs["ActionsTableName"]
         journal = Journal(state_dir, {table})
-        restored = journal.restore(stack.client("dynamodb"))
+        restored = journal.restore(stack.client("dynamodb"), kept)  # read before the clock
         journal.compact()
         with journal.installed():
             # Every execution died with the last process: restart all that should run.

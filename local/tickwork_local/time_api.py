@@ -10,9 +10,9 @@ A field it cannot take is refused with the field and the fix (a 400); so is a ti
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-import os
 import time
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
@@ -22,6 +22,7 @@ from typing import Any
 from tickwork.domain.durations import MAX_DURATION, parse_duration
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.times import iso, parse_iso
+from tickwork_local.keys import write_private
 from tickwork_local.time_machine import Advanced, TimeMachine
 from tickwork_local.virtual_clock import LocalClock
 
@@ -161,18 +162,17 @@ def saved_offset(state_dir: Path) -> float | None:
         raise StateDirTimeRefused(f"{path} cannot be read as JSON ({error}): {fix}") from None
     if not isinstance(kept, dict):
         raise StateDirTimeRefused(f'{path} must be an object {{"offsetSeconds": N}}: {fix}')
-    offset = kept.get("offsetSeconds")
-    try:  # a number: not a bool, finite, and one a float can hold (not 1 and 400 zeros)
-        usable = not isinstance(offset, bool) and math.isfinite(float(offset))  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        usable = False
-    if not usable or isinstance(offset, str):
-        shown = json.dumps(offset)
+    kept_offset = kept.get("offsetSeconds")
+    offset = math.nan  # a number, not a bool, finite, and one a float holds (not 1e400 as an int)
+    if isinstance(kept_offset, int | float) and not isinstance(kept_offset, bool):
+        with contextlib.suppress(OverflowError):
+            offset = float(kept_offset)
+    if not math.isfinite(offset):
+        shown = json.dumps(kept_offset)
         raise StateDirTimeRefused(
             f'{path}: "offsetSeconds" must be a number of seconds (the virtual clock\'s lead '
             f"on the wall clock), not {shown if len(shown) <= 40 else shown[:40] + '…'}: {fix}"
         )
-    offset = float(offset)  # type: ignore[arg-type]
     if not 0 <= time.time() + offset <= _READABLE_UNTIL.timestamp():
         raise StateDirTimeRefused(
             f'{path}: "offsetSeconds" {offset:g} puts the stack\'s time outside 1970 to '
@@ -234,17 +234,7 @@ def saving_offset(state_dir: Path, clock: LocalClock) -> None:
     path = state_dir / CLOCK_FILE
 
     def save(offset: float) -> None:
-        temporary = path.with_suffix(".tmp")
-        with temporary.open("w") as file:  # on disk before it replaces the last one
-            file.write(json.dumps({"offsetSeconds": offset}))
-            file.flush()
-            os.fsync(file.fileno())
-        temporary.replace(path)
-        folder = os.open(state_dir, os.O_RDONLY)
-        try:
-            os.fsync(folder)  # and the rename with it
-        finally:
-            os.close(folder)
+        write_private(path, json.dumps({"offsetSeconds": offset}))  # whole, or the last one
 
     save(clock.offset)
     clock.on_jump(save)

@@ -136,12 +136,23 @@ class TimeMachine:
         ``check(target)`` may refuse, raising, once an advance already running has ended."""
         if math.isnan(target) or math.isinf(target):
             raise ValueError(f"advance_to: {target!r} is not an instant; give unix seconds")
+        return self._advance_to(lambda: target, progress, check)
+
+    def _advance_to(
+        self,
+        target_now: Callable[[], float],
+        progress: Callable[[float, int], None] | None,
+        check: Callable[[float], None] | None,
+    ) -> Advanced:
+        """Take the advances' lock, then work out the target (``target_now()``), let ``check``
+        refuse it, and move there."""
         with self._one_at_a_time:
+            target = target_now()
             if check is not None:
                 check(target)
-            return self._advance_to(target, progress)
+            return self._move_to(target, progress)
 
-    def _advance_to(self, target: float, progress: Callable[[float, int], None] | None) -> Advanced:
+    def _move_to(self, target: float, progress: Callable[[float, int], None] | None) -> Advanced:
         """``advance_to`` with the advances' lock held."""
         began, start = time.monotonic(), self.clock.timestamp()
         work = self.activity.finished
@@ -184,11 +195,7 @@ class TimeMachine:
         two hours. ``check(target)`` may refuse the target, raising, before anything moves."""
         if math.isnan(seconds) or math.isinf(seconds) or seconds < 0:
             raise ValueError(f"advance: {seconds!r} is not a duration; give seconds, 0 or more")
-        with self._one_at_a_time:
-            target = self.clock.timestamp() + seconds
-            if check is not None:
-                check(target)
-            return self._advance_to(target, progress)
+        return self._advance_to(lambda: self.clock.timestamp() + seconds, progress, check)
 
     def advance_until(
         self, condition: Callable[[], bool], limit: float = math.inf, timeout: float = 60.0
