@@ -22,7 +22,7 @@ from benchkit.publish import publish_starts
 from benchkit.stats import median, percentile
 from tickwork.domain.events import DetailType
 from tickwork.domain.times import iso, parse_iso
-from tickwork.usecases.pump import pump
+from tickwork.fire.pump import pump
 from tickwork_cli.target import Target
 from tickwork_local.process import LocalProcess
 

@@ -34,7 +34,7 @@ __all__ = ["Call", "Image", "Invocation", "Recorder"]
 
 STATE_MACHINE = "state machine"
 # Who is calling: a context variable, so the worker threads a batch task hands a copy of its
-# context to (usecases/fire_batch.py) bill their calls to the task's function.
+# context to (fire/fire_batch.py) bill their calls to the task's function.
 _CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("bench-caller", default=None)
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("bench-off", default=False)
 _INVOCATION: contextvars.ContextVar[int] = contextvars.ContextVar("bench-invocation", default=-1)

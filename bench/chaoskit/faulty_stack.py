@@ -5,7 +5,7 @@
 of an action whose id starts with ``crash-``.
 
 - recurring: the record is saved at its next occurrence, then starting that occurrence's
-  execution raises (``tickwork.usecases.record.launch``);
+  execution raises (``tickwork.fire.record.launch``);
 - one-off: the record is saved COMPLETED, then publishing DetailType.COMPLETED raises.
 
 The tick's delivery then fails, so its message comes back after the queue's visibility
@@ -62,8 +62,8 @@ from tickwork.domain.announcements import Completed
 from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import LaunchRefused
 from tickwork.domain.events import DetailType
+from tickwork.fire import fire_batch, record
 from tickwork.ports import ExecutionInput
-from tickwork.usecases import fire_batch, record
 from tickwork_local.service import run_local
 
 FAULTY_STACK = Path(__file__)

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from tickwork.domain.errors import ValidationFailed
-from tickwork.usecases.calendars import (
+from tickwork.steering.calendars import (
     delete_calendar,
     get_calendar,
     list_calendars,

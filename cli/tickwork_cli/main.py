@@ -29,9 +29,9 @@ from tickwork.domain.preview import (
 )
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso
-from tickwork.usecases.calendars import named_calendar
-from tickwork.usecases.lock import is_locked, refuse_if_locked_one_off
-from tickwork.usecases.start import StartCommand, check_start, spec_hash
+from tickwork.steering.calendars import named_calendar
+from tickwork.steering.lock import is_locked, refuse_if_locked_one_off
+from tickwork.steering.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
 from tickwork_cli.calendars import calendar

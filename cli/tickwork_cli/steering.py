@@ -8,14 +8,14 @@ from typing import Any
 
 import click
 
+from tickwork.answers import BulkAnswer, ChangeAnswer
 from tickwork.dependencies import Dependencies
 from tickwork.domain.selection import Selection
-from tickwork.usecases.answers import BulkAnswer, ChangeAnswer
-from tickwork.usecases.bulk import bulk_change
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.retry import retry_action
-from tickwork.usecases.run_now import run_now
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.bulk import bulk_change
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.retry import retry_action
+from tickwork.steering.run_now import run_now
+from tickwork.steering.stop import cancel_action
 from tickwork_cli import render
 from tickwork_cli.context import Context, guard, json_option, pass_context
 

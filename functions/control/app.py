@@ -9,9 +9,9 @@ from aws_lambda_powertools.utilities.data_classes.event_bridge_event import Even
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
+from tickwork.answers import Rejection
 from tickwork.entry import Entry
-from tickwork.usecases.answers import Rejection
-from tickwork.usecases.intake import accept_control
+from tickwork.steering.intake import accept_control
 
 entry = Entry(correlation_id_path="detail.id")
 

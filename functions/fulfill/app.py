@@ -23,9 +23,9 @@ from tickwork import bootstrap
 from tickwork.domain.batch import BatchOrder, MemberOutcome, MemberResult
 from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.entry import Entry
+from tickwork.fire.fire_batch import fire_batch
+from tickwork.fire.lone_fire import failure_of, fire_lone
 from tickwork.ports import ExecutionStarter
-from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.lone_fire import failure_of, fire_lone
 
 entry = Entry(correlation_id_path="input.id")
 

@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.entry import Entry
-from tickwork.usecases.pump import pump
+from tickwork.fire.pump import pump
 
 entry = Entry()
 

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.entry import Entry
-from tickwork.usecases.reconcile import reconcile
+from tickwork.fire.reconcile import reconcile
 
 entry = Entry()
 _MARGIN = timedelta(seconds=30)

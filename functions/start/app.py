@@ -8,10 +8,10 @@ from aws_lambda_powertools.utilities.data_classes.event_bridge_event import Even
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
+from tickwork.answers import Done, Rejection
 from tickwork.entry import Entry
-from tickwork.usecases.answers import Done, Rejection
-from tickwork.usecases.intake import accept_start
-from tickwork.usecases.start import StartCommand
+from tickwork.steering.intake import accept_start
+from tickwork.steering.start import StartCommand
 
 entry = Entry(correlation_id_path="detail.id")
 

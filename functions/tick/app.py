@@ -8,10 +8,10 @@ from aws_lambda_powertools.utilities.data_classes.event_bridge_event import Even
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
+from tickwork.answers import Done, RecordAnswer, Rejection
 from tickwork.domain.events import DetailType
 from tickwork.entry import Entry
-from tickwork.usecases.answers import Done, RecordAnswer, Rejection
-from tickwork.usecases.intake import accept_report
+from tickwork.steering.intake import accept_report
 
 entry = Entry(correlation_id_path="detail.id")
 

@@ -27,7 +27,7 @@ from typing import Any
 from tickwork import bootstrap
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.times import iso
-from tickwork.usecases.reconcile import reconcile
+from tickwork.fire.reconcile import reconcile
 from tickwork_local.journal import Journal
 from tickwork_local.keys import KeyFile, write_private
 from tickwork_local.moto_version import require_supported_moto

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from tickwork import bootstrap
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.domain.action import Status
-from tickwork.usecases.reconcile import HORIZON
+from tickwork.fire.reconcile import HORIZON
 
 __all__ = ["GLANCED", "Glance", "UsefulRuns", "glance_at", "useful_runs"]
 

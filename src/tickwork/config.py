@@ -94,7 +94,7 @@ class Settings:
     # action with a roleArn under target_role_path runs under that role instead.
     target_arns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     target_role_path: str = "/tickwork-targets/"
-    # Fires due in the same second share one execution of the batch machine (usecases.fire_batch).
+    # Fires due in the same second share one execution of the batch machine (fire.fire_batch).
     batch_state_machine_arn: str | None = None  # None: no batches (FireBatching=false)
     batch_min_fires: int = 5
     batch_max_fires: int = 100

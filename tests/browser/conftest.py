@@ -20,7 +20,7 @@ from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.fire import Outcome
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 from tickwork_local.stack import LocalStack
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.fire import FireFailure
 from tickwork.domain.times import iso
+from tickwork.fire.record import record_failure
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.tick import TickData
-from tickwork.usecases.record import record_failure
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 from tickwork_local.stack import stop_execution
 
 pytestmark = [
@@ -324,7 +324,7 @@ def test_fires_lateness_retries_schedule_search_and_rejections_read_right(
     stack: Stack, seeded: Seeded, page: Page, token_link: Callable[[str], str]
 ) -> None:
     from tickwork.domain.announcements import Rejected
-    from tickwork.usecases.rejections import announce_rejected
+    from tickwork.fire.rejections import announce_rejected
 
     deps = bootstrap.from_environment()
     announce_rejected(
@@ -389,7 +389,7 @@ def test_at_a_narrow_width_nothing_runs_off_the_side(
 def test_the_detail_shows_skipped_and_moved_occurrences_and_a_missed_fire(
     stack: Stack, page: Page, token_link: Callable[[str], str]
 ) -> None:
-    from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
+    from tickwork.steering.occurrences import Which, move_occurrence, skip_occurrence
 
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

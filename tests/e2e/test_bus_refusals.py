@@ -18,7 +18,7 @@ import pytest
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
-from tickwork.usecases.reconcile import reconcile
+from tickwork.fire.reconcile import reconcile
 from tickwork_local.receiver import Receiver
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

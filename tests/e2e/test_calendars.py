@@ -17,7 +17,7 @@ from tests.functional.api_support import Api, serving
 from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import Outcome
-from tickwork.usecases.sealing import seal_holds
+from tickwork.fire.sealing import seal_holds
 
 
 @pytest.fixture

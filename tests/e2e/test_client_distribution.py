@@ -91,7 +91,8 @@ def _installs_alone_without_the_stacks_runtime(service_env: Path) -> None:
     assert (site / "tickwork_client" / "py.typed").exists()
     # what the stack's functions are made of is not in it
     assert not (site / "tickwork" / "adapters").exists()
-    assert not (site / "tickwork" / "usecases").exists()
+    assert not (site / "tickwork" / "steering").exists()
+    assert not (site / "tickwork" / "fire").exists()
 
 
 def _example() -> str:

@@ -11,7 +11,7 @@ from tickwork.config import Settings
 from tickwork.domain.action import Status
 from tickwork.domain.batch import window_of
 from tickwork.domain.times import parse_iso
-from tickwork.usecases.sealing import seal_of
+from tickwork.fire.sealing import seal_of
 
 
 def test_one_off_fires_once_and_completes(stack: Stack) -> None:

@@ -62,7 +62,7 @@ def test_a_fire_missed_past_closing_time_is_moved_to_the_next_opening(
 ) -> None:
     # GIVEN a weekday 16:30 on business hours (09:00-17:00 UTC), SHIFT, missed after 60 s,
     # and the pump and reconciler down from before its fire until after closing
-    from tickwork.usecases.calendars import put_calendar
+    from tickwork.steering.calendars import put_calendar
 
     stack = make_stack()
     business = {"timezone": "UTC", "hours": {"MON-FRI": ["09:00-17:00"]}}

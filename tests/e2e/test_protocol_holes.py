@@ -18,8 +18,8 @@ from tickwork.domain.action import Status
 from tickwork.domain.naming import legacy_execution_name
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
-from tickwork.usecases import fire_batch
-from tickwork.usecases.reconcile import reconcile
+from tickwork.fire import fire_batch
+from tickwork.fire.reconcile import reconcile
 from tickwork_local.receiver import Receiver
 
 BATCHED = {"PumpSchedule": "rate(1 hour)", "BatchMinFires": "3"}

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
-from tickwork.usecases.sealing import seal_of
-from tickwork.usecases.start import StartCommand, check_start
+from tickwork.fire.sealing import seal_of
+from tickwork.steering.start import StartCommand, check_start
 
 
 def test_lost_start_is_restarted_by_the_reconciler_and_fires_once(stack: Stack) -> None:

@@ -12,9 +12,9 @@ import pytest
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds, now, wait_until
 from tickwork.domain.action import Status
-from tickwork.usecases import lone_fire
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.record import record_tick
+from tickwork.fire import lone_fire
+from tickwork.fire.reconcile import reconcile
+from tickwork.fire.record import record_tick
 from tickwork_local.stack import stop_execution
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
-from tickwork.usecases.retry import retry_action
+from tickwork.steering.retry import retry_action
 from tickwork_local.receiver import Receiver
 
 

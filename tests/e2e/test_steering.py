@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from tests.e2e.support import Stack, assert_never_early, now, wait_until
 from tickwork.domain.action import Status
 from tickwork.domain.selection import Selection
-from tickwork.usecases.bulk import bulk_change
+from tickwork.steering.bulk import bulk_change
 
 
 def test_a_rate_of_one_minute_is_cancelled_right_after_its_imminent_fire(make_stack) -> None:
@@ -110,7 +110,7 @@ def test_a_failed_occurrence_does_not_end_a_recurrence_and_is_retried_by_hand(
     assert len(failed_keys) == 1  # every attempt of that fire carried the same key
 
     # WHEN the failed fire is retried by hand
-    from tickwork.usecases.retry import retry_action
+    from tickwork.steering.retry import retry_action
 
     answer = retry_action("hook:daily", stack.deps).to_wire()
 

@@ -17,7 +17,7 @@ from botocore.credentials import Credentials
 from moto import mock_aws
 
 from tests.e2e.support import Stack
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 from tickwork_cli.dashboard import SigV4Signer, serving_dashboard
 from tickwork_cli.target import Target
 from tickwork_local.server import LOCAL_CREDENTIALS

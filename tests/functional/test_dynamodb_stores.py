@@ -13,9 +13,9 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionConflict, ValidationFailed
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
-from tickwork.usecases.pause import pause_action
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from tests.conftest import load_event
 from tests.e2e.support import Stack
 from tests.functional.target_support import fire
 from tickwork.domain.errors import PermanentFulfillmentError, ValidationFailed
-from tickwork.usecases.start import StartCommand, check_start
+from tickwork.steering.start import StartCommand, check_start
 from tickwork_local.template import ACCOUNT
 
 REGION = "us-east-1"

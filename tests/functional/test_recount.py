@@ -8,9 +8,9 @@ from tickwork.adapters.dynamodb_counts import COUNTER_PREFIX
 from tickwork.adapters.dynamodb_recount import _replace, recount
 from tickwork.domain.action import Status
 from tickwork.domain.selection import Selection
-from tickwork.usecases.pause import pause_action
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 
 def _actions(stack) -> None:

@@ -34,22 +34,22 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from tests.model.world import MODEL_TYPE, LambdaDied, World
 from tests.unit.fakes.stores import _changes
+from tickwork.answers import Done
 from tickwork.domain.action import ACTIVE
 from tickwork.domain.batch import BatchOrder, Member
 from tickwork.domain.errors import ForgedOrder, TickworkError
 from tickwork.domain.execution import Machine
 from tickwork.domain.fire import FireOrder, Outcome
 from tickwork.domain.times import iso
+from tickwork.fire.proofs import prove_failure
+from tickwork.fire.pump import pump
+from tickwork.fire.reconcile import reconcile
 from tickwork.integrity.order_proof import order_proof, order_proof_key
-from tickwork.usecases.answers import Done
-from tickwork.usecases.fire_proofs import prove_failure
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.pump import pump
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.retry import retry_action
-from tickwork.usecases.run_now import run_now
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.retry import retry_action
+from tickwork.steering.run_now import run_now
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 # Ids a user may give that look like the stack's own names: a batch's (b-<second>-<hex>, with a
 # repair), a lone execution's (<id>-<8 hex>-g1-o1), and plain ones.

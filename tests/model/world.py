@@ -43,10 +43,10 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, FireOrder, Tick
+from tickwork.fire.fire_batch import fire_batch
+from tickwork.fire.lone_fire import failure_of, fire_lone
 from tickwork.fulfillment.base import FulfillmentRequest
-from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.intake import accept_report
-from tickwork.usecases.lone_fire import failure_of, fire_lone
+from tickwork.steering.intake import accept_report
 
 __all__ = ["MODEL_TYPE", "Call", "LambdaDied", "World"]
 

@@ -32,9 +32,9 @@ from tickwork import bootstrap
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.domain.fire import FireAttempt
 from tickwork.domain.times import iso, parse_iso
+from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.proofs import with_proof
 from tickwork.integrity.signature import SIGNATURE_HEADER
-from tickwork.usecases.fire_proofs import with_proof
-from tickwork.usecases.fulfill import fulfill_claimed
 from tickwork_local.receiver import Receiver
 from tickwork_local.stack import LocalStack, stop_execution
 from tickwork_local.template import ACCOUNT, Template

@@ -10,16 +10,16 @@ report the machine emits when the fulfillment failed past its retries.
 
 from __future__ import annotations
 
+from tickwork.answers import RecordAnswer
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, OccurrenceSkipped, WaitContinued
 from tickwork.domain.fire import FireAttempt, FireFailure, Tick
 from tickwork.domain.naming import execution_name
-from tickwork.usecases.answers import RecordAnswer
-from tickwork.usecases.fulfill import fulfill_claimed
-from tickwork.usecases.launch import manual_execution, names_key_of, planned_execution
-from tickwork.usecases.lone_fire import fire_lone
-from tickwork.usecases.orders import check_lone
-from tickwork.usecases.record import record_failure
+from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.launch import manual_execution, names_key_of, planned_execution
+from tickwork.fire.lone_fire import fire_lone
+from tickwork.fire.orders import check_lone
+from tickwork.fire.record import record_failure
 
 __all__ = ["current", "fail", "fire_name", "fulfill_fire", "manual", "run"]
 

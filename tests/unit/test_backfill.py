@@ -29,11 +29,11 @@ from tickwork.domain.errors import (
     ValidationFailed,
 )
 from tickwork.domain.fire import Outcome, Tick, Trigger
-from tickwork.usecases.backfill import AT_ONCE, backfill, continue_backfill
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.retry import retry_action
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.fire.reconcile import reconcile
+from tickwork.steering.backfill import AT_ONCE, backfill, continue_backfill
+from tickwork.steering.retry import retry_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 11, 20, 12, 30, tzinfo=UTC)  # created at 12:30: 12:00 was never live
 HOUR = timedelta(hours=1)

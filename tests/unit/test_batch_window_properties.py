@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from tests.unit.fakes import fake_dependencies
 from tickwork.domain.batch import window_of
-from tickwork.usecases.batch_plan import group
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.grouping import group
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 BASE = NOW + timedelta(hours=1)  # a whole minute: every window length divides it

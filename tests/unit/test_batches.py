@@ -28,17 +28,17 @@ from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
+from tickwork.fire.fire_batch import fire_batch
+from tickwork.fire.grouping import group
+from tickwork.fire.orders import start_lone
+from tickwork.fire.pump import pump
+from tickwork.fire.reconcile import reconcile
+from tickwork.fire.record import record_tick
 from tickwork.ports import ExecutionState
 from tickwork.ports.notifier import Notification
-from tickwork.usecases.batch_plan import group
-from tickwork.usecases.fire_batch import fire_batch
-from tickwork.usecases.orders import start_lone
-from tickwork.usecases.pause import pause_action
-from tickwork.usecases.pump import pump
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 AHEAD = timedelta(minutes=15)

@@ -10,7 +10,7 @@ import pytest
 
 from tests.unit.fakes.aws import FakePublisher
 from tickwork.domain.announcements import Stopped
-from tickwork.usecases.bus_sender import BusSender
+from tickwork.fire.bus_sender import BusSender
 
 
 def _events(count: int) -> list[Stopped]:

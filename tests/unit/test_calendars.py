@@ -29,11 +29,11 @@ from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, CalendarUse, Excluded
 from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.start_request import parse_start_detail
-from tickwork.usecases.calendars import delete_calendar, put_calendar
-from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.sealing import seal_holds
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.sealing import seal_holds
+from tickwork.steering.calendars import delete_calendar, put_calendar
+from tickwork.steering.occurrences import Which, move_occurrence, skip_occurrence
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 12, 20, 12, 0, tzinfo=UTC)  # a Sunday
 HOUR = timedelta(hours=1)

@@ -15,10 +15,10 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import OccurrenceSkipped
 from tickwork.domain.fire import FireAttempt, Tick
+from tickwork.fire.launch import planned_execution
+from tickwork.fire.record import record_tick
 from tickwork.fulfillment.notifier import LoggingNotifier
-from tickwork.usecases.launch import planned_execution
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 FIRST = NOW + timedelta(minutes=1)

@@ -20,7 +20,7 @@ from tickwork.domain.json_text import loads_strict
 from tickwork.domain.page_cursor import Position
 from tickwork.domain.preview import detail_fire_times, next_fire_times
 from tickwork.domain.selection import Selection
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
 HUGE = ["99999999999", "9" * 30, "9" * 4000]

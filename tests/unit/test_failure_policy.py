@@ -17,9 +17,9 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.selection import Selection
-from tickwork.usecases.pause import resume_action
-from tickwork.usecases.retry import retry_action
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.pause import resume_action
+from tickwork.steering.retry import retry_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
 from tickwork.domain.fire import Outcome, Tick
-from tickwork.usecases.fire_proofs import check_proof, proved_failure, with_proof
+from tickwork.fire.proofs import check_proof, proved_failure, with_proof
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 TICK = Tick(

@@ -13,8 +13,8 @@ from tickwork.api.stats import fire_buckets, fire_counts
 from tickwork.domain.fire_tally import FireKind
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.record import record_tick
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 

@@ -24,9 +24,9 @@ from tickwork.domain.preview import detail_fire_times
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.domain.times import iso
-from tickwork.usecases.occurrences import Which, move_occurrence, skip_occurrence
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.occurrences import Which, move_occurrence, skip_occurrence
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2027, 3, 26, 22, 0, tzinfo=UTC)  # Europe/Berlin changes two nights later
 MS = timedelta(milliseconds=1)

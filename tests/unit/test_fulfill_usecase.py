@@ -14,8 +14,8 @@ from tickwork.domain.errors import ActionSuperseded, WaitContinued
 from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 FIRE = NOW + timedelta(minutes=10)
@@ -97,7 +97,7 @@ def test_a_cancelled_action_is_superseded(deps) -> None:
 
 
 def test_after_an_outage_a_lost_claim_is_recorded_failed_not_fired_again(deps) -> None:
-    from tickwork.usecases.reconcile import reconcile
+    from tickwork.fire.reconcile import reconcile
 
     # GIVEN a fire claimed by an execution that was then lost with the stack: its target may
     # or may not have been reached
@@ -126,7 +126,7 @@ def test_after_an_outage_a_lost_claim_is_recorded_failed_not_fired_again(deps) -
 
 
 def test_under_on_unknown_outcome_retry_a_lost_claim_is_released_and_fired_again() -> None:
-    from tickwork.usecases.reconcile import reconcile
+    from tickwork.fire.reconcile import reconcile
 
     # GIVEN an action that asked to be run again when its outcome is unknown, whose claimed
     # fire was lost with the stack

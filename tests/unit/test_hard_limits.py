@@ -12,7 +12,7 @@ from tests.unit.fakes import fake_dependencies
 from tickwork.config import Settings, parse_limits
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.identifiers import MAX_ID_LENGTH
-from tickwork.usecases.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
+from tickwork.steering.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 

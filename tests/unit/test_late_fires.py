@@ -12,8 +12,8 @@ from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.events import DetailType
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.record import record_tick
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 

@@ -14,9 +14,9 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionLocked
 from tickwork.domain.events import DetailType
-from tickwork.usecases.pause import pause_action
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 EVERY_MINUTE = {"id": "r", "rate": "rate(1 minute)", "data": {"v": 1}}

@@ -16,19 +16,19 @@ from hypothesis import strategies as st
 
 from tests.unit import machine
 from tests.unit.fakes import FakePublisher, fake_dependencies
+from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionSuperseded, TickUndelivered
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
+from tickwork.fire import record
+from tickwork.fire.launch import launch
+from tickwork.fire.lone_fire import failure_of, fire_lone
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.ports import OutboundEvent
-from tickwork.usecases import record
-from tickwork.usecases.answers import Done
-from tickwork.usecases.intake import accept_report
-from tickwork.usecases.launch import launch
-from tickwork.usecases.lone_fire import failure_of, fire_lone
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.intake import accept_report
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 FIRE = NOW + timedelta(minutes=10)

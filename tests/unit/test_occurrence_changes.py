@@ -27,13 +27,13 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import Outcome
-from tickwork.usecases.occurrences import (
+from tickwork.steering.occurrences import (
     Which,
     move_occurrence,
     restore_occurrence,
     skip_occurrence,
 )
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -183,7 +183,7 @@ def test_a_one_off_and_an_unknown_id_are_refused() -> None:
 
 
 def test_a_paused_action_takes_skips_and_keeps_them_on_resume() -> None:
-    from tickwork.usecases.pause import pause_action, resume_action
+    from tickwork.steering.pause import pause_action, resume_action
 
     deps = _deps()
     pause_action("h", None, deps)
@@ -197,7 +197,7 @@ def test_a_paused_action_takes_skips_and_keeps_them_on_resume() -> None:
 
 
 def test_a_resume_keeps_a_moved_occurrence_whose_move_is_still_ahead() -> None:
-    from tickwork.usecases.pause import pause_action, resume_action
+    from tickwork.steering.pause import pause_action, resume_action
 
     # GIVEN an hourly action (its first fire at 13:00), paused at 12:30, whose 14:00 moves to 14:50
     deps = _deps()
@@ -315,7 +315,7 @@ def test_a_skip_written_by_hand_is_not_taken_and_the_fire_ends_as_tampered() -> 
 
 # --- found from outside (a helper's attack), each failing before its fix --------------------
 def test_a_move_or_skip_of_the_paused_fire_holds_when_it_is_resumed() -> None:
-    from tickwork.usecases.pause import pause_action, resume_action
+    from tickwork.steering.pause import pause_action, resume_action
 
     deps = _deps()
     later = NOW + HOUR + timedelta(minutes=40)
@@ -353,7 +353,7 @@ def test_a_skip_asked_while_the_execution_sleeps_off_an_early_wake_is_taken() ->
 
 
 def test_a_skip_event_delivered_again_after_its_restore_changes_nothing() -> None:
-    from tickwork.usecases.intake import accept_control
+    from tickwork.steering.intake import accept_control
 
     deps = _deps()
     skip = {"id": "h", "occurrence": 2}
@@ -395,7 +395,7 @@ def test_an_occurrence_moved_past_an_outage_still_fires_at_its_moved_time(policy
 
 
 def test_a_failed_moved_occurrence_retried_by_hand_is_not_run_again_as_the_next() -> None:
-    from tickwork.usecases.retry import retry_action
+    from tickwork.steering.retry import retry_action
 
     deps = _deps(onFailure="STOP")
     _fire_next(deps)

@@ -16,12 +16,12 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.pump import pump
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.fire.pump import pump
+from tickwork.fire.reconcile import reconcile
+from tickwork.fire.record import record_tick
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 AHEAD = timedelta(minutes=15)

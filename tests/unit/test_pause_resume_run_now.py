@@ -22,11 +22,11 @@ from tickwork.domain.errors import (
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.selection import Selection
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.run_now import run_now
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
-from tickwork.usecases.updates import ATTEMPTS
+from tickwork.fire.writes import ATTEMPTS
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.run_now import run_now
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 HOURLY = {"id": "h", "rate": "rate(1 hour)"}

@@ -218,8 +218,8 @@ def test_the_client_imports_none_of_the_stacks_runtime() -> None:
     its AWS adapters, the local stack or the CLI."""
     code = (
         "import sys, tickwork_client\n"
-        "bad = ('aws_lambda_powertools', 'moto', 'tickwork.adapters', 'tickwork.usecases', "
-        "'tickwork.api', 'tickwork_local', 'tickwork_cli', 'click')\n"
+        "bad = ('aws_lambda_powertools', 'moto', 'tickwork.adapters', 'tickwork.steering', "
+        "'tickwork.fire', 'tickwork.api', 'tickwork_local', 'tickwork_cli', 'click')\n"
         "inside = tuple(b + '.' for b in bad)\n"
         "print(sorted(m for m in sys.modules if m in bad or m.startswith(inside)))\n"
     )

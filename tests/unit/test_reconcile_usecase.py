@@ -16,8 +16,8 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.fire import Outcome
 from tickwork.domain.naming import execution_name
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.reconcile import reconcile
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 NOTHING = {

@@ -9,8 +9,8 @@ from tests.unit.fakes import attempt, fake_dependencies
 from tests.unit.machine import fulfill_fire
 from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.record import record_tick
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 

@@ -16,8 +16,8 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
 from tickwork.integrity.signed_events import sign_event
-from tickwork.usecases.intake import accept_control, accept_start
-from tickwork.usecases.start import StartCommand
+from tickwork.steering.intake import accept_control, accept_start
+from tickwork.steering.start import StartCommand
 
 KEY = b"the-stacks-signing-key"
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
@@ -151,7 +151,7 @@ def test_fires_do_not_make_a_fresh_request_stale(deps) -> None:
 def test_a_request_signed_well_before_a_change_made_through_the_api_is_stale(deps) -> None:
     """A change without a signature (the API, the CLI) is timed by the stack's clock: a request
     signed more than 30 s before it is refused; a nearly simultaneous one still passes."""
-    from tickwork.usecases.pause import pause_action
+    from tickwork.steering.pause import pause_action
 
     _start(deps, _signed(DetailType.START, START), "e1")
     deps.clock.current = NOW + timedelta(seconds=60)  # type: ignore[attr-defined]

@@ -18,8 +18,8 @@ from tickwork.domain.action import SUPERSEDED_STARTS, Status
 from tickwork.domain.errors import ActionExists, ActionLocked, ValidationFailed
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.usecases.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.start import MAX_PAYLOAD_BYTES, StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tests.unit.fakes import fake_dependencies
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.start_request import WHEN_FIELDS, allowed_fields, parse_start_detail
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 11, 22, 4, 0, tzinfo=UTC)
 

@@ -19,10 +19,10 @@ from tickwork.domain.errors import NameTaken
 from tickwork.domain.fire import FireOrder
 from tickwork.domain.naming import execution_name, legacy_execution_name
 from tickwork.domain.times import iso
+from tickwork.fire.orders import names_key, start_batch, start_lone
 from tickwork.integrity.names import life_key
-from tickwork.usecases.orders import names_key, start_batch, start_lone
-from tickwork.usecases.run_now import run_now
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.steering.run_now import run_now
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 DUE = NOW + timedelta(minutes=10)

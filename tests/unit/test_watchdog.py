@@ -14,9 +14,9 @@ from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.events import DetailType
 from tickwork.domain.selection import Selection
-from tickwork.usecases.pause import pause_action
-from tickwork.usecases.reconcile import reconcile
-from tickwork.usecases.start import StartCommand, start_action
+from tickwork.fire.reconcile import reconcile
+from tickwork.steering.pause import pause_action
+from tickwork.steering.start import StartCommand, start_action
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

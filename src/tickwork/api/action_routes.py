@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from tickwork import bootstrap
+from tickwork.answers import Done
 from tickwork.api.documented import count, deferred, found, new_router, responses
 from tickwork.api.errors import ActionStillActive
 from tickwork.api.models import (
@@ -24,9 +25,8 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.selection import Selection
 from tickwork.domain.start_request import WHEN_FIELDS
 from tickwork.domain.times import to_epoch_ms
-from tickwork.usecases.answers import Done
-from tickwork.usecases.start import StartCommand, start_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.start import StartCommand, start_action
+from tickwork.steering.stop import cancel_action
 from tickwork.views import action_summary, action_view
 
 __all__ = ["router"]

@@ -18,7 +18,7 @@ from tickwork.api.models import (
     CalendarView,
     ErrorBody,
 )
-from tickwork.usecases.calendars import (
+from tickwork.steering.calendars import (
     delete_calendar,
     get_calendar,
     list_calendars,

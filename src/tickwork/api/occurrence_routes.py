@@ -23,8 +23,8 @@ from tickwork.api.models import (
 )
 from tickwork.domain.occurrence_changes import upcoming
 from tickwork.domain.times import iso
-from tickwork.usecases.backfill import backfill
-from tickwork.usecases.occurrences import (
+from tickwork.steering.backfill import backfill
+from tickwork.steering.occurrences import (
     Which,
     move_occurrence,
     restore_occurrence,

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 from aws_lambda_powertools.event_handler import Response, content_types
 
 from tickwork import bootstrap
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.api.documented import count, deferred, new_router, responses
 from tickwork.api.models import (
     BulkRequest,
@@ -19,11 +20,10 @@ from tickwork.api.models import (
     RunNowRequest,
 )
 from tickwork.domain.selection import Selection
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.bulk import bulk_change
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.retry import retry_action
-from tickwork.usecases.run_now import run_now
+from tickwork.steering.bulk import bulk_change
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.retry import retry_action
+from tickwork.steering.run_now import run_now
 
 __all__ = ["router"]
 

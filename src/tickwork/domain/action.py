@@ -151,13 +151,13 @@ class Action:
     # resumed, a fire asked for): a signed request older than this is stale. Fires leave it.
     changed_at: datetime | None = None
     # Set while the next fire is parked: further away than LaunchAheadSeconds, it has no
-    # execution yet, and the pump starts one at this moment (usecases.pump).
+    # execution yet, and the pump starts one at this moment (fire.pump).
     launch_at: datetime | None = None
     # Occurrences skipped or moved by request (domain.occurrence_changes), in time order; each
     # leaves once its occurrence is recorded.
     occurrence_changes: tuple[OccurrenceChange, ...] = ()
     # Set by the watchdog when the fire the record is at had not happened by its time plus the
-    # grace (usecases.watchdog); it stands for that fire only.
+    # grace (fire.watchdog); it stands for that fire only.
     missed: MissedFire | None = None
     # Backfill: the spans of past scheduled times run once each, and the backfill still running
     backfilled: tuple[Backfilled, ...] = ()

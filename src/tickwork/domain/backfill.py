@@ -13,7 +13,7 @@ SKIPs (the others run).
 
 A backfill runs as many occurrences at a time as the manual fires in flight allow (``free``);
 the rest wait on the record (``BackfillRequest``), and each recorded backfilled fire, or the
-reconciler, runs the next. Pure: the use case (``usecases.backfill``) reads and writes.
+reconciler, runs the next. Pure: the use case (``steering.backfill``) reads and writes.
 """
 
 from __future__ import annotations

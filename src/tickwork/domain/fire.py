@@ -6,7 +6,7 @@ leaves; inside, times are aware UTC datetimes. On the wire (JSON) times are ``is
 
 - ``FireOrder`` — the execution's input: which fire (id, generation, occurrence), when it is
   due (``fireAt``) and when this execution's Wait ends (``waitUntil``), with the leg of a long
-  wait and the number of a reconciler's repair execution. Written by ``usecases.launch``.
+  wait and the number of a reconciler's repair execution. Written by ``fire.launch``.
 - ``FireAttempt`` — what the Fulfill task invokes the fulfill function with: the order as
   ``input``, the execution's name and ``$$.State.RetryCount``.
 - ``Tick`` — what the fulfill function returns, which the state machine puts on the bus as the

@@ -12,7 +12,7 @@ to come and start an execution under it first; the stack would take that one for
 fire would never run. Why the whole id and every number: ids that share their first 60
 characters, and the next occurrence or repair of a name someone has seen, get names no one can
 tell in advance. A start that finds its name taken checks the execution's proof
-(``usecases.orders``), so a name taken by chance or by anyone holding no key is refused, never
+(``fire.orders``), so a name taken by chance or by anyone holding no key is refused, never
 trusted.
 
 ``legacy_execution_name`` is the scheme before names were keyed (8 hex digits of the id's

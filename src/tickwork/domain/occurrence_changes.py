@@ -9,7 +9,7 @@ its neighbours' fire times (moved or not), so no two occurrences ever meet and t
 computed from the moved one's own scheduled time (a move earlier never fires the original time
 again).
 
-Pure: the use case (``usecases.occurrences``) reads the record, asks the questions here, and
+Pure: the use case (``steering.occurrences``) reads the record, asks the questions here, and
 writes the change fenced on the record's version.
 """
 

@@ -12,5 +12,5 @@
   checked by the fulfill step before anything fires.
 
 Reading the keys and recording which signatures were spent is the use cases' part
-(usecases/sealing.py, usecases/fire_proofs.py, usecases/orders.py, usecases/intake.py).
+(fire/sealing.py, fire/proofs.py, fire/orders.py, steering/intake.py).
 """

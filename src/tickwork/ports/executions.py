@@ -18,7 +18,7 @@ class ExecutionInput(Protocol):
 class AlreadyStarted(Exception):
     """An execution of this name exists (names are deterministic: a repeated start finds the
     one it made). ``input`` is that execution's input, for the caller to tell whether the
-    execution is the one it meant (``usecases.orders``: its proof)."""
+    execution is the one it meant (``fire.orders``: its proof)."""
 
     def __init__(self, name: str, execution_arn: str, input: Any) -> None:
         self.name = name

@@ -1,7 +1,7 @@
 """One fire: prove the order, check it against the record, never early, claim, dispatch to the
 action type's fulfillment. docs/protocol.md, "A lone fire".
 
-Called by the fire machine's Fulfill task after its Wait (``usecases.lone_fire``, the order
+Called by the fire machine's Fulfill task after its Wait (``fire.lone_fire``, the order
 proved by it), and by a batch's task for each of its members (the batch's order proved by it):
 ``fulfill_claimed``. Its return value is the fire's tick, which the caller records and puts on
 the bus. Raises, by name for
@@ -37,13 +37,13 @@ from tickwork.domain.errors import (
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
+from tickwork.fire.launch import launch, planned_execution
+from tickwork.fire.record import record_tick
+from tickwork.fire.sealing import seal_holds
+from tickwork.fire.writes import Rule, update
 from tickwork.fulfillment.base import FulfillmentRequest
-from tickwork.usecases.calendars import excluded_now, late_exclusion
-from tickwork.usecases.launch import launch, planned_execution
-from tickwork.usecases.occurrences import shift_own_fire
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.sealing import seal_holds
-from tickwork.usecases.updates import Rule, update
+from tickwork.steering.calendars import excluded_now, late_exclusion
+from tickwork.steering.occurrences import shift_own_fire
 
 __all__ = ["fulfill_claimed"]
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from tickwork.answers import AppliesAfter, ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Status
 from tickwork.domain.errors import ActionLocked
 from tickwork.domain.steering import Deferred
 from tickwork.domain.times import iso
-from tickwork.usecases.answers import AppliesAfter, ChangeAnswer, Done
 
 __all__ = ["defer", "is_locked", "refuse_if_locked_one_off"]
 

@@ -7,7 +7,7 @@ record launched into the execution it names (a write fenced on its version: the 
 an execution before it exists, docs/protocol.md), then starts it under the fire's deterministic
 name (a repeat is harmless). The fires due in the same second, when there are at least
 ``BatchMinFires`` of them, share one execution of the batch machine instead
-(``usecases.batch_plan``): the pump marks each member launched into the batch, then starts it.
+(``fire.grouping``): the pump marks each member launched into the batch, then starts it.
 Nothing is missed or doubled:
 
 - a pump that was down finds every fire it should have launched (the index is read from a
@@ -36,10 +36,10 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import LaunchRefused
-from tickwork.usecases.batch_plan import Planned, group
-from tickwork.usecases.launch import fire_order, park_again, planned_execution
-from tickwork.usecases.orders import start_batch, start_lone
-from tickwork.usecases.updates import Rule, update
+from tickwork.fire.grouping import Planned, group
+from tickwork.fire.launch import fire_order, park_again, planned_execution
+from tickwork.fire.orders import start_batch, start_lone
+from tickwork.fire.writes import Rule, update
 
 __all__ = ["PumpRun", "launch_due", "launch_parked", "pump"]
 
@@ -66,7 +66,7 @@ class PumpRun:
 def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dict[str, Any]:
     """Launch the parked fires due for launch now, earliest first, at most ``limit`` a run,
     ``workers`` at a time: the fires of a second with at least ``BatchMinFires`` of them in
-    batches (usecases.batch_plan), the others alone. After a refusal the rest wait for the next
+    batches (fire.grouping), the others alone. After a refusal the rest wait for the next
     run (the quota or the throttle holds for them as well)."""
     now = deps.clock.now()
     due_ids = deps.parked.due(now, limit)

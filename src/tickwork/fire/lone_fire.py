@@ -1,7 +1,7 @@
 """The fire machine's Fulfill task: one fire in its own execution, run, recorded and announced
 in one step, as a batch's task does for each of its members. docs/protocol.md, "A lone fire".
 
-- the order is proved (``orders.check_lone``), then the fire runs as ``usecases.fulfill`` says
+- the order is proved (``orders.check_lone``), then the fire runs as ``fire.fulfill`` says
   (the record at the order's fire, named for this execution, claimed by it, never early);
 - a fire that ran is **recorded before its tick is put on the bus** (``record_tick``, the tick
   marked ``recorded``): the execution's happy path is its Wait and this one task — 2 billed
@@ -11,7 +11,7 @@ in one step, as a batch's task does for each of its members. docs/protocol.md, "
   message is the proved tick): the machine reads it back and puts it with retries of its own
   ("Emit tick"), so the fire is never run again and the tick is never rebuilt. A tick too
   large for an error (``TickPending``), or a task retried after a crash between the record and
-  the put, is rebuilt from the record by the retry (``usecases.recorded_ending``);
+  the put, is rebuilt from the record by the retry (``fire.recorded_ending``);
 - a record that cannot be written — or whose write landed but what follows it (the next
   fire's start, ``Schedule Completed``) failed — leaves the tick **unmarked**: the tick function
   records it, or, finding it recorded, finishes what followed, as it does for the tick of an
@@ -28,16 +28,16 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivered
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Tick
-from tickwork.usecases.answers import Done
-from tickwork.usecases.calendars import calendars_read_once
-from tickwork.usecases.fire_proofs import prove_failure, with_proof
-from tickwork.usecases.fulfill import fulfill_claimed
-from tickwork.usecases.orders import check_lone
-from tickwork.usecases.record import record_tick
-from tickwork.usecases.recorded_ending import ending_recorded_by
+from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.orders import check_lone
+from tickwork.fire.proofs import prove_failure, with_proof
+from tickwork.fire.record import record_tick
+from tickwork.fire.recorded_ending import ending_recorded_by
+from tickwork.steering.calendars import calendars_read_once
 
 __all__ = ["CARRIED_MOST", "LoneFire", "failure_of", "fire_lone"]
 

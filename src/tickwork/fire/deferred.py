@@ -13,7 +13,7 @@ from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Paused, Rejected, Stopped
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.steering import ChangeKind, Deferred
-from tickwork.usecases.rejections import announce_rejected
+from tickwork.fire.rejections import announce_rejected
 
 __all__ = ["apply_deferred"]
 
@@ -51,7 +51,7 @@ def _updated(
 ) -> tuple[Action, list[Callable[[], None]]]:
     # Here, not at the top: only a deferred update needs the Start request's models (pydantic),
     # and the tick function, which records every fire, loads none at its cold start.
-    from tickwork.usecases.start import (
+    from tickwork.steering.start import (
         StartCommand,
         announce_started,
         check_start,

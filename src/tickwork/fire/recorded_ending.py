@@ -14,7 +14,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireFailure, FireOrder, Outcome, Tick
-from tickwork.usecases.fire_proofs import caught_failure, with_proof
+from tickwork.fire.proofs import caught_failure, with_proof
 
 __all__ = ["ending_recorded_by"]
 

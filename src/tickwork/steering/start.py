@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Started
@@ -26,13 +27,12 @@ from tickwork.domain.start_request import (
 )
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
+from tickwork.fire.launch import launch, plan, stop_own_execution
+from tickwork.fire.sealing import seal_of
+from tickwork.fire.writes import Rule, update
 from tickwork.fulfillment.access import check_access
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.calendars import with_calendar
-from tickwork.usecases.launch import launch, plan, stop_own_execution
-from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
-from tickwork.usecases.sealing import seal_of
-from tickwork.usecases.updates import Rule, update
+from tickwork.steering.calendars import with_calendar
+from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

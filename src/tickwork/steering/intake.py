@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from tickwork.answers import ChangeAnswer, RecordAnswer, Rejection
 from tickwork.dependencies import Dependencies
 from tickwork.domain.announcements import Rejected
 from tickwork.domain.errors import (
@@ -30,19 +31,18 @@ from tickwork.domain.errors import (
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.times import iso, parse_iso
+from tickwork.fire.proofs import check_proof
+from tickwork.fire.record import record_failure, record_tick
+from tickwork.fire.rejections import announce_rejected
 from tickwork.integrity.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.ports import Spent
-from tickwork.usecases.answers import ChangeAnswer, RecordAnswer, Rejection
-from tickwork.usecases.fire_proofs import check_proof
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.record import record_failure, record_tick
-from tickwork.usecases.rejections import announce_rejected
-from tickwork.usecases.run_now import run_now
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.run_now import run_now
+from tickwork.steering.stop import cancel_action
 
 if TYPE_CHECKING:
-    from tickwork.usecases.backfill import BackfillAnswer
-    from tickwork.usecases.start import StartCommand, StartResult
+    from tickwork.steering.backfill import BackfillAnswer
+    from tickwork.steering.start import StartCommand, StartResult
 
 __all__ = ["accept_control", "accept_report", "accept_start"]
 
@@ -74,7 +74,7 @@ _CONTROL_FIELDS = {
 def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rejection:
     # Here, not at the top: the Control and Tick functions import this module and never parse
     # a Start (the Start request's models bring pydantic).
-    from tickwork.usecases.start import start_action
+    from tickwork.steering.start import start_action
 
     try:
         unsigned = _verified(DetailType.START, command.detail, command.event_id, deps)
@@ -121,7 +121,7 @@ def _occurrence(
 ) -> ChangeAnswer:
     """Skip, move or restore one occurrence, named by ``occurrence`` (its number) or ``at``
     (its scheduled time)."""
-    from tickwork.usecases.occurrences import (
+    from tickwork.steering.occurrences import (
         Which,
         move_occurrence,
         restore_occurrence,
@@ -148,7 +148,7 @@ def _backfill(
     action_id: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
 ) -> BackfillAnswer:
     """Run a past range's occurrences, once each (a repeated event goes on where it is)."""
-    from tickwork.usecases.backfill import backfill
+    from tickwork.steering.backfill import backfill
 
     start, end = _moment(detail, "startTime"), _moment(detail, "endTime")
     for name, moment in (("startTime", start), ("endTime", end)):

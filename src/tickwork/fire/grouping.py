@@ -4,7 +4,7 @@ A window (``BatchWindowSeconds``, ``domain.batch.window_of``) with at least ``Ba
 fires due becomes batches of at most ``BatchMaxFires`` each, in fire time order (``group``);
 each batch is one Standard execution of the batch machine, named for its first second and
 members, which waits to its earliest member's second and whose task
-(``usecases.fire_batch``) runs each member at its own millisecond. The fires of a window with
+(``fire.fire_batch``) runs each member at its own millisecond. The fires of a window with
 fewer, and a batch's remainder under the minimum, run alone.
 """
 
@@ -17,7 +17,7 @@ from datetime import datetime
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.batch import BatchOrder, Member, batch_name, wait_second, window_of
-from tickwork.usecases.orders import names_key
+from tickwork.fire.orders import names_key
 
 __all__ = ["Planned", "group"]
 

@@ -1,6 +1,6 @@
 """Starting the execution that waits for an action's next fire, idempotently, once the record
 names it; or parking the fire in the table when it is further away than ``LaunchAheadSeconds``
-(the pump starts it). Every lone execution is started with a proved order (``usecases.orders``)."""
+(the pump starts it). Every lone execution is started with a proved order (``fire.orders``)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
 from tickwork.domain.times import iso
+from tickwork.fire.orders import kind_of, names_key, start_lone
+from tickwork.fire.writes import Rule, update
 from tickwork.integrity.names import life_key
-from tickwork.usecases.orders import kind_of, names_key, start_lone
-from tickwork.usecases.updates import Rule, update
 
 __all__ = [
     "fire_order",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import LIVE, Action
 from tickwork.domain.backfill import (
@@ -36,9 +37,8 @@ from tickwork.domain.errors import (
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
 from tickwork.domain.times import ceil_ms, iso, iso_exact
-from tickwork.usecases.answers import Done
-from tickwork.usecases.launch import launch_manual
-from tickwork.usecases.updates import Rule, update
+from tickwork.fire.launch import launch_manual
+from tickwork.fire.writes import Rule, update
 
 __all__ = ["AT_ONCE", "BackfillAnswer", "backfill", "continue_backfill"]
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Missed
-from tickwork.usecases.updates import Rule, update
+from tickwork.fire.writes import Rule, update
 
 __all__ = ["note_missed"]
 

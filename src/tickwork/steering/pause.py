@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import LIVE, Action, Status
 from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.calendars import with_fresh_calendar
-from tickwork.usecases.launch import launch, plan, stop_own_execution
-from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
-from tickwork.usecases.updates import decided_again
+from tickwork.fire.launch import launch, plan, stop_own_execution
+from tickwork.fire.writes import decided_again
+from tickwork.steering.calendars import with_fresh_calendar
+from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["pause_action", "resume_action"]
 

@@ -6,7 +6,7 @@ left out).
   the imminent fire;
 - ``RecordAnswer`` — a tick or failure report recorded (or ignored: stale, or repeated);
 - ``Rejection`` — an inbound event, tick or report refused: the ``Schedule Rejected`` it sent;
-- ``StartResult`` (usecases/start.py) — a Start created, replaced, unchanged or deferred.
+- ``StartResult`` (steering/start.py) — a Start created, replaced, unchanged or deferred.
 """
 
 from __future__ import annotations

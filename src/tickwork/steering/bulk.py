@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tickwork.answers import BulkAnswer, BulkItem, ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionConflict, TickworkError, ValidationFailed
 from tickwork.domain.selection import Selection
-from tickwork.usecases.answers import BulkAnswer, BulkItem, ChangeAnswer, Done
-from tickwork.usecases.pause import pause_action, resume_action
-from tickwork.usecases.stop import cancel_action
+from tickwork.steering.pause import pause_action, resume_action
+from tickwork.steering.stop import cancel_action
 
 __all__ = ["OPERATIONS", "bulk_change"]
 

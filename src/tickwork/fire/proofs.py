@@ -10,8 +10,8 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
 from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireFailure, FireOrder, Tick
+from tickwork.fire.orders import check_lone
 from tickwork.integrity.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
-from tickwork.usecases.orders import check_lone
 
 __all__ = [
     "MAX_CAUSE",

@@ -20,6 +20,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from tickwork.answers import Done, RecordAnswer
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
 from tickwork.domain.announcements import Completed, Late
@@ -28,13 +29,12 @@ from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
-from tickwork.usecases.answers import Done, RecordAnswer
-from tickwork.usecases.backfill import continue_backfill
-from tickwork.usecases.calendars import with_fresh_calendar
-from tickwork.usecases.deferral import apply_deferred
-from tickwork.usecases.launch import launch, plan
-from tickwork.usecases.orders import kind_of
-from tickwork.usecases.updates import Rule, Written, update
+from tickwork.fire.deferred import apply_deferred
+from tickwork.fire.launch import launch, plan
+from tickwork.fire.orders import kind_of
+from tickwork.fire.writes import Rule, Written, update
+from tickwork.steering.backfill import continue_backfill
+from tickwork.steering.calendars import with_fresh_calendar
 
 __all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 
@@ -44,7 +44,7 @@ _IGNORED = "stale or repeated delivery"
 
 class NextSeat(Protocol):
     """A place for the recorded fire's next fire in a batch already planned (a batch plans
-    its recurring members' next fires into follow-on batches: usecases.follow_on)."""
+    its recurring members' next fires into follow-on batches: fire.follow_on)."""
 
     def take(self, following: Action) -> str | None:
         """The execution ARN to plan ``following`` (the record about to be written, at its

@@ -41,10 +41,10 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second, window_of
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.execution import same_execution
-from tickwork.usecases.launch import launch, park_again, plan
-from tickwork.usecases.orders import names_key, start_batch_listing
-from tickwork.usecases.record import following_fire
-from tickwork.usecases.updates import Rule, update
+from tickwork.fire.launch import launch, park_again, plan
+from tickwork.fire.orders import names_key, start_batch_listing
+from tickwork.fire.record import following_fire
+from tickwork.fire.writes import Rule, update
 
 __all__ = [
     "FOLLOW_ON_GRACE",

@@ -21,8 +21,8 @@ from tickwork.domain.occurrence_changes import MAX_CHANGES
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, Excluded, check_calendar_name
 from tickwork.domain.times import ceil_ms, iso
+from tickwork.fire.sealing import seal_holds, seal_of
 from tickwork.ports.stores import CalendarStore
-from tickwork.usecases.sealing import seal_holds, seal_of
 
 __all__ = [
     "delete_calendar",

@@ -9,16 +9,16 @@
 
 from __future__ import annotations
 
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Trigger
 from tickwork.domain.times import ceil_ms
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.launch import launch, launch_manual, plan
-from tickwork.usecases.run_now import ask_manual_fire
-from tickwork.usecases.sealing import seal_holds, seal_of
-from tickwork.usecases.updates import decided_again
+from tickwork.fire.launch import launch, launch_manual, plan
+from tickwork.fire.sealing import seal_holds, seal_of
+from tickwork.fire.writes import decided_again
+from tickwork.steering.run_now import ask_manual_fire
 
 __all__ = ["retry_action"]
 

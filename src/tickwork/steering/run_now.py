@@ -10,22 +10,22 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action
 from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresInFlight
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
 from tickwork.domain.times import ceil_ms
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.launch import (
+from tickwork.fire.launch import (
     launch,
     launch_manual,
     manual_execution,
     plan,
     stop_own_execution,
 )
-from tickwork.usecases.lock import refuse_if_locked_one_off
-from tickwork.usecases.updates import decided_again
+from tickwork.fire.writes import decided_again
+from tickwork.steering.lock import refuse_if_locked_one_off
 
 __all__ = ["ask_manual_fire", "run_now"]
 

@@ -1,11 +1,11 @@
-"""The task of a batch execution: the members of a batch order (``usecases.batch_plan``), run
+"""The task of a batch execution: the members of a batch order (``fire.grouping``), run
 together by ``fire_batch`` once the execution's Wait has reached their second.
 docs/protocol.md, "A batched fire" and "A handed-over fire".
 
 - the order is proved first (``orders.check_batch``): one the stack did not issue for this
   execution, or that lists an action twice, fires nothing;
 - every member at once, one thread each, exactly as a lone fire's Fulfill would run it
-  (``usecases.fulfill``): the record at the member's fire and time, naming this batch, claimed
+  (``fire.fulfill``): the record at the member's fire and time, naming this batch, claimed
   for it (a superseded, paused, cancelled or skipped member ends quietly), never before its own
   millisecond, in a slot of its type when the type has a limit;
 - a member that fired is recorded at once, as the tick function would record its tick (the
@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder, Member, MemberOutcome, MemberResult
@@ -57,18 +58,17 @@ from tickwork.domain.execution import name_of, same_execution
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
 from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms
+from tickwork.fire.bus_sender import BusSender
+from tickwork.fire.follow_on import FollowOns
+from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.launch import fire_order, planned_execution
+from tickwork.fire.orders import check_batch, start_lone
+from tickwork.fire.proofs import caught_failure, with_proof
+from tickwork.fire.record import record_failure, record_tick
+from tickwork.fire.recorded_ending import ending_recorded_by
+from tickwork.fire.writes import Rule, update
 from tickwork.ports import OutboundEvent, TabbedRecords
-from tickwork.usecases.answers import Done
-from tickwork.usecases.bus_sender import BusSender
-from tickwork.usecases.calendars import calendars_read_once
-from tickwork.usecases.fire_proofs import caught_failure, with_proof
-from tickwork.usecases.follow_on import FollowOns
-from tickwork.usecases.fulfill import fulfill_claimed
-from tickwork.usecases.launch import fire_order, planned_execution
-from tickwork.usecases.orders import check_batch, start_lone
-from tickwork.usecases.record import record_failure, record_tick
-from tickwork.usecases.recorded_ending import ending_recorded_by
-from tickwork.usecases.updates import Rule, update
+from tickwork.steering.calendars import calendars_read_once
 
 __all__ = ["fire_batch"]
 

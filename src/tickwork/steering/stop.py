@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.launch import stop_own_execution
-from tickwork.usecases.lock import defer, is_locked, refuse_if_locked_one_off
-from tickwork.usecases.updates import decided_again
+from tickwork.fire.launch import stop_own_execution
+from tickwork.fire.writes import decided_again
+from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["cancel_action"]
 

@@ -32,7 +32,7 @@ its record moved on ends quietly):
 - **settled** — a batch's tab still open after its batch stopped running (its task failed past
   its retries, or the stack lost it): the counter changes its members carry are added, once.
 
-Before them the watchdog (``usecases.watchdog``) notes each fire not happened by its time plus
+Before them the watchdog (``fire.watchdog``) notes each fire not happened by its time plus
 ``MissedGraceSeconds`` (``missed``, announced as Schedule Missed): not a repair, a signal, and
 first, because a fire a repair relaunches fires at once and would no longer look missed.
 
@@ -50,6 +50,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Reconciled
@@ -66,15 +67,14 @@ from tickwork.domain.fire_ending import (
     tick_left,
 )
 from tickwork.domain.steering import ManualFire
+from tickwork.fire.launch import launch, launch_manual, manual_execution, planned_execution
+from tickwork.fire.orders import kind_of
+from tickwork.fire.pump import WORKERS, launch_due
+from tickwork.fire.record import record_failure, record_tick
+from tickwork.fire.watchdog import note_missed
+from tickwork.fire.writes import Rule, update
 from tickwork.ports import ExecutionStarter, ExecutionState
-from tickwork.usecases.answers import Done
-from tickwork.usecases.backfill import continue_backfill
-from tickwork.usecases.launch import launch, launch_manual, manual_execution, planned_execution
-from tickwork.usecases.orders import kind_of
-from tickwork.usecases.pump import WORKERS, launch_due
-from tickwork.usecases.record import record_failure, record_tick
-from tickwork.usecases.updates import Rule, update
-from tickwork.usecases.watchdog import note_missed
+from tickwork.steering.backfill import continue_backfill
 
 __all__ = ["HORIZON", "STUCK_AFTER", "reconcile"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import FINISHED, Action, Status
 from tickwork.domain.errors import (
@@ -34,11 +35,10 @@ from tickwork.domain.occurrence_changes import (
 from tickwork.domain.start_request import MAX_HORIZON
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import ceil_ms, iso, iso_exact
-from tickwork.usecases.answers import ChangeAnswer, Done
-from tickwork.usecases.launch import launch, plan, stop_own_execution
-from tickwork.usecases.lock import is_locked
-from tickwork.usecases.sealing import seal_holds, seal_of
-from tickwork.usecases.updates import decided_again
+from tickwork.fire.launch import launch, plan, stop_own_execution
+from tickwork.fire.sealing import seal_holds, seal_of
+from tickwork.fire.writes import decided_again
+from tickwork.steering.lock import is_locked
 
 __all__ = [
     "Which",

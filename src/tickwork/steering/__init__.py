@@ -1,0 +1,1 @@
+"""Steering: what users and publishers ask of their actions."""

@@ -1,1 +1,0 @@
-"""Use cases: plain functions of (command, Dependencies) returning JSON-ready results."""
