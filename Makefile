@@ -40,7 +40,7 @@ quick: $(STAMP) ## the edit-test loop: unit and contract tests, no emulated stac
 	$(BIN)/python -m pytest -n 0 -q tests/unit tests/contract
 
 TEST ?=
-one: $(STAMP) ## one test (or file, or -k expression) without workers: make one TEST=tests/unit/test_times.py
+one: $(STAMP) ## one test (or file, or -k expression) without workers: make one TEST=tests/unit/domain/test_times.py
 	@test -n "$(TEST)" || { echo 'give it: make one TEST=path/to/test_file.py::test_name'; exit 2; }
 	$(BIN)/python -m pytest -n 0 $(TEST)
 

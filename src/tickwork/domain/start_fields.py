@@ -4,7 +4,7 @@ example, and how the other surfaces name it.
 Every surface is derived from ``START_FIELDS``: the Start model's field metadata (and so the
 API's OpenAPI, whose request bodies are that model), the refusal's fix of a bad value, the CLI's
 ``tickwork schedule`` flags and their help, and the client's ``TickworkClient.schedule``
-arguments and docstring. ``tests/unit/test_start_fields.py`` fails when a surface drifts.
+arguments and docstring. ``tests/unit/domain/test_start_fields.py`` fails when a surface drifts.
 
 A text may name another field as ``{catchUp}``: each surface renders it in its own spelling
 (``catchUp`` in an event, ``--catch-up`` on the command line, ``catch_up=`` in the client).

@@ -254,7 +254,7 @@ def test_a_client_refusal_names_the_argument_with_the_field_beside_it(events: An
 def test_the_readmes_start_table_names_every_field() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     table = readme.split("| field | meaning |", 1)[1].split("\n\n", 1)[0]
     missing = [spec.name for spec in START_FIELDS if f"`{spec.name}`" not in table]
     assert not missing, f"README's Start table lacks {missing}"
