@@ -29,9 +29,9 @@ from tickwork.domain.preview import (
 )
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import parse_iso
-from tickwork.steering.calendars import named_calendar
+from tickwork.fire.calendar_reads import named_calendar
+from tickwork.fire.start_record import check_start, spec_hash
 from tickwork.steering.lock import is_locked, refuse_if_locked_one_off
-from tickwork.steering.start import StartCommand, check_start, spec_hash
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
 from tickwork_cli.calendars import calendar
@@ -530,7 +530,7 @@ def _publish_start(
 ) -> None:
     deps = context.target.dependencies()
     provisional = f"cli-{uuid.uuid4()}"
-    checked = guard(lambda: check_start(StartCommand(detail, provisional), deps.clock.now(), deps))
+    checked = guard(lambda: check_start(detail, provisional, deps.clock.now(), deps))
     existing = deps.records.get(checked.action_id) if "id" in detail else None
     if existing is not None:
         guard(lambda: refuse_if_locked_one_off(existing, deps.clock.now(), deps))

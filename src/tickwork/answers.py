@@ -6,23 +6,26 @@ left out).
   the imminent fire;
 - ``RecordAnswer`` — a tick or failure report recorded (or ignored: stale, or repeated);
 - ``Rejection`` — an inbound event, tick or report refused: the ``Schedule Rejected`` it sent;
+- ``BackfillAnswer`` — a backfill asked for, or gone on with;
 - ``StartResult`` (steering/start.py) — a Start created, replaced, unchanged or deferred.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from tickwork.domain.announcements import Rejected
+from tickwork.domain.backfill import BackfillRequest
 from tickwork.domain.fire import Trigger
-from tickwork.domain.steering import ChangeKind, FailurePolicy
+from tickwork.domain.steering import ChangeKind, FailurePolicy, ManualFire
 from tickwork.domain.times import iso
 
 __all__ = [
     "AppliesAfter",
+    "BackfillAnswer",
     "BulkAnswer",
     "BulkItem",
     "ChangeAnswer",
@@ -171,6 +174,43 @@ class BulkAnswer:
             "results": [item.to_wire() for item in self.results],
             "nextCursor": self.next_cursor,
         }
+
+
+@dataclass(frozen=True)
+class BackfillAnswer:
+    action_id: str
+    outcome: Done  # BACKFILLING (some wait), BACKFILLED (all run or running), UNCHANGED
+    status: str
+    total: int = 0  # occurrences in the range
+    launched: tuple[ManualFire, ...] = ()
+    already: int = 0  # backfilled before: not run again
+    overlapping: tuple[datetime, ...] = ()  # the live schedule's: skipped (overlap SKIP)
+    remaining: int = 0  # waiting for a free slot
+    in_flight: int = 0  # backfilled fires running now
+    request: BackfillRequest | None = field(default=None, compare=False)
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "id": self.action_id,
+            "outcome": str(self.outcome),
+            "status": self.status,
+            "occurrences": self.total,
+            "launched": [
+                {
+                    "scheduledTime": iso(f.scheduled) if f.scheduled else None,
+                    "manual": f.number,
+                    "idempotencyKey": f.idempotency_key,
+                }
+                for f in self.launched
+            ],
+            "alreadyBackfilled": self.already,
+            "overlapping": len(self.overlapping),
+            "remaining": self.remaining,
+            "inFlight": self.in_flight,
+        }
+        if self.overlapping:
+            wire["firstOverlapping"] = iso(self.overlapping[0])
+        return wire
 
 
 def _present(wire: dict[str, Any]) -> dict[str, Any]:

@@ -8,14 +8,14 @@ from dataclasses import replace
 from tests.e2e.support import Stack, assert_never_early, in_seconds
 from tickwork.domain.action import Status
 from tickwork.fire.sealing import seal_of
-from tickwork.steering.start import StartCommand, check_start
+from tickwork.fire.start_record import check_start
 
 
 def test_lost_start_is_restarted_by_the_reconciler_and_fires_once(stack: Stack) -> None:
     # GIVEN a PENDING record written without its execution (a crash between write and start)
     deps = stack.deps
     detail = {"id": "lost:start", "at": in_seconds(2)}
-    checked = check_start(StartCommand(detail, "ev-lost"), deps.clock.now(), deps)
+    checked = check_start(detail, "ev-lost", deps.clock.now(), deps)
     stack.start({"id": "template:record", "at": in_seconds(60)})
     template = stack.wait_record("template:record", lambda a: a.status == Status.PENDING)
     orphan = replace(

@@ -18,7 +18,7 @@ from tests.conftest import load_event
 from tests.e2e.support import Stack
 from tests.functional.target_support import fire
 from tickwork.domain.errors import PermanentFulfillmentError, ValidationFailed
-from tickwork.steering.start import StartCommand, check_start
+from tickwork.fire.start_record import check_start
 from tickwork_local.template import ACCOUNT
 
 REGION = "us-east-1"
@@ -129,7 +129,7 @@ def test_an_email_template_with_a_field_the_data_lacks_is_refused_and_never_sent
     }
     detail = {"id": "receipt:1", "delay": "1h", "action": "SEND_NOTIFICATION", "data": data}
     with pytest.raises(ValidationFailed) as refused:
-        check_start(StartCommand(detail), stack.deps.clock.now(), stack.deps)
+        check_start(detail, None, stack.deps.clock.now(), stack.deps)
     assert [p.field for p in refused.value.problems] == ["data.orderNumber"]
 
     with pytest.raises(PermanentFulfillmentError, match=r"\{\{orderNumber\}\}"):
@@ -183,7 +183,7 @@ def test_an_empty_or_blank_value_fills_nothing_and_is_refused_as_missing(stack: 
     data = {**_own_fields(), "amount": "  "}
     detail = {"id": "blank:1", "delay": "1h", "action": "SEND_NOTIFICATION", "data": data}
     with pytest.raises(ValidationFailed) as refused:
-        check_start(StartCommand(detail), stack.deps.clock.now(), stack.deps)
+        check_start(detail, None, stack.deps.clock.now(), stack.deps)
     assert [p.field for p in refused.value.problems] == ["data.amount"]
     with pytest.raises(PermanentFulfillmentError, match=r"\{\{amount\}\}"):
         fire(stack, "SEND_NOTIFICATION", data)

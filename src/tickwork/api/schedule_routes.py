@@ -20,7 +20,7 @@ from tickwork.domain.preview import (
 )
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso_exact
-from tickwork.steering.calendars import named_calendar
+from tickwork.fire.calendar_reads import named_calendar
 
 __all__ = ["router"]
 

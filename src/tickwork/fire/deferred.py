@@ -51,17 +51,12 @@ def _updated(
 ) -> tuple[Action, list[Callable[[], None]]]:
     # Here, not at the top: only a deferred update needs the Start request's models (pydantic),
     # and the tick function, which records every fire, loads none at its cold start.
-    from tickwork.steering.start import (
-        StartCommand,
-        announce_started,
-        check_start,
-        scheduled_action,
-    )
+    from tickwork.fire.start_record import announce_started, check_start, scheduled_action
 
     detail = change.request or {}
     try:
         # Admitted (its template checked) when it was asked for; its fires check again.
-        checked = check_start(StartCommand(detail, change.event_id), now, deps, admit=False)
+        checked = check_start(detail, change.event_id, now, deps, admit=False)
     except ValidationFailed as refused:
         # Valid when asked for, no longer (a one-off time that has passed): the schedule goes
         # on as it was, and the sender is told.

@@ -59,6 +59,7 @@ from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, T
 from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms
 from tickwork.fire.bus_sender import BusSender
+from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.follow_on import FollowOns
 from tickwork.fire.fulfill import fulfill_claimed
 from tickwork.fire.launch import fire_order, planned_execution
@@ -68,7 +69,6 @@ from tickwork.fire.record import record_failure, record_tick
 from tickwork.fire.recorded_ending import ending_recorded_by
 from tickwork.fire.writes import Rule, update
 from tickwork.ports import OutboundEvent, TabbedRecords
-from tickwork.steering.calendars import calendars_read_once
 
 __all__ = ["fire_batch"]
 

@@ -37,13 +37,13 @@ from tickwork.domain.errors import (
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import ceil_ms, iso
+from tickwork.fire.calendar_reads import excluded_now, late_exclusion
 from tickwork.fire.launch import launch, planned_execution
+from tickwork.fire.own_occurrence import shift_own_fire
 from tickwork.fire.record import record_tick
 from tickwork.fire.sealing import seal_holds
 from tickwork.fire.writes import Rule, update
 from tickwork.fulfillment.base import FulfillmentRequest
-from tickwork.steering.calendars import excluded_now, late_exclusion
-from tickwork.steering.occurrences import shift_own_fire
 
 __all__ = ["fulfill_claimed"]
 

@@ -32,12 +32,12 @@ from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivered
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Tick
+from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.fulfill import fulfill_claimed
 from tickwork.fire.orders import check_lone
 from tickwork.fire.proofs import prove_failure, with_proof
 from tickwork.fire.record import record_tick
 from tickwork.fire.recorded_ending import ending_recorded_by
-from tickwork.steering.calendars import calendars_read_once
 
 __all__ = ["CARRIED_MOST", "LoneFire", "failure_of", "fire_lone"]
 

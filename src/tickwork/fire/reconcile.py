@@ -67,6 +67,7 @@ from tickwork.domain.fire_ending import (
     tick_left,
 )
 from tickwork.domain.steering import ManualFire
+from tickwork.fire.backfill_step import continue_backfill
 from tickwork.fire.launch import launch, launch_manual, manual_execution, planned_execution
 from tickwork.fire.orders import kind_of
 from tickwork.fire.pump import WORKERS, launch_due
@@ -74,7 +75,6 @@ from tickwork.fire.record import record_failure, record_tick
 from tickwork.fire.watchdog import note_missed
 from tickwork.fire.writes import Rule, update
 from tickwork.ports import ExecutionStarter, ExecutionState
-from tickwork.steering.backfill import continue_backfill
 
 __all__ = ["HORIZON", "STUCK_AFTER", "reconcile"]
 

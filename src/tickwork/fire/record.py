@@ -29,12 +29,12 @@ from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
+from tickwork.fire.backfill_step import continue_backfill
+from tickwork.fire.calendar_reads import with_fresh_calendar
 from tickwork.fire.deferred import apply_deferred
 from tickwork.fire.launch import launch, plan
 from tickwork.fire.orders import kind_of
 from tickwork.fire.writes import Rule, Written, update
-from tickwork.steering.backfill import continue_backfill
-from tickwork.steering.calendars import with_fresh_calendar
 
 __all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 

@@ -2,84 +2,23 @@
 as fires asked for by hand (trigger BACKFILL), each with its own idempotency key and its tick
 carrying the occurrence's own scheduled time (``domain.backfill`` holds the rules).
 
-A backfill runs ``AT_ONCE`` occurrences at a time at most, within the manual fires in flight
-(so a Run Now still has room). The rest wait on the record; each backfilled fire recorded runs
-the next (``continue_backfill``), and the reconciler does for a backfill whose chain broke. Every
-write is fenced on the version read (``Rule.BACKFILL``): two of them racing never run an
-occurrence twice, since each write adds what it runs to the backfilled spans.
+The request is checked here; what runs, and when, is the fire wing's backfill step
+(``fire.backfill_step``), which each backfilled fire recorded runs again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
-from tickwork.answers import Done
+from tickwork.answers import BackfillAnswer
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import LIVE, Action
-from tickwork.domain.backfill import (
-    BackfillPlan,
-    BackfillRequest,
-    Overlap,
-    check_range,
-    occurrences_in,
-    plan_backfill,
-    with_span,
-)
-from tickwork.domain.errors import (
-    ActionFinished,
-    ActionNotFound,
-    BackfillOverlap,
-    NotRecurring,
-    ValidationFailed,
-)
-from tickwork.domain.fire import Trigger
-from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
-from tickwork.domain.times import ceil_ms, iso, iso_exact
-from tickwork.fire.launch import launch_manual
-from tickwork.fire.writes import Rule, update
+from tickwork.domain.backfill import BackfillRequest, Overlap, check_range
+from tickwork.domain.errors import ActionNotFound, ValidationFailed
+from tickwork.domain.steering import check_note
+from tickwork.domain.times import ceil_ms
+from tickwork.fire.backfill_step import step_backfill
 
-__all__ = ["AT_ONCE", "BackfillAnswer", "backfill", "continue_backfill"]
-
-AT_ONCE = 5  # backfilled fires in flight at most: the other manual fires keep room
-
-
-@dataclass(frozen=True)
-class BackfillAnswer:
-    action_id: str
-    outcome: Done  # BACKFILLING (some wait), BACKFILLED (all run or running), UNCHANGED
-    status: str
-    total: int = 0  # occurrences in the range
-    launched: tuple[ManualFire, ...] = ()
-    already: int = 0  # backfilled before: not run again
-    overlapping: tuple[datetime, ...] = ()  # the live schedule's: skipped (overlap SKIP)
-    remaining: int = 0  # waiting for a free slot
-    in_flight: int = 0  # backfilled fires running now
-    request: BackfillRequest | None = field(default=None, compare=False)
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "id": self.action_id,
-            "outcome": str(self.outcome),
-            "status": self.status,
-            "occurrences": self.total,
-            "launched": [
-                {
-                    "scheduledTime": iso(f.scheduled) if f.scheduled else None,
-                    "manual": f.number,
-                    "idempotencyKey": f.idempotency_key,
-                }
-                for f in self.launched
-            ],
-            "alreadyBackfilled": self.already,
-            "overlapping": len(self.overlapping),
-            "remaining": self.remaining,
-            "inFlight": self.in_flight,
-        }
-        if self.overlapping:
-            wire["firstOverlapping"] = iso(self.overlapping[0])
-        return wire
+__all__ = ["backfill"]
 
 
 def backfill(
@@ -108,112 +47,7 @@ def backfill(
     end = end - timedelta(microseconds=end.microsecond % 1000)
     check_range(start, end, now)
     asked = BackfillRequest(start, end, policy, now, request_id, note)
-    answer = _step(action_id, asked, deps, first=True)
+    answer = step_backfill(action_id, asked, deps, first=True)
     if answer is None:
         raise ActionNotFound(action_id)
     return answer
-
-
-def continue_backfill(action_id: str, deps: Dependencies) -> BackfillAnswer | None:
-    """Run the next occurrences of the backfill waiting on the record, as slots free up (after
-    a backfilled fire is recorded; by the reconciler). None: no backfill waits."""
-    return _step(action_id, None, deps, first=False)
-
-
-def _step(
-    action_id: str, asked: BackfillRequest | None, deps: Dependencies, first: bool
-) -> BackfillAnswer | None:
-    now = deps.clock.now()
-    steps: list[tuple[BackfillPlan, tuple[ManualFire, ...], BackfillRequest]] = []
-
-    def change(action: Action) -> Action | None:
-        request = asked or action.backfill
-        if request is None:
-            return None
-        if asked is None and action.status not in LIVE:
-            return action.backfilling(now, (), action.backfilled, None)[0]  # it ended: drop
-        if asked is not None:
-            _check_backfillable(action, asked)
-        occurrences = occurrences_in(action.schedule, request.start, request.end)
-        if asked is not None and not occurrences:
-            raise ValidationFailed.of(
-                "startTime, endTime",
-                "the range holds no occurrence of the schedule",
-                "give a range its schedule fires in (tickwork next --id shows its times; a rate "
-                "has none before its first fire)",
-            )
-        plan = plan_backfill(
-            occurrences,
-            action.created_at,
-            action.backfilled,
-            request.overlap,
-            _free(action),
-        )
-        if request.overlap is Overlap.REFUSE and plan.overlapping:
-            raise BackfillOverlap(
-                action.id,
-                iso_exact(plan.overlapping[0]),
-                len(plan.overlapping),
-                iso_exact(action.created_at),
-            )
-        still = None if plan.done else (action.backfill or request)
-        spans = with_span(action.backfilled, plan.launch, action.schedule)
-        updated, fires = action.backfilling(now, plan.launch, spans, still, asked=first)
-        steps[:] = [(plan, fires, request)]
-        if not fires and still == action.backfill:
-            return action  # nothing to run yet, nothing to write
-        return updated
-
-    written = update(deps.records, action_id, Rule.BACKFILL, change)
-    if written is None or not steps:
-        return None
-    plan, fires, request = steps[0]
-    for fire in fires:
-        launch_manual(written.after, fire, now, deps)
-    in_flight = _backfills_in_flight(written.after)
-    waiting = written.after.backfill is not None
-    outcome = Done.BACKFILLING if waiting else Done.BACKFILLED
-    if first and not fires and not waiting and not in_flight:
-        outcome = Done.UNCHANGED  # all of it backfilled before (or the live schedule's)
-    return BackfillAnswer(
-        action_id,
-        outcome,
-        str(written.after.status),
-        plan.total,
-        fires,
-        plan.already,
-        plan.overlapping,
-        plan.remaining,
-        in_flight,
-        request,
-    )
-
-
-def _check_backfillable(action: Action, asked: BackfillRequest) -> None:
-    if action.status not in LIVE:
-        raise ActionFinished(action.id, str(action.status), "backfilled")
-    if not action.repeat:
-        raise NotRecurring(action.id, "backfill")
-    running = action.backfill
-    if running is not None and (running.start, running.end) != (asked.start, asked.end):
-        raise ValidationFailed.of(
-            "startTime, endTime",
-            f"a backfill from {iso_exact(running.start)} to {iso_exact(running.end)} is still "
-            "running",
-            "wait until it is done (the action shows it), or ask for that same range again",
-        )
-
-
-def _backfills_in_flight(action: Action) -> int:
-    return sum(1 for m in action.manual.in_flight if m.trigger is Trigger.BACKFILL)
-
-
-def _free(action: Action) -> int:
-    """Slots for backfilled fires: up to ``AT_ONCE`` of them, within all manual fires."""
-    return max(
-        0,
-        min(
-            AT_ONCE - _backfills_in_flight(action),
-            MAX_MANUAL_IN_FLIGHT - len(action.manual.in_flight),
-        ),
-    )

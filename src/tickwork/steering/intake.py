@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from tickwork.answers import ChangeAnswer, RecordAnswer, Rejection
+from tickwork.answers import BackfillAnswer, ChangeAnswer, RecordAnswer, Rejection
 from tickwork.dependencies import Dependencies
 from tickwork.domain.announcements import Rejected
 from tickwork.domain.errors import (
@@ -41,7 +41,6 @@ from tickwork.steering.run_now import run_now
 from tickwork.steering.stop import cancel_action
 
 if TYPE_CHECKING:
-    from tickwork.steering.backfill import BackfillAnswer
     from tickwork.steering.start import StartCommand, StartResult
 
 __all__ = ["accept_control", "accept_report", "accept_start"]

@@ -23,7 +23,6 @@ from tickwork.domain.errors import (
     ActionNotFound,
     NotRecurring,
     OccurrenceLocked,
-    RecordAltered,
     ValidationFailed,
 )
 from tickwork.domain.occurrence_changes import (
@@ -35,8 +34,7 @@ from tickwork.domain.occurrence_changes import (
 from tickwork.domain.start_request import MAX_HORIZON
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import ceil_ms, iso, iso_exact
-from tickwork.fire.launch import launch, plan, stop_own_execution
-from tickwork.fire.sealing import seal_holds, seal_of
+from tickwork.fire.own_occurrence import write_occurrence_change
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import is_locked
 
@@ -44,7 +42,6 @@ __all__ = [
     "Which",
     "move_occurrence",
     "restore_occurrence",
-    "shift_own_fire",
     "skip_occurrence",
 ]
 
@@ -156,7 +153,7 @@ def _change(
     what = "skipped" if to is None else f"moved to {iso(to)}"
     reason = f"occurrence {found.number} ({iso(found.scheduled)}) {what}"
     changed = action.occurrence_changed(now, change, _noted(reason, note), deps.limits)
-    _write(action, changed.remembering(event_id), reason, now, deps)
+    write_occurrence_change(action, changed.remembering(event_id), reason, now, deps)
     return _answer(changed, found, Done.SKIPPED if to is None else Done.MOVED)
 
 
@@ -175,49 +172,8 @@ def _restore(
     _check_between(action, found, unmoved, now, _named(which))
     reason = f"occurrence {found.number} ({iso(found.scheduled)}) restored"
     changed = action.occurrence_restored(now, found.scheduled, _noted(reason, note), deps.limits)
-    _write(action, changed.remembering(event_id), reason, now, deps)
+    write_occurrence_change(action, changed.remembering(event_id), reason, now, deps)
     return _answer(changed, found, Done.RESTORED)
-
-
-def _write(
-    action: Action,
-    changed: Action,
-    reason: str,
-    now: datetime,
-    deps: Dependencies,
-    from_own_execution: bool = False,
-) -> None:
-    """Save the change, sealed; a moved imminent fire gets its new execution, the old one
-    stopped (it would end quietly at its claim anyway: a new generation) unless the change
-    comes from it (``from_own_execution``: it ends itself). A record altered outside tickwork
-    is refused, never sealed again with what it holds."""
-    if not seal_holds(action, deps):
-        raise RecordAltered(action.id)
-    refired = changed.generation != action.generation
-    if refired:
-        changed = plan(changed, now, deps)
-    changed = changed.sealed(seal_of(changed, deps))
-    deps.records.save(changed, expected_version=action.version)
-    if refired:
-        if not from_own_execution:
-            stop_own_execution(action, reason, deps)
-        launch(changed, now, deps)
-
-
-def shift_own_fire(action: Action, to: datetime, why: str, deps: Dependencies) -> bool:
-    """Move the occurrence the record is at to ``to``, asked by its own execution (a missed
-    fire its calendar shifts: ``calendars.late_exclusion``): a new generation, planned and
-    launched; the caller's execution then ends quietly. False, nothing written, for a record
-    altered outside tickwork (the claim's seal check ends that fire)."""
-    if not seal_holds(action, deps):
-        return False
-    now = deps.clock.now()
-    scheduled = action.origin_of(action.execution_time or now)
-    change = OccurrenceChange(scheduled, now, to, why)
-    reason = f"occurrence {action.occurrence} ({iso(scheduled)}) moved to {iso(to)}: {why}"
-    changed = action.occurrence_changed(now, change, reason, deps.limits)
-    _write(action, changed, reason, now, deps, from_own_execution=True)
-    return True
 
 
 def _named(which: Which) -> str:

@@ -17,9 +17,9 @@ from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
+from tickwork.fire.calendar_reads import with_fresh_calendar
 from tickwork.fire.launch import launch, plan, stop_own_execution
 from tickwork.fire.writes import decided_again
-from tickwork.steering.calendars import with_fresh_calendar
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["pause_action", "resume_action"]

@@ -7,47 +7,29 @@ making sure its execution is running.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tickwork.answers import ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
-from tickwork.domain.announcements import Started
-from tickwork.domain.errors import ActionConflict, ActionExists, ValidationFailed
-from tickwork.domain.identifiers import check_action_id
-from tickwork.domain.start_request import (
-    MAX_PAYLOAD_BYTES,
-    StartRequest,
-    check_payload_size,
-    parse_start_detail,
-)
+from tickwork.domain.errors import ActionConflict, ActionExists
+from tickwork.domain.start_request import MAX_PAYLOAD_BYTES
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
-from tickwork.fire.launch import launch, plan, stop_own_execution
-from tickwork.fire.sealing import seal_of
+from tickwork.fire.launch import launch, stop_own_execution
+from tickwork.fire.start_record import (
+    announce_started,
+    check_start,
+    same_spec,
+    scheduled_action,
+    spec_hash,
+)
 from tickwork.fire.writes import Rule, update
-from tickwork.fulfillment.access import check_access
-from tickwork.steering.calendars import with_calendar
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-__all__ = [
-    "MAX_PAYLOAD_BYTES",
-    "CheckedStart",
-    "StartCommand",
-    "StartResult",
-    "announce_started",
-    "check_start",
-    "scheduled_action",
-    "spec_hash",
-    "start_action",
-]
+__all__ = ["MAX_PAYLOAD_BYTES", "StartCommand", "StartResult", "start_action"]
 
 
 # Step Functions caps an execution's input and state data at 256 KiB and EventBridge an event
@@ -97,44 +79,9 @@ def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
     return _start_once(command, deps)
 
 
-@dataclass(frozen=True)
-class CheckedStart:
-    request: StartRequest
-    action_id: str
-    first_fire: datetime
-    data: BaseModel  # the data as its action type's model parsed it
-
-
-def check_start(
-    command: StartCommand, now: datetime, deps: Dependencies, *, admit: bool = True
-) -> CheckedStart:
-    """Everything a Start must pass before anything is written (also run by the CLI). With
-    ``admit``, the checks that read the stack too (a notification's template: ``admit``)."""
-    request = parse_start_detail(command.detail, now, deps.settings.past_grace)
-    request = replace(request, schedule=with_calendar(request.schedule, deps))
-    action_id = _action_id(request, command.event_id)
-    check_payload_size(request)
-    data = deps.registry.validate(request.action, request.data)
-    check_access(data, request.role_arn, deps.settings)
-    if admit:
-        deps.registry.admit(request.action, data)
-    first = request.schedule.first_fire(now, action_id)
-    if first is None and request.schedule.calendar is not None:
-        raise ValidationFailed.of(
-            "calendar",
-            f"{request.schedule.calendar.name!r} excludes every fire of the schedule ahead",
-            "give a calendar that allows some of its fires, or change the schedule",
-        )
-    if first is None:
-        raise ValidationFailed.of(
-            "endTime", "the schedule has no fire before its end", "move endTime later or drop it"
-        )
-    return CheckedStart(request, action_id, first[1], data)
-
-
 def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     now = deps.clock.now()
-    checked = check_start(command, now, deps, admit=False)
+    checked = check_start(command.detail, command.event_id, now, deps, admit=False)
     digest = spec_hash(command.detail)
     existing = deps.records.get(checked.action_id)
     if existing is not None and command.create_only:
@@ -168,56 +115,6 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
     return _result(action, Done.REPLACED if existing else Done.CREATED)
 
 
-def scheduled_action(
-    checked: CheckedStart,
-    existing: Action | None,
-    now: datetime,
-    digest: str,
-    event_id: str | None,
-    deps: Dependencies,
-) -> Action:
-    """The record a checked Start makes: new, or the next generation of ``existing``; named
-    for its first execution and sealed, ready to write."""
-    action = Action.scheduled(
-        checked.action_id,
-        checked.request,
-        checked.first_fire,
-        now,
-        digest,
-        event_id,
-        deps.limits,
-        replacing=existing,
-    )
-    action = plan(action, now, deps)
-    return action.sealed(seal_of(action, deps))
-
-
-def announce_started(action: Action, deps: Dependencies) -> None:
-    deps.publisher.publish(Started(action))
-
-
-def _action_id(request: StartRequest, event_id: str | None) -> str:
-    action_id = request.action_id or (f"evt-{event_id}" if event_id else None)
-    if action_id is None:
-        raise ValidationFailed.of(
-            "id", "is missing", 'give the action an "id" (e.g. "invoice:42:downgrade")'
-        )
-    return check_action_id(action_id)
-
-
-_SPEC_HEX = 32  # 128 bits tell two requests apart; the record pays for every byte it holds
-
-
-def spec_hash(detail: dict[str, Any]) -> str:
-    canonical = json.dumps(detail, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:_SPEC_HEX]
-
-
-def _same_spec(stored: str | None, digest: str) -> bool:
-    """A stored hash names the same request; one written before the cut is whole (64 digits)."""
-    return bool(stored) and str(stored)[:_SPEC_HEX] == digest
-
-
 def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> bool:
     """The same Start again: by its event id (the latest, a waiting one, or one a later Start
     replaced, delivered late), or the same detail while nothing else waits."""
@@ -225,8 +122,8 @@ def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> 
         return True
     waiting = existing.deferred
     if waiting is not None:
-        return waiting.kind is ChangeKind.UPDATE and _same_spec(waiting.spec_hash, digest)
-    return _same_spec(existing.spec_hash, digest) and existing.status in LIVE
+        return waiting.kind is ChangeKind.UPDATE and same_spec(waiting.spec_hash, digest)
+    return same_spec(existing.spec_hash, digest) and existing.status in LIVE
 
 
 def _known(existing: Action, event_id: str | None, now: datetime, deps: Dependencies) -> Action:

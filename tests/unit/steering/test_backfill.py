@@ -29,8 +29,9 @@ from tickwork.domain.errors import (
     ValidationFailed,
 )
 from tickwork.domain.fire import Outcome, Tick, Trigger
+from tickwork.fire.backfill_step import AT_ONCE, continue_backfill
 from tickwork.fire.reconcile import reconcile
-from tickwork.steering.backfill import AT_ONCE, backfill, continue_backfill
+from tickwork.steering.backfill import backfill
 from tickwork.steering.retry import retry_action
 from tickwork.steering.start import StartCommand, start_action
 from tickwork.steering.stop import cancel_action

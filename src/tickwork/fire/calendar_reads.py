@@ -1,0 +1,168 @@
+"""The calendars as the fire path reads them: a Start's calendar taken as the stack has it, a
+fire's calendar checked when it comes due, and the next fire planned on it as it is then
+(``domain.schedule.calendar`` holds the rules; ``steering.calendars`` manages them).
+
+A Start that names a calendar gets its content as a snapshot, kept with the schedule under the
+record's seal. Each fire recorded takes the calendar as the stack has it then (one read), so a
+change applies from the next fire planned on; a fire already planned that the changed calendar
+excludes is skipped when it comes due (``excluded_now``).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action
+from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.occurrence_changes import MAX_CHANGES
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.schedule.calendar import Calendar, Excluded, check_calendar_name
+from tickwork.domain.times import ceil_ms, iso
+from tickwork.fire.sealing import seal_holds, seal_of
+from tickwork.ports.stores import CalendarStore
+
+__all__ = [
+    "LateExclusion",
+    "calendars_read_once",
+    "excluded_now",
+    "late_exclusion",
+    "named_calendar",
+    "with_calendar",
+    "with_fresh_calendar",
+]
+
+
+def with_calendar(schedule: Schedule, deps: Dependencies) -> Schedule:
+    """``schedule`` with the content of the calendar it names, as the stack has it now; a
+    calendar the stack does not have is refused, naming the field."""
+    use = schedule.calendar
+    if use is None:
+        return schedule
+    return replace(schedule, calendar=replace(use, calendar=named_calendar(use.name, deps)))
+
+
+def named_calendar(name: str, deps: Dependencies) -> Calendar:
+    """The calendar a request names in its ``calendar`` field; refused naming the field."""
+    calendar = deps.calendars.get(check_calendar_name(name, "calendar"))
+    if calendar is None:
+        raise ValidationFailed.of(
+            "calendar",
+            f"no calendar named {name!r} is in the stack",
+            f"create it first (tickwork calendar put {name}, or PUT /calendars/{name}),"
+            " or give the name of one that is",
+        )
+    return calendar
+
+
+class _ReadOnce:
+    """The stack's calendars, each read at most once (a fire's task checks its calendar before
+    it runs and plans the next fire on it after: one read serves both)."""
+
+    def __init__(self, store: CalendarStore) -> None:
+        self._store = store
+        self._read: dict[str, Calendar | None] = {}
+        self._lock = threading.Lock()  # a batch's members run in threads
+
+    def get(self, name: str) -> Calendar | None:
+        with self._lock:
+            if name not in self._read:
+                self._read[name] = self._store.get(name)
+            return self._read[name]
+
+    def put(self, calendar: Calendar) -> None:
+        self._store.put(calendar)
+        with self._lock:
+            self._read.pop(calendar.name, None)
+
+    def delete(self, name: str) -> bool:
+        with self._lock:
+            self._read.pop(name, None)
+        return self._store.delete(name)
+
+    def all(self) -> list[Calendar]:
+        return self._store.all()
+
+
+def calendars_read_once(deps: Dependencies) -> Dependencies:
+    """``deps`` whose calendars are each read at most once: for one task's fires."""
+    return replace(deps, calendars=_ReadOnce(deps.calendars))
+
+
+def with_fresh_calendar(action: Action, deps: Dependencies) -> Action:
+    """The record with its calendar as the stack has it now, sealed again (only a record whose
+    seal holds: an altered one is not laundered). Unchanged without a calendar, when the stack
+    no longer has it (the snapshot stands), or when the version is the same."""
+    use = action.schedule.calendar
+    if use is None:
+        return action
+    fresh = deps.calendars.get(use.name)
+    if fresh is None or _same(use.calendar, fresh):
+        return action
+    if not seal_holds(action, deps):
+        return action
+    schedule = replace(action.schedule, calendar=replace(use, calendar=fresh))
+    refreshed = replace(action, schedule=schedule)
+    return refreshed.sealed(seal_of(refreshed, deps))
+
+
+def excluded_now(action: Action, fire_time: Any, deps: Dependencies) -> str | None:
+    """The name of the action's calendar if it, as the stack has it now, excludes a planned
+    fire at ``fire_time`` (a date added after the fire was planned); else None."""
+    use = action.schedule.calendar
+    if use is None:
+        return None
+    fresh = deps.calendars.get(use.name) or use.calendar
+    if fresh is None or _same(use.calendar, fresh):
+        return None  # planned with this very calendar: its fire is allowed, or shifted to one
+    return use.name if fresh.excludes(fire_time) else None
+
+
+@dataclass(frozen=True)
+class LateExclusion:
+    """What becomes of a missed fire whose catch-up would run at a moment its calendar
+    excludes: shifted ``to`` the calendar's next allowed moment, or skipped (``to`` None)."""
+
+    to: datetime | None
+    why: str
+
+
+def late_exclusion(
+    action: Action, fire_at: datetime, now: datetime, deps: Dependencies
+) -> LateExclusion | None:
+    """None when the fire at ``fire_at`` may run ``now``: it is not missed (no later than its
+    misfireThreshold), or its calendar allows ``now``. Else, as for an occurrence the calendar
+    excludes: SKIP skips it; SHIFT moves it to the calendar's next allowed moment, unless the
+    next occurrence fires by then (that one stands for it) or it would pass ``endTime``."""
+    use = action.schedule.calendar
+    if use is None or not action.catch_up.is_missed(fire_at, now):
+        return None
+    calendar = deps.calendars.get(use.name) or use.calendar
+    if calendar is None or not calendar.excludes(now):
+        return None
+    why = f"missed, and calendar {use.name} excludes {iso(now)}"
+    if use.policy is Excluded.SKIP:
+        return LateExclusion(None, why)
+    target = calendar.next_allowed(now)
+    following = action.schedule.next_fire_time(action.origin_of(fire_at), action.occurrence)
+    end = action.schedule.end
+    if (
+        target is None
+        or (end is not None and target > end)
+        or (following is not None and action.fire_time_of(ceil_ms(following)) <= target)
+        or len(action.coming_changes) >= MAX_CHANGES
+    ):
+        return LateExclusion(None, f"{why}; the next occurrence stands for it")
+    return LateExclusion(ceil_ms(target), why)
+
+
+def _same(held: Calendar | None, fresh: Calendar) -> bool:
+    """Whether the record's copy is the calendar as the stack has it: the same version written
+    at the same moment (a calendar deleted and made again starts over at version 1)."""
+    return held is not None and (held.version, held.updated_at) == (
+        fresh.version,
+        fresh.updated_at,
+    )
