@@ -16,9 +16,9 @@ from tickwork.domain.errors import ActionSuperseded, OccurrenceSkipped, WaitCont
 from tickwork.domain.fire import FireAttempt, FireFailure, Tick
 from tickwork.domain.naming import execution_name
 from tickwork.fire.fulfill import fulfill_claimed
-from tickwork.fire.launch import manual_execution, names_key_of, planned_execution
 from tickwork.fire.lone_fire import fire_lone
 from tickwork.fire.orders import check_lone
+from tickwork.fire.planning import manual_execution, names_key_of, planned_execution
 from tickwork.fire.record import record_failure
 
 __all__ = ["current", "fail", "fire_name", "fulfill_fire", "manual", "run"]

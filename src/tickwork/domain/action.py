@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.domain.backfill import Backfilled, BackfillRequest, without
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP, CatchUp
+from tickwork.domain.errors import TransitionRefused
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireKey, Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
@@ -314,22 +315,31 @@ class Action:
         return self.status == Status.IN_PROGRESS and same_execution(self.claimed_by, execution_arn)
 
     def claimed(self, now: datetime, execution_arn: str, limit: int) -> Action:
-        """PENDING → IN_PROGRESS: the execution (its ARN) may run the fire now."""
+        """PENDING → IN_PROGRESS: the execution (its ARN), which the record names, may run the
+        fire now."""
+        if self.status != Status.PENDING or not same_execution(self.execution_arn, execution_arn):
+            raise TransitionRefused(
+                self.id, "claimed", f"it is {self.status}, naming {self.execution_arn}"
+            )
         moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
         return replace(moved, claimed_by=execution_arn)
 
-    def handed_over(self, now: datetime, to_execution_arn: str, limit: int) -> Action:
-        """A batch holding the claim hands it, and the fire, to the fire's own lone execution,
-        which retries it alone (docs/protocol.md, "A handed-over fire"): the record names it
-        before it is started, so nothing but the record decides who may run the fire."""
+    def handed_over(self, now: datetime, holder: str, to_execution_arn: str, limit: int) -> Action:
+        """The batch ``holder``, holding the claim, hands it and the fire to the fire's own lone
+        execution, which retries it alone (docs/protocol.md, "A handed-over fire"): the record
+        names it before it is started, so nothing but the record decides who may run the fire."""
+        if not self.holds_claim(holder):
+            raise TransitionRefused(self.id, "handed over", f"{holder} holds no claim on it")
         moved = self._moved(now, Status.IN_PROGRESS, "handed over to its own execution", limit)
         return replace(moved, claimed_by=to_execution_arn, execution_arn=to_execution_arn)
 
     def released(
-        self, now: datetime, limit: int, reason: str = "claim released after an outage"
+        self, now: datetime, holder: str, limit: int, reason: str = "claim released after an outage"
     ) -> Action:
-        """Give up a claim whose execution was lost (or could not hand it on): the fire runs
-        again."""
+        """Give up the claim of ``holder``, whose execution was lost (or could not take it on):
+        the fire runs again."""
+        if not self.holds_claim(holder):
+            raise TransitionRefused(self.id, "released", f"{holder} holds no claim on it")
         moved = self._moved(now, Status.PENDING, reason, limit)
         return replace(moved, claimed_by=None)
 

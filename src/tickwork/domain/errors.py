@@ -38,6 +38,7 @@ __all__ = [
     "TickUndelivered",
     "TickworkError",
     "TransientFulfillmentError",
+    "TransitionRefused",
     "UnknownActionType",
     "ValidationFailed",
     "WaitContinued",
@@ -313,6 +314,17 @@ class ActionSuperseded(TickworkError):
     def __init__(self, action_id: str, reason: str) -> None:
         self.action_id = action_id
         super().__init__(f"execution for action {action_id!r} is superseded: {reason}")
+
+
+class TransitionRefused(TickworkError):
+    """A transition of the record asked of a record not in the state it starts from (a claim
+    of a fire not waiting for that execution, a hand-over by one not holding the claim): a
+    caller's mistake, never a race — a race is a write rule's guard saying no."""
+
+    def __init__(self, action_id: str, transition: str, why: str) -> None:
+        self.action_id = action_id
+        self.transition = transition
+        super().__init__(f"action {action_id!r} cannot be {transition}: {why}")
 
 
 class LaunchRefused(TickworkError):

@@ -26,8 +26,8 @@ from tickwork.domain.errors import ActionFinished, BackfillOverlap, NotRecurring
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire
 from tickwork.domain.times import iso_exact
+from tickwork.fire import writes
 from tickwork.fire.launch import launch_manual
-from tickwork.fire.writes import Rule, update
 
 __all__ = ["AT_ONCE", "continue_backfill", "step_backfill"]
 
@@ -84,7 +84,7 @@ def step_backfill(
             return action  # nothing to run yet, nothing to write
         return updated
 
-    written = update(deps.records, action_id, Rule.BACKFILL, change)
+    written = writes.backfill(deps.records, action_id, change)
     if written is None or not steps:
         return None
     plan, fires, request = steps[0]

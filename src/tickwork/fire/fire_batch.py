@@ -42,7 +42,7 @@ from typing import Any
 
 from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action, Status
+from tickwork.domain.action import Action
 from tickwork.domain.batch import BatchOrder, Member, MemberOutcome, MemberResult
 from tickwork.domain.errors import (
     ActionConflict,
@@ -54,20 +54,20 @@ from tickwork.domain.errors import (
     PermanentFulfillmentError,
     WaitContinued,
 )
-from tickwork.domain.execution import name_of, same_execution
+from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
 from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms
+from tickwork.fire import writes
 from tickwork.fire.bus_sender import BusSender
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.follow_on import FollowOns
 from tickwork.fire.fulfill import fulfill_claimed
-from tickwork.fire.launch import fire_order, planned_execution
 from tickwork.fire.orders import check_batch, start_lone
+from tickwork.fire.planning import fire_order, planned_execution
 from tickwork.fire.proofs import caught_failure, with_proof
 from tickwork.fire.record import record_failure, record_tick
 from tickwork.fire.recorded_ending import ending_recorded_by
-from tickwork.fire.writes import Rule, update
 from tickwork.ports import OutboundEvent, TabbedRecords
 
 __all__ = ["fire_batch"]
@@ -208,18 +208,9 @@ class _Batch:
         if action is None:
             return _Done(MemberResult(member, MemberOutcome.QUIET, reason="it no longer exists"))
         name, arn = planned_execution(action, deps)
-
-        def handed(current: Action) -> Action | None:
-            if current.fire_key != member.key:
-                return None
-            if current.holds_claim(self.execution_arn):
-                return current.handed_over(now, arn, deps.limits.transitions)
-            named = same_execution(current.execution_arn, self.execution_arn)
-            if current.status == Status.PENDING and named:  # it failed before its claim
-                return current.with_execution(now, arn)
-            return None
-
-        written = update(deps.records, member.action_id, Rule.HAND_OVER, handed)
+        written = writes.hand_over(
+            deps.records, member.key, self.execution_arn, arn, now, deps.limits
+        )
         if written is None:
             return _Done(MemberResult(member, MemberOutcome.QUIET, reason="it moved on meanwhile"))
         reason = f"{type(error).__name__}: {error}"[:500]
@@ -288,17 +279,6 @@ def _withdraw(member: Member, handed_to: str, refused: LaunchRefused, deps: Depe
     run (at least once, with the same idempotency key, as a transient failure's retry is)."""
     now = deps.clock.now()
     why = f"claim released: its retry's execution was refused ({refused.code})"
-
-    def withdrawn(current: Action) -> Action | None:
-        if current.fire_key != member.key:
-            return None
-        if current.holds_claim(handed_to):
-            return current.released(now, deps.limits.transitions, why).parked_again(now, now)
-        named = same_execution(current.execution_arn, handed_to)
-        if current.status == Status.PENDING and named:
-            return current.parked_again(now, now)
-        return None
-
     # Should it keep changing, whatever changes it has it, and the reconciler looks after it.
     with suppress(ActionConflict):
-        update(deps.records, member.action_id, Rule.RELEASE, withdrawn)
+        writes.withdraw(deps.records, member.key, handed_to, now, deps.limits, why)

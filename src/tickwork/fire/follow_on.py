@@ -40,11 +40,11 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second, window_of
 from tickwork.domain.errors import ActionConflict, LaunchRefused
-from tickwork.domain.execution import same_execution
-from tickwork.fire.launch import launch, park_again, plan
+from tickwork.fire import writes
+from tickwork.fire.launch import launch, park_again
 from tickwork.fire.orders import names_key, start_batch_listing
+from tickwork.fire.planning import plan
 from tickwork.fire.record import following_fire
-from tickwork.fire.writes import Rule, update
 
 __all__ = [
     "FOLLOW_ON_GRACE",
@@ -253,16 +253,11 @@ def _alone(member: Member, follow_on: str, deps: Dependencies) -> None:
     fire it, so the record names the fire's own execution instead (fenced: only while it still
     names the follow-on for this fire), which then starts."""
     now = deps.clock.now()
-
-    def own(current: Action) -> Action | None:
-        named = same_execution(current.execution_arn, follow_on)
-        if current.fire_key != member.key or current.status != Status.PENDING or not named:
-            return None
-        return plan(current, now, deps)
-
     written = None
     with suppress(ActionConflict):
-        written = update(deps.records, member.action_id, Rule.NAME_EXECUTION, own)
+        written = writes.name_follow_on_member(
+            deps.records, member.key, follow_on, lambda current: plan(current, now, deps)
+        )
     if written is not None:
         launch(written.after, now, deps)
 

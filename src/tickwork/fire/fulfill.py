@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action, Status
+from tickwork.domain.action import Action
 from tickwork.domain.announcements import Skipped, Tampered
 from tickwork.domain.errors import (
     ActionConflict,
@@ -34,15 +34,15 @@ from tickwork.domain.errors import (
     ValidationFailed,
     WaitContinued,
 )
-from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
-from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.times import iso
+from tickwork.fire import writes
 from tickwork.fire.calendar_reads import excluded_now, late_exclusion
-from tickwork.fire.launch import launch, planned_execution
+from tickwork.fire.launch import launch
 from tickwork.fire.own_occurrence import shift_own_fire
+from tickwork.fire.planning import planned_execution
 from tickwork.fire.record import record_tick
 from tickwork.fire.sealing import seal_holds
-from tickwork.fire.writes import Rule, update
 from tickwork.fulfillment.base import FulfillmentRequest
 
 __all__ = ["fulfill_claimed"]
@@ -61,7 +61,7 @@ def fulfill_claimed(
     if fire.order.manual:
         action, key = _claim_manual(fire, deps)
         return _run(fire, action, key, deps.clock.now(), deps), action
-    action = _current(fire, deps, read)
+    action = _agreed(fire, read, deps)
     _wait_until_due(fire, action, deps)
     now = deps.clock.now()
     if not action.catch_up.runs(fire.order.fire_at, now):
@@ -155,78 +155,38 @@ def _last_attempt(fire: FireAttempt, waits: int, deps: Dependencies) -> bool:
     )
 
 
-def _current(fire: FireAttempt, deps: Dependencies, read: Action | None = None) -> Action:
-    """The record, if this execution may run the fire it is at: the order's fire, due when the
-    order says, claimed by this very execution (a retry resumes it), or waiting (PENDING) for
-    this execution, which the record names."""
-    order = fire.order
-    action = read or deps.records.get(order.action_id)
-    if action is None:
-        raise ActionSuperseded(order.action_id, "the record no longer exists")
-    if action.fire_key != order.key:
-        raise ActionSuperseded(
-            order.action_id,
-            f"record is at generation {action.generation} occurrence {action.occurrence}, "
-            f"this execution is for generation {order.generation} occurrence {order.occurrence}",
-        )
-    if action.execution_time is None or ceil_ms(action.execution_time) != ceil_ms(order.fire_at):
-        _refuse(
-            fire,
-            f"its fire time {iso(order.fire_at)} is not the record's "
-            f"({iso(action.execution_time) if action.execution_time else 'none'})",
-            deps,
-        )
-    if action.holds_claim(fire.execution_arn):
-        return action
-    if action.status == Status.IN_PROGRESS:
-        raise ActionSuperseded(order.action_id, f"another execution holds it: {action.claimed_by}")
-    if action.status != Status.PENDING:
-        raise ActionSuperseded(order.action_id, f"record is {action.status}")
-    if not same_execution(action.execution_arn, fire.execution_arn):
-        # Only the execution the record names may claim its fire: any other is a stale one
-        # (the fire was parked again, handed over, repaired) and ends quietly.
-        raise ActionSuperseded(
-            order.action_id, f"the record names another execution: {action.execution_arn}"
-        )
-    return action
+def _agreed(fire: FireAttempt, read: Action | None, deps: Dependencies) -> Action:
+    """The record, if this execution may run the fire it is at (``writes.order_agrees``); an
+    order the record contradicts is announced as tampering, and nothing fires."""
+    with _announced_if_forged(fire, deps):
+        return writes.order_agrees(read or deps.records.get(fire.order.action_id), fire)
 
 
-def _refuse(fire: FireAttempt, problem: str, deps: Dependencies) -> NoReturn:
-    """An order the record contradicts: announced as tampering, nothing fires."""
-    order = fire.order
-    refused = ForgedOrder(fire.execution_arn, problem)
-    deps.publisher.publish(
-        Tampered(
-            order.action_id, order.generation, order.occurrence, str(refused), fire.execution_arn
+@contextmanager
+def _announced_if_forged(fire: FireAttempt, deps: Dependencies) -> Iterator[None]:
+    try:
+        yield
+    except ForgedOrder as refused:
+        order = fire.order
+        deps.publisher.publish(
+            Tampered(
+                order.action_id,
+                order.generation,
+                order.occurrence,
+                str(refused),
+                fire.execution_arn,
+            )
         )
-    )
-    raise refused
+        raise
 
 
 def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
     """A fire asked for by hand: claimed on its own entry of the record, fenced on the version,
     so it runs once however often it is delivered; the schedule's own fire is untouched."""
-    order = fire.order
-
-    def claim(action: Action) -> Action:
-        manual = action.manual.fire(order.manual)
-        if manual is None or manual.generation != order.generation:
-            # (numbers start over with a replace: one of another generation is another fire)
-            raise ActionSuperseded(order.action_id, f"manual fire {order.manual} is not asked for")
-        if manual.claimed_by == fire.execution_arn:
-            return action
-        if manual.claimed_by is not None:
-            raise ActionSuperseded(
-                order.action_id, f"manual fire {order.manual} is run by {manual.claimed_by}"
-            )
-        return action.manual_claimed(deps.clock.now(), order.manual, fire.execution_arn)
-
-    written = update(deps.records, order.action_id, Rule.CLAIM_MANUAL, claim)
-    if written is None:
-        raise ActionSuperseded(order.action_id, "the record no longer exists")
-    manual = written.after.manual.fire(order.manual)
+    claimed = writes.claim_manual(deps.records, fire, deps.clock.now())
+    manual = claimed.manual.fire(fire.order.manual)
     assert manual is not None
-    return written.after, manual.idempotency_key
+    return claimed, manual.idempotency_key
 
 
 def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> None:
@@ -238,13 +198,7 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
     if early > deps.settings.early_tolerance:
         leg = order.leg + 1
         _, arn = planned_execution(action, deps, leg=leg, repair=order.repair)
-
-        def named(current: Action) -> Action | None:
-            if not same_execution(current.execution_arn, fire.execution_arn):
-                return None  # it moved on meanwhile: whatever moved it launches it
-            return current.with_execution(deps.clock.now(), arn)
-
-        written = update(deps.records, action.id, Rule.NAME_EXECUTION, named, first=action)
+        written = writes.name_leg(deps.records, action, fire.execution_arn, arn, deps.clock.now())
         if written is not None:
             launch(written.after, deps.clock.now(), deps, leg=leg, repair=order.repair)
         raise WaitContinued(order.action_id, leg, iso(fire_at))
@@ -256,17 +210,8 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
 def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
     """PENDING → IN_PROGRESS for this execution, fenced on the version; a retry of this
     execution (or the lone execution a batch handed the fire over to) resumes its claim."""
-
-    def claim(current: Action) -> Action:
-        current = _current(fire, deps, current)  # read again after a lost race: still ours?
-        if current.holds_claim(fire.execution_arn):
-            return current
-        return current.claimed(deps.clock.now(), fire.execution_arn, deps.limits.transitions)
-
-    written = update(deps.records, action.id, Rule.CLAIM, claim, first=action)
-    if written is None:
-        raise ActionSuperseded(action.id, "the record no longer exists")
-    return written.after
+    with _announced_if_forged(fire, deps):
+        return writes.claim(deps.records, fire, deps.clock.now(), deps.limits, action)
 
 
 def _skip(
@@ -330,14 +275,8 @@ def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Depende
     """Record the attempt's error on the record (best effort: the machine records FAILED), with
     the fulfillment attempts before it (the state's retries less its waits for a slot)."""
     text = f"{type(error).__name__}: {error}"
-
-    def note(action: Action) -> Action | None:
-        if not action.holds_claim(fire.execution_arn):
-            return None
-        return action.noted_failure(deps.clock.now(), text, fire.attempt - 1 - waits)
-
     with suppress(ActionConflict):
-        update(deps.records, fire.order.action_id, Rule.NOTE_FAILURE, note, attempts=1)
+        writes.note_failure(deps.records, fire, text, fire.attempt - 1 - waits, deps.clock.now())
 
 
 def _tick(

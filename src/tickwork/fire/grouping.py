@@ -14,12 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.batch import BatchOrder, Member, batch_name, wait_second, window_of
 from tickwork.fire.orders import names_key
 
-__all__ = ["Planned", "group"]
+__all__ = ["Planned", "group", "launch_moment"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,10 @@ def _planned(timed: list[tuple[datetime, Action]], key: bytes | None) -> Planned
     at = wait_second(fires)
     order = BatchOrder(at, fires)
     return Planned(batch_name(at, fires, key=key), order, tuple(a for _, a in timed))
+
+
+def launch_moment(due: datetime, settings: Settings) -> datetime:
+    """When the pump launches a parked fire due at ``due``: ``LaunchAheadSeconds`` before the
+    start of its batch window, so that the fires due in one window come due for launch together
+    and one pump run finds them all (and batches them)."""
+    return window_of(due, settings.batch_window) - settings.launch_ahead

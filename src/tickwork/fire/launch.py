@@ -1,6 +1,7 @@
 """Starting the execution that waits for an action's next fire, idempotently, once the record
-names it; or parking the fire in the table when it is further away than ``LaunchAheadSeconds``
-(the pump starts it). Every lone execution is started with a proved order (``fire.orders``)."""
+names it (``fire.planning`` names it); parking the fire again when Step Functions refuses the
+start; stopping a superseded lone execution. Every lone execution is started with a proved
+order (``fire.orders``)."""
 
 from __future__ import annotations
 
@@ -9,84 +10,18 @@ from contextlib import suppress
 from datetime import datetime
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action, Status
-from tickwork.domain.batch import window_of
+from tickwork.domain.action import Action
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireOrder, Trigger
-from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
-from tickwork.domain.times import iso
-from tickwork.fire.orders import kind_of, names_key, start_lone
-from tickwork.fire.writes import Rule, update
-from tickwork.integrity.names import life_key
+from tickwork.fire import writes
+from tickwork.fire.orders import kind_of, start_lone
+from tickwork.fire.planning import fire_order, manual_execution, planned_execution
 
-__all__ = [
-    "fire_order",
-    "launch",
-    "launch_manual",
-    "manual_execution",
-    "names_key_of",
-    "park_again",
-    "plan",
-    "planned_execution",
-    "stop_own_execution",
-]
+__all__ = ["launch", "launch_manual", "park_again", "stop_own_execution"]
 
 log = logging.getLogger("tickwork")
-
-
-def fire_order(
-    action: Action,
-    now: datetime,
-    deps: Dependencies,
-    leg: int = 0,
-    repair: int = 0,
-    trigger: Trigger = Trigger.SCHEDULED,
-) -> FireOrder:
-    """The execution's input: which fire it is for, and when its Wait ends (at the fire: an
-    execution is started at most ``LaunchAheadSeconds`` before it)."""
-    if action.execution_time is None:
-        raise ValueError(f"action {action.id!r} has no next fire to launch")
-    return FireOrder(
-        action_id=action.id,
-        generation=action.generation,
-        occurrence=action.occurrence,
-        fire_at=action.execution_time,
-        wait_until=action.execution_time,
-        leg=leg,
-        repair=repair,
-        trigger=trigger,
-    )
-
-
-def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
-    """Before the record of a new fire is written: name the execution it will run in, or park
-    it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
-    due = action.execution_time
-    if due is not None and due - now > deps.settings.launch_ahead:
-        # From the start of its batch window: the fires due in one window come due for launch
-        # together, so one pump run finds them all (and batches them).
-        window = window_of(due, deps.settings.batch_window)
-        return action.parked(window - deps.settings.launch_ahead)
-    return action.planned(planned_execution(action, deps)[1])
-
-
-def planned_execution(
-    action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
-) -> tuple[str, str]:
-    name = execution_name(
-        action.id, action.generation, action.occurrence, leg, repair, key=names_key_of(action, deps)
-    )
-    return name, deps.executions.execution_arn(name)
-
-
-def names_key_of(action: Action, deps: Dependencies) -> bytes | None:
-    """The key the action's executions are named under, one per life of the id: a purged (or
-    expired) id created again never takes a name its earlier life used (its numbering starts
-    over at generation 1)."""
-    key = names_key(deps)
-    return None if key is None else life_key(key, iso(action.created_at))
 
 
 def launch(
@@ -130,15 +65,8 @@ def park_again(
     quota, throttling): the fire waits in the table again, due now, for the pump's next run. A
     record that moved on meanwhile is left to whatever moved it."""
     log.warning("fire parked again: %s", refused, extra={"id": action.id, "code": refused.code})
-
-    def parked(current: Action) -> Action | None:
-        named = same_execution(current.execution_arn, execution_arn)
-        if current.fire_key != action.fire_key or current.status != Status.PENDING or not named:
-            return None
-        return current.parked_again(now, now)
-
     with suppress(ActionConflict):
-        update(deps.records, action.id, Rule.PARK_AGAIN, parked, first=action)
+        writes.park_again(deps.records, action, execution_arn, now)
 
 
 def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
@@ -149,17 +77,6 @@ def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
     if kind_of(arn, deps) is Machine.FIRE:
         assert arn is not None
         deps.executions.stop(arn, cause)
-
-
-def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repair: int = 0) -> str:
-    return execution_name(
-        action.id,
-        fire.generation,
-        fire.occurrence,
-        repair=repair,
-        manual=fire.number,
-        key=names_key_of(action, deps),
-    )
 
 
 def launch_manual(

@@ -12,7 +12,9 @@ from tickwork.domain.action import Action
 from tickwork.domain.errors import RecordAltered
 from tickwork.domain.occurrence_changes import OccurrenceChange
 from tickwork.domain.times import iso
-from tickwork.fire.launch import launch, plan, stop_own_execution
+from tickwork.fire import writes
+from tickwork.fire.launch import launch, stop_own_execution
+from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_holds, seal_of
 
 __all__ = ["shift_own_fire", "write_occurrence_change"]
@@ -36,7 +38,10 @@ def write_occurrence_change(
     if refired:
         changed = plan(changed, now, deps)
     changed = changed.sealed(seal_of(changed, deps))
-    deps.records.save(changed, expected_version=action.version)
+    if from_own_execution:
+        writes.move_own_occurrence(deps.records, action, changed)
+    else:
+        writes.change_occurrence(deps.records, action, changed)
     if refired:
         if not from_own_execution:
             stop_own_execution(action, reason, deps)

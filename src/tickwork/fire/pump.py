@@ -36,10 +36,12 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import LaunchRefused
+from tickwork.fire import writes
 from tickwork.fire.grouping import Planned, group
-from tickwork.fire.launch import fire_order, park_again, planned_execution
+from tickwork.fire.launch import park_again
 from tickwork.fire.orders import start_batch, start_lone
-from tickwork.fire.writes import Rule, update
+from tickwork.fire.planning import fire_order, planned_execution
+from tickwork.fire.writes import is_due_parked
 
 __all__ = ["PumpRun", "launch_due", "launch_parked", "pump"]
 
@@ -86,7 +88,7 @@ def launch_due(
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due_ids) or 1))) as pool:
         # Each call runs in a copy of the caller's context (logging keys, tracing).
         reads = [pool.submit(contextvars.copy_context().run, deps.records.get, i) for i in due_ids]
-        due = [a for r in reads if (a := r.result()) is not None and _due(a, now)]
+        due = [a for r in reads if (a := r.result()) is not None and is_due_parked(a, now)]
         run.moved += sorted(set(due_ids) - {a.id for a in due})
         batches, alone = group(due, deps)
         for planned in batches:
@@ -120,10 +122,6 @@ def launch_due(
             if result is not None:
                 getattr(run, result).append(action_id)
     return run
-
-
-def _due(action: Action, now: datetime) -> bool:
-    return action.is_parked and action.launch_at is not None and action.launch_at <= now
 
 
 def _launch_batch(
@@ -169,13 +167,7 @@ def _mark(action: Action, now: datetime, arn: str, deps: Dependencies) -> Action
     """Mark one parked fire launched into the execution ``arn``, fenced on its version: the
     record as written, or None when it is no longer this parked fire, due now (whatever moved
     it has it)."""
-
-    def launched(current: Action) -> Action | None:
-        if current.fire_key != action.fire_key or not _due(current, now):
-            return None
-        return current.launched(now, arn)
-
-    written = update(deps.records, action.id, Rule.MARK_LAUNCHED, launched, first=action)
+    written = writes.mark_launched(deps.records, action, arn, now)
     return None if written is None else written.after
 
 
@@ -186,7 +178,7 @@ def launch_parked(
     "launched", "moved" (no longer parked, or not due yet) or "refused" (parked again).
     ``action``: its record as just read, if the caller has it."""
     action = action or deps.records.get(action_id)
-    if action is None or not _due(action, now):
+    if action is None or not is_due_parked(action, now):
         return "moved"
     name, arn = planned_execution(action, deps)
     marked = _mark(action, now, arn, deps)

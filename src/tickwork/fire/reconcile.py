@@ -67,13 +67,14 @@ from tickwork.domain.fire_ending import (
     tick_left,
 )
 from tickwork.domain.steering import ManualFire
+from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
-from tickwork.fire.launch import launch, launch_manual, manual_execution, planned_execution
+from tickwork.fire.launch import launch, launch_manual
 from tickwork.fire.orders import kind_of
+from tickwork.fire.planning import manual_execution, planned_execution
 from tickwork.fire.pump import WORKERS, launch_due
 from tickwork.fire.record import record_failure, record_tick
 from tickwork.fire.watchdog import note_missed
-from tickwork.fire.writes import Rule, update
 from tickwork.ports import ExecutionStarter, ExecutionState
 
 __all__ = ["HORIZON", "STUCK_AFTER", "reconcile"]
@@ -309,14 +310,8 @@ def _resolve_claim(
         if record_failure(lost, deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return
-
-    def release(current: Action) -> Action | None:
-        if current.version != action.version:
-            return None  # it moved on while we looked: the normal flow has it
-        return current.released(now, deps.limits.transitions)
-
     with suppress(ActionConflict):  # RETRY: at least once, with the same idempotency key
-        written = update(deps.records, action.id, Rule.RELEASE, release, first=action)
+        written = writes.release(deps.records, action, now, deps.limits)
         if written is not None and _relaunch(written.after, now, deps):
             repairs.released.append(action.id)
 
@@ -369,16 +364,8 @@ def _resolve_manual(
         if record_failure(replace(lost, trigger=fire.trigger), deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return
-
-    def released(current: Action) -> Action | None:
-        if current.version != action.version:
-            return None  # it moved on while we looked: the normal flow has it
-        if fire.claimed_by is None:  # never claimed: nothing to release
-            return current
-        return current.manual_claimed(now, fire.number, None)  # RETRY: the claim goes
-
-    with suppress(ActionConflict):
-        if update(deps.records, action.id, Rule.RELEASE, released, first=action) is not None:
+    with suppress(ActionConflict):  # RETRY: the claim goes; one never claimed just starts
+        if writes.release_manual(deps.records, action, fire.number, now) is not None:
             launch_manual(action, fire, now, deps, repair=repair)
             # a claimed fire runs again (RETRY: at least once); one never claimed just starts
             (repairs.released if fire.claimed_by is not None else repairs.restarted).append(
@@ -475,15 +462,9 @@ def _name_and_launch(
     action: Action, arn: str, repair: int, now: datetime, deps: Dependencies
 ) -> bool:
     """The record names the repair execution (fenced on the version looked at), then it starts."""
-
-    def named(current: Action) -> Action | None:
-        if current.version != action.version:
-            return None
-        return current if current.execution_arn == arn else current.with_execution(now, arn)
-
     written = None
     with suppress(ActionConflict):
-        written = update(deps.records, action.id, Rule.NAME_EXECUTION, named, first=action)
+        written = writes.name_repair(deps.records, action, arn, now)
     if written is None:
         return False
     launch(written.after, now, deps, repair=repair)

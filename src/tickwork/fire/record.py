@@ -22,19 +22,21 @@ from typing import Protocol
 
 from tickwork.answers import Done, RecordAnswer
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import ACTIVE, Action, Occurrence, Status
+from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.announcements import Completed, Late
 from tickwork.domain.errors import TickworkError
-from tickwork.domain.execution import Machine, same_execution
+from tickwork.domain.execution import Machine
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
+from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
 from tickwork.fire.calendar_reads import with_fresh_calendar
 from tickwork.fire.deferred import apply_deferred
-from tickwork.fire.launch import launch, plan
+from tickwork.fire.launch import launch
 from tickwork.fire.orders import kind_of
-from tickwork.fire.writes import Rule, Written, update
+from tickwork.fire.planning import plan
+from tickwork.fire.writes import Written
 
 __all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 
@@ -137,19 +139,19 @@ def _record(
     on_repeat: Callable[[Action | None], object] | None = None,
 ) -> RecordAnswer:
     """Record the ending of the scheduled fire ``key`` by the execution ``execution_arn`` once
-    (``Rule.RECORD``: only while the record is at that fire, and that execution holds its claim
-    or is the one the record names), apply what waited for it, plan the next fire (into the
-    seat's batch, or its own execution), then launch it or announce the end."""
+    (``writes.record``: only while the record is at that fire, and that execution holds its
+    claim or is the one the record names), apply what waited for it, plan the next fire (into
+    the seat's batch, or its own execution), then launch it or announce the end."""
     now = deps.clock.now()
     seen: list[Action | None] = [None]
     pending: list[Callable[[], None]] = []
     seated: list[str] = []
 
-    def record(action: Action) -> Action | None:
+    def read(action: Action) -> None:
         seen[0] = action
         _unseat(seat, seated)  # a lost race: the take of the last try was not written
-        if not _is_current(action, key) or not _ran_by(action, execution_arn):
-            return None
+
+    def record(action: Action) -> Action:
         after, announcements = apply_deferred(ended(action, now), now, deps)
         pending[:] = announcements
         if after.status == Status.PENDING:
@@ -161,7 +163,7 @@ def _record(
 
     written: Written | None = None
     try:
-        written = update(deps.records, key[0], Rule.RECORD, record, first=current)
+        written = writes.record(deps.records, key, execution_arn, record, current, read)
     finally:
         if seat is not None and seated:
             seat.taken(written is not None)
@@ -225,15 +227,10 @@ def _record_manual(
     key: str,
     deps: Dependencies,
 ) -> RecordAnswer:
-    """Record a manual fire's ending once (``Rule.RECORD_MANUAL``: only while it is in flight),
-    counting it in the fire totals."""
-
-    def recorded(action: Action) -> Action | None:
-        if action.manual.fire(number) is None:
-            return None
-        return action.manual_recorded(deps.clock.now(), number, record, key, deps.limits)
-
-    written = update(deps.records, action_id, Rule.RECORD_MANUAL, recorded)
+    """Record a manual fire's ending once (``writes.record_manual``: only while it is in
+    flight), counting it in the fire totals."""
+    now = deps.clock.now()
+    written = writes.record_manual(deps.records, action_id, number, record, key, now, deps.limits)
     if written is None:
         return RecordAnswer(action_id, Done.IGNORED, reason=_IGNORED)
     if written.after.backfill is not None:
@@ -280,19 +277,6 @@ def _failed_occurrence(failure: FireFailure, retry_count: int, now: datetime) ->
         manual=failure.manual,
         execution=failure.execution_name or None,
     )
-
-
-def _is_current(action: Action, key: FireKey) -> bool:
-    return action.status in ACTIVE and action.fire_key == key
-
-
-def _ran_by(action: Action, execution_arn: str) -> bool:
-    """Whether the ending is that of the execution that may run the record's fire: the one
-    holding its claim, or (a skip, a failure before the claim) the one the record names. An
-    ending of any other (a stale execution, a replay) records nothing."""
-    if action.holds_claim(execution_arn):
-        return True
-    return action.status == Status.PENDING and same_execution(action.execution_arn, execution_arn)
 
 
 def _execution_of(ended: Tick | FireFailure, deps: Dependencies) -> str:

@@ -20,7 +20,7 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.identifiers import check_action_id
 from tickwork.domain.start_request import StartRequest, check_payload_size, parse_start_detail
 from tickwork.fire.calendar_reads import with_calendar
-from tickwork.fire.launch import plan
+from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_of
 from tickwork.fulfillment.access import check_access
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.action import Action, Status
+from tickwork.domain.action import Status
 from tickwork.domain.announcements import Missed
-from tickwork.fire.writes import Rule, update
+from tickwork.fire import writes
 
 __all__ = ["note_missed"]
 
@@ -33,15 +33,7 @@ def note_missed(deps: Dependencies, now: datetime, limit: int = 10_000) -> list[
         if action.missing_fire or due is None or due + grace > now:
             continue
         cause = _PARKED if action.is_parked else _WAITING
-
-        def note(
-            current: Action, key: tuple[str, int, int, int] = action.fire_key
-        ) -> Action | None:
-            if current.fire_key != key or current.status is not Status.PENDING:
-                return None  # it fired, or moved on, meanwhile
-            return None if current.missing_fire else current.noted_missed(now)
-
-        written = update(deps.records, action.id, Rule.NOTE_MISSED, note, first=action)
+        written = writes.note_missed(deps.records, action, now)
         if written is None:
             continue
         missed = Missed(

@@ -16,6 +16,7 @@ from tickwork.domain.action import ACTIVE, Action, Status
 from tickwork.domain.errors import ActionLocked
 from tickwork.domain.steering import Deferred
 from tickwork.domain.times import iso
+from tickwork.fire import writes
 
 __all__ = ["defer", "is_locked", "refuse_if_locked_one_off"]
 
@@ -36,7 +37,7 @@ def refuse_if_locked_one_off(action: Action, now: datetime, deps: Dependencies) 
 
 def defer(action: Action, change: Deferred, now: datetime, deps: Dependencies) -> ChangeAnswer:
     """Keep ``change`` on the record until the imminent fire is recorded; the answer says so."""
-    deps.records.save(action.deferring(now, change), expected_version=action.version)
+    writes.defer(deps.records, action, change, now)
     fire_time = action.execution_time or now
     what = str(change.kind).lower()
     return ChangeAnswer(

@@ -17,8 +17,10 @@ from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
+from tickwork.fire import writes
 from tickwork.fire.calendar_reads import with_fresh_calendar
-from tickwork.fire.launch import launch, plan, stop_own_execution
+from tickwork.fire.launch import launch, stop_own_execution
+from tickwork.fire.planning import plan
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
@@ -46,7 +48,7 @@ def _pause(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer
         refuse_if_locked_one_off(action, now, deps)
         return defer(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
     paused = action.paused(now, note, deps.limits)
-    deps.records.save(paused, expected_version=action.version)
+    writes.pause(deps.records, action, paused)
     stop_own_execution(action, f"paused: {note}" if note else "paused", deps)
     announce_paused(paused, deps)
     return _answer(paused, Done.PAUSED)
@@ -66,12 +68,12 @@ def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswe
         due = _next_after(action, now, due) if action.repeat else None
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
-        deps.records.save(finished, expected_version=action.version)
+        writes.resume(deps.records, action, finished)
         deps.publisher.publish(Completed(action.id, action.generation, action.occurrence))
         return _answer(finished, Done.COMPLETED)
     resumed = action.resumed(now, ceil_ms(due), note, deps.limits)
     resumed = plan(resumed, now, deps)
-    deps.records.save(resumed, expected_version=action.version)
+    writes.resume(deps.records, action, resumed)
     launch(resumed, now, deps)
     deps.publisher.publish(Resumed(action.id, resumed.generation, due))
     return _answer(resumed, Done.RESUMED)

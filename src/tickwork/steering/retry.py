@@ -15,7 +15,9 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Trigger
 from tickwork.domain.times import ceil_ms
-from tickwork.fire.launch import launch, launch_manual, plan
+from tickwork.fire import writes
+from tickwork.fire.launch import launch, launch_manual
+from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_holds, seal_of
 from tickwork.fire.writes import decided_again
 from tickwork.steering.run_now import ask_manual_fire
@@ -39,7 +41,7 @@ def _retry(action_id: str, deps: Dependencies, occurrence: int | None) -> Change
         if retried.occurrence_changes != action.occurrence_changes and seal_holds(action, deps):
             retried = retried.sealed(seal_of(retried, deps))  # a moved occurrence, moved to now
         retried = plan(retried, now, deps)
-        deps.records.save(retried, expected_version=action.version)
+        writes.retry_by_hand(deps.records, action, retried)
         launch(retried, now, deps)
         return ChangeAnswer(
             action_id,

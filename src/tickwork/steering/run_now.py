@@ -17,13 +17,9 @@ from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresIn
 from tickwork.domain.fire import Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
 from tickwork.domain.times import ceil_ms
-from tickwork.fire.launch import (
-    launch,
-    launch_manual,
-    manual_execution,
-    plan,
-    stop_own_execution,
-)
+from tickwork.fire import writes
+from tickwork.fire.launch import launch, launch_manual, stop_own_execution
+from tickwork.fire.planning import manual_execution, plan
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import refuse_if_locked_one_off
 
@@ -79,7 +75,7 @@ def ask_manual_fire(
     updated, fire = action.manual_requested(
         deps.clock.now(), trigger, occurrence, key, request_id, scheduled
     )
-    deps.records.save(updated, expected_version=action.version)
+    writes.ask_manual_fire(deps.records, action, updated)
     return updated, fire
 
 
@@ -88,7 +84,7 @@ def _one_off_now(action: Action, deps: Dependencies) -> ChangeAnswer:
     refuse_if_locked_one_off(action, now, deps)  # it fires within the lock anyway
     moved = action.fired_now(ceil_ms(now), deps.limits)
     moved = plan(moved, now, deps)
-    deps.records.save(moved, expected_version=action.version)
+    writes.run_one_off_now(deps.records, action, moved)
     if action.status in ACTIVE:
         stop_own_execution(action, "run now by hand", deps)
     launch(moved, now, deps, trigger=Trigger.RUN_NOW)

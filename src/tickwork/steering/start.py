@@ -18,6 +18,7 @@ from tickwork.domain.errors import ActionConflict, ActionExists
 from tickwork.domain.start_request import MAX_PAYLOAD_BYTES
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.domain.times import iso
+from tickwork.fire import writes
 from tickwork.fire.launch import launch, stop_own_execution
 from tickwork.fire.start_record import (
     announce_started,
@@ -26,7 +27,6 @@ from tickwork.fire.start_record import (
     scheduled_action,
     spec_hash,
 )
-from tickwork.fire.writes import Rule, update
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
 
 __all__ = ["MAX_PAYLOAD_BYTES", "StartCommand", "StartResult", "start_action"]
@@ -104,9 +104,9 @@ def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
 
     action = scheduled_action(checked, existing, now, digest, command.event_id, deps)
     if existing is None:
-        deps.records.create(action)
+        writes.create(deps.records, action)
     else:
-        deps.records.save(action, expected_version=existing.version)
+        writes.replace_schedule(deps.records, existing, action)
         if existing.status in ACTIVE:
             stop_own_execution(existing, f"replaced by generation {action.generation}", deps)
     if action.status == Status.PENDING:
@@ -131,13 +131,7 @@ def _known(existing: Action, event_id: str | None, now: datetime, deps: Dependen
     same request) is remembered, so that it changes nothing however late it comes again."""
     if event_id is None:
         return existing
-    written = update(
-        deps.records,
-        existing.id,
-        Rule.KNOW_START,
-        lambda current: current.knowing_start(now, event_id),
-        first=existing,
-    )
+    written = writes.know_start(deps.records, existing, event_id, now)
     return written.after if written is not None else existing
 
 

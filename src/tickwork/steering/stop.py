@@ -8,6 +8,7 @@ from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.steering import ChangeKind, Deferred
+from tickwork.fire import writes
 from tickwork.fire.launch import stop_own_execution
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
@@ -45,7 +46,7 @@ def _cancel(action_id: str, deps: Dependencies, attempts: list[Action]) -> Chang
         refuse_if_locked_one_off(action, now, deps)
         return defer(action, Deferred(ChangeKind.CANCEL, now), now, deps)
     cancelled = action.cancelled(now, deps.limits)
-    deps.records.save(cancelled, expected_version=action.version)
+    writes.cancel(deps.records, action, cancelled)
     _stopped(action, deps)
     return ChangeAnswer(action_id, Done.CANCELLED, str(cancelled.status))
 

@@ -15,7 +15,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import OccurrenceSkipped
 from tickwork.domain.fire import FireAttempt, Tick
-from tickwork.fire.launch import planned_execution
+from tickwork.fire.planning import planned_execution
 from tickwork.fire.record import record_tick
 from tickwork.fulfillment.notifier import LoggingNotifier
 from tickwork.steering.start import StartCommand, start_action

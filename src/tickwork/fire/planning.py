@@ -1,0 +1,81 @@
+"""Which execution a fire will run in, named before it is started (docs/protocol.md: a record
+names its execution before it exists): its order, its deterministic keyed name, or — further
+away than ``LaunchAheadSeconds`` — no execution yet: the fire is parked for the pump, from the
+start of its batch window (``fire.grouping``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action
+from tickwork.domain.fire import FireOrder, Trigger
+from tickwork.domain.naming import execution_name
+from tickwork.domain.steering import ManualFire
+from tickwork.domain.times import iso
+from tickwork.fire.grouping import launch_moment
+from tickwork.fire.orders import names_key
+from tickwork.integrity.names import life_key
+
+__all__ = ["fire_order", "manual_execution", "names_key_of", "plan", "planned_execution"]
+
+
+def fire_order(
+    action: Action,
+    now: datetime,
+    deps: Dependencies,
+    leg: int = 0,
+    repair: int = 0,
+    trigger: Trigger = Trigger.SCHEDULED,
+) -> FireOrder:
+    """The execution's input: which fire it is for, and when its Wait ends (at the fire: an
+    execution is started at most ``LaunchAheadSeconds`` before it)."""
+    if action.execution_time is None:
+        raise ValueError(f"action {action.id!r} has no next fire to launch")
+    return FireOrder(
+        action_id=action.id,
+        generation=action.generation,
+        occurrence=action.occurrence,
+        fire_at=action.execution_time,
+        wait_until=action.execution_time,
+        leg=leg,
+        repair=repair,
+        trigger=trigger,
+    )
+
+
+def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
+    """Before the record of a new fire is written: name the execution it will run in, or park
+    it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
+    due = action.execution_time
+    if due is not None and due - now > deps.settings.launch_ahead:
+        return action.parked(launch_moment(due, deps.settings))
+    return action.planned(planned_execution(action, deps)[1])
+
+
+def planned_execution(
+    action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
+) -> tuple[str, str]:
+    name = execution_name(
+        action.id, action.generation, action.occurrence, leg, repair, key=names_key_of(action, deps)
+    )
+    return name, deps.executions.execution_arn(name)
+
+
+def names_key_of(action: Action, deps: Dependencies) -> bytes | None:
+    """The key the action's executions are named under, one per life of the id: a purged (or
+    expired) id created again never takes a name its earlier life used (its numbering starts
+    over at generation 1)."""
+    key = names_key(deps)
+    return None if key is None else life_key(key, iso(action.created_at))
+
+
+def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repair: int = 0) -> str:
+    return execution_name(
+        action.id,
+        fire.generation,
+        fire.occurrence,
+        repair=repair,
+        manual=fire.number,
+        key=names_key_of(action, deps),
+    )
