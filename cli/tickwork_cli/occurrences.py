@@ -13,10 +13,10 @@ import click
 
 from tickwork.answers import BackfillAnswer, ChangeAnswer, Done
 from tickwork.dependencies import Dependencies
+from tickwork.domain.action.upcoming import upcoming
 from tickwork.domain.backfill import Overlap, occurrences_in
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.fire import Trigger
-from tickwork.domain.occurrence_changes import upcoming
 from tickwork.domain.times import iso, parse_iso
 from tickwork.steering.backfill import backfill as run_backfill
 from tickwork.steering.occurrences import (

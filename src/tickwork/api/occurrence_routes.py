@@ -21,7 +21,7 @@ from tickwork.api.models import (
     OccurrenceRequest,
     OccurrenceView,
 )
-from tickwork.domain.occurrence_changes import upcoming
+from tickwork.domain.action.upcoming import upcoming
 from tickwork.domain.times import iso
 from tickwork.steering.backfill import backfill
 from tickwork.steering.occurrences import (

@@ -24,7 +24,6 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.times import ceil_ms, iso_exact
 
 if TYPE_CHECKING:
-    from tickwork.domain.action import Action
     from tickwork.domain.schedule import Schedule
 
 __all__ = [
@@ -32,9 +31,7 @@ __all__ = [
     "MAX_LOOKAHEAD",
     "ChangeOfOccurrence",
     "OccurrenceChange",
-    "Upcoming",
     "occurrence_at",
-    "upcoming",
 ]
 
 MAX_CHANGES = 50  # skipped or moved occurrences a record holds at once
@@ -76,32 +73,3 @@ def occurrence_at(schedule: Schedule, moment: datetime, field: str = "at") -> da
             "occurrence number",
         )
     return wanted
-
-
-@dataclass(frozen=True)
-class Upcoming:
-    """One coming occurrence as it will happen: ``fires_at`` None when skipped."""
-
-    number: int
-    scheduled: datetime
-    fires_at: datetime | None
-    change: OccurrenceChange | None = None
-
-
-def upcoming(action: Action, count: int) -> list[Upcoming]:
-    """The action's next ``count`` occurrences from the one its record is at, with their skips
-    and moves (fewer when the schedule ends; none for a finished action)."""
-    if action.execution_time is None or not action.repeat:
-        at = action.execution_time
-        return [] if at is None else [Upcoming(action.occurrence, at, at)]
-    number, moment = action.occurrence, action.origin_of(action.execution_time)
-    found: list[Upcoming] = []
-    while len(found) < count:
-        change = action.change_of(moment)
-        fires_at = None if change is not None and change.to is None else action.fire_time_of(moment)
-        found.append(Upcoming(number, moment, fires_at, change))
-        following = action.schedule.next_fire_time(moment, number)
-        if following is None:
-            break
-        number, moment = number + 1, ceil_ms(following)
-    return found

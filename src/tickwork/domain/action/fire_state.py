@@ -1,0 +1,211 @@
+"""The transitions of a fire, as the fire protocol makes them (docs/protocol.md): claimed, handed
+over, released, recorded (fired, failed), parked, launched, its execution named, a manual fire's
+claim and ending. Each checks its own precondition — the state it starts from — and raises
+``TransitionRefused`` otherwise: a rule's guard (``fire.writes``) decides whether to ask for it.
+
+Pure: each takes ``now`` and returns the next version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Self
+
+from tickwork.domain.action.record import ACTIVE, ActionRecord, Limits, Occurrence, Status
+from tickwork.domain.errors import TransitionRefused
+from tickwork.domain.execution import same_execution
+from tickwork.domain.fire import Outcome
+from tickwork.domain.steering import MAX_UNRESOLVED, FailedFire, FailurePolicy, MissedFire, Pause
+
+__all__ = ["FireState"]
+
+
+class FireState(ActionRecord):
+    """The fire's side of an action."""
+
+    def claimed(self, now: datetime, execution_arn: str, limit: int) -> Self:
+        """PENDING → IN_PROGRESS: the execution (its ARN), which the record names, may run the
+        fire now."""
+        if self.status != Status.PENDING or not same_execution(self.execution_arn, execution_arn):
+            raise TransitionRefused(
+                self.id, "claimed", f"it is {self.status}, naming {self.execution_arn}"
+            )
+        moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
+        return replace(moved, claimed_by=execution_arn)
+
+    def handed_over(self, now: datetime, holder: str, to_execution_arn: str, limit: int) -> Self:
+        """The batch ``holder``, holding the claim, hands it and the fire to the fire's own lone
+        execution, which retries it alone (docs/protocol.md, "A handed-over fire"): the record
+        names it before it is started, so nothing but the record decides who may run the fire."""
+        if not self.holds_claim(holder):
+            raise TransitionRefused(self.id, "handed over", f"{holder} holds no claim on it")
+        moved = self._moved(now, Status.IN_PROGRESS, "handed over to its own execution", limit)
+        return replace(moved, claimed_by=to_execution_arn, execution_arn=to_execution_arn)
+
+    def released(
+        self, now: datetime, holder: str, limit: int, reason: str = "claim released after an outage"
+    ) -> Self:
+        """Give up the claim of ``holder``, whose execution was lost (or could not take it on):
+        the fire runs again."""
+        if not self.holds_claim(holder):
+            raise TransitionRefused(self.id, "released", f"{holder} holds no claim on it")
+        moved = self._moved(now, Status.PENDING, reason, limit)
+        return replace(moved, claimed_by=None)
+
+    def _at_occurrence(self, transition: str, occurrence: int) -> None:
+        if occurrence != self.occurrence:
+            raise TransitionRefused(
+                self.id, transition, f"it is at occurrence {self.occurrence}, not {occurrence}"
+            )
+
+    def fired(
+        self,
+        now: datetime,
+        record: Occurrence,
+        next_fire: datetime | None,
+        result: dict[str, Any] | None,
+        limits: Limits,
+    ) -> Self:
+        """The fire the record is at ran (or ran nothing, or was skipped): into the history, and
+        on to ``next_fire`` — or the end when there is none."""
+        self._starting_from("recorded", ACTIVE)
+        self._at_occurrence("recorded", record.occurrence)
+        if record.outcome is Outcome.NO_ACTION:
+            status, reason = Status.NO_ACTION, "no fulfillment for this action"
+        elif next_fire is None:
+            done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
+            status, reason = (
+                Status.COMPLETED,
+                f"occurrence {record.occurrence} {done}; it was the last",
+            )
+        else:
+            done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
+            status, reason = Status.PENDING, f"occurrence {record.occurrence} {done}"
+        moved = replace(
+            self._moved(now, status, reason, limits.transitions),
+            history=(*self.history, record)[-limits.history :],
+            last_result=result,
+            retry_count=record.attempts - 1,
+            claimed_by=None,
+            last_error=None,
+        )
+        if status is Status.PENDING:
+            assert next_fire is not None
+            return moved._next_occurrence(next_fire)
+        return replace(moved, ttl=limits.expiry(now))
+
+    def failed(
+        self, now: datetime, record: Occurrence, next_fire: datetime | None, limits: Limits
+    ) -> Self:
+        """The scheduled fire failed past its retries: recorded, retryable by hand, and then
+        what the failure policy says — CONTINUE with ``next_fire``, PAUSE before it (a resume
+        goes on from there: the failed occurrence is not run again but by a retry by hand, with
+        its own key), or STOP (FAILED). After the last fire, CONTINUE and PAUSE complete."""
+        self._starting_from("recorded failed", ACTIVE)
+        self._at_occurrence("recorded failed", record.occurrence)
+        what = f"occurrence {record.occurrence} failed"
+        policy = self.failure_policy
+        if policy is FailurePolicy.STOP:
+            status, reason = Status.FAILED, what
+        elif policy is FailurePolicy.PAUSE and next_fire is not None:
+            status, reason = Status.PAUSED, f"{what}; paused (onFailure PAUSE)"
+        elif next_fire is None:
+            status, reason = Status.COMPLETED, f"{what}; it was the last"
+        else:
+            status, reason = Status.PENDING, f"{what}; continuing (onFailure CONTINUE)"
+        moved = replace(
+            self._moved(now, status, reason, limits.transitions),
+            history=(*self.history, record)[-limits.history :],
+            last_error=record.error,
+            retry_count=max(record.attempts - 1, self.retry_count),
+            claimed_by=None,
+        )
+        if policy is FailurePolicy.STOP:
+            return replace(moved, ttl=limits.expiry(now))
+        failed_fire = FailedFire(
+            record.occurrence, record.scheduled_time, self.key_of(record.occurrence), record.error
+        )
+        moved = replace(moved, unresolved=(*self.unresolved, failed_fire)[-MAX_UNRESOLVED:])
+        if status is Status.COMPLETED:
+            return replace(moved, ttl=limits.expiry(now))
+        assert next_fire is not None
+        moved = moved._next_occurrence(next_fire)
+        if status is Status.PAUSED:
+            note = f"{what}: {record.error or 'see history'}"[:500]
+            return replace(moved, generation=self.generation + 1, pause=Pause(now, note))
+        return moved
+
+    def _next_occurrence(self, next_fire: datetime) -> Self:
+        """On to the next occurrence: its fire time, no execution yet. (The changes of the
+        occurrences before it stay, under the seal, until the next change is sealed.)"""
+        return replace(
+            self, execution_time=next_fire, occurrence=self.occurrence + 1, execution_arn=None
+        )
+
+    def noted_failure(self, now: datetime, error: str, retry_count: int) -> Self:
+        """An attempt failed and will be retried (or reported): keep its error on the record."""
+        self._starting_from("noted failing", Status.IN_PROGRESS)
+        return replace(self._touched(now), last_error=error[:1000], retry_count=retry_count)
+
+    def noted_missed(self, now: datetime) -> Self:
+        """The watchdog's note: the fire the record is at is missed (a need of attention)."""
+        self._starting_from("noted missed", Status.PENDING)
+        assert self.execution_time is not None
+        note = MissedFire(self.generation, self.occurrence, self.execution_time, now)
+        return replace(self._touched(now), missed=note)
+
+    def with_execution(self, now: datetime, execution_arn: str) -> Self:
+        """Its fire's execution named (a leg, a repair, a hand-over before the claim)."""
+        self._starting_from("given an execution", ACTIVE)
+        return replace(self._touched(now), execution_arn=execution_arn)
+
+    def launched(self, now: datetime, execution_arn: str) -> Self:
+        """The pump started the parked fire's execution."""
+        if not self.is_parked:
+            raise TransitionRefused(self.id, "launched", f"its fire is not parked ({self.status})")
+        return replace(self._touched(now), execution_arn=execution_arn, launch_at=None)
+
+    def parked_again(self, now: datetime, launch_at: datetime) -> Self:
+        """Its execution could not be started (a quota, throttling): the pump tries again."""
+        self._starting_from("parked again", Status.PENDING)
+        return replace(self._touched(now), execution_arn=None, launch_at=launch_at)
+
+    def planned(self, execution_arn: str) -> Self:
+        """The execution this version's fire will run in (named before it is started)."""
+        return replace(self, execution_arn=execution_arn, launch_at=None)
+
+    def parked(self, launch_at: datetime) -> Self:
+        """This version's fire waits in the table; the pump starts its execution at
+        ``launch_at``."""
+        return replace(self, execution_arn=None, launch_at=launch_at)
+
+    def manual_claimed(self, now: datetime, number: int, execution_arn: str | None) -> Self:
+        """Claimed by an execution, by its ARN (None: released, its execution lost)."""
+        self._manual_in_flight("claimed", number)
+        return replace(self._touched(now), manual=self.manual.claimed(number, execution_arn))
+
+    def manual_recorded(
+        self, now: datetime, number: int, record: Occurrence, key: str, limits: Limits
+    ) -> Self:
+        """A manual fire's tick or failure: into the history, out of the fires in flight; a
+        fire that succeeded resolves the failure it retried, one that failed needs attention."""
+        self._manual_in_flight("recorded", number)
+        unresolved = tuple(u for u in self.unresolved if u.idempotency_key != key)
+        if record.outcome is Outcome.FAILED:
+            unresolved = (
+                *unresolved,
+                FailedFire(record.occurrence, record.scheduled_time, key, record.error, number),
+            )[-MAX_UNRESOLVED:]
+        return replace(
+            self._touched(now),
+            manual=self.manual.recorded(number),
+            history=(*self.history, record)[-limits.history :],
+            unresolved=unresolved,
+        )
+
+    def _manual_in_flight(self, transition: str, number: int) -> None:
+        if self.manual.fire(number) is None:
+            raise TransitionRefused(
+                self.id, f"{transition} as manual fire {number}", "no such fire is in flight"
+            )
