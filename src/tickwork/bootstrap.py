@@ -171,9 +171,9 @@ def from_environment() -> Dependencies:
 
 def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     # Imported here: a unit test's build never loads botocore.
+    from tickwork.adapters.counted_memo import CountedMemo
     from tickwork.adapters.dynamodb_calendars import DynamoDBCalendars
     from tickwork.adapters.dynamodb_count_tab import DynamoDBCountTabs
-    from tickwork.adapters.dynamodb_counts import CountedMemo
     from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
     from tickwork.adapters.dynamodb_queries import DynamoDBQueries
     from tickwork.adapters.dynamodb_records import DynamoDBRecords
@@ -202,7 +202,7 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
     ports.setdefault("rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws))
     ports.setdefault("calendars", DynamoDBCalendars(table, clients=aws))
-    ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws))
+    ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws, memo=memo))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     # Without a batch machine (FireBatching=false), nothing is batched: it is never started.
     batch_machine = settings.batch_state_machine_arn or settings.state_machine_arn

@@ -23,8 +23,8 @@ from tests.unit.fakes import (
     FakeRecords,
     FakeStore,
 )
+from tickwork.adapters.counted_memo import CountedMemo
 from tickwork.adapters.dynamodb_count_tab import DynamoDBCountTabs
-from tickwork.adapters.dynamodb_counts import CountedMemo
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.dynamodb_queries import DynamoDBQueries
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
@@ -102,6 +102,6 @@ def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
             DynamoDBQueries(name, clock=clock, memo=memo),
             DynamoDBParkedFires(name),
             DynamoDBFireTallies(name),
-            DynamoDBCountTabs(name),
+            DynamoDBCountTabs(name, memo=memo),
             clock,
         )

@@ -26,7 +26,7 @@ BATCH = "b-1-abc"
 
 def _tab(stores: Stores, attempt: int = 0, members: int = 5) -> TabbedRecords:
     ids = [f"t:{n}" for n in range(members)]
-    return stores.records.on_tab(BATCH, attempt, ids, stores.clock.now())
+    return stores.tabs.open(BATCH, attempt, ids, stores.clock.now())
 
 
 def _complete(stores: Stores, records: object, action_id: str) -> Action:
@@ -230,7 +230,7 @@ def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
 
 def _follow_on(stores: Stores, members: list[str]) -> TabbedRecords:
     """The tab of a later batch (a follow-on) whose members carry the first batch's changes."""
-    return stores.records.on_tab("b-2-next", 0, members, stores.clock.now())
+    return stores.tabs.open("b-2-next", 0, members, stores.clock.now())
 
 
 def _again(stores: Stores, records: object, action_id: str) -> None:

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients, OnTable
+from tickwork.adapters.counted_memo import CountedMemo
 from tickwork.adapters.dynamodb_counts import (
     Changes,
-    CountedMemo,
     counted_as,
     counter_add,
     deltas,
@@ -159,7 +159,25 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
 
 
 class DynamoDBCountTabs(OnTable):
-    """The tabs of batches, as the reconciler and a retried task see them."""
+    """The tabs of batches: opened by a batch's task, settled by it, by its retry or by the
+    reconciler."""
+
+    def __init__(
+        self,
+        table_name: str,
+        table: Table | None = None,
+        clients: AwsClients | None = None,
+        memo: CountedMemo | None = None,
+    ) -> None:
+        super().__init__(table_name, table, clients)
+        self._memo = memo or CountedMemo()
+
+    def open(
+        self, tab: str, attempt: int, members: list[str], now: datetime
+    ) -> DynamoDBTabbedRecords:
+        return DynamoDBTabbedRecords(
+            self._name, f"{tab}#{attempt}", members, now, self._given, self._clients, self._memo
+        )
 
     def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
         by = to_epoch_ms(opened_by)

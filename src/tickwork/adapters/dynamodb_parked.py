@@ -18,7 +18,7 @@ from typing import Any
 
 from tickwork.adapters.clients import OnTable
 from tickwork.adapters.dynamodb_reads import query_pages
-from tickwork.adapters.dynamodb_record import PARK_SHARDS, PUMP_ITEM_ID, park_bucket, park_shard
+from tickwork.adapters.record_keys import PARK_SHARDS, PUMP_ITEM_ID, park_bucket, park_shard
 from tickwork.domain.times import to_epoch_ms
 
 __all__ = ["DynamoDBParkedFires"]

@@ -18,9 +18,11 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from tickwork.adapters.clients import AwsClients, OnTable
-from tickwork.adapters.dynamodb_counts import ATTENTION, CountedMemo, counter_ids
+from tickwork.adapters.counted_memo import CountedMemo
+from tickwork.adapters.dynamodb_counts import ATTENTION, counter_ids
 from tickwork.adapters.dynamodb_reads import items_by_id, query_pages
-from tickwork.adapters.dynamodb_record import SHARDS, from_item
+from tickwork.adapters.dynamodb_record import from_item
+from tickwork.adapters.record_keys import SHARDS
 from tickwork.clock import SystemClock
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Status

@@ -1,109 +1,43 @@
-"""The action record as a DynamoDB item, and back.
+"""The action record as a DynamoDB item, and back, by the item's format (``fmt``).
 
 Items keep the seed schema's attribute names (id, action, data, metadata, executionTime in
 epoch milliseconds, repeat, frequency, executionRemainder, status, retryCount, createdAt,
 updatedAt) beside tickwork's own (schedule with its zone, version, generation, occurrence, ...),
-the record's format (``fmt``), and the keys of the table's indexes:
+the keys of the table's indexes (``record_keys``), and the parts in their stored forms
+(``record_codecs``). For the write units a record costs, ``catchUp`` is left out at its default
+(ONCE after 60 s) and ``changedAt`` while it equals ``createdAt``; both read back as those.
 
-- ``statusShard`` + ``executionTime`` (ByStatus): one status by next fire; the shard suffix
-  spreads a status over partitions, so a million PENDING actions share no hot key;
-- ``groupShard`` + ``id`` (ByGroup) and ``idShard`` + ``id`` (ById): by group and by id
-  prefix, in id order;
-- ``attentionShard`` + ``id`` (NeedsAttention): present only while a failed fire waits for a
-  retry (a sparse index);
-- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs, or
-  a backfill waits;
-- ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked. The key
-  is the hour the pump launches it in plus a shard: a busy hour is spread over
-  ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
-  watermark item, ``PUMP_ITEM_ID``), so its reads grow with the fires it launches, never with
-  the actions stored.
-
-The history and the transitions, most of a busy record, are kept in short names with epoch
-milliseconds (``history``: ``o`` occurrence, ``s``/``a`` scheduled and actual time, ``n``
-attempts, ``r`` outcome, ``e`` error, ``l`` lateness, ``t`` trigger, ``m`` manual, ``x`` the
-execution that ran it, told back from a short code; the scheduled time is left out when the
-actual time less the lateness tells it; ``transitions``: ``t`` at, ``f``/``s`` from and to
-status as one letter, ``r`` reason): every write of a record costs a write unit per KB of it.
-For the same reason ``catchUp`` is left out at its default (ONCE after 60 s) and ``changedAt``
-while it equals ``createdAt``; both read back as those.
-
-Formats (``fmt``): none or 1 before; 2 writes a batch's counter changes in pairs
-(dynamodb_tabs) and the zone in the schedule only (no top-level ``timezone``): a one-off in a
-batch stays under 1 KB through its life. Items of every format stored are read as they are,
-long names included.
+Formats: every item is written in ``FORMAT_VERSION`` and read by the reader of the format it
+says — 2 (``fmt`` 2: a batch's counter changes carried in pairs, ``dynamodb_tabs``, and the zone
+in the schedule only) or 1 (no ``fmt``: ``record_format_1``). An item of another format is
+refused (``RecordFormatUnknown``): a newer tickwork wrote it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from dataclasses import replace
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from tickwork.adapters import record_codecs as codecs
+from tickwork.adapters.record_format_1 import format_1_occurrence, format_1_transition
+from tickwork.adapters.record_keys import index_keys
 from tickwork.domain.action import Action, Occurrence, Status, Transition
-from tickwork.domain.backfill import Backfilled, BackfillRequest, Overlap
+from tickwork.domain.backfill import Backfilled
 from tickwork.domain.catch_up import CatchUp
-from tickwork.domain.fire import Outcome, Trigger
+from tickwork.domain.errors import RecordFormatUnknown
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
-from tickwork.domain.naming import DIGEST_DIGITS, legacy_execution_name, name_with_digest
-from tickwork.domain.occurrence_changes import OccurrenceChange
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.steering import (
-    ChangeKind,
-    Deferred,
-    FailedFire,
-    FailurePolicy,
-    ManualFire,
-    ManualFires,
-    MissedFire,
-    Pause,
-)
+from tickwork.domain.steering import FailurePolicy, ManualFires, Pause
 from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
-__all__ = [
-    "FORMAT",
-    "FORMAT_VERSION",
-    "PARK_BUCKET_MS",
-    "PARK_SHARDS",
-    "PUMP_ITEM_ID",
-    "SHARDS",
-    "from_item",
-    "park_bucket",
-    "park_shard",
-    "shard_of",
-    "status_shard",
-    "to_item",
-]
+__all__ = ["FORMAT", "FORMAT_VERSION", "READ_FORMATS", "format_of", "from_item", "to_item"]
 
-# The record's layout, written on every record as ``fmt``: 1 (or none) before, 2 since a batch's
-# counter changes carried in pairs (dynamodb_tabs). Readers take every format stored.
-FORMAT = "fmt"
-FORMAT_VERSION = 2
-SHARDS = 8
-PARK_SHARDS = 16
-PARK_BUCKET_MS = 3_600_000  # an hour of launches per bucket
-PUMP_ITEM_ID = "#pump"  # the pump's watermark; no action id can start with "#"
-
-
-def shard_of(action_id: str) -> int:
-    return hashlib.sha256(action_id.encode()).digest()[0] % SHARDS
-
-
-def status_shard(status: str, action_id: str) -> str:
-    return f"{status}#{shard_of(action_id)}"
-
-
-def park_bucket(epoch_ms: int) -> int:
-    return epoch_ms // PARK_BUCKET_MS
-
-
-def park_shard(bucket: int, shard: int) -> str:
-    return f"{bucket}#{shard}"
+FORMAT = "fmt"  # the item's attribute that says its format
+FORMAT_VERSION = 2  # the format every item is written in
 
 
 def _epoch_ms(moment: datetime | None) -> int | None:
@@ -127,287 +61,6 @@ def _from_dynamo(value: Any) -> Any:
     return value
 
 
-def _occurrence_item(occurrence: Occurrence, action_id: str) -> dict[str, Any]:
-    """One fire of the history, in short names: the history is most of a busy record, and a
-    record's every write costs a write unit per KB of it."""
-    actual = to_epoch_ms(occurrence.actual_time)
-    scheduled = to_epoch_ms(occurrence.scheduled_time)
-    told_by_lateness = (
-        occurrence.late_ms is not None
-        and from_epoch_ms(actual - occurrence.late_ms) == occurrence.scheduled_time
-    )
-    return _drop_none(
-        {
-            "o": occurrence.occurrence,
-            "s": None if told_by_lateness else scheduled,  # else actual time less lateness
-            "a": actual,
-            "n": occurrence.attempts,
-            "r": str(occurrence.outcome),
-            "e": occurrence.error,
-            "l": occurrence.late_ms,
-            "t": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
-            "m": occurrence.manual or None,
-            "x": _execution_code(occurrence, action_id),
-        }
-    )
-
-
-def _occurrence(item: dict[str, Any], action_id: str) -> Occurrence:
-    if "o" not in item:  # written before the short names
-        return _legacy_occurrence(item)
-    occurrence = Occurrence(
-        occurrence=item["o"],
-        scheduled_time=from_epoch_ms(item["s"] if "s" in item else item["a"] - item["l"]),
-        actual_time=from_epoch_ms(item["a"]),
-        attempts=item["n"],
-        outcome=Outcome(item["r"]),
-        error=item.get("e"),
-        late_ms=item.get("l"),
-        trigger=Trigger(item.get("t", Trigger.SCHEDULED)),
-        manual=item.get("m", 0),
-    )
-    return replace(occurrence, execution=_execution_of(item.get("x"), occurrence, action_id))
-
-
-def _legacy_occurrence(item: dict[str, Any]) -> Occurrence:
-    return Occurrence(
-        occurrence=item["occurrence"],
-        scheduled_time=parse_iso(item["scheduledTime"], "history.scheduledTime"),
-        actual_time=parse_iso(item["actualTime"], "history.actualTime"),
-        attempts=item["attempts"],
-        outcome=Outcome(item["outcome"]),
-        error=item.get("error"),
-        late_ms=item.get("lateMs"),
-        trigger=Trigger(item.get("trigger", Trigger.SCHEDULED)),
-        manual=item.get("manual", 0),
-        execution=item.get("execution"),
-    )
-
-
-def _execution_code(occurrence: Occurrence, action_id: str) -> str | None:
-    """The name of the execution that ran a fire, as short as it can be told back: ``b:<hex>``
-    for a batch of the fire's second, ``~<digest>g<generation>[...]`` for the fire's own
-    execution (its name follows from the id, the digest and the fire; ``~g<generation>[...]``
-    for a name made before names were keyed), else the name itself."""
-    name = occurrence.execution
-    if name is None:
-        return None
-    batch = re.fullmatch(r"b-(\d+)-([0-9a-f]{16}|[0-9a-f]{12})", name)
-    if batch and int(batch[1]) == int(occurrence.scheduled_time.timestamp()):
-        return f"b:{batch[2]}"
-    tail = rf"-g(\d+)-o{occurrence.occurrence}((?:-[mlr]\d+)*)"
-    own = re.fullmatch(rf".*-([0-9a-f]{{{DIGEST_DIGITS}}}){tail}", name)
-    legacy = re.fullmatch(rf".*{tail}", name)
-    for code in (
-        f"~{own[1]}g{own[2]}{own[3]}" if own else None,
-        f"~g{legacy[1]}{legacy[2]}" if legacy else None,
-    ):
-        if code is not None and _execution_of(code, occurrence, action_id) == name:
-            return code
-    return name
-
-
-def _execution_of(code: str | None, occurrence: Occurrence, action_id: str) -> str | None:
-    if code is None:
-        return None
-    if code.startswith("b:"):
-        return f"b-{int(occurrence.scheduled_time.timestamp())}-{code[2:]}"
-    own = re.fullmatch(r"~([0-9a-f]*)g(\d+)((?:-[mlr]\d+)*)", code)
-    if own is None:
-        return code
-    parts = {part[0]: int(part[1:]) for part in own[3].split("-") if part}
-    numbers = (
-        int(own[2]),
-        occurrence.occurrence,
-        parts.get("l", 0),
-        parts.get("r", 0),
-        parts.get("m", 0),
-    )
-    if not own[1]:
-        return legacy_execution_name(action_id, *numbers)
-    return name_with_digest(action_id, own[1], *numbers)
-
-
-def _deferred_item(change: Deferred | None) -> dict[str, Any] | None:
-    if change is None:
-        return None
-    return _drop_none(
-        {
-            "kind": str(change.kind),
-            "requestedAt": iso(change.requested_at),
-            "request": change.request,
-            "specHash": change.spec_hash,
-            "eventId": change.event_id,
-            "note": change.note,
-        }
-    )
-
-
-def _deferred(item: dict[str, Any] | None) -> Deferred | None:
-    if not item:
-        return None
-    return Deferred(
-        kind=ChangeKind(item["kind"]),
-        requested_at=parse_iso(item["requestedAt"], "deferred.requestedAt"),
-        request=item.get("request"),
-        spec_hash=item.get("specHash"),
-        event_id=item.get("eventId"),
-        note=item.get("note"),
-    )
-
-
-def _manual_item(fire: ManualFire) -> dict[str, Any]:
-    return _drop_none(
-        {
-            "number": fire.number,
-            "trigger": str(fire.trigger),
-            "requestedAt": iso(fire.requested_at),
-            "occurrence": fire.occurrence,
-            "idempotencyKey": fire.idempotency_key,
-            "requestId": fire.request_id,
-            "claimedBy": fire.claimed_by,
-            "generation": fire.generation,
-            "scheduledTime": fire.scheduled and iso(fire.scheduled),
-        }
-    )
-
-
-def _manual(item: dict[str, Any]) -> ManualFire:
-    return ManualFire(
-        number=item["number"],
-        trigger=Trigger(item["trigger"]),
-        requested_at=parse_iso(item["requestedAt"], "manual.requestedAt"),
-        occurrence=item.get("occurrence", 0),
-        idempotency_key=item.get("idempotencyKey", ""),
-        request_id=item.get("requestId"),
-        claimed_by=item.get("claimedBy"),
-        generation=item.get("generation", 0),
-        scheduled=(
-            parse_iso(item["scheduledTime"], "manual.scheduledTime")
-            if item.get("scheduledTime")
-            else None
-        ),
-    )
-
-
-def _missed_item(missed: MissedFire | None) -> dict[str, Any] | None:
-    if missed is None:
-        return None
-    return {
-        "generation": missed.generation,
-        "occurrence": missed.occurrence,
-        "scheduledTime": iso(missed.scheduled_time),
-        "notedAt": iso(missed.noted_at),
-    }
-
-
-def _missed(item: dict[str, Any] | None) -> MissedFire | None:
-    if not item:
-        return None
-    return MissedFire(
-        generation=item["generation"],
-        occurrence=item["occurrence"],
-        scheduled_time=parse_iso(item["scheduledTime"], "missed.scheduledTime"),
-        noted_at=parse_iso(item["notedAt"], "missed.notedAt"),
-    )
-
-
-def _change_item(change: OccurrenceChange) -> dict[str, Any]:
-    return _drop_none(
-        {
-            "scheduled": iso(change.scheduled),
-            "to": change.to and iso(change.to),
-            "requestedAt": iso(change.requested_at),
-            "note": change.note,
-        }
-    )
-
-
-def _change(item: dict[str, Any]) -> OccurrenceChange:
-    to = item.get("to")
-    return OccurrenceChange(
-        scheduled=parse_iso(item["scheduled"], "occurrenceChanges.scheduled"),
-        requested_at=parse_iso(item["requestedAt"], "occurrenceChanges.requestedAt"),
-        to=None if to is None else parse_iso(to, "occurrenceChanges.to"),
-        note=item.get("note"),
-    )
-
-
-def _failed_item(failed: FailedFire) -> dict[str, Any]:
-    return _drop_none(
-        {
-            "occurrence": failed.occurrence,
-            "scheduledTime": iso(failed.scheduled_time),
-            "idempotencyKey": failed.idempotency_key,
-            "error": failed.error,
-            "manual": failed.manual or None,
-        }
-    )
-
-
-def _failed(item: dict[str, Any]) -> FailedFire:
-    return FailedFire(
-        occurrence=item["occurrence"],
-        scheduled_time=parse_iso(item["scheduledTime"], "unresolved.scheduledTime"),
-        idempotency_key=item["idempotencyKey"],
-        error=item.get("error"),
-        manual=item.get("manual", 0),
-    )
-
-
-_STATUS_CODES = {
-    Status.PENDING: "P",
-    Status.IN_PROGRESS: "I",
-    Status.PAUSED: "Z",
-    Status.COMPLETED: "C",
-    Status.FAILED: "F",
-    Status.NO_ACTION: "N",
-    Status.CANCELLED: "X",
-}
-_CODED_STATUS = {code: status for status, code in _STATUS_CODES.items()}
-
-
-def _transition_item(transition: Transition) -> dict[str, Any]:
-    return _drop_none(
-        {
-            "t": to_epoch_ms(transition.at),
-            "f": transition.from_status and _STATUS_CODES[transition.from_status],
-            "s": _STATUS_CODES[transition.to_status],
-            "r": transition.reason,
-        }
-    )
-
-
-def _transition(item: dict[str, Any]) -> Transition:
-    if "t" not in item:  # written before the short names
-        before = item.get("fromStatus")
-        return Transition(
-            at=parse_iso(item["at"], "transitions.at"),
-            from_status=Status(before) if before else None,
-            to_status=Status(item["toStatus"]),
-            reason=item["reason"],
-        )
-    before = item.get("f")
-    return Transition(
-        at=from_epoch_ms(item["t"]),
-        from_status=_CODED_STATUS[before] if before else None,
-        to_status=_CODED_STATUS[item["s"]],
-        reason=item["r"],
-    )
-
-
-def _drop_none(fields: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in fields.items() if v is not None}
-
-
-def _parked_keys(action: Action) -> dict[str, Any]:
-    if not action.is_parked or action.launch_at is None:
-        return {}
-    launch_ms = to_epoch_ms(action.launch_at)
-    shard = int.from_bytes(hashlib.sha256(action.id.encode()).digest()[1:3]) % PARK_SHARDS
-    return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}
-
-
 def _changed_at(action: Action) -> str | None:
     """Left out while the action is as it was created: read back, it is ``createdAt``."""
     if action.changed_at is None or action.changed_at == action.created_at:
@@ -427,7 +80,6 @@ def to_item(action: Action) -> dict[str, Any]:
         "frequency": action.frequency,
         "executionRemainder": action.execution_remainder,
         "status": str(action.status),
-        "statusShard": status_shard(str(action.status), action.id),
         "retryCount": action.retry_count,
         "createdAt": iso(action.created_at),
         "updatedAt": iso(action.updated_at),
@@ -442,21 +94,14 @@ def to_item(action: Action) -> dict[str, Any]:
         "claimedBy": action.claimed_by,
         "lastResult": action.last_result,
         "lastError": action.last_error,
-        "history": [_occurrence_item(h, action.id) for h in action.history],
-        "transitions": [_transition_item(t) for t in action.transitions],
+        "history": [codecs.occurrence_item(h, action.id) for h in action.history],
+        "transitions": [codecs.transition_item(t) for t in action.transitions],
         "ttl": action.ttl,
         "request": action.request,
         "catchUp": None if action.catch_up == CatchUp() else action.catch_up.to_dict(),
         "seal": action.seal,
         "group": action.group,
-        "groupShard": f"{action.group}#{shard_of(action.id)}",
-        "idShard": f"ids#{shard_of(action.id)}",
-        "attentionShard": f"attention#{shard_of(action.id)}" if action.needs_attention else None,
-        # indexed while a manual fire runs or a backfill waits: the reconciler looks there
-        "manualShard": (
-            f"manual#{shard_of(action.id)}" if action.manual.in_flight or action.backfill else None
-        ),
-        **_parked_keys(action),
+        **index_keys(action),
         "onFailure": action.on_failure and str(action.on_failure),
         "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
         "roleArn": action.role_arn,
@@ -464,21 +109,60 @@ def to_item(action: Action) -> dict[str, Any]:
         "pauseNote": action.pause and action.pause.note,
         "pausedAt": action.pause and iso(action.pause.at),
         "changedAt": _changed_at(action),
-        "deferred": _deferred_item(action.deferred),
-        "manual": [_manual_item(m) for m in action.manual.in_flight] or None,
+        "deferred": codecs.deferred_item(action.deferred),
+        "manual": [codecs.manual_item(m) for m in action.manual.in_flight] or None,
         "manualCount": action.manual.count or None,
-        "asked": [_manual_item(m) for m in action.manual.asked] or None,
-        "unresolved": [_failed_item(u) for u in action.unresolved] or None,
-        "occurrenceChanges": [_change_item(c) for c in action.occurrence_changes] or None,
-        "missed": _missed_item(action.missed) if action.missing_fire else None,
+        "asked": [codecs.manual_item(m) for m in action.manual.asked] or None,
+        "unresolved": [codecs.failed_item(u) for u in action.unresolved] or None,
+        "occurrenceChanges": [codecs.change_item(c) for c in action.occurrence_changes] or None,
+        "missed": codecs.missed_item(action.missed) if action.missing_fire else None,
         "backfilled": [[iso(s.first), iso(s.last)] for s in action.backfilled] or None,
-        "backfill": _backfill_item(action.backfill),
+        "backfill": codecs.backfill_item(action.backfill),
     }
-    return _to_dynamo(_drop_none(item))
+    return _to_dynamo(codecs.drop_none(item))
+
+
+def format_of(item: dict[str, Any]) -> int | str:
+    """The format an item says it is in: its ``fmt`` (a whole number as written), or 1 when it
+    has none; anything else as it stands, which no reader takes."""
+    stated = item.get(FORMAT, 1)
+    if isinstance(stated, Decimal) and stated == stated.to_integral_value():
+        return int(stated)  # as boto3 reads a number
+    return stated if isinstance(stated, int) and not isinstance(stated, bool) else repr(stated)
 
 
 def from_item(raw: dict[str, Any]) -> Action:
+    """The action an item holds, read by its format's reader; ``RecordFormatUnknown`` for a
+    format this code does not read."""
     item = _from_dynamo(raw)
+    version = format_of(item)
+    reader = READ_FORMATS.get(version) if isinstance(version, int) else None
+    if reader is None:
+        raise RecordFormatUnknown(str(item.get("id")), str(version), sorted(READ_FORMATS))
+    return reader(item)
+
+
+def _read_format_2(item: dict[str, Any]) -> Action:
+    return _read(item, codecs.occurrence, codecs.transition)
+
+
+def _read_format_1(item: dict[str, Any]) -> Action:
+    return _read(item, format_1_occurrence, format_1_transition)
+
+
+READ_FORMATS: dict[int, Callable[[dict[str, Any]], Action]] = {
+    1: _read_format_1,
+    2: _read_format_2,
+}
+
+
+def _read(
+    item: dict[str, Any],
+    occurrence: Callable[[dict[str, Any], str], Occurrence],
+    transition: Callable[[dict[str, Any]], Transition],
+) -> Action:
+    """The action an item of a known format holds, its history entries and transitions read by
+    the format's own readers."""
     execution_ms = item.get("executionTime")
     created_at = parse_iso(item["createdAt"], "createdAt")
     return Action(
@@ -502,8 +186,8 @@ def from_item(raw: dict[str, Any]) -> Action:
         claimed_by=item.get("claimedBy"),
         last_result=item.get("lastResult"),
         last_error=item.get("lastError"),
-        history=tuple(_occurrence(h, item["id"]) for h in item.get("history", [])),
-        transitions=tuple(_transition(t) for t in item.get("transitions", [])),
+        history=tuple(occurrence(h, item["id"]) for h in item.get("history", [])),
+        transitions=tuple(transition(t) for t in item.get("transitions", [])),
         ttl=item.get("ttl"),
         request=item.get("request"),
         catch_up=CatchUp.from_dict(item.get("catchUp")),
@@ -524,46 +208,18 @@ def from_item(raw: dict[str, Any]) -> Action:
             parse_iso(item["changedAt"], "changedAt") if item.get("changedAt") else created_at
         ),
         launch_at=from_epoch_ms(item["launchAt"]) if item.get("launchAt") is not None else None,
-        deferred=_deferred(item.get("deferred")),
+        deferred=codecs.deferred(item.get("deferred")),
         manual=ManualFires(
-            in_flight=tuple(_manual(m) for m in item.get("manual", [])),
+            in_flight=tuple(codecs.manual(m) for m in item.get("manual", [])),
             count=item.get("manualCount", 0),
-            asked=tuple(_manual(m) for m in item.get("asked", [])),
+            asked=tuple(codecs.manual(m) for m in item.get("asked", [])),
         ),
-        unresolved=tuple(_failed(u) for u in item.get("unresolved", [])),
-        occurrence_changes=tuple(_change(c) for c in item.get("occurrenceChanges", [])),
-        missed=_missed(item.get("missed")),
+        unresolved=tuple(codecs.failed(u) for u in item.get("unresolved", [])),
+        occurrence_changes=tuple(codecs.change(c) for c in item.get("occurrenceChanges", [])),
+        missed=codecs.missed(item.get("missed")),
         backfilled=tuple(
             Backfilled(parse_iso(first, "backfilled"), parse_iso(last, "backfilled"))
             for first, last in item.get("backfilled", [])
         ),
-        backfill=_backfill(item.get("backfill")),
-    )
-
-
-def _backfill_item(request: BackfillRequest | None) -> dict[str, Any] | None:
-    if request is None:
-        return None
-    return _drop_none(
-        {
-            "startTime": iso(request.start),
-            "endTime": iso(request.end),
-            "overlap": str(request.overlap),
-            "requestedAt": iso(request.requested_at),
-            "requestId": request.request_id,
-            "note": request.note,
-        }
-    )
-
-
-def _backfill(item: dict[str, Any] | None) -> BackfillRequest | None:
-    if item is None:
-        return None
-    return BackfillRequest(
-        start=parse_iso(item["startTime"], "backfill.startTime"),
-        end=parse_iso(item["endTime"], "backfill.endTime"),
-        overlap=Overlap(item["overlap"]),
-        requested_at=parse_iso(item["requestedAt"], "backfill.requestedAt"),
-        request_id=item.get("requestId"),
-        note=item.get("note"),
+        backfill=codecs.backfill(item.get("backfill")),
     )

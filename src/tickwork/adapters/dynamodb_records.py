@@ -18,16 +18,14 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients, OnTable
+from tickwork.adapters.counted_memo import CountedMemo, Stored
 from tickwork.adapters.dynamodb_counts import (
     Changes,
-    CountedMemo,
-    Stored,
     counted_as,
     counter_add,
     deltas,
@@ -43,8 +41,6 @@ from tickwork.domain.times import iso
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
-
-    from tickwork.adapters.dynamodb_count_tab import DynamoDBTabbedRecords
 
 __all__ = ["DynamoDBRecords", "fits"]
 
@@ -88,17 +84,6 @@ class DynamoDBRecords(OnTable):
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
         self._write(action, expected_version, recorded)
-
-    def on_tab(
-        self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> DynamoDBTabbedRecords:
-        from tickwork.adapters.dynamodb_count_tab import (
-            DynamoDBTabbedRecords,
-        )  # it extends this class
-
-        return DynamoDBTabbedRecords(
-            self._name, f"{tab}#{attempt}", members, now, self._given, self._clients, self._memo
-        )
 
     def delete(self, action_id: str) -> None:
         """Delete the record and take it off its counters (a purge), settling what it carries."""

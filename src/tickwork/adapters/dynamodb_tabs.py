@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tickwork.adapters.dynamodb_counts import COUNTER_PREFIX, FIRE_PREFIX, Changes
-from tickwork.adapters.dynamodb_record import FORMAT
+from tickwork.adapters.dynamodb_record import format_of
 from tickwork.domain.identifiers import DEFAULT_GROUP
 
 __all__ = [
@@ -136,7 +136,8 @@ def tab_settlement(table_name: str, state: TabState, ids: list[str], close: bool
 def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
     """The changes a stored record carries, by tab (legacy ``countsDue`` included)."""
     # Format 1 wrote every change on its own: no scope there is "+".
-    paired = int(str(item.get(FORMAT, 1))) >= _PAIRED_SINCE
+    version = format_of(item)
+    paired = isinstance(version, int) and version >= _PAIRED_SINCE
     group = str(item.get("group", DEFAULT_GROUP)) if paired else None
     carried = {
         str(tab): _decode(texts, group) for tab, texts in (item.get(UNCOUNTED) or {}).items()

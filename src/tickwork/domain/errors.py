@@ -31,6 +31,7 @@ __all__ = [
     "ManualFiresInFlight",
     "OccurrenceSkipped",
     "PermanentFulfillmentError",
+    "RecordFormatUnknown",
     "RecordTooLarge",
     "RetriesExhausted",
     "SignatureRefused",
@@ -314,6 +315,20 @@ class ActionSuperseded(TickworkError):
     def __init__(self, action_id: str, reason: str) -> None:
         self.action_id = action_id
         super().__init__(f"execution for action {action_id!r} is superseded: {reason}")
+
+
+class RecordFormatUnknown(TickworkError):
+    """A stored record says a format this code does not read (a newer tickwork wrote it, or it
+    was altered by hand): nothing is read from it, and nothing is written over it."""
+
+    def __init__(self, action_id: str, stated: str, known: list[int]) -> None:
+        self.action_id = action_id
+        readable = ", ".join(str(k) for k in known)
+        super().__init__(
+            f"action {action_id!r} is stored in format {stated}, which this tickwork does not "
+            f"read (it reads formats {readable}): deploy the tickwork that wrote it, or restore "
+            "the item from a backup"
+        )
 
 
 class TransitionRefused(TickworkError):

@@ -97,7 +97,7 @@ def fire_batch(
         deps.tabs.settle(f"{name}#{earlier}")
     # The members' counter changes are carried on this attempt's tab, added once at the end.
     ids = [m.action_id for m in members]
-    tab = deps.records.on_tab(name, retry_count, ids, deps.clock.now())
+    tab = deps.tabs.open(name, retry_count, ids, deps.clock.now())
     deps = calendars_read_once(replace(deps, records=tab))
     follow_ons = FollowOns(name, deps)
     with ThreadPoolExecutor(max_workers=threads) as pool, BusSender(deps.publisher) as sender:

@@ -45,12 +45,6 @@ class ActionRecords(Protocol):
     def delete(self, action_id: str) -> None:
         """Remove the record (a purge); harmless if it is gone."""
 
-    def on_tab(self, tab: str, attempt: int, members: list[str], now: datetime) -> TabbedRecords:
-        """The same records, as one attempt (0 first) of the batch ``tab`` (its execution's
-        name) with ``members`` (their action ids) writes them, from ``now`` on: a write's counter
-        and total changes are carried on the record under the tab instead of a transaction of
-        its own, and ``settle`` adds them at once."""
-
 
 class TabbedRecords(ActionRecords, Protocol):
     """Records whose counter changes are carried on a tab, added once for all (a batch's)."""
@@ -61,7 +55,14 @@ class TabbedRecords(ActionRecords, Protocol):
 
 
 class CountTabs(Protocol):
-    """The tabs of batches: found open after their batch ended, and settled (exactly once)."""
+    """The tabs of batches: opened by a batch's task, found open after their batch ended, and
+    settled (exactly once)."""
+
+    def open(self, tab: str, attempt: int, members: list[str], now: datetime) -> TabbedRecords:
+        """The records, as one attempt (0 first) of the batch ``tab`` (its execution's name)
+        with ``members`` (their action ids) writes them, from ``now`` on: a write's counter and
+        total changes are carried on the record under the tab instead of a transaction of its
+        own, and ``settle`` adds them at once."""
 
     def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
         """Tabs opened at or before ``opened_by`` and still open (``<batch>#<attempt>``)."""

@@ -4,7 +4,7 @@ and record, one move for a status change, expiry days for finished records."""
 from __future__ import annotations
 
 from tickwork.adapters.dynamodb_counts import ATTENTION, counted_as, counter_ids, deltas
-from tickwork.adapters.dynamodb_record import shard_of
+from tickwork.adapters.record_keys import shard_of
 
 ID = "invoice:42"
 SHARD = shard_of(ID)

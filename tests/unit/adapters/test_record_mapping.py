@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from decimal import Decimal
 
 import pytest
 
-from tickwork.adapters.dynamodb_record import from_item, status_shard, to_item
+from tickwork.adapters.dynamodb_record import (
+    FORMAT_VERSION,
+    READ_FORMATS,
+    format_of,
+    from_item,
+    to_item,
+)
+from tickwork.adapters.record_keys import status_shard
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp, CatchUpPolicy
+from tickwork.domain.errors import RecordFormatUnknown
 from tickwork.domain.fire import Outcome
 from tickwork.domain.naming import execution_name, legacy_execution_name, name_with_digest
 from tickwork.domain.schedule import Schedule
@@ -95,8 +104,10 @@ def test_item_uses_seed_names_and_short_names_in_history_and_transitions() -> No
     assert item["statusShard"].startswith("PENDING#")
 
 
-def test_items_written_in_long_names_are_read_as_they_are() -> None:
+def test_items_of_format_1_written_in_long_names_are_read_as_they_are() -> None:
+    """Format 1 was written in long names first, in short names later (no fmt either way)."""
     item = to_item(_action())
+    del item["fmt"]
     item["history"] = [
         {
             "occurrence": 1,
@@ -121,6 +132,32 @@ def test_items_of_the_first_format_are_read_as_they_are() -> None:
     item["timezone"] = "UTC"
 
     assert from_item(item) == _action()
+
+
+def test_every_item_is_written_in_the_current_format_and_read_by_its_formats_reader() -> None:
+    item = to_item(_action())
+    assert item["fmt"] == FORMAT_VERSION
+    assert set(READ_FORMATS) == {1, 2}
+    assert format_of(item) == FORMAT_VERSION
+    assert format_of({"id": "a:1"}) == 1
+    assert format_of({"id": "a:1", "fmt": Decimal(2)}) == 2  # as boto3 reads it
+
+
+@pytest.mark.parametrize("stated", [3, 0, "2", True, 2.5, None])
+def test_an_item_of_a_format_no_reader_takes_is_refused_naming_it(stated: object) -> None:
+    item = {**to_item(_action()), "fmt": stated}
+    with pytest.raises(RecordFormatUnknown) as refused:
+        from_item(item)
+    assert "'a:1'" in str(refused.value)
+    assert "reads formats 1, 2" in str(refused.value)
+
+
+def test_a_format_2_item_is_not_read_as_format_1_would_be() -> None:
+    """No shape is guessed in format 2: a long-name entry there is not a format 2 entry."""
+    item = to_item(_action())
+    item["history"] = [{"occurrence": 1, "scheduledTime": "2026-02-28T08:00:00.000Z"}]
+    with pytest.raises(KeyError):
+        from_item(item)
 
 
 @pytest.mark.parametrize(

@@ -168,11 +168,6 @@ class FakeRecords:
         self.store.writes += 1
         self.store.after_write()
 
-    def on_tab(
-        self, tab: str, attempt: int, members: list[str], now: datetime
-    ) -> FakeTabbedRecords:
-        return FakeTabbedRecords(self.store, f"{tab}#{attempt}", members, now)
-
 
 class FakeTabbedRecords(FakeRecords):
     """A batch attempt's writes: their changes carried on the records under the tab."""
@@ -224,6 +219,9 @@ class FakeTabbedRecords(FakeRecords):
 class FakeCountTabs:
     def __init__(self, store: FakeStore) -> None:
         self.store = store
+
+    def open(self, tab: str, attempt: int, members: list[str], now: datetime) -> FakeTabbedRecords:
+        return FakeTabbedRecords(self.store, f"{tab}#{attempt}", members, now)
 
     def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
         return sorted(

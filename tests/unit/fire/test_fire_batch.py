@@ -340,17 +340,17 @@ def test_a_task_that_dies_before_settling_its_tab_leaves_counts_that_add_up(
     ids = _due_together(deps, 5, group="crash")
     _pump_at_launch(deps)
     name, order = _only_batch(deps)
-    on_tab = deps.records.on_tab
+    opened = deps.tabs.open
 
     def dying(*args: Any) -> Any:
-        tab = on_tab(*args)
+        tab = opened(*args)
         tab.settle = lambda: (_ for _ in ()).throw(RuntimeError("killed"))  # type: ignore[method-assign]
         return tab
 
-    deps.records.on_tab = dying  # type: ignore[method-assign]
+    deps.tabs.open = dying  # type: ignore[method-assign]
     with pytest.raises(RuntimeError, match="killed"):
         _run_batch(deps)
-    deps.records.on_tab = on_tab  # type: ignore[method-assign]
+    deps.tabs.open = opened  # type: ignore[method-assign]
     minute = int(SECOND.timestamp()) // 60
     assert all(deps.records.items[i].status == Status.COMPLETED for i in ids)
     assert deps.queries.count(Selection(group="crash"))["COMPLETED"] == 0  # carried, not added

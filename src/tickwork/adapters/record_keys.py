@@ -1,0 +1,82 @@
+"""The keys a record's item carries for the table's indexes (template.yaml declares them):
+
+- ``statusShard`` + ``executionTime`` (ByStatus): one status by next fire; the shard suffix
+  spreads a status over partitions, so a million PENDING actions share no hot key;
+- ``groupShard`` + ``id`` (ByGroup) and ``idShard`` + ``id`` (ById): by group and by id
+  prefix, in id order;
+- ``attentionShard`` + ``id`` (NeedsAttention): present only while a failed fire waits for a
+  retry (a sparse index);
+- ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs, or
+  a backfill waits;
+- ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked. The key
+  is the hour the pump launches it in plus a shard: a busy hour is spread over
+  ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
+  watermark item, ``PUMP_ITEM_ID``), so its reads grow with the fires it launches, never with
+  the actions stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from tickwork.domain.action import Action
+from tickwork.domain.times import to_epoch_ms
+
+__all__ = [
+    "PARK_BUCKET_MS",
+    "PARK_SHARDS",
+    "PUMP_ITEM_ID",
+    "SHARDS",
+    "index_keys",
+    "park_bucket",
+    "park_shard",
+    "shard_of",
+    "status_shard",
+]
+
+SHARDS = 8
+
+PARK_SHARDS = 16
+
+PARK_BUCKET_MS = 3_600_000  # an hour of launches per bucket
+
+PUMP_ITEM_ID = "#pump"  # the pump's watermark; no action id can start with "#"
+
+
+def shard_of(action_id: str) -> int:
+    return hashlib.sha256(action_id.encode()).digest()[0] % SHARDS
+
+
+def status_shard(status: str, action_id: str) -> str:
+    return f"{status}#{shard_of(action_id)}"
+
+
+def park_bucket(epoch_ms: int) -> int:
+    return epoch_ms // PARK_BUCKET_MS
+
+
+def park_shard(bucket: int, shard: int) -> str:
+    return f"{bucket}#{shard}"
+
+
+def index_keys(action: Action) -> dict[str, Any]:
+    """The index keys of the record's item as the action stands (None: the key is left out)."""
+    shard = shard_of(action.id)
+    return {
+        "statusShard": status_shard(str(action.status), action.id),
+        "groupShard": f"{action.group}#{shard}",
+        "idShard": f"ids#{shard}",
+        "attentionShard": f"attention#{shard}" if action.needs_attention else None,
+        # indexed while a manual fire runs or a backfill waits: the reconciler looks there
+        "manualShard": f"manual#{shard}" if action.manual.in_flight or action.backfill else None,
+        **_parked_keys(action),
+    }
+
+
+def _parked_keys(action: Action) -> dict[str, Any]:
+    if not action.is_parked or action.launch_at is None:
+        return {}
+    launch_ms = to_epoch_ms(action.launch_at)
+    shard = int.from_bytes(hashlib.sha256(action.id.encode()).digest()[1:3]) % PARK_SHARDS
+    return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}
