@@ -158,12 +158,12 @@ def local(
 @click.option("--actions", default=1.0, show_default=True, help="Seconds between demo steps.")
 def demo(actions: float) -> None:
     """Start a throwaway local stack, schedule sample actions from events/demo/, watch them fire."""
-    from tickwork_local.demo import run_demo
+    from tickwork_cli.demo import run_demo
     from tickwork_local.moto_version import UnsupportedMoto
     from tickwork_local.server import PortInUse
 
     try:
-        code = run_demo(step_seconds=actions)
+        code = run_demo(lambda line: cli.main(line, standalone_mode=False), actions)
     except (UnsupportedMoto, PortInUse) as refused:
         raise click.ClickException(str(refused)) from refused
     raise SystemExit(code)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tickwork.domain.schedule.frequency import Frequency
-from tickwork.domain.schedule.kinds import ScheduleKind
 from tickwork.domain.schedule.model import Schedule
+from tickwork.domain.schedule.shape import ScheduleKind
 
 __all__ = ["Frequency", "Schedule", "ScheduleKind"]

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from tickwork.domain.schedule.shape import ScheduleFields
 from tickwork.domain.times import iso_exact
-
-if TYPE_CHECKING:
-    from tickwork.domain.schedule.model import Schedule
 
 __all__ = ["describe_schedule"]
 
 _ELAPSED = {"TEN_MINS": "every 10 minutes", "HOURLY": "every hour"}
 
 
-def describe_schedule(schedule: Schedule) -> str:
+def describe_schedule(schedule: ScheduleFields) -> str:
     return _when(schedule) + _bounds(schedule)
 
 
-def _when(schedule: Schedule) -> str:
+def _when(schedule: ScheduleFields) -> str:
     kind, expression, zone = str(schedule.kind), schedule.expression or "", schedule.timezone
     anchor = schedule.anchor
     if kind == "cron":
@@ -46,7 +43,7 @@ def _when(schedule: Schedule) -> str:
     return f"every month on day {wall.day} (or the month's last day) {at}"
 
 
-def _bounds(schedule: Schedule) -> str:
+def _bounds(schedule: ScheduleFields) -> str:
     parts = []
     if schedule.max_occurrences is not None:
         parts.append(f"{schedule.max_occurrences} times")

@@ -4,32 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule.cron import CronTrigger
 from tickwork.domain.schedule.frequency import frequency_trigger, parse_frequency
 from tickwork.domain.schedule.interval import IntervalTrigger
 from tickwork.domain.schedule.rate import parse_rate
+from tickwork.domain.schedule.shape import ScheduleFields, ScheduleKind
+from tickwork.domain.schedule.trigger import Trigger
 from tickwork.domain.schedule.wallclock import DEFAULT_DST, load_zone
 from tickwork.domain.times import iso_exact
 
-if TYPE_CHECKING:
-    from tickwork.domain.schedule.model import Schedule
-
 __all__ = ["OnceTrigger", "ScheduleKind", "Trigger", "check_shape", "trigger_for"]
-
-
-class ScheduleKind(StrEnum):
-    ONCE = "once"
-    CRON = "cron"
-    RATE = "rate"
-    FREQUENCY = "frequency"
-
-
-class Trigger(Protocol):
-    def at_or_after(self, moment: datetime) -> datetime | None: ...
 
 
 @dataclass(frozen=True)
@@ -40,7 +26,7 @@ class OnceTrigger:
         return self.at if self.at >= moment else None
 
 
-def check_shape(schedule: Schedule) -> None:
+def check_shape(schedule: ScheduleFields) -> None:
     """Refuse a schedule missing what its kind needs, or bounded in a way it cannot be."""
     kind, count = schedule.kind, schedule.max_occurrences
     if kind is not ScheduleKind.ONCE and schedule.expression is None:
@@ -83,7 +69,7 @@ def check_shape(schedule: Schedule) -> None:
         )
 
 
-def trigger_for(schedule: Schedule) -> tuple[Trigger, str | None]:
+def trigger_for(schedule: ScheduleFields) -> tuple[Trigger, str | None]:
     """The trigger of a checked schedule, and its expression in canonical form."""
     zone = load_zone(schedule.timezone)
     kind, expression = schedule.kind, schedule.expression or ""

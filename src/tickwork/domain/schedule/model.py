@@ -9,14 +9,10 @@ from typing import Any
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule.calendar import CalendarUse, Excluded
 from tickwork.domain.schedule.describe import describe_schedule
-from tickwork.domain.schedule.kinds import (
-    OnceTrigger,
-    ScheduleKind,
-    Trigger,
-    check_shape,
-    trigger_for,
-)
+from tickwork.domain.schedule.kinds import OnceTrigger, check_shape, trigger_for
+from tickwork.domain.schedule.shape import ScheduleKind
 from tickwork.domain.schedule.stored import fields_from_stored, to_stored
+from tickwork.domain.schedule.trigger import Trigger
 from tickwork.domain.schedule.wallclock import DEFAULT_DST, DstPolicy
 from tickwork.domain.schedule.window import FireWindow, at_or_before
 from tickwork.domain.times import require_utc

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.schedule.calendar import CalendarUse
+from tickwork.domain.schedule.shape import ScheduleFields
 from tickwork.domain.schedule.wallclock import DstPolicy
 from tickwork.domain.schedule.window import FireWindow
 from tickwork.domain.times import iso_exact, parse_iso
-
-if TYPE_CHECKING:
-    from tickwork.domain.schedule.model import Schedule
 
 __all__ = ["fields_from_stored", "to_stored"]
 
@@ -21,7 +19,7 @@ _KEYS = frozenset(
 )
 
 
-def to_stored(schedule: Schedule) -> dict[str, Any]:
+def to_stored(schedule: ScheduleFields) -> dict[str, Any]:
     """The JSON-ready dict; absent values are left out."""
     stored: dict[str, Any] = {"kind": str(schedule.kind), "timezone": schedule.timezone}
     if schedule.expression is not None:

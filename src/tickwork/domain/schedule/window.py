@@ -19,14 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.schedule.trigger import Trigger
 from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms, from_epoch_ms, to_epoch_ms
-
-if TYPE_CHECKING:
-    from tickwork.domain.schedule.kinds import Trigger
 
 __all__ = ["MAX_WINDOW", "FireWindow", "WindowMode", "at_or_before"]
 

@@ -21,7 +21,7 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +40,8 @@ from tickwork_local.receiver import Receiver
 from tickwork_local.service import running_service
 from tickwork_local.stack import REPO_ROOT, EventTap, LocalStack
 from tickwork_local.tuning.collector import collect_less_often
+
+Command = Callable[[list[str]], object]  # a `tickwork` command line, run
 
 if TYPE_CHECKING:
     from tickwork_client import TickworkClient
@@ -104,7 +106,8 @@ def _environment(**values: str) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def run_demo(step_seconds: float = 1.0) -> int:
+def run_demo(tickwork: Command, step_seconds: float = 1.0) -> int:
+    """The demo; ``tickwork`` runs a `tickwork` command line in this process."""
     collect_less_often()  # the demo's process runs the emulator (tuning/collector.py)
     console = Console()
     started = time.monotonic()
@@ -120,7 +123,7 @@ def run_demo(step_seconds: float = 1.0) -> int:
         queue_url = _create_targets(stack)
         console.print(f"  created the SQS queue [cyan]{DEMO_QUEUE}[/] the demo's actions send to")
         for command in TEMPLATE_COMMANDS:
-            _tickwork(Path(state), command)
+            _tickwork(tickwork, Path(state), command)
             console.print(f"  $ tickwork {' '.join(_quoted(command))}")
         ticks = stack.tap([DetailType.TICK])
         for action_id, expected in EXPECTED.items():
@@ -140,7 +143,7 @@ def run_demo(step_seconds: float = 1.0) -> int:
         actions = {i: records.get(i) for i in EXPECTED}
         delivered = _read_back(console, stack, queue_url) and texted
     receiver.close()
-    month = _a_month_on_virtual_time(console)
+    month = _a_month_on_virtual_time(console, tickwork)
     return _summary(
         console,
         actions,
@@ -167,7 +170,7 @@ DAILY_SMS: dict[str, Any] = {
 MONTH_DAYS = 30
 
 
-def _a_month_on_virtual_time(console: Console) -> bool:
+def _a_month_on_virtual_time(console: Console, tickwork: Command) -> bool:
     """A second stack, on virtual time: a daily SMS advanced 30 days in seconds, and the
     outbox's 30 rendered messages, each with its virtual send time."""
     console.print()
@@ -179,7 +182,7 @@ def _a_month_on_virtual_time(console: Console) -> bool:
         ) as service,
     ):
         stack = service.stack
-        _tickwork(Path(state), TEMPLATE_COMMANDS[1])
+        _tickwork(tickwork, Path(state), TEMPLATE_COMMANDS[1])
         stack.publish(DetailType.START, DAILY_SMS, source="app.billing")
         stack.time.settle()
         console.print(
@@ -215,12 +218,10 @@ def _create_targets(stack: LocalStack) -> str:
     return str(stack.client("sqs").create_queue(QueueName=DEMO_QUEUE)["QueueUrl"])
 
 
-def _tickwork(state_dir: Path, arguments: list[str]) -> None:
+def _tickwork(tickwork: Command, state_dir: Path, arguments: list[str]) -> None:
     """A `tickwork` command against this demo's stack, in this process (the CLI's own code)."""
-    from tickwork_cli.main import cli
-
     with contextlib.redirect_stdout(io.StringIO()):  # the demo prints the command instead
-        cli.main(["--state-dir", str(state_dir), *arguments, "--json"], standalone_mode=False)
+        tickwork(["--state-dir", str(state_dir), *arguments, "--json"])
 
 
 def _quoted(arguments: list[str]) -> list[str]:
