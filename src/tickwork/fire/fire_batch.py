@@ -58,7 +58,7 @@ from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Outcome, Tick
 from tickwork.domain.spread import hashed_share
 from tickwork.domain.times import ceil_ms
-from tickwork.fire import writes
+from tickwork.fire import grouping, writes
 from tickwork.fire.bus_sender import BusSender
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.follow_on import FollowOns
@@ -74,7 +74,6 @@ __all__ = ["fire_batch"]
 
 _MOST_THREADS = 100  # members run at once in one task; a batch holds at most BatchMaxFires
 _MS = timedelta(milliseconds=1)
-_PAST_THE_WINDOW = timedelta(seconds=1)  # a member may be due this far past its window
 
 
 def fire_batch(
@@ -155,7 +154,7 @@ class _Batch:
         attempt = FireAttempt(order, self.execution_arn, self.retry_count)
         early = member.fire_at - deps.clock.now()
         # The Wait ended at the earliest member's second: each sleeps to its own millisecond.
-        if timedelta(0) < early <= deps.settings.batch_window + _PAST_THE_WINDOW:
+        if timedelta(0) < early <= grouping.reach(deps.settings):
             deps.clock.sleep(early.total_seconds())
         try:
             tick, claimed = fulfill_claimed(attempt, deps, read)

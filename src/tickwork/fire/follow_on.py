@@ -3,7 +3,7 @@
 
 Before it fires anything, the task reads its members' records and works out where each
 recurring member goes next (``FollowOns.plan``). The next fires due in one batch window
-(``domain.batch.window_of``) far enough ahead (``FOLLOW_ON_REACH``: the task must be done with
+(``fire.grouping``) far enough ahead (``FOLLOW_ON_REACH``: the task must be done with
 this batch's fires first) and inside the horizon (else they are parked, for the pump) make a
 follow-on batch when there are at least ``BatchMinFires`` of them: named for this batch and
 that window (``follow_on_name``); its Wait ends at its earliest member's second, and its
@@ -38,9 +38,10 @@ from datetime import datetime, timedelta
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
-from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second, window_of
+from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second
 from tickwork.domain.errors import ActionConflict, LaunchRefused
-from tickwork.fire import writes
+from tickwork.fire import grouping, writes
+from tickwork.fire.grouping import by_window, gathers
 from tickwork.fire.launch import launch, park_again
 from tickwork.fire.orders import names_key, start_batch_listing
 from tickwork.fire.planning import plan
@@ -105,30 +106,28 @@ class FollowOns:
         follow-ons of the seconds with at least ``BatchMinFires`` of them (or with fires a
         retried task had written into them already)."""
         deps = self._deps
+        settings = deps.settings
         now = deps.clock.now()
-        window_length = deps.settings.batch_window
-        foreseen: dict[datetime, list[tuple[str, datetime]]] = {}
-        joined: dict[datetime, list[Member]] = {}
+        coming: list[tuple[datetime, tuple[str, datetime]]] = []
+        written: list[tuple[datetime, Member]] = []
         for fire, action in fires:
             if action is None:
                 continue
             if action.fire_key == fire.key:
                 following = self._next_fire(fire, action)
                 if following is not None:
-                    window = window_of(following, window_length)
-                    foreseen.setdefault(window, []).append((fire.action_id, following))
+                    coming.append((following, (fire.action_id, following)))
             elif self._written_before(fire, action):
                 assert action.execution_time is not None
-                window = window_of(action.execution_time, window_length)
-                joined.setdefault(window, []).append(
-                    Member(action.id, action.generation, action.occurrence, action.execution_time)
-                )
+                at = action.execution_time
+                written.append((at, Member(action.id, action.generation, action.occurrence, at)))
+        foreseen, joined = by_window(coming, settings), by_window(written, settings)
         for window in sorted(set(foreseen) | set(joined)):
-            coming, before = foreseen.get(window, []), joined.get(window, [])
-            if len(coming) + len(before) < deps.settings.batch_min_fires and not before:
+            next_fires, before = foreseen.get(window, []), joined.get(window, [])
+            if not before and not gathers(len(next_fires), settings):
                 continue
-            ids = {action_id for action_id, _ in coming}
-            first = min([at for _, at in coming] + [f.fire_at for f in before])
+            ids = {action_id for action_id, _ in next_fires}
+            first = min([at for _, at in next_fires] + [f.fire_at for f in before])
             second = first.replace(microsecond=0)
             name = follow_on_name(self._parent, window, key=names_key(deps))
             arn = deps.batches.execution_arn(name)
@@ -158,7 +157,7 @@ class FollowOns:
         one of this batch's follow-ons."""
         if action.execution_time is None:
             return False
-        window = window_of(action.execution_time, self._deps.settings.batch_window)
+        window = grouping.window(action.execution_time, self._deps.settings)
         follow_on = self._deps.batches.execution_arn(
             follow_on_name(self._parent, window, key=names_key(self._deps))
         )
@@ -180,7 +179,7 @@ class FollowOns:
         with self._lock:
             if follow_on.started or following.fire_key != expected or due is None:
                 return None
-            if window_of(due, self._deps.settings.batch_window) != follow_on.window:
+            if grouping.window(due, self._deps.settings) != follow_on.window:
                 return None
             follow_on.writing.add(fire.action_id)
             follow_on.joined[fire.action_id] = Member(

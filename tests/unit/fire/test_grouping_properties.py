@@ -6,14 +6,17 @@ earliest; and the fires of a window with fewer than the minimum all run alone.""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.unit.fakes import fake_dependencies
 from tickwork.domain.batch import window_of
+from tickwork.fire import grouping
 from tickwork.fire.grouping import group
 from tickwork.steering.start import StartCommand, start_action
 
@@ -68,3 +71,33 @@ def test_the_due_fires_make_batches_within_one_window_never_waiting_past_a_membe
         in_window = per_window[window_of(action.execution_time, length)]
         # alone: its window had too few, or it was a remainder under the minimum
         assert in_window < least or 0 < in_window % most < least
+
+
+@settings(max_examples=60, deadline=None)
+@given(offset=offsets, window=st.integers(min_value=1, max_value=20))
+def test_a_parked_fire_is_launched_with_its_window_and_within_reach_of_it(
+    offset: int, window: int
+) -> None:
+    """The launch, the pump and the batch task read one window: a parked fire's launch moment
+    is its window's start less the horizon, and a member is due within reach of that start."""
+    deps = fake_dependencies(NOW, launch_ahead=AHEAD, batch_window=timedelta(seconds=window))
+    due = BASE + timedelta(milliseconds=offset)
+    start = grouping.window(due, deps.settings)
+    assert start <= due < start + timedelta(seconds=window)
+    assert grouping.launch_moment(due, deps.settings) == start - deps.settings.launch_ahead
+    assert due - start < grouping.reach(deps.settings)
+
+
+def test_only_the_grouping_rule_reads_the_batch_settings() -> None:
+    """Which fires share an execution, and over which window, is decided in fire/grouping.py
+    alone: no other module of the stack reads the batch window or the batch sizes."""
+    src = Path(__file__).resolve().parents[3] / "src" / "tickwork"
+    allowed = {src / "fire" / "grouping.py", src / "config.py"}
+    readers = [
+        f"{path.relative_to(src)}:{n}"
+        for path in src.rglob("*.py")
+        if path not in allowed
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"\.batch_(window|min_fires|max_fires)\b", line)
+    ]
+    assert readers == []
