@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.data_classes.event_bridge_event import EventBridgeEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.answers import Rejection
+from tickwork.bus_event import bus_event
 from tickwork.entry import Entry
 from tickwork.steering.intake import accept_control
 
@@ -18,9 +18,9 @@ entry = Entry(correlation_id_path="detail.id")
 
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    envelope = EventBridgeEvent(event)  # Powertools' data class: no pydantic at cold start
+    envelope = bus_event(event)  # Powertools' parser: the declared envelope
     result = accept_control(
-        envelope.detail_type, envelope.detail, envelope.get_id, bootstrap.from_environment()
+        envelope.detail_type, envelope.detail, envelope.id, bootstrap.from_environment()
     )
     if isinstance(result, Rejection) and result.rejected.signature is not None:
         entry.count("rejected_signature")  # unsigned, forged, expired, replayed or stale

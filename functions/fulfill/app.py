@@ -20,8 +20,9 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
-from tickwork.domain.batch import BatchOrder, MemberOutcome, MemberResult
-from tickwork.domain.fire import FireAttempt, Outcome
+from tickwork.domain.batch import MemberOutcome, MemberResult
+from tickwork.domain.fire import Outcome
+from tickwork.domain.task_call import TaskCall
 from tickwork.entry import Entry
 from tickwork.fire.fire_batch import fire_batch
 from tickwork.fire.lone_fire import failure_of, fire_lone
@@ -33,16 +34,16 @@ entry = Entry(correlation_id_path="input.id")
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     deps = bootstrap.from_environment()
-    if "report" in event:
+    call = TaskCall.from_wire(event)
+    if call.report is not None:
         entry.count("failed")
-        return failure_of(event["report"], _arn(event, deps.executions), deps).to_wire()
-    if "batch" in event:
-        order = BatchOrder.from_wire(event["batch"])
-        arn = _arn(event, deps.batches)
-        members = fire_batch(order, arn, int(event.get("retryCount", 0)), deps)
+        return failure_of(call.report, _arn(call, deps.executions), deps).to_wire()
+    if call.batch is not None:
+        members = fire_batch(call.batch, _arn(call, deps.batches), call.retry_count, deps)
         _count(members)
         return {"fires": [member.to_wire() for member in members]}
-    attempt = replace(FireAttempt.from_wire(event), execution_arn=_arn(event, deps.executions))
+    assert call.attempt is not None
+    attempt = replace(call.attempt, execution_arn=_arn(call, deps.executions))
     fired = fire_lone(attempt, deps)
     tick = fired.tick
     if fired.recorded:  # what the tick function counts for the ticks it records
@@ -55,15 +56,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return tick.to_wire()
 
 
-def _arn(event: dict[str, Any], machine: ExecutionStarter) -> str:
+def _arn(call: TaskCall, machine: ExecutionStarter) -> str:
     """The execution's ARN ($$.Execution.Id); an execution started before the payload carried
     it gives its name only, on the machine whose task sends this payload."""
-    arn = event.get("executionArn")
-    return (
-        arn
-        if isinstance(arn, str) and arn
-        else machine.execution_arn(str(event.get("executionName")))
-    )
+    return call.execution_arn or machine.execution_arn(call.execution_name)
 
 
 def _count(members: list[MemberResult]) -> None:

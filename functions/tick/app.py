@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.data_classes.event_bridge_event import EventBridgeEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from tickwork import bootstrap
 from tickwork.answers import Done, RecordAnswer, Rejection
+from tickwork.bus_event import bus_event
 from tickwork.domain.events import DetailType
 from tickwork.entry import Entry
 from tickwork.steering.intake import accept_report
@@ -18,9 +18,9 @@ entry = Entry(correlation_id_path="detail.id")
 
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    envelope = EventBridgeEvent(event)  # Powertools' data class: no pydantic at cold start
+    envelope = bus_event(event)  # Powertools' parser: the declared envelope
     result = accept_report(
-        envelope.detail_type, envelope.detail, envelope.get_id, bootstrap.from_environment()
+        envelope.detail_type, envelope.detail, envelope.id, bootstrap.from_environment()
     )
     if isinstance(result, Rejection):
         entry.count("rejected")
@@ -28,9 +28,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             entry.count("rejected_forged")  # a tick or failure no fire of this stack made
     elif result.outcome is Done.RECORDED:
         entry.count(_outcome_metric(envelope.detail_type, result))
-        lateness = envelope.detail.get("lateMs")
-        if isinstance(lateness, int):
-            entry.measure("fire_lateness", lateness)
+        if result.late_ms is not None:
+            entry.measure("fire_lateness", result.late_ms)
     answer = result.to_wire()
     entry.logger.info("fire recorded", extra={"result": answer})
     return answer

@@ -116,6 +116,7 @@ class RecordAnswer:
     failure_policy: FailurePolicy | None = None
     manual: int | None = None
     trigger: Trigger | None = None
+    late_ms: int | None = None  # a tick recorded: how late it fired
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -123,6 +124,7 @@ class RecordAnswer:
             "outcome": str(self.outcome),
             "status": self.status,
             "executionTime": iso(self.execution_time) if self.execution_time else None,
+            "lateMs": self.late_ms,
             "reason": self.reason,
             "error": self.error,
             "failurePolicy": str(self.failure_policy) if self.failure_policy else None,

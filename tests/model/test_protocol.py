@@ -39,7 +39,7 @@ from tickwork.domain.action import ACTIVE
 from tickwork.domain.batch import BatchOrder, Member
 from tickwork.domain.errors import ForgedOrder, TickworkError
 from tickwork.domain.execution import Machine
-from tickwork.domain.fire import FireOrder, Outcome
+from tickwork.domain.fire import CaughtFailure, FireOrder, Outcome
 from tickwork.domain.times import iso
 from tickwork.fire.proofs import prove_failure
 from tickwork.fire.pump import pump
@@ -258,7 +258,7 @@ class Protocol(RuleBasedStateMachine):
         n = self.events = self.events + 1
         if how == "report":
             order = FireOrder(action.id, action.generation, action.occurrence, fire_at, fire_at)
-            report = {**order.to_wire(), "error": {"Error": "X", "Cause": "made up"}}
+            report = CaughtFailure(order, "X", "made up")
             arn = action.execution_arn or self.world.fires.execution_arn("made-up")
             try:
                 prove_failure(report, arn, self.deps)

@@ -42,7 +42,7 @@ from tickwork.domain.errors import (
     WaitContinued,
 )
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireAttempt, FireOrder, Tick
+from tickwork.domain.fire import CaughtFailure, FireAttempt, FireOrder, Tick
 from tickwork.fire.fire_batch import fire_batch
 from tickwork.fire.lone_fire import failure_of, fire_lone
 from tickwork.fulfillment.base import FulfillmentRequest
@@ -267,7 +267,9 @@ class World:
 
     def _failed(self, run: Run, arn: str, order: FireOrder, error: str, cause: str) -> None:
         """The Catch: Prove failure (retried if its function dies), Report failure, FireFailed."""
-        report = {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
+        report = CaughtFailure.from_wire(
+            {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
+        )
         for _ in range(6):
             try:
                 failure = failure_of(report, arn, self.deps)

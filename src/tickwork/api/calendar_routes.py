@@ -12,12 +12,12 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from tickwork import bootstrap
 from tickwork.api.documented import new_router, responses
 from tickwork.api.models import (
-    CalendarBody,
     CalendarDeleted,
     CalendarList,
     CalendarView,
     ErrorBody,
 )
+from tickwork.domain.schedule.calendar_body import CalendarBody
 from tickwork.steering.calendars import (
     delete_calendar,
     get_calendar,

@@ -233,19 +233,24 @@ def _reply(status: HTTPStatus, error: Exception, problems: list[FieldProblem]) -
 
 
 def _schema_refusal(error: RequestValidationError) -> Reply:
-    problems = [_problem(item) for item in error.errors()]
+    problems = [problem for item in error.errors() for problem in _problems(item)]
     return _reply(HTTPStatus.BAD_REQUEST, ValidationFailed(problems), problems)
 
 
-def _problem(item: dict[str, Any]) -> FieldProblem:
-    """One pydantic error as a field problem: where (body field, query or path parameter),
-    what was wrong, and a fix built from the error's kind and limits."""
+def _problems(item: dict[str, Any]) -> list[FieldProblem]:
+    """One pydantic error as field problems: where (body field, query or path parameter),
+    what was wrong, and a fix built from the error's kind and limits — or, refused by a field
+    type of the stack's own (``domain.wire``), its own words."""
     where, *rest = list(item.get("loc", ())) or ["body"]
     kind = item.get("type", "")
     if kind == "json_invalid":
-        return FieldProblem("body", "is not valid JSON", "send a JSON object")
+        return [FieldProblem("body", "is not valid JSON", "send a JSON object")]
     field = field_path(rest) if rest else str(where)
-    return FieldProblem(field, item.get("msg", "is invalid"), _fix(kind, field, item.get("ctx")))
+    context = item.get("ctx") or {}
+    if kind == "tickwork":
+        inner = [FieldProblem(field + p.field, p.problem, p.fix) for p in context["problems"]]
+        return inner or [FieldProblem(field, context["problem"], context["fix"])]
+    return [FieldProblem(field, item.get("msg", "is invalid"), _fix(kind, field, context))]
 
 
 def _fix(kind: str, field: str, ctx: dict[str, Any] | None) -> str:

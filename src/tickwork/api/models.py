@@ -225,29 +225,6 @@ class BackfillResult(BaseModel):
     in_flight: int = Field(description="Backfilled fires running now.")
 
 
-class CalendarBody(BaseModel):
-    """An exclusion calendar: dates excluded whole, and weekly hours outside which every
-    moment is excluded, in its time zone."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    timezone: str = Field(default="UTC", description="The IANA zone its dates and hours are in.")
-    dates: list[str] = Field(
-        default_factory=list,
-        description="Dates excluded whole (ISO 8601, such as 2026-12-25), up to 1,000.",
-        examples=[["2026-12-25", "2026-12-28"]],
-    )
-    hours: dict[str, list[str]] | None = Field(
-        default=None,
-        description="The weekly hours fires are allowed in: a weekday or a range of them "
-        '(MON..SUN, "MON-FRI") to windows "HH:MM-HH:MM" (end after start, up to "24:00"). A '
-        "weekday it does not name is excluded whole. Left out: every hour of a date not "
-        "excluded is allowed.",
-        examples=[{"MON-FRI": ["09:00-17:00"]}],
-    )
-    description: str | None = Field(default=None, max_length=500, description="What it is.")
-
-
 class CalendarView(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
 

@@ -29,10 +29,14 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from tickwork.domain.errors import MalformedFire, ValidationFailed
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from tickwork.domain.errors import MalformedFire
 from tickwork.domain.fire import FireFailure, FireKey, Tick
 from tickwork.domain.naming import name_digest
-from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
+from tickwork.domain.times import from_epoch_ms, iso, to_epoch_ms
+from tickwork.domain.wire import FromZero, Instant, OptionalText, Positive, Text, read
 
 __all__ = [
     "BatchOrder",
@@ -97,29 +101,39 @@ class BatchOrder:
 
     @classmethod
     def from_wire(cls, wire: Any) -> BatchOrder:
-        if not isinstance(wire, dict) or not isinstance(wire.get("fires"), list):
-            raise MalformedFire.of("batch", "is not a batch order", "send waitUntil and fires")
-        try:
-            members = tuple(
-                Member(
-                    str(f["id"]),
-                    int(f["generation"]),
-                    int(f["occurrence"]),
-                    parse_iso(str(f["fireAt"]), "fireAt"),
-                )
-                for f in wire["fires"]
-            )
-            second = parse_iso(str(wire["waitUntil"]), "waitUntil")
-        except (KeyError, TypeError, ValueError, ValidationFailed) as error:
-            raise MalformedFire.of(
-                "batch.fires",
-                f"a fire is not id, generation, occurrence, fireAt: {error}",
-                "send each fire's key and fire time, as the pump writes them",
-            ) from error
-        proof = wire.get("proof")
-        return cls(
-            second, members, int(wire.get("repair", 0)), proof if isinstance(proof, str) else ""
+        order = read(
+            _BatchWire,
+            wire,
+            "batch",
+            MalformedFire,
+            not_object=("is not a batch order", "send waitUntil and fires"),
         )
+        members = tuple(
+            Member(m.action_id, m.generation, m.occurrence, m.fire_at) for m in order.fires
+        )
+        return cls(order.wait_until, members, order.repair, order.proof or "")
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
+    )
+
+
+class _MemberWire(_Wire):
+    """A member as the pump writes it: the fire's key and fire time."""
+
+    action_id: Text = Field(alias="id")
+    generation: Positive
+    occurrence: FromZero
+    fire_at: Instant
+
+
+class _BatchWire(_Wire):
+    wait_until: Instant
+    fires: list[_MemberWire]
+    repair: FromZero = 0
+    proof: OptionalText = None
 
 
 def window_of(at: datetime, window: timedelta) -> datetime:

@@ -16,23 +16,39 @@ leaves; inside, times are aware UTC datetimes. On the wire (JSON) times are ``is
   failed past its retries (built by the machine from the order and the caught error); the
   tick handler reads it, and the reconciler makes one for a failure report that was lost.
 
-A value that does not have its shape is refused with ``MalformedFire``, naming the field.
+Each is read by its declared wire model (``domain.wire``): a value that does not have its shape
+is refused with ``MalformedFire``, naming every bad field and its fix.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from tickwork.domain.errors import FieldProblem, MalformedFire, ValidationFailed
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
+from pydantic.alias_generators import to_camel
+
+from tickwork.domain.errors import MalformedFire
 from tickwork.domain.events import DetailType
-from tickwork.domain.times import ceil_ms, iso, parse_iso
+from tickwork.domain.times import ceil_ms, iso
+from tickwork.domain.wire import (
+    Flag,
+    FromZero,
+    Instant,
+    JsonObject,
+    OptionalText,
+    Positive,
+    Text,
+    Whole,
+    one_of,
+    read,
+)
 
 __all__ = [
     "TICK_OUTCOMES",
+    "CaughtFailure",
     "FireAttempt",
     "FireFailure",
     "FireKey",
@@ -116,20 +132,7 @@ class FireOrder(_OneFire):
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "input") -> FireOrder:
-        read = _Reader(wire, where, minimum_occurrence=0)
-        return read.done(
-            cls(
-                **read.key(),
-                fire_at=read.time("fireAt"),
-                wait_until=read.time("waitUntil"),
-                leg=read.count("leg", minimum=0, default=0),
-                repair=read.count("repair", minimum=0, default=0),
-                manual=read.count("manual", minimum=0, default=0),
-                trigger=read.trigger("trigger"),
-                attempts_before=read.count("attemptsBefore", minimum=0, default=0),
-                proof=read.optional_text("proof") or "",
-            )
-        )
+        return read(_OrderWire, wire, where, MalformedFire).value()
 
 
 @dataclass(frozen=True)
@@ -160,15 +163,11 @@ class FireAttempt:
 
     @classmethod
     def from_wire(cls, wire: Any) -> FireAttempt:
-        read = _Reader(wire, "payload")
-        order = read.order("input")
-        read.text("executionName")  # required: the state machine always sends it
-        return read.done(
-            cls(
-                order=order or _NO_ORDER,
-                execution_arn=read.optional_text("executionArn") or "",
-                retry_count=read.count("retryCount", minimum=0, default=0),
-            )
+        attempt = read(_AttemptWire, wire, "payload", MalformedFire)
+        return cls(
+            order=attempt.input.value(),
+            execution_arn=attempt.execution_arn or "",
+            retry_count=attempt.retry_count,
         )
 
 
@@ -232,28 +231,27 @@ class Tick(_OneFire):
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "detail") -> Tick:
-        read = _Reader(wire, where, minimum_occurrence=0)
-        read.whole("lateMs")  # derived from the two times; checked for shape only
-        return read.done(
-            cls(
-                **read.key(),
-                scheduled_time=read.time("scheduledTime"),
-                actual_time=read.time("actualTime"),
-                attempts=read.count("attempts"),
-                action=read.text("action"),
-                outcome=read.outcome("outcome"),
-                execution_name=read.text("executionName"),
-                idempotency_key=read.text("idempotencyKey"),
-                result=read.mapping("result"),
-                data=read.mapping("data"),
-                metadata=read.mapping("metadata"),
-                manual=read.count("manual", minimum=0, default=0),
-                trigger=read.trigger("trigger"),
-                proof=read.optional_text("proof") or "",
-                slot_waits=read.count("slotWaits", minimum=0, default=0),
-                execution_arn=read.optional_text("executionArn") or "",
-                recorded=read.flag("recorded"),
-            )
+        tick = read(_TickWire, wire, where, MalformedFire)
+        return cls(
+            action_id=tick.action_id,
+            generation=tick.generation,
+            occurrence=tick.occurrence,
+            scheduled_time=tick.scheduled_time,
+            actual_time=tick.actual_time,
+            attempts=tick.attempts,
+            action=tick.action,
+            outcome=tick.outcome,
+            execution_name=tick.execution_name,
+            idempotency_key=tick.idempotency_key,
+            result=tick.result,
+            data=tick.data,
+            metadata=tick.metadata,
+            manual=tick.manual,
+            trigger=tick.trigger,
+            proof=tick.proof or "",
+            slot_waits=tick.slot_waits,
+            execution_arn=tick.execution_arn or "",
+            recorded=tick.recorded,
         )
 
 
@@ -288,161 +286,143 @@ class FireFailure(_OneFire):
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "detail") -> FireFailure:
-        read = _Reader(wire, where, minimum_occurrence=0)
-        return read.done(
-            cls(
-                **read.key(),
-                scheduled_time=read.time("scheduledTime"),
-                execution_name=read.text("executionName"),
-                error=read.text("error"),
-                cause=read.optional_text("cause"),
-                manual=read.count("manual", minimum=0, default=0),
-                trigger=read.trigger("trigger"),
-                proof=read.optional_text("proof") or "",
-                execution_arn=read.optional_text("executionArn") or "",
-            )
+        failure = read(_FailureWire, wire, where, MalformedFire)
+        return cls(
+            action_id=failure.action_id,
+            generation=failure.generation,
+            occurrence=failure.occurrence,
+            scheduled_time=failure.scheduled_time,
+            execution_name=failure.execution_name,
+            error=failure.error,
+            cause=failure.cause,
+            manual=failure.manual,
+            trigger=failure.trigger,
+            proof=failure.proof or "",
+            execution_arn=failure.execution_arn or "",
         )
 
 
-_MISSING: Any = object()
-_NO_TIME = datetime.min  # stands in for a refused time; done() refuses the whole value
+@dataclass(frozen=True)
+class CaughtFailure:
+    """What the fire machine's Catch hands its *Prove failure* step: the fire's order (the
+    execution's input) and the error it caught (``$.error``: ``Error`` and ``Cause``)."""
+
+    order: FireOrder
+    error: str = "States.Unknown"
+    cause: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {**self.order.to_wire(), "error": {"Error": self.error, "Cause": self.cause}}
+
+    @classmethod
+    def from_wire(cls, wire: Any, where: str = "report") -> CaughtFailure:
+        report = read(_CaughtWire, wire, where, MalformedFire)
+        caught = report.error or _ErrorWire()
+        return cls(report.value(), caught.error or "States.Unknown", caught.cause)
+
+# --- the wire models: what each value must be when it arrives ------------------------------------
+def _any_text(value: Any) -> str | None:
+    """An error's cause, as the machine caught it: text, or anything else made text."""
+    return None if value is None else value if isinstance(value, str) else str(value)
 
 
-class _Reader:
-    """Reads the fields of one wire object, collecting every problem before refusing it."""
-
-    def __init__(self, wire: Any, where: str, minimum_occurrence: int = 1) -> None:
-        self._where = where
-        self._minimum_occurrence = minimum_occurrence
-        self._wire: Mapping[str, Any] = wire if isinstance(wire, Mapping) else {}
-        self._problems: list[FieldProblem] = []
-        self._problems_at_root = not isinstance(wire, Mapping)
-        if self._problems_at_root:
-            self._refuse(where, "is not a JSON object", "send the documented object")
-
-    def done[T](self, value: T) -> T:
-        if self._problems:
-            raise MalformedFire(self._problems)
-        return value
-
-    def _refuse(self, name: str, problem: str, fix: str) -> None:
-        self._problems.append(FieldProblem(name, problem, fix))
-
-    def _path(self, name: str) -> str:
-        return f"{self._where}.{name}"
-
-    def _get(self, name: str, required: bool = True) -> Any:
-        if name in self._wire:
-            return self._wire[name]
-        if required and not self._problems_at_root:
-            self._refuse(self._path(name), "is missing", "add it (see docs/contracts.md)")
-        return _MISSING
-
-    def key(self) -> dict[str, Any]:
-        """The fire's identity, as keyword arguments of the value being read."""
-        return {
-            "action_id": self.text("id"),
-            "generation": self.count("generation"),
-            "occurrence": self.count("occurrence", minimum=self._minimum_occurrence),
-        }
-
-    def trigger(self, name: str) -> Trigger:
-        value = self._get(name, required=False)
-        if value is _MISSING:
-            return Trigger.SCHEDULED
-        if value not in set(Trigger):
-            self._refuse(
-                self._path(name),
-                f"{value!r} is not a trigger",
-                f"use one of {', '.join(Trigger)}",
-            )
-            return Trigger.SCHEDULED
-        return Trigger(value)
-
-    def text(self, name: str) -> str:
-        value = self._get(name)
-        if value is not _MISSING and (not isinstance(value, str) or not value):
-            self._refuse(self._path(name), f"{value!r} is not a non-empty string", "give one")
-        return value if isinstance(value, str) else ""
-
-    def optional_text(self, name: str) -> str | None:
-        value = self._get(name, required=False)
-        if value is _MISSING or value is None:
-            return None
-        if not isinstance(value, str):
-            self._refuse(self._path(name), f"{value!r} is not a string", "give a string or null")
-            return None
-        return value
-
-    def count(self, name: str, minimum: int = 1, default: int | None = None) -> int:
-        value = self._get(name, required=default is None)
-        if value is _MISSING:
-            return minimum if default is None else default
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self._refuse(
-                self._path(name),
-                f"{value!r} is not a whole number of {minimum} or more",
-                f"give a whole number of {minimum} or more",
-            )
-            return minimum
-        return value
-
-    def flag(self, name: str) -> bool:
-        """An optional true/false (absent: false)."""
-        value = self._get(name, required=False)
-        if value is _MISSING or value is None:
-            return False
-        if not isinstance(value, bool):
-            self._refuse(self._path(name), f"{value!r} is not true or false", "give a boolean")
-            return False
-        return value
-
-    def whole(self, name: str) -> None:
-        value = self._get(name)
-        if value is not _MISSING and (isinstance(value, bool) or not isinstance(value, int)):
-            self._refuse(self._path(name), f"{value!r} is not a whole number", "give one")
-
-    def time(self, name: str) -> datetime:
-        value = self._get(name)
-        if value is _MISSING:
-            return _NO_TIME
-        try:
-            return parse_iso(value, self._path(name))
-        except ValidationFailed as refused:
-            self._problems.extend(refused.problems)
-            return _NO_TIME
-
-    def mapping(self, name: str) -> dict[str, Any]:
-        value = self._get(name)
-        if value is _MISSING:
-            return {}
-        if not isinstance(value, dict):
-            self._refuse(self._path(name), f"{value!r} is not a JSON object", "give an object")
-            return {}
-        return value
-
-    def outcome(self, name: str) -> Outcome:
-        value = self._get(name)
-        if value is _MISSING:
-            return Outcome.FIRED
-        if value not in TICK_OUTCOMES:
-            self._refuse(
-                self._path(name),
-                f"{value!r} is not the outcome of a tick",
-                f"use one of {', '.join(sorted(TICK_OUTCOMES))}",
-            )
-            return Outcome.FIRED
-        return Outcome(value)
-
-    def order(self, name: str) -> FireOrder | None:
-        value = self._get(name)
-        if value is _MISSING:
-            return None
-        try:
-            return FireOrder.from_wire(value, self._path(name))
-        except ValidationFailed as refused:
-            self._problems.extend(refused.problems)
-            return None
+_Trigger = Annotated[Trigger, PlainValidator(one_of(Trigger, "a trigger"))]
+_TickOutcome = Annotated[
+    Outcome, PlainValidator(one_of(Outcome, "the outcome of a tick", sorted(TICK_OUTCOMES)))
+]
 
 
-_NO_ORDER = FireOrder("", 0, 0, _NO_TIME, _NO_TIME)  # stands in for a refused order
+class _Wire(BaseModel):
+    """camelCase on the wire; fields a newer stack adds are left for it (a tolerant reader)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
+    )
+
+
+class _OneFireWire(_Wire):
+    action_id: Text = Field(alias="id")
+    generation: Positive
+    occurrence: FromZero
+
+
+class _OrderWire(_OneFireWire):
+    fire_at: Instant
+    wait_until: Instant
+    leg: FromZero = 0
+    repair: FromZero = 0
+    manual: FromZero = 0
+    trigger: _Trigger = Trigger.SCHEDULED
+    attempts_before: FromZero = 0
+    proof: OptionalText = None
+
+    def value(self) -> FireOrder:
+        return FireOrder(
+            action_id=self.action_id,
+            generation=self.generation,
+            occurrence=self.occurrence,
+            fire_at=self.fire_at,
+            wait_until=self.wait_until,
+            leg=self.leg,
+            repair=self.repair,
+            manual=self.manual,
+            trigger=self.trigger,
+            attempts_before=self.attempts_before,
+            proof=self.proof or "",
+        )
+
+
+class _AttemptWire(_Wire):
+    input: _OrderWire
+    execution_name: Text  # required: the state machine always sends it
+    execution_arn: OptionalText = None
+    retry_count: FromZero = 0
+
+
+class _TickWire(_OneFireWire):
+    scheduled_time: Instant
+    actual_time: Instant
+    late_ms: Whole  # derived from the two times; checked for shape only
+    attempts: Positive
+    action: Text
+    outcome: _TickOutcome
+    execution_name: Text
+    idempotency_key: Text
+    result: JsonObject
+    data: JsonObject
+    metadata: JsonObject
+    manual: FromZero = 0
+    trigger: _Trigger = Trigger.SCHEDULED
+    proof: OptionalText = None
+    slot_waits: FromZero = 0
+    execution_arn: OptionalText = None
+    recorded: Flag = False
+
+
+class _FailureWire(_OneFireWire):
+    scheduled_time: Instant
+    execution_name: Text
+    error: Text
+    cause: OptionalText = None
+    manual: FromZero = 0
+    trigger: _Trigger = Trigger.SCHEDULED
+    proof: OptionalText = None
+    execution_arn: OptionalText = None
+
+
+class _ErrorWire(BaseModel):
+    """The error a state machine's Catch puts at ``$.error``."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    error: Annotated[str | None, PlainValidator(_any_text)] = Field(default=None, alias="Error")
+    cause: Annotated[str | None, PlainValidator(_any_text)] = Field(default=None, alias="Cause")
+
+
+def _caught(value: Any) -> Any:
+    """The caught error as the machine put it: an object, or nothing to read (None)."""
+    return value if isinstance(value, dict) else None
+
+
+class _CaughtWire(_OrderWire):
+    error: Annotated[_ErrorWire | None, BeforeValidator(_caught)] = None

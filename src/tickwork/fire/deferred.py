@@ -49,8 +49,8 @@ def apply_deferred(
 def _updated(
     base: Action, change: Deferred, now: datetime, deps: Dependencies
 ) -> tuple[Action, list[Callable[[], None]]]:
-    # Here, not at the top: only a deferred update needs the Start request's models (pydantic),
-    # and the tick function, which records every fire, loads none at its cold start.
+    # Here, not at the top: only a deferred update needs the Start request's models (thirty
+    # fields and their checks), which the tick function does not build at its cold start.
     from tickwork.fire.start_record import announce_started, check_start, scheduled_action
 
     detail = change.request or {}

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
 
 from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivered
-from tickwork.domain.fire import FireAttempt, FireFailure, FireOrder, Tick
+from tickwork.domain.fire import CaughtFailure, FireAttempt, FireFailure, Tick
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.fulfill import fulfill_claimed
 from tickwork.fire.orders import check_lone
@@ -76,12 +75,12 @@ def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
     return LoneFire(tick, recorded)
 
 
-def failure_of(report: Any, execution_arn: str, deps: Dependencies) -> FireFailure:
+def failure_of(report: CaughtFailure, execution_arn: str, deps: Dependencies) -> FireFailure:
     """The fire machine's "Prove failure": the proved report of a fire that failed past its
     retries — refused (``ActionSuperseded``: the machine ends in "Failure unproved") when this
     execution recorded the fire as having run, so that no report contradicts the record."""
     failure = prove_failure(report, execution_arn, deps)
-    order = FireOrder.from_wire(report, "report")
+    order = report.order
     if isinstance(ending_recorded_by(order, execution_arn, deps), Tick):
         raise ActionSuperseded(order.action_id, "this execution recorded the fire as run")
     return failure

@@ -9,7 +9,7 @@ from typing import Any
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
 from tickwork.domain.execution import name_of
-from tickwork.domain.fire import FireFailure, FireOrder, Tick
+from tickwork.domain.fire import CaughtFailure, FireFailure, FireOrder, Tick
 from tickwork.fire.orders import check_lone
 from tickwork.integrity.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
 
@@ -37,12 +37,11 @@ def with_proof(tick: Tick, deps: Dependencies) -> Tick:
     return tick if key is None else replace(tick, proof=proof_of(key, tick.to_wire()))
 
 
-def prove_failure(report: Any, execution_arn: str, deps: Dependencies) -> FireFailure:
+def prove_failure(report: CaughtFailure, execution_arn: str, deps: Dependencies) -> FireFailure:
     """The fire machine's "Prove failure" step: the report of a fire that failed past its
     retries, proved — only when its order is one the stack issued for that execution
     (``ForgedOrder`` otherwise: a report is never made for an input anyone could write)."""
-    order = FireOrder.from_wire(report, "report")
-    check_lone(order, execution_arn, deps)
+    check_lone(report.order, execution_arn, deps)
     return proved_failure(report, execution_arn, deps)
 
 
@@ -52,17 +51,14 @@ def caught_failure(
     """The proved report the fire machine's Catch and "Prove failure" make of a fire that failed
     with ``error`` (``cause``): for a task that records failures itself (a batch's, a retry
     rebuilding one from the record)."""
-    caught = {**order.to_wire(), "error": {"Error": error, "Cause": cause}}
-    return proved_failure(caught, execution_arn, deps)
+    return proved_failure(CaughtFailure(order, error, cause), execution_arn, deps)
 
 
-def proved_failure(report: dict[str, Any], execution_arn: str, deps: Dependencies) -> FireFailure:
+def proved_failure(report: CaughtFailure, execution_arn: str, deps: Dependencies) -> FireFailure:
     """The Schedule Failed detail of a fire that failed past its retries, with its proof: the
     state machine's Catch hands the fire's input and its error (``$.error``) here (the handler
     has checked the input is an order the stack issued for that execution)."""
-    order = FireOrder.from_wire(report, "report")
-    caught = report.get("error")
-    error: dict[str, Any] = caught if isinstance(caught, dict) else {}
+    order = report.order
     failure = FireFailure(
         action_id=order.action_id,
         generation=order.generation,
@@ -70,8 +66,8 @@ def proved_failure(report: dict[str, Any], execution_arn: str, deps: Dependencie
         scheduled_time=order.fire_at,
         execution_name=name_of(execution_arn),
         execution_arn=execution_arn,
-        error=str(error.get("Error") or "States.Unknown")[:256],
-        cause=str(error["Cause"])[:MAX_CAUSE] if error.get("Cause") is not None else None,
+        error=report.error[:256],
+        cause=None if report.cause is None else report.cause[:MAX_CAUSE],
         manual=order.manual,
         trigger=order.trigger,
     )

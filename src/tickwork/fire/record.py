@@ -87,9 +87,11 @@ def record_tick(
         seat,
         on_repeat=lambda action: _repeat(action, tick, deps),
     )
-    if answer.outcome is Done.RECORDED and thresholds:
+    if answer.outcome is not Done.RECORDED:
+        return answer
+    if thresholds:
         _announce_if_late(tick, thresholds[0], deps)
-    return answer
+    return replace(answer, late_ms=tick.late_ms)
 
 
 def _announce_if_late(tick: Tick, threshold: timedelta, deps: Dependencies) -> None:

@@ -1,8 +1,8 @@
 """The log-only notifier of SEND_NOTIFICATION, for development (the port is
 ``tickwork.ports.Notifier``).
 
-Kept apart from the notification fulfillment (and its pydantic model) so that the bootstrap
-names it without importing pydantic at a cold start.
+Kept apart from the notification fulfillment (and its models) so that the bootstrap names it
+without building them at a cold start.
 """
 
 from __future__ import annotations

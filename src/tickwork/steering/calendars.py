@@ -11,18 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from tickwork.dependencies import Dependencies
-from tickwork.domain.errors import CalendarNotFound, ValidationFailed
+from tickwork.domain.errors import CalendarNotFound
 from tickwork.domain.schedule.calendar import Calendar, check_calendar_name
 
 __all__ = ["delete_calendar", "get_calendar", "list_calendars", "put_calendar"]
 
 
-def put_calendar(name: str, body: dict[str, Any], deps: Dependencies) -> tuple[Calendar, bool]:
+def put_calendar(name: str, body: Any, deps: Dependencies) -> tuple[Calendar, bool]:
     """Create the calendar, or replace the one of that name (its version goes up): the calendar
     written, and whether it is new."""
     check_calendar_name(name)
-    if not isinstance(body, dict):
-        raise ValidationFailed.of("body", "is not a JSON object", "send the calendar as an object")
     before = deps.calendars.get(name)
     version = 1 if before is None else before.version + 1
     calendar = Calendar.parse(name, body, version, deps.clock.now())

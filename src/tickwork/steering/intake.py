@@ -15,6 +15,16 @@ from typing import TYPE_CHECKING, Any
 from tickwork.answers import BackfillAnswer, ChangeAnswer, RecordAnswer, Rejection
 from tickwork.dependencies import Dependencies
 from tickwork.domain.announcements import Rejected
+from tickwork.domain.control_events import (
+    DETAILS,
+    BackfillDetail,
+    ControlDetail,
+    MoveDetail,
+    OccurrenceDetail,
+    PauseDetail,
+    RunNowDetail,
+    read_control,
+)
 from tickwork.domain.errors import (
     ActionFinished,
     ActionLocked,
@@ -30,7 +40,7 @@ from tickwork.domain.errors import (
 )
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import FireFailure, Tick
-from tickwork.domain.times import iso, parse_iso
+from tickwork.domain.times import iso
 from tickwork.fire.proofs import check_proof
 from tickwork.fire.record import record_failure, record_tick
 from tickwork.fire.rejections import announce_rejected
@@ -57,22 +67,11 @@ REFUSALS = (
     SignatureRefused,
     BackfillOverlap,
 )
-# The fields each control event's detail may hold beside "id".
-_CONTROL_FIELDS = {
-    DetailType.STOP: frozenset(),
-    DetailType.PAUSE: frozenset({"note"}),
-    DetailType.RESUME: frozenset({"note"}),
-    DetailType.RUN_NOW: frozenset({"requestId"}),
-    DetailType.SKIP_OCCURRENCE: frozenset({"occurrence", "at", "note"}),
-    DetailType.MOVE_OCCURRENCE: frozenset({"occurrence", "at", "to", "note"}),
-    DetailType.RESTORE_OCCURRENCE: frozenset({"occurrence", "at", "note"}),
-    DetailType.BACKFILL: frozenset({"startTime", "endTime", "overlap", "requestId", "note"}),
-}
 
 
 def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rejection:
     # Here, not at the top: the Control and Tick functions import this module and never parse
-    # a Start (the Start request's models bring pydantic).
+    # a Start (the Start request's models are built where one is).
     from tickwork.steering.start import start_action
 
     try:
@@ -86,37 +85,38 @@ def accept_control(
     detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
 ) -> ChangeAnswer | BackfillAnswer | Rejection:
     """Schedule Stop, Pause, Resume, Run Now, Skip, Move or Restore Occurrence, or Backfill:
-    ``{"id": ...}`` and the event's own fields."""
-    kind = DetailType(detail_type) if detail_type in _CONTROL_FIELDS else DetailType.STOP
+    ``{"id": ...}`` and the event's own fields (``domain.control_events``)."""
+    kind = DetailType(detail_type) if detail_type in DETAILS else DetailType.STOP
     try:
         detail = _verified(kind, detail, event_id, deps)
-        action_id = _control_id(kind, detail)
-        if kind is DetailType.PAUSE:
-            return pause_action(action_id, detail.get("note"), deps)
-        if kind is DetailType.RESUME:
-            return resume_action(action_id, detail.get("note"), deps)
-        if kind is DetailType.RUN_NOW:
-            return run_now(action_id, deps, detail.get("requestId") or event_id)
-        if kind in _OCCURRENCE_EVENTS:
-            return _occurrence(kind, action_id, detail, event_id, deps)
-        if kind is DetailType.BACKFILL:
-            return _backfill(action_id, detail, event_id, deps)
-        return cancel_action(action_id, deps)
+        return _steer(kind, read_control(kind, detail), event_id, deps)
     except REFUSALS as refused:
         return _rejected(kind, detail, event_id, refused, deps)
 
 
-_OCCURRENCE_EVENTS = frozenset(
-    {DetailType.SKIP_OCCURRENCE, DetailType.MOVE_OCCURRENCE, DetailType.RESTORE_OCCURRENCE}
-)
+def _steer(
+    kind: DetailType, asked: ControlDetail, event_id: str | None, deps: Dependencies
+) -> ChangeAnswer | BackfillAnswer:
+    action_id = asked.action_id
+    if isinstance(asked, PauseDetail):
+        steer = pause_action if kind is DetailType.PAUSE else resume_action
+        return steer(action_id, asked.note, deps)
+    if isinstance(asked, RunNowDetail):
+        return run_now(action_id, deps, asked.request_id or event_id)
+    if isinstance(asked, OccurrenceDetail):
+        return _occurrence(kind, asked, event_id, deps)
+    if isinstance(asked, BackfillDetail):
+        from tickwork.steering.backfill import backfill
+
+        request_id = asked.request_id or event_id
+        return backfill(
+            action_id, asked.start_time, asked.end_time, asked.overlap, deps, request_id, asked.note
+        )
+    return cancel_action(action_id, deps)
 
 
 def _occurrence(
-    kind: DetailType,
-    action_id: str,
-    detail: dict[str, Any],
-    event_id: str | None,
-    deps: Dependencies,
+    kind: DetailType, asked: OccurrenceDetail, event_id: str | None, deps: Dependencies
 ) -> ChangeAnswer:
     """Skip, move or restore one occurrence, named by ``occurrence`` (its number) or ``at``
     (its scheduled time)."""
@@ -127,49 +127,12 @@ def _occurrence(
         skip_occurrence,
     )
 
-    number = detail.get("occurrence")
-    if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
-        raise ValidationFailed.of("occurrence", f"{number!r} is not a number", "give 1 or more")
-    at = _moment(detail, "at")
-    which = Which(number=number, at=at)
-    note = detail.get("note")
-    if kind is DetailType.SKIP_OCCURRENCE:
-        return skip_occurrence(action_id, which, note, deps, event_id)
+    which = Which(number=asked.occurrence, at=asked.at)
+    if isinstance(asked, MoveDetail):
+        return move_occurrence(asked.action_id, which, asked.to, asked.note, deps, event_id)
     if kind is DetailType.RESTORE_OCCURRENCE:
-        return restore_occurrence(action_id, which, note, deps, event_id)
-    to = _moment(detail, "to")
-    if to is None:
-        raise ValidationFailed.of("to", "is missing", 'give the time it fires instead, e.g. "...Z"')
-    return move_occurrence(action_id, which, to, note, deps, event_id)
-
-
-def _backfill(
-    action_id: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
-) -> BackfillAnswer:
-    """Run a past range's occurrences, once each (a repeated event goes on where it is)."""
-    from tickwork.steering.backfill import backfill
-
-    start, end = _moment(detail, "startTime"), _moment(detail, "endTime")
-    for name, moment in (("startTime", start), ("endTime", end)):
-        if moment is None:
-            raise ValidationFailed.of(name, "is missing", 'give an ISO 8601 time, e.g. "...Z"')
-    assert start is not None and end is not None
-    overlap = detail.get("overlap", "REFUSE")
-    if not isinstance(overlap, str):
-        raise ValidationFailed.of("overlap", f"{overlap!r} is not a policy", "give REFUSE or SKIP")
-    request_id = detail.get("requestId") or event_id
-    return backfill(
-        action_id, start, end, overlap, deps, request_id=request_id, note=detail.get("note")
-    )
-
-
-def _moment(detail: dict[str, Any], field: str) -> datetime | None:
-    text = detail.get(field)
-    if text is None:
-        return None
-    if not isinstance(text, str):
-        raise ValidationFailed.of(field, f"{text!r} is not a time", 'give ISO 8601, e.g. "...Z"')
-    return parse_iso(text, field)
+        return restore_occurrence(asked.action_id, which, asked.note, deps, event_id)
+    return skip_occurrence(asked.action_id, which, asked.note, deps, event_id)
 
 
 def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Dependencies) -> Any:
@@ -220,23 +183,6 @@ _UNSIGNED_CHANGE_GRACE = 30
 
 def _iso_seconds(seconds: int) -> str:
     return iso(datetime.fromtimestamp(seconds, UTC))
-
-
-def _control_id(kind: DetailType, detail: Any) -> str:
-    allowed = _CONTROL_FIELDS[kind]
-    shape = ", ".join(f'"{name}"' for name in ("id", *sorted(allowed)))
-    if not isinstance(detail, dict) or not isinstance(detail.get("id"), str):
-        raise ValidationFailed.of(
-            "id", f"a {kind} detail holds {shape}", "send the id of the action as a string"
-        )
-    unknown = sorted(set(detail) - allowed - {"id"})
-    if unknown:
-        raise ValidationFailed.of(
-            ", ".join(unknown),
-            f"is not a field of {kind}",
-            f"remove it; a {kind} detail holds {shape}",
-        )
-    return str(detail["id"])
 
 
 def accept_report(

@@ -21,7 +21,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionSuperseded, TickUndelivered
 from tickwork.domain.events import DetailType
-from tickwork.domain.fire import FireAttempt, Outcome, Tick
+from tickwork.domain.fire import CaughtFailure, FireAttempt, Outcome, Tick
 from tickwork.fire import record
 from tickwork.fire.launch import launch
 from tickwork.fire.lone_fire import failure_of, fire_lone
@@ -234,7 +234,7 @@ def test_a_failure_report_is_refused_for_a_fire_its_execution_recorded(
     deps, _, _ = _stack(monkeypatch, ONE_OFF)
     first = _attempt(deps)
     fire_lone(first, deps)
-    report = {**first.order.to_wire(), "error": {"Error": "TickUndelivered", "Cause": "{}"}}
+    report = CaughtFailure(first.order, "TickUndelivered", "{}")
 
     with pytest.raises(ActionSuperseded, match="recorded the fire as run"):
         failure_of(report, first.execution_arn, deps)

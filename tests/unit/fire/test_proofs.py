@@ -13,7 +13,7 @@ import pytest
 from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
-from tickwork.domain.fire import Outcome, Tick
+from tickwork.domain.fire import CaughtFailure, Outcome, Tick
 from tickwork.fire.proofs import check_proof, proved_failure, with_proof
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
@@ -87,7 +87,7 @@ def test_the_failure_report_is_made_from_the_caught_input_with_its_proof() -> No
         "error": {"Error": "PermanentFulfillmentError", "Cause": "404 from the receiver"},
     }
 
-    failure = proved_failure(caught, "pay-42-g2-o3", deps)
+    failure = proved_failure(CaughtFailure.from_wire(caught), "pay-42-g2-o3", deps)
 
     assert (failure.action_id, failure.generation, failure.occurrence) == ("pay:42", 2, 3)
     assert failure.error == "PermanentFulfillmentError"

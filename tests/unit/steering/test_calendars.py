@@ -68,7 +68,7 @@ def test_a_calendar_excludes_its_dates_and_the_moments_outside_its_hours() -> No
         ({"dates": ["2026-12-25", "Christmas"]}, "dates[1]"),
         ({"dates": "2026-12-25"}, "dates"),
         ({"hours": {"MONDAY": ["09:00-17:00"]}}, "hours.MONDAY"),
-        ({"hours": {"MON": ["17:00-09:00"]}}, "hours.MON"),
+        ({"hours": {"MON": ["17:00-09:00"]}}, "hours.MON[0]"),
         ({"hours": {"FRI-MON": ["09:00-17:00"]}}, "hours.FRI-MON"),
         ({"hours": {}}, "hours"),
         ({"timezone": "Mars/Olympus"}, "timezone"),

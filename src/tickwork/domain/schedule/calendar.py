@@ -27,8 +27,13 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.identifiers import check_name
+from tickwork.domain.schedule.calendar_body import (
+    MAX_DATES,
+    WEEKDAYS,
+    parse_hours,
+    read_calendar_body,
+)
 from tickwork.domain.schedule.wallclock import load_zone, local_to_utc, next_transition
 
 __all__ = [
@@ -43,13 +48,8 @@ __all__ = [
 
 CALENDAR_NAME_PATTERN = re.compile(r"[0-9A-Za-z_.-]{1,64}")
 CALENDAR_NAME_RULE = "1-64 of letters, digits and - _ ."
-MAX_DATES = 1_000
-MAX_WINDOWS = 8  # allowed windows per weekday
 REACH = timedelta(days=1_100)  # how far ahead the next allowed moment is looked for (past
 # the longest run of excluded dates a calendar can hold: 1,000)
-WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
-_WINDOW = re.compile(r"([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-4]):([0-5]\d)")
-_DAY_RANGE = re.compile(r"(MON|TUE|WED|THU|FRI|SAT|SUN)(?:-(MON|TUE|WED|THU|FRI|SAT|SUN))?")
 
 
 class Excluded(StrEnum):
@@ -159,7 +159,7 @@ class Calendar:
             name=stored["name"],
             timezone=stored.get("timezone", "UTC"),
             dates=frozenset(date.fromisoformat(d) for d in stored.get("dates", [])),
-            hours=None if hours is None else _hours(hours, []),
+            hours=None if hours is None else parse_hours(hours)[0],
             description=stored.get("description"),
             version=int(stored.get("version", 1)),
             updated_at=(
@@ -168,45 +168,22 @@ class Calendar:
         )
 
     @classmethod
-    def parse(cls, name: str, body: dict[str, Any], version: int, now: datetime) -> Calendar:
+    def parse(cls, name: str, body: Any, version: int, now: datetime) -> Calendar:
         """A calendar from a request: ``timezone``, ``dates`` (ISO dates), ``hours`` (weekday or
-        range → windows, e.g. ``{"MON-FRI": ["09:00-17:00"]}``), ``description``. Every bad
-        field is named, with its fix."""
-        problems: list[FieldProblem] = []
+        range → windows, e.g. ``{"MON-FRI": ["09:00-17:00"]}``), ``description``, read by its
+        declared model (``calendar_body.CalendarBody``): every bad field is named, with its
+        fix."""
         check_calendar_name(name)
-        unknown = set(body) - {"timezone", "dates", "hours", "description"}
-        if unknown:
-            problems.append(
-                FieldProblem(
-                    ", ".join(sorted(unknown)),
-                    "is not a field of a calendar",
-                    "give timezone, dates, hours and description only",
-                )
-            )
-        timezone = body.get("timezone", "UTC")
-        try:
-            load_zone(timezone)
-        except ValidationFailed as refused:
-            problems += [FieldProblem("timezone", p.problem, p.fix) for p in refused.problems]
-        dates = _dates(body.get("dates", []), problems)
-        hours_text = body.get("hours")
-        hours = None if hours_text is None else _hours(hours_text, problems)
-        description = body.get("description")
-        if description is not None and (not isinstance(description, str) or len(description) > 500):
-            problems.append(
-                FieldProblem("description", "is not a text of up to 500 characters", "shorten it")
-            )
-        if hours is not None and not any(hours.values()) and not problems:
-            problems.append(
-                FieldProblem(
-                    "hours",
-                    "allows no hour of any day",
-                    'give a window such as {"MON-FRI": ["09:00-17:00"]}, or leave hours out',
-                )
-            )
-        if problems:
-            raise ValidationFailed(problems)
-        return cls(name, timezone, dates, hours, description, version, now)
+        given = read_calendar_body(body)
+        return cls(
+            name,
+            given.timezone,
+            given.excluded_dates(),
+            given.allowed_hours(),
+            given.description,
+            version,
+            now,
+        )
 
 
 @dataclass(frozen=True)
@@ -273,74 +250,3 @@ def _changes_in(zone_key: str, year: int) -> tuple[datetime, ...]:
 def _window_text(window: tuple[int, int]) -> str:
     start, end = window
     return f"{start // 60:02d}:{start % 60:02d}-{end // 60:02d}:{end % 60:02d}"
-
-
-def _dates(value: Any, problems: list[FieldProblem]) -> frozenset[date]:
-    if not isinstance(value, list):
-        problems.append(FieldProblem("dates", "is not a list", 'give ["2026-12-25", ...]'))
-        return frozenset()
-    if len(value) > MAX_DATES:
-        problems.append(
-            FieldProblem("dates", f"holds {len(value)} dates", f"give at most {MAX_DATES}")
-        )
-        return frozenset()
-    found: set[date] = set()
-    for index, text in enumerate(value):
-        try:
-            found.add(date.fromisoformat(text))
-        except (TypeError, ValueError):
-            problems.append(
-                FieldProblem(
-                    f"dates[{index}]", f"{str(text)[:40]!r} is not a date", 'give "2026-12-25"'
-                )
-            )
-    return frozenset(found)
-
-
-def _hours(value: Any, problems: list[FieldProblem]) -> dict[int, tuple[tuple[int, int], ...]]:
-    fix = 'give {"MON-FRI": ["09:00-17:00"], "SAT": ["10:00-14:00"]}'
-    if not isinstance(value, dict):
-        problems.append(FieldProblem("hours", "is not an object", fix))
-        return {}
-    hours: dict[int, list[tuple[int, int]]] = {}
-    for key, windows in value.items():
-        days = _days(key)
-        if days is None:
-            problems.append(
-                FieldProblem(f"hours.{key}", "is not a weekday or a range of them", fix)
-            )
-            continue
-        if not isinstance(windows, list) or len(windows) > MAX_WINDOWS:
-            problems.append(
-                FieldProblem(f"hours.{key}", f"is not a list of up to {MAX_WINDOWS} windows", fix)
-            )
-            continue
-        for text in windows:
-            match = _WINDOW.fullmatch(text) if isinstance(text, str) else None
-            start = end = 0
-            if match:
-                start = int(match[1]) * 60 + int(match[2])
-                end = int(match[3]) * 60 + int(match[4])
-            if match is None or not start < end <= 1440:
-                problems.append(
-                    FieldProblem(
-                        f"hours.{key}",
-                        f"{str(text)[:40]!r} is not a window HH:MM-HH:MM of one day",
-                        'give "09:00-17:00" (end after start, at most "24:00")',
-                    )
-                )
-                continue
-            for day in days:
-                hours.setdefault(day, []).append((start, end))
-    return {day: tuple(sorted(windows)) for day, windows in hours.items()}
-
-
-def _days(key: Any) -> list[int] | None:
-    match = _DAY_RANGE.fullmatch(key.strip().upper()) if isinstance(key, str) else None
-    if match is None:
-        return None
-    first = WEEKDAYS.index(match[1])
-    last = WEEKDAYS.index(match[2]) if match[2] else first
-    if last < first:
-        return None
-    return list(range(first, last + 1))
