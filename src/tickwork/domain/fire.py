@@ -320,6 +320,7 @@ class CaughtFailure:
         caught = report.error or _ErrorWire()
         return cls(report.value(), caught.error or "States.Unknown", caught.cause)
 
+
 # --- the wire models: what each value must be when it arrives ------------------------------------
 def _any_text(value: Any) -> str | None:
     """An error's cause, as the machine caught it: text, or anything else made text."""

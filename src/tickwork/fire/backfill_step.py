@@ -12,7 +12,6 @@ occurrence twice, since each write adds what it runs to the backfilled spans.
 from __future__ import annotations
 
 from tickwork.answers import BackfillAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import LIVE, Action
 from tickwork.domain.backfill import (
     BackfillPlan,
@@ -28,20 +27,21 @@ from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire
 from tickwork.domain.times import iso_exact
 from tickwork.fire import writes
 from tickwork.fire.launch import launch_manual
+from tickwork.fire.needs import Launches
 
 __all__ = ["AT_ONCE", "continue_backfill", "step_backfill"]
 
 AT_ONCE = 5  # backfilled fires in flight at most: the other manual fires keep room
 
 
-def continue_backfill(action_id: str, deps: Dependencies) -> BackfillAnswer | None:
+def continue_backfill(action_id: str, deps: Launches) -> BackfillAnswer | None:
     """Run the next occurrences of the backfill waiting on the record, as slots free up (after
     a backfilled fire is recorded; by the reconciler). None: no backfill waits."""
     return step_backfill(action_id, None, deps, first=False)
 
 
 def step_backfill(
-    action_id: str, asked: BackfillRequest | None, deps: Dependencies, first: bool
+    action_id: str, asked: BackfillRequest | None, deps: Launches, first: bool
 ) -> BackfillAnswer | None:
     now = deps.clock.now()
     steps: list[tuple[BackfillPlan, tuple[ManualFire, ...], BackfillRequest]] = []

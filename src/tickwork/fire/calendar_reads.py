@@ -22,6 +22,7 @@ from tickwork.domain.occurrence_changes import MAX_CHANGES
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, Excluded, check_calendar_name
 from tickwork.domain.times import ceil_ms, iso
+from tickwork.fire.needs import Seals
 from tickwork.fire.sealing import seal_holds, seal_of
 from tickwork.ports.stores import CalendarStore
 
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-def with_calendar(schedule: Schedule, deps: Dependencies) -> Schedule:
+def with_calendar(schedule: Schedule, deps: Seals) -> Schedule:
     """``schedule`` with the content of the calendar it names, as the stack has it now; a
     calendar the stack does not have is refused, naming the field."""
     use = schedule.calendar
@@ -45,7 +46,7 @@ def with_calendar(schedule: Schedule, deps: Dependencies) -> Schedule:
     return replace(schedule, calendar=replace(use, calendar=named_calendar(use.name, deps)))
 
 
-def named_calendar(name: str, deps: Dependencies) -> Calendar:
+def named_calendar(name: str, deps: Seals) -> Calendar:
     """The calendar a request names in its ``calendar`` field; refused naming the field."""
     calendar = deps.calendars.get(check_calendar_name(name, "calendar"))
     if calendar is None:
@@ -92,7 +93,7 @@ def calendars_read_once(deps: Dependencies) -> Dependencies:
     return replace(deps, calendars=_ReadOnce(deps.calendars))
 
 
-def with_fresh_calendar(action: Action, deps: Dependencies) -> Action:
+def with_fresh_calendar(action: Action, deps: Seals) -> Action:
     """The record with its calendar as the stack has it now, sealed again (only a record whose
     seal holds: an altered one is not laundered). Unchanged without a calendar, when the stack
     no longer has it (the snapshot stands), or when the version is the same."""
@@ -109,7 +110,7 @@ def with_fresh_calendar(action: Action, deps: Dependencies) -> Action:
     return refreshed.sealed(seal_of(refreshed, deps))
 
 
-def excluded_now(action: Action, fire_time: Any, deps: Dependencies) -> str | None:
+def excluded_now(action: Action, fire_time: Any, deps: Seals) -> str | None:
     """The name of the action's calendar if it, as the stack has it now, excludes a planned
     fire at ``fire_time`` (a date added after the fire was planned); else None."""
     use = action.schedule.calendar
@@ -131,7 +132,7 @@ class LateExclusion:
 
 
 def late_exclusion(
-    action: Action, fire_at: datetime, now: datetime, deps: Dependencies
+    action: Action, fire_at: datetime, now: datetime, deps: Seals
 ) -> LateExclusion | None:
     """None when the fire at ``fire_at`` may run ``now``: it is not missed (no later than its
     misfireThreshold), or its calendar allows ``now``. Else, as for an occurrence the calendar

@@ -8,18 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Paused, Rejected, Stopped
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.steering import ChangeKind, Deferred
+from tickwork.fire.needs import Records
 from tickwork.fire.rejections import announce_rejected
 
 __all__ = ["apply_deferred"]
 
 
 def apply_deferred(
-    updated: Action, now: datetime, deps: Dependencies
+    updated: Action, now: datetime, deps: Records
 ) -> tuple[Action, list[Callable[[], None]]]:
     """After the imminent fire is recorded, apply the change that waited for it. Returns the
     record to write and what to announce once it is written."""
@@ -47,7 +47,7 @@ def apply_deferred(
 
 
 def _updated(
-    base: Action, change: Deferred, now: datetime, deps: Dependencies
+    base: Action, change: Deferred, now: datetime, deps: Records
 ) -> tuple[Action, list[Callable[[], None]]]:
     # Here, not at the top: only a deferred update needs the Start request's models (thirty
     # fields and their checks), which the tick function does not build at its cold start.

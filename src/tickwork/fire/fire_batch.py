@@ -63,6 +63,7 @@ from tickwork.fire.bus_sender import BusSender
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.follow_on import FollowOns
 from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.needs import Fires
 from tickwork.fire.orders import check_batch, start_lone
 from tickwork.fire.planning import fire_order, planned_execution
 from tickwork.fire.proofs import caught_failure, with_proof
@@ -80,7 +81,7 @@ def fire_batch(
     order: BatchOrder,
     execution_arn: str,
     retry_count: int,
-    deps: Dependencies,
+    deps: Dependencies,  # the whole bundle: its records reopened on the batch's tab
     most_threads: int = _MOST_THREADS,
 ) -> list[MemberResult]:
     """Run, record and announce every member of the batch; what became of each, with at most
@@ -140,7 +141,7 @@ class _Batch:
     retry_count: int
     follow_ons: FollowOns
     tab: TabbedRecords
-    deps: Dependencies
+    deps: Fires
 
     @property
     def name(self) -> str:
@@ -258,7 +259,7 @@ def _ran(member: Member, ended: Tick | FireFailure, recorded: bool = False) -> M
     return MemberResult(member, outcome, tick=ended, recorded=recorded)
 
 
-def _finish_recording(ended: Tick | FireFailure, deps: Dependencies) -> None:
+def _finish_recording(ended: Tick | FireFailure, deps: Fires) -> None:
     """What a crash after the record's write may have left undone — the next fire's start,
     the Schedule Completed — is done by recording it again (a repeat changes no record)."""
     if isinstance(ended, FireFailure):
@@ -272,7 +273,7 @@ def _cause(failed: Exception) -> str:
     return json.dumps({"errorType": type(failed).__name__, "errorMessage": str(failed)})
 
 
-def _withdraw(member: Member, handed_to: str, refused: LaunchRefused, deps: Dependencies) -> None:
+def _withdraw(member: Member, handed_to: str, refused: LaunchRefused, deps: Fires) -> None:
     """The lone execution a member was handed over to could not be started (a quota,
     throttling): its claim is released and it waits in the table, due now, for the pump's next
     run (at least once, with the same idempotency key, as a transient failure's retry is)."""

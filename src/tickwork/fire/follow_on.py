@@ -36,13 +36,13 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.fire import grouping, writes
 from tickwork.fire.grouping import by_window, gathers
 from tickwork.fire.launch import launch, park_again
+from tickwork.fire.needs import Fires
 from tickwork.fire.orders import names_key, start_batch_listing
 from tickwork.fire.planning import plan
 from tickwork.fire.record import following_fire
@@ -93,7 +93,7 @@ class FollowOns:
     """The follow-on batches of one batch task: planned from its members' records, joined as
     they are recorded, started by ``start_when_ready``."""
 
-    def __init__(self, parent: str, deps: Dependencies) -> None:
+    def __init__(self, parent: str, deps: Fires) -> None:
         self._parent = parent
         self._deps = deps
         self._batches: dict[datetime, _FollowOn] = {}
@@ -246,7 +246,7 @@ class FollowOns:
         return True
 
 
-def _alone(member: Member, follow_on: str, deps: Dependencies) -> None:
+def _alone(member: Member, follow_on: str, deps: Fires) -> None:
     """A member written into a follow-on that an earlier attempt of the task had started
     without it (that attempt died while the member was still firing): the follow-on will never
     fire it, so the record names the fire's own execution instead (fenced: only while it still

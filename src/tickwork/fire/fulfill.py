@@ -19,7 +19,6 @@ from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.announcements import Skipped, Tampered
 from tickwork.domain.errors import (
@@ -39,6 +38,7 @@ from tickwork.domain.times import iso
 from tickwork.fire import writes
 from tickwork.fire.calendar_reads import excluded_now, late_exclusion
 from tickwork.fire.launch import launch
+from tickwork.fire.needs import Fires
 from tickwork.fire.own_occurrence import shift_own_fire
 from tickwork.fire.planning import planned_execution
 from tickwork.fire.record import record_tick
@@ -53,7 +53,7 @@ _TAMPERED = "the record's seal does not match: it was altered outside tickwork; 
 
 
 def fulfill_claimed(
-    fire: FireAttempt, deps: Dependencies, read: Action | None = None
+    fire: FireAttempt, deps: Fires, read: Action | None = None
 ) -> tuple[Tick, Action]:
     """The fire's tick, and its record as this execution's claim left it (the version a write
     recording the tick is fenced on). ``read``: the record as the caller just read it, if it
@@ -77,7 +77,7 @@ def fulfill_claimed(
     return _run(fire, action, action.key_of(fire.order.occurrence), now, deps), action
 
 
-def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> None:
+def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Fires) -> None:
     """Skip the occurrence if a skip of it is on the record, under its seal (a skip the seal
     does not vouch for is not taken: the claim's seal check ends that fire as tampered)."""
     if action.is_skipped(fire.order.fire_at) and seal_holds(action, deps):
@@ -86,9 +86,7 @@ def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Depen
         _skip(fire, action, now, deps, f"skipped by request{note}", _BY_REQUEST)
 
 
-def _keep_off_excluded(
-    fire: FireAttempt, action: Action, now: datetime, deps: Dependencies
-) -> None:
+def _keep_off_excluded(fire: FireAttempt, action: Action, now: datetime, deps: Fires) -> None:
     """A missed fire whose catch-up would run at a moment its calendar excludes: skipped, or
     moved to the calendar's next allowed moment (this execution ends; the moved fire has its
     own), as its ``onExcluded`` says for an occurrence the calendar excludes."""
@@ -101,14 +99,14 @@ def _keep_off_excluded(
         raise ActionSuperseded(action.id, f"{late.why}: moved to {iso(late.to)}")
 
 
-def _skip_if_excluded(fire: FireAttempt, action: Action, now: datetime, deps: Dependencies) -> None:
+def _skip_if_excluded(fire: FireAttempt, action: Action, now: datetime, deps: Fires) -> None:
     """Skip the occurrence if its calendar, changed since it was planned, excludes it now."""
     name = excluded_now(action, fire.order.fire_at, deps)
     if name is not None:
         _skip(fire, action, now, deps, f"excluded by calendar {name}", _CALENDAR)
 
 
-def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Dependencies) -> Tick:
+def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires) -> Tick:
     """The claimed fire: check the seal, validate, fulfill in a slot, and make the tick."""
     if not seal_holds(action, deps):
         # Altered outside tickwork: what it would run is not what was scheduled.
@@ -146,7 +144,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Depen
     return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result, slot_waits=waits)
 
 
-def _last_attempt(fire: FireAttempt, waits: int, deps: Dependencies) -> bool:
+def _last_attempt(fire: FireAttempt, waits: int, deps: Fires) -> bool:
     """Whether this was the last attempt the retry policy allows a fire a batch handed over
     (its attempts in the batch count): the machine would retry it, so it is ended here. A lone
     fire's own execution counts its attempts itself (``RetryMaxAttempts``)."""
@@ -155,7 +153,7 @@ def _last_attempt(fire: FireAttempt, waits: int, deps: Dependencies) -> bool:
     )
 
 
-def _agreed(fire: FireAttempt, read: Action | None, deps: Dependencies) -> Action:
+def _agreed(fire: FireAttempt, read: Action | None, deps: Fires) -> Action:
     """The record, if this execution may run the fire it is at (``writes.order_agrees``); an
     order the record contradicts is announced as tampering, and nothing fires."""
     with _announced_if_forged(fire, deps):
@@ -163,7 +161,7 @@ def _agreed(fire: FireAttempt, read: Action | None, deps: Dependencies) -> Actio
 
 
 @contextmanager
-def _announced_if_forged(fire: FireAttempt, deps: Dependencies) -> Iterator[None]:
+def _announced_if_forged(fire: FireAttempt, deps: Fires) -> Iterator[None]:
     try:
         yield
     except ForgedOrder as refused:
@@ -180,7 +178,7 @@ def _announced_if_forged(fire: FireAttempt, deps: Dependencies) -> Iterator[None
         raise
 
 
-def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
+def _claim_manual(fire: FireAttempt, deps: Fires) -> tuple[Action, str]:
     """A fire asked for by hand: claimed on its own entry of the record, fenced on the version,
     so it runs once however often it is delivered; the schedule's own fire is untouched."""
     claimed = writes.claim_manual(deps.records, fire, deps.clock.now())
@@ -189,7 +187,7 @@ def _claim_manual(fire: FireAttempt, deps: Dependencies) -> tuple[Action, str]:
     return claimed, manual.idempotency_key
 
 
-def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> None:
+def _wait_until_due(fire: FireAttempt, action: Action, deps: Fires) -> None:
     """Never fire early: sleep off a short early wake; continue a longer one in a new leg (an
     execution waits to its fire, so this is a guard, not a plan)."""
     order = fire.order
@@ -207,7 +205,7 @@ def _wait_until_due(fire: FireAttempt, action: Action, deps: Dependencies) -> No
         early = fire_at - deps.clock.now()
 
 
-def _claim(fire: FireAttempt, action: Action, deps: Dependencies) -> Action:
+def _claim(fire: FireAttempt, action: Action, deps: Fires) -> Action:
     """PENDING → IN_PROGRESS for this execution, fenced on the version; a retry of this
     execution (or the lone execution a batch handed the fire over to) resumes its claim."""
     with _announced_if_forged(fire, deps):
@@ -218,7 +216,7 @@ def _skip(
     fire: FireAttempt,
     action: Action,
     now: datetime,
-    deps: Dependencies,
+    deps: Fires,
     why: str,
     policy: str,
 ) -> NoReturn:
@@ -249,7 +247,7 @@ def _holder(fire: FireAttempt) -> str:
 
 
 @contextmanager
-def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[int]:
+def _slot(action_type: str, holder: str, deps: Fires) -> Iterator[int]:
     """Hold one of the action type's concurrency slots while it runs, if it has a limit, and
     give how many times this execution waited for one (each wait was a retry of the state).
 
@@ -271,7 +269,7 @@ def _slot(action_type: str, holder: str, deps: Dependencies) -> Iterator[int]:
         deps.slots.release(slot, holder)
 
 
-def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Dependencies) -> None:
+def _note_failure(fire: FireAttempt, error: Exception, waits: int, deps: Fires) -> None:
     """Record the attempt's error on the record (best effort: the machine records FAILED), with
     the fulfillment attempts before it (the state's retries less its waits for a slot)."""
     text = f"{type(error).__name__}: {error}"

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tickwork.config import Settings
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.batch import BatchOrder, Member, batch_name, wait_second, window_of
+from tickwork.fire.needs import Names
 from tickwork.fire.orders import names_key
 
 __all__ = [
@@ -81,7 +81,7 @@ class Planned:
     actions: tuple[Action, ...]
 
 
-def group(due: Iterable[Action], deps: Dependencies) -> tuple[list[Planned], list[Action]]:
+def group(due: Iterable[Action], deps: Names) -> tuple[list[Planned], list[Action]]:
     """The batches the pump's due fires make — per window that gathers, at most
     ``BatchMaxFires`` each, in fire time order — and the fires left to run alone."""
     settings = deps.settings

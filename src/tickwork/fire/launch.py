@@ -9,13 +9,13 @@ import logging
 from contextlib import suppress
 from datetime import datetime
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.domain.execution import Machine, same_execution
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.steering import ManualFire
 from tickwork.fire import writes
+from tickwork.fire.needs import Launches
 from tickwork.fire.orders import kind_of, start_lone
 from tickwork.fire.planning import fire_order, manual_execution, planned_execution
 
@@ -27,7 +27,7 @@ log = logging.getLogger("tickwork")
 def launch(
     action: Action,
     now: datetime,
-    deps: Dependencies,
+    deps: Launches,
     leg: int = 0,
     repair: int = 0,
     trigger: Trigger = Trigger.SCHEDULED,
@@ -59,7 +59,7 @@ def launch(
 
 
 def park_again(
-    action: Action, execution_arn: str, now: datetime, deps: Dependencies, refused: LaunchRefused
+    action: Action, execution_arn: str, now: datetime, deps: Launches, refused: LaunchRefused
 ) -> None:
     """Step Functions refused to start the execution the record names (the open-execution
     quota, throttling): the fire waits in the table again, due now, for the pump's next run. A
@@ -69,7 +69,7 @@ def park_again(
         writes.park_again(deps.records, action, execution_arn, now)
 
 
-def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
+def stop_own_execution(action: Action, cause: str, deps: Launches) -> None:
     """Stop the execution that waits for this action's fire alone. A batch's is left running:
     it holds other actions' fires too, and finds this one changed (each fire is fenced on its
     key), so it ends this one quietly."""
@@ -80,7 +80,7 @@ def stop_own_execution(action: Action, cause: str, deps: Dependencies) -> None:
 
 
 def launch_manual(
-    action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repair: int = 0
+    action: Action, fire: ManualFire, now: datetime, deps: Launches, repair: int = 0
 ) -> str:
     """Start the execution of a fire asked for by hand: due now, through the same machine. A
     backfilled one carries its past occurrence's scheduled time (its tick's scheduledTime)."""

@@ -33,6 +33,7 @@ from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivere
 from tickwork.domain.fire import CaughtFailure, FireAttempt, FireFailure, Tick
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.needs import Fires
 from tickwork.fire.orders import check_lone
 from tickwork.fire.proofs import prove_failure, with_proof
 from tickwork.fire.record import record_tick
@@ -52,7 +53,8 @@ class LoneFire:
 
 
 def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
-    """Run the fire, record it, then put its proved tick on the bus."""
+    """Run the fire, record it, then put its proved tick on the bus. (The whole bundle: its
+    calendars are read once for the fire.)"""
     check_lone(fire.order, fire.execution_arn, deps)
     deps = calendars_read_once(deps)
     try:
@@ -75,7 +77,7 @@ def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
     return LoneFire(tick, recorded)
 
 
-def failure_of(report: CaughtFailure, execution_arn: str, deps: Dependencies) -> FireFailure:
+def failure_of(report: CaughtFailure, execution_arn: str, deps: Fires) -> FireFailure:
     """The fire machine's "Prove failure": the proved report of a fire that failed past its
     retries — refused (``ActionSuperseded``: the machine ends in "Failure unproved") when this
     execution recorded the fire as having run, so that no report contradicts the record."""
@@ -86,7 +88,7 @@ def failure_of(report: CaughtFailure, execution_arn: str, deps: Dependencies) ->
     return failure
 
 
-def _finish(tick: Tick, deps: Dependencies) -> None:
+def _finish(tick: Tick, deps: Fires) -> None:
     """A fire this execution recorded: what a crash after the record's write may have left
     undone — the next fire's start, the Schedule Completed — is done by recording it again (a
     repeat changes no record)."""
@@ -96,7 +98,7 @@ def _finish(tick: Tick, deps: Dependencies) -> None:
         raise TickPending(tick.action_id, tick.occurrence, _why(failed)) from failed
 
 
-def _put(tick: Tick, deps: Dependencies) -> None:
+def _put(tick: Tick, deps: Fires) -> None:
     try:
         deps.publisher.publish(tick)
     except Exception as refused:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.announcements import Tampered
 from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import ForgedOrder, NameTaken
 from tickwork.domain.execution import Machine, name_of
 from tickwork.domain.fire import FireKey, FireOrder
+from tickwork.fire.needs import Names
 from tickwork.integrity.names import name_key
 from tickwork.integrity.order_proof import order_proof, order_proof_key, order_proven
 from tickwork.ports import AlreadyStarted
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-def kind_of(execution_arn: str | None, deps: Dependencies) -> Machine | None:
+def kind_of(execution_arn: str | None, deps: Names) -> Machine | None:
     """Which of the stack's machines the execution belongs to (None: neither, or no ARN)."""
     if not execution_arn:
         return None
@@ -47,7 +47,7 @@ def kind_of(execution_arn: str | None, deps: Dependencies) -> Machine | None:
     return None
 
 
-def start_lone(name: str, order: FireOrder, deps: Dependencies) -> str:
+def start_lone(name: str, order: FireOrder, deps: Names) -> str:
     """Start the fire machine's execution ``name`` with ``order``, proved: its ARN. Starting one
     that exists is harmless; refused for room: ``LaunchRefused``."""
     key = _key(deps)
@@ -60,13 +60,13 @@ def start_lone(name: str, order: FireOrder, deps: Dependencies) -> str:
         return found.execution_arn
 
 
-def start_batch(name: str, order: BatchOrder, deps: Dependencies) -> str:
+def start_batch(name: str, order: BatchOrder, deps: Names) -> str:
     """Start the batch machine's execution ``name`` with ``order``, proved: its ARN."""
     return start_batch_listing(name, order, deps)[0]
 
 
 def start_batch_listing(
-    name: str, order: BatchOrder, deps: Dependencies
+    name: str, order: BatchOrder, deps: Names
 ) -> tuple[str, frozenset[FireKey]]:
     """``start_batch``, and the fires the execution of that name lists: ``order``'s, or, when
     the stack had started it before, that start's (a follow-on started by a task's earlier
@@ -88,7 +88,7 @@ def _refuse_unless_ours(
     machine: Machine,
     key: bytes | None,
     fires: list[FireKey],
-    deps: Dependencies,
+    deps: Names,
 ) -> None:
     """A start found its name taken: by the stack's own start of it (a repeat: its input is
     proved for that name, whatever order it carries), or by someone else — ``NameTaken``,
@@ -103,7 +103,7 @@ def _refuse_unless_ours(
     raise taken
 
 
-def check_lone(order: FireOrder, execution_arn: str, deps: Dependencies) -> None:
+def check_lone(order: FireOrder, execution_arn: str, deps: Names) -> None:
     """Refuse (``ForgedOrder``, announced) a lone execution's order the stack did not issue for
     it. With no seal key configured (unit tests only) there is nothing to prove with."""
     key = _key(deps)
@@ -118,7 +118,7 @@ def check_lone(order: FireOrder, execution_arn: str, deps: Dependencies) -> None
     raise refused
 
 
-def check_batch(order: BatchOrder, execution_arn: str, deps: Dependencies) -> None:
+def check_batch(order: BatchOrder, execution_arn: str, deps: Names) -> None:
     """Refuse (``ForgedOrder``, announced for each action it lists) a batch order the stack did
     not issue for this execution, or one that lists an action twice."""
     key = _key(deps)
@@ -143,12 +143,12 @@ def check_batch(order: BatchOrder, execution_arn: str, deps: Dependencies) -> No
     raise refused
 
 
-def names_key(deps: Dependencies) -> bytes | None:
+def names_key(deps: Names) -> bytes | None:
     """The key execution names are made under (``domain.naming``); None without a seal key."""
     seal_key = deps.secret(deps.settings.seal_secret_id)
     return None if seal_key is None else name_key(seal_key)
 
 
-def _key(deps: Dependencies) -> bytes | None:
+def _key(deps: Names) -> bytes | None:
     seal_key = deps.secret(deps.settings.seal_secret_id)
     return None if seal_key is None else order_proof_key(seal_key)

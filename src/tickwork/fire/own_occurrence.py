@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import RecordAltered
 from tickwork.domain.occurrence_changes import OccurrenceChange
 from tickwork.domain.times import iso
 from tickwork.fire import writes
 from tickwork.fire.launch import launch, stop_own_execution
+from tickwork.fire.needs import Launches
 from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_holds, seal_of
 
@@ -25,7 +25,7 @@ def write_occurrence_change(
     changed: Action,
     reason: str,
     now: datetime,
-    deps: Dependencies,
+    deps: Launches,
     from_own_execution: bool = False,
 ) -> None:
     """Save the change, sealed; a moved imminent fire gets its new execution, the old one
@@ -48,7 +48,7 @@ def write_occurrence_change(
         launch(changed, now, deps)
 
 
-def shift_own_fire(action: Action, to: datetime, why: str, deps: Dependencies) -> bool:
+def shift_own_fire(action: Action, to: datetime, why: str, deps: Launches) -> bool:
     """Move the occurrence the record is at to ``to``, asked by its own execution (a missed
     fire its calendar shifts: ``calendars.late_exclusion``): a new generation, planned and
     launched; the caller's execution then ends quietly. False, nothing written, for a record

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
 from tickwork.domain.times import iso
 from tickwork.fire.grouping import launch_moment
+from tickwork.fire.needs import Names
 from tickwork.fire.orders import names_key
 from tickwork.integrity.names import life_key
 
@@ -23,7 +23,7 @@ __all__ = ["fire_order", "manual_execution", "names_key_of", "plan", "planned_ex
 def fire_order(
     action: Action,
     now: datetime,
-    deps: Dependencies,
+    deps: Names,
     leg: int = 0,
     repair: int = 0,
     trigger: Trigger = Trigger.SCHEDULED,
@@ -44,7 +44,7 @@ def fire_order(
     )
 
 
-def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
+def plan(action: Action, now: datetime, deps: Names) -> Action:
     """Before the record of a new fire is written: name the execution it will run in, or park
     it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
     due = action.execution_time
@@ -54,7 +54,7 @@ def plan(action: Action, now: datetime, deps: Dependencies) -> Action:
 
 
 def planned_execution(
-    action: Action, deps: Dependencies, leg: int = 0, repair: int = 0
+    action: Action, deps: Names, leg: int = 0, repair: int = 0
 ) -> tuple[str, str]:
     name = execution_name(
         action.id, action.generation, action.occurrence, leg, repair, key=names_key_of(action, deps)
@@ -62,7 +62,7 @@ def planned_execution(
     return name, deps.executions.execution_arn(name)
 
 
-def names_key_of(action: Action, deps: Dependencies) -> bytes | None:
+def names_key_of(action: Action, deps: Names) -> bytes | None:
     """The key the action's executions are named under, one per life of the id: a purged (or
     expired) id created again never takes a name its earlier life used (its numbering starts
     over at generation 1)."""
@@ -70,7 +70,7 @@ def names_key_of(action: Action, deps: Dependencies) -> bytes | None:
     return None if key is None else life_key(key, iso(action.created_at))
 
 
-def manual_execution(action: Action, fire: ManualFire, deps: Dependencies, repair: int = 0) -> str:
+def manual_execution(action: Action, fire: ManualFire, deps: Names, repair: int = 0) -> str:
     return execution_name(
         action.id,
         fire.generation,

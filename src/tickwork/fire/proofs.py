@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ForgedReport
 from tickwork.domain.execution import name_of
 from tickwork.domain.fire import CaughtFailure, FireFailure, FireOrder, Tick
+from tickwork.fire.needs import Names
 from tickwork.fire.orders import check_lone
 from tickwork.integrity.fire_proof import PROOF_FIELD, proof_key, proof_of, proven
 
@@ -27,17 +27,17 @@ __all__ = [
 MAX_CAUSE = 8 * 1024
 
 
-def _key(deps: Dependencies) -> bytes | None:
+def _key(deps: Names) -> bytes | None:
     seal_key = deps.secret(deps.settings.seal_secret_id)
     return None if seal_key is None else proof_key(seal_key)
 
 
-def with_proof(tick: Tick, deps: Dependencies) -> Tick:
+def with_proof(tick: Tick, deps: Names) -> Tick:
     key = _key(deps)
     return tick if key is None else replace(tick, proof=proof_of(key, tick.to_wire()))
 
 
-def prove_failure(report: CaughtFailure, execution_arn: str, deps: Dependencies) -> FireFailure:
+def prove_failure(report: CaughtFailure, execution_arn: str, deps: Names) -> FireFailure:
     """The fire machine's "Prove failure" step: the report of a fire that failed past its
     retries, proved — only when its order is one the stack issued for that execution
     (``ForgedOrder`` otherwise: a report is never made for an input anyone could write)."""
@@ -46,7 +46,7 @@ def prove_failure(report: CaughtFailure, execution_arn: str, deps: Dependencies)
 
 
 def caught_failure(
-    order: FireOrder, error: str, cause: str | None, execution_arn: str, deps: Dependencies
+    order: FireOrder, error: str, cause: str | None, execution_arn: str, deps: Names
 ) -> FireFailure:
     """The proved report the fire machine's Catch and "Prove failure" make of a fire that failed
     with ``error`` (``cause``): for a task that records failures itself (a batch's, a retry
@@ -54,7 +54,7 @@ def caught_failure(
     return proved_failure(CaughtFailure(order, error, cause), execution_arn, deps)
 
 
-def proved_failure(report: CaughtFailure, execution_arn: str, deps: Dependencies) -> FireFailure:
+def proved_failure(report: CaughtFailure, execution_arn: str, deps: Names) -> FireFailure:
     """The Schedule Failed detail of a fire that failed past its retries, with its proof: the
     state machine's Catch hands the fire's input and its error (``$.error``) here (the handler
     has checked the input is an order the stack issued for that execution)."""
@@ -75,7 +75,7 @@ def proved_failure(report: CaughtFailure, execution_arn: str, deps: Dependencies
     return failure if key is None else replace(failure, proof=proof_of(key, failure.to_wire()))
 
 
-def check_proof(detail_type: str, detail: Any, deps: Dependencies) -> None:
+def check_proof(detail_type: str, detail: Any, deps: Names) -> None:
     """Refuse a report no fire of this stack made (when the stack has a seal key)."""
     key = _key(deps)
     if key is None:

@@ -33,12 +33,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import LaunchRefused
 from tickwork.fire import writes
 from tickwork.fire.grouping import Planned, group
 from tickwork.fire.launch import park_again
+from tickwork.fire.needs import Pumps
 from tickwork.fire.orders import start_batch, start_lone
 from tickwork.fire.planning import fire_order, planned_execution
 from tickwork.fire.writes import is_due_parked
@@ -65,7 +65,7 @@ class PumpRun:
         return asdict(self)
 
 
-def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dict[str, Any]:
+def pump(deps: Pumps, limit: int = 50_000, workers: int = WORKERS) -> dict[str, Any]:
     """Launch the parked fires due for launch now, earliest first, at most ``limit`` a run,
     ``workers`` at a time: the fires of a second with at least ``BatchMinFires`` of them in
     batches (fire.grouping), the others alone. After a refusal the rest wait for the next
@@ -75,9 +75,7 @@ def pump(deps: Dependencies, limit: int = 50_000, workers: int = WORKERS) -> dic
     return launch_due(due_ids, now, deps, workers).as_dict()
 
 
-def launch_due(
-    due_ids: list[str], now: datetime, deps: Dependencies, workers: int = WORKERS
-) -> PumpRun:
+def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WORKERS) -> PumpRun:
     """Launch the fires of ``due_ids`` still parked and due at ``now`` as the pump does: read
     each record, group them by second (batches, the rest alone), mark and start. Each batch and
     each lone fire on its own: one that fails (an error, logged) is named in ``failed`` and
@@ -125,7 +123,7 @@ def launch_due(
 
 
 def _launch_batch(
-    planned: Planned, now: datetime, deps: Dependencies, run: PumpRun, pool: ThreadPoolExecutor
+    planned: Planned, now: datetime, deps: Pumps, run: PumpRun, pool: ThreadPoolExecutor
 ) -> str:
     """Mark each member launched into the batch (the pool's workers at a time: the record names
     the batch before it starts), then start it: "launched", or "refused" (every member it
@@ -163,7 +161,7 @@ def _launch_batch(
     return "launched"
 
 
-def _mark(action: Action, now: datetime, arn: str, deps: Dependencies) -> Action | None:
+def _mark(action: Action, now: datetime, arn: str, deps: Pumps) -> Action | None:
     """Mark one parked fire launched into the execution ``arn``, fenced on its version: the
     record as written, or None when it is no longer this parked fire, due now (whatever moved
     it has it)."""
@@ -171,9 +169,7 @@ def _mark(action: Action, now: datetime, arn: str, deps: Dependencies) -> Action
     return None if written is None else written.after
 
 
-def launch_parked(
-    action_id: str, now: datetime, deps: Dependencies, action: Action | None = None
-) -> str:
+def launch_parked(action_id: str, now: datetime, deps: Pumps, action: Action | None = None) -> str:
     """Mark the parked fire of ``action_id`` launched into its own execution, then start it:
     "launched", "moved" (no longer parked, or not due yet) or "refused" (parked again).
     ``action``: its record as just read, if the caller has it."""

@@ -70,6 +70,7 @@ from tickwork.domain.steering import ManualFire
 from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
 from tickwork.fire.launch import launch, launch_manual
+from tickwork.fire.needs import Repairs
 from tickwork.fire.orders import kind_of
 from tickwork.fire.planning import manual_execution, planned_execution
 from tickwork.fire.pump import WORKERS, launch_due
@@ -97,7 +98,7 @@ STUCK_AFTER = timedelta(minutes=15)  # a claim held this long is resolved
 
 
 def reconcile(
-    deps: Dependencies,
+    deps: Dependencies,  # the whole bundle: its executions described once a run
     horizon: timedelta | None = HORIZON,
     stuck_after: timedelta = STUCK_AFTER,
     limit: int = 10_000,
@@ -234,7 +235,7 @@ def _alone(subject: str, unrepaired: list[str]) -> Iterator[None]:
         unrepaired.append(subject)
 
 
-def _batch_starting(execution: str, action: Action, now: datetime, deps: Dependencies) -> bool:
+def _batch_starting(execution: str, action: Action, now: datetime, deps: Repairs) -> bool:
     """The record names a batch not started yet, lately, for a fire not yet due: its starter
     (the pump between its marks and the start, a task whose follow-on waits for its members)
     is at work; a lone start now would split the batch. Past the grace, or once the fire is
@@ -248,14 +249,14 @@ def _batch_starting(execution: str, action: Action, now: datetime, deps: Depende
     )
 
 
-def _missed_by_the_pump(action: Action, now: datetime, deps: Dependencies) -> bool:
+def _missed_by_the_pump(action: Action, now: datetime, deps: Repairs) -> bool:
     """A parked fire is the pump's until a third of the horizon past its launch moment: a
     start by the reconciler before that would race the pump's batch of its second."""
     grace = deps.settings.launch_ahead / 3
     return action.launch_at is not None and action.launch_at + grace <= now
 
 
-def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
+def _restart_if_lost(action: Action, now: datetime, deps: Repairs) -> bool:
     current = action.execution_arn or planned_execution(action, deps)[1]
     state = _describe(current, action, deps)
     if state is not None and state.running:
@@ -268,7 +269,7 @@ def _restart_if_lost(action: Action, now: datetime, deps: Dependencies) -> bool:
     return _relaunch(fresh, now, deps)
 
 
-def _settle_if_ended(tab: str, deps: Dependencies, repairs: Reconciled) -> None:
+def _settle_if_ended(tab: str, deps: Repairs, repairs: Reconciled) -> None:
     """A batch's tab still open: its task settles it at its end, a retry of the task first
     thing; a batch no longer running (failed past its retries, lost) never will."""
     batch = tab.rpartition("#")[0]
@@ -282,7 +283,7 @@ def _settle_if_ended(tab: str, deps: Dependencies, repairs: Reconciled) -> None:
 def _resolve_claim(
     action: Action,
     now: datetime,
-    deps: Dependencies,
+    deps: Repairs,
     repairs: Reconciled,
     only_undelivered: bool = False,
 ) -> None:
@@ -325,7 +326,7 @@ def _backfill_stalled(action: Action) -> bool:
 
 
 def _resolve_manual(
-    action: Action, fire: ManualFire, now: datetime, deps: Dependencies, repairs: Reconciled
+    action: Action, fire: ManualFire, now: datetime, deps: Repairs, repairs: Reconciled
 ) -> None:
     """A fire asked for by hand whose execution ended unrecorded, or was lost."""
     at_most_once = action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL
@@ -381,9 +382,7 @@ def _left_by(state: ExecutionState | None) -> LeftTick | LeftFailure | None:
     )
 
 
-def _record_left_tick(
-    left: LeftTick, action_id: str, deps: Dependencies, repairs: Reconciled
-) -> None:
+def _record_left_tick(left: LeftTick, action_id: str, deps: Repairs, repairs: Reconciled) -> None:
     """A fire that happened: its tick is recorded once. A tick the bus refused is put there
     first (its proof travels with it), so workers get it late rather than never."""
     if left.undelivered:
@@ -394,7 +393,7 @@ def _record_left_tick(
 
 
 def _record_left_failure(
-    failure: FireFailure, undelivered: bool, deps: Dependencies, repairs: Reconciled
+    failure: FireFailure, undelivered: bool, deps: Repairs, repairs: Reconciled
 ) -> None:
     """A fire that failed past its retries: recorded FAILED once, never run again. A proved
     report the bus refused is put there first."""
@@ -444,7 +443,7 @@ def _unknown(
     )
 
 
-def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
+def _relaunch(action: Action, now: datetime, deps: Repairs) -> bool:
     """Start the fire's execution under the first name not used yet — its own name if it never
     started, else a numbered repair — once the record names it. False if one is already
     running, or the record moved on meanwhile."""
@@ -458,9 +457,7 @@ def _relaunch(action: Action, now: datetime, deps: Dependencies) -> bool:
     raise RuntimeError(f"{action.id}: {_MAX_REPAIRS} repair executions already used")
 
 
-def _name_and_launch(
-    action: Action, arn: str, repair: int, now: datetime, deps: Dependencies
-) -> bool:
+def _name_and_launch(action: Action, arn: str, repair: int, now: datetime, deps: Repairs) -> bool:
     """The record names the repair execution (fenced on the version looked at), then it starts."""
     written = None
     with suppress(ActionConflict):
@@ -471,7 +468,7 @@ def _name_and_launch(
     return True
 
 
-def _describe(execution: str | None, action: Action, deps: Dependencies) -> ExecutionState | None:
+def _describe(execution: str | None, action: Action, deps: Repairs) -> ExecutionState | None:
     """The execution, on the machine its ARN names: a batch's (its fires share it), or a lone
     fire's. None: it never started, or is gone."""
     arn = _arn_of(execution, action, deps)
@@ -481,7 +478,7 @@ def _describe(execution: str | None, action: Action, deps: Dependencies) -> Exec
     return (deps.batches if machine is Machine.BATCH else deps.executions).describe(name_of(arn))
 
 
-def _arn_of(execution: str | None, action: Action, deps: Dependencies) -> str:
+def _arn_of(execution: str | None, action: Action, deps: Repairs) -> str:
     """A stored execution as an ARN: claims written before claims held ARNs hold the bare name
     of the execution the record named, or of the fire machine's."""
     if not execution or ":" in execution:

@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from tickwork.answers import Done, RecordAnswer
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.announcements import Completed, Late
 from tickwork.domain.errors import TickworkError
@@ -34,6 +33,7 @@ from tickwork.fire.backfill_step import continue_backfill
 from tickwork.fire.calendar_reads import with_fresh_calendar
 from tickwork.fire.deferred import apply_deferred
 from tickwork.fire.launch import launch
+from tickwork.fire.needs import Records
 from tickwork.fire.orders import kind_of
 from tickwork.fire.planning import plan
 from tickwork.fire.writes import Written
@@ -60,7 +60,7 @@ class NextSeat(Protocol):
 
 def record_tick(
     tick: Tick,
-    deps: Dependencies,
+    deps: Records,
     current: Action | None = None,
     seat: NextSeat | None = None,
 ) -> RecordAnswer:
@@ -94,7 +94,7 @@ def record_tick(
     return replace(answer, late_ms=tick.late_ms)
 
 
-def _announce_if_late(tick: Tick, threshold: timedelta, deps: Dependencies) -> None:
+def _announce_if_late(tick: Tick, threshold: timedelta, deps: Records) -> None:
     """A fire that ran later than its action's misfireThreshold: a Schedule Late, once (with
     the write that recorded it)."""
     limit = int(threshold.total_seconds() * 1000)
@@ -112,7 +112,7 @@ def _announce_if_late(tick: Tick, threshold: timedelta, deps: Dependencies) -> N
     deps.publisher.publish(late)
 
 
-def record_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
+def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
     if failure.manual:
         return _record_manual_failure(failure, deps)
     recorded: list[tuple[Occurrence, FailurePolicy]] = []
@@ -135,7 +135,7 @@ def _record(
     key: FireKey,
     execution_arn: str,
     ended: Callable[[Action, datetime], Action],
-    deps: Dependencies,
+    deps: Records,
     current: Action | None = None,
     seat: NextSeat | None = None,
     on_repeat: Callable[[Action | None], object] | None = None,
@@ -193,7 +193,7 @@ def _following(action: Action, tick: Tick, now: datetime) -> datetime | None:
     return following_fire(action, tick.scheduled_time, tick.occurrence, now)
 
 
-def _record_manual_failure(failure: FireFailure, deps: Dependencies) -> RecordAnswer:
+def _record_manual_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
     action = deps.records.get(failure.action_id)
     fire = action.manual.fire(failure.manual) if action else None
     if action is None or fire is None:
@@ -227,7 +227,7 @@ def _record_manual(
     number: int,
     record: Occurrence,
     key: str,
-    deps: Dependencies,
+    deps: Records,
 ) -> RecordAnswer:
     """Record a manual fire's ending once (``writes.record_manual``: only while it is in
     flight), counting it in the fire totals."""
@@ -242,7 +242,7 @@ def _record_manual(
     )
 
 
-def _go_on_backfilling(action_id: str, deps: Dependencies) -> None:
+def _go_on_backfilling(action_id: str, deps: Records) -> None:
     """A slot is free: the backfill waiting on the record runs its next occurrences. What
     cannot be done now (a lost race, a refused launch) the reconciler does: the fire is
     recorded either way."""
@@ -281,14 +281,14 @@ def _failed_occurrence(failure: FireFailure, retry_count: int, now: datetime) ->
     )
 
 
-def _execution_of(ended: Tick | FireFailure, deps: Dependencies) -> str:
+def _execution_of(ended: Tick | FireFailure, deps: Records) -> str:
     """The execution an ending names: its ARN, or — a tick or report made before they carried
     one, which only the fire machine's executions put on the bus — the fire machine's execution
     of its name."""
     return ended.execution_arn or deps.executions.execution_arn(ended.execution_name)
 
 
-def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> RecordAnswer:
+def _repeat(action: Action | None, tick: Tick, deps: Records) -> RecordAnswer:
     moved_on = (
         action is not None
         and action.status == Status.PENDING
@@ -302,7 +302,7 @@ def _repeat(action: Action | None, tick: Tick, deps: Dependencies) -> RecordAnsw
     return RecordAnswer(tick.action_id, Done.IGNORED, reason=_IGNORED)
 
 
-def _in_a_batch(action: Action, deps: Dependencies) -> bool:
+def _in_a_batch(action: Action, deps: Records) -> bool:
     """Its next fire was planned into a batch (which starts it, or the reconciler does)."""
     return kind_of(action.execution_arn, deps) is Machine.BATCH
 
@@ -316,7 +316,7 @@ def _completed_by(action: Action, tick: Tick) -> bool:
     )
 
 
-def _publish_completed(action: Action, occurrences: int, deps: Dependencies) -> None:
+def _publish_completed(action: Action, occurrences: int, deps: Records) -> None:
     deps.publisher.publish(Completed(action.id, action.generation, occurrences))
 
 

@@ -10,17 +10,17 @@ idempotency key); the fire is never run again.
 
 from __future__ import annotations
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireFailure, FireOrder, Outcome, Tick
+from tickwork.fire.needs import Launches
 from tickwork.fire.proofs import caught_failure, with_proof
 
 __all__ = ["ending_recorded_by"]
 
 
 def ending_recorded_by(
-    order: FireOrder, execution_arn: str, deps: Dependencies
+    order: FireOrder, execution_arn: str, deps: Launches
 ) -> Tick | FireFailure | None:
     """The proved tick or failure report of the fire ``order`` names, when the execution
     ``execution_arn`` recorded it; None when it did not (or recorded a skip, which announced

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from tickwork.domain.announcements import Rejected
 
 if TYPE_CHECKING:
-    from tickwork.dependencies import Dependencies
+    from tickwork.fire.needs import Refuses
 
 __all__ = ["announce_rejected"]
 
 _log = logging.getLogger(__name__)
 
 
-def announce_rejected(rejection: Rejected, deps: Dependencies) -> None:
+def announce_rejected(rejection: Rejected, deps: Refuses) -> None:
     """Publish it, then keep it. Keeping is a convenience beside the event: a store that
     refuses is logged and never turns the refusal into an error (which would be retried)."""
     deps.publisher.publish(rejection)

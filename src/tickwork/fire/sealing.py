@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP
 from tickwork.domain.times import iso
+from tickwork.fire.needs import Keys
 from tickwork.integrity.seal import SealedFields, compute_seal, seal_matches
 
 __all__ = ["seal_holds", "seal_of", "sealed_fields"]
@@ -33,12 +33,12 @@ def sealed_fields(action: Action) -> SealedFields:
     )
 
 
-def seal_of(action: Action, deps: Dependencies) -> str | None:
+def seal_of(action: Action, deps: Keys) -> str | None:
     key = deps.secret(deps.settings.seal_secret_id)
     return None if key is None else compute_seal(key, sealed_fields(action))
 
 
-def seal_holds(action: Action, deps: Dependencies) -> bool:
+def seal_holds(action: Action, deps: Keys) -> bool:
     """True if the record is as tickwork wrote it (always, when no seal key is configured)."""
     key = deps.secret(deps.settings.seal_secret_id)
     return key is None or seal_matches(key, action.seal, sealed_fields(action))

@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.announcements import Started
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.identifiers import check_action_id
 from tickwork.domain.start_request import StartRequest, check_payload_size, parse_start_detail
 from tickwork.fire.calendar_reads import with_calendar
+from tickwork.fire.needs import Admits
 from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_of
 from tickwork.fulfillment.access import check_access
@@ -49,7 +49,7 @@ def check_start(
     detail: dict[str, Any],
     event_id: str | None,
     now: datetime,
-    deps: Dependencies,
+    deps: Admits,
     *,
     admit: bool = True,
 ) -> CheckedStart:
@@ -84,7 +84,7 @@ def scheduled_action(
     now: datetime,
     digest: str,
     event_id: str | None,
-    deps: Dependencies,
+    deps: Admits,
 ) -> Action:
     """The record a checked Start makes: new, or the next generation of ``existing``; named
     for its first execution and sealed, ready to write."""
@@ -102,7 +102,7 @@ def scheduled_action(
     return action.sealed(seal_of(action, deps))
 
 
-def announce_started(action: Action, deps: Dependencies) -> None:
+def announce_started(action: Action, deps: Admits) -> None:
     deps.publisher.publish(Started(action))
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.announcements import Missed
 from tickwork.fire import writes
+from tickwork.fire.needs import Watches
 
 __all__ = ["note_missed"]
 
@@ -24,7 +24,7 @@ _PARKED = "never launched: the pump is stopped or far behind"
 _WAITING = "its execution has not fired it: lost, stopped, or the stack was down or behind"
 
 
-def note_missed(deps: Dependencies, now: datetime, limit: int = 10_000) -> list[Missed]:
+def note_missed(deps: Watches, now: datetime, limit: int = 10_000) -> list[Missed]:
     """Note and announce each fire found missed, once; the announcements made."""
     grace = deps.settings.missed_grace
     found: list[Missed] = []

@@ -11,12 +11,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from tickwork.answers import BackfillAnswer
-from tickwork.dependencies import Dependencies
 from tickwork.domain.backfill import BackfillRequest, Overlap, check_range
 from tickwork.domain.errors import ActionNotFound, ValidationFailed
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.fire.backfill_step import step_backfill
+from tickwork.steering.needs import Steers
 
 __all__ = ["backfill"]
 
@@ -26,7 +26,7 @@ def backfill(
     start: datetime,
     end: datetime,
     overlap: Overlap | str,
-    deps: Dependencies,
+    deps: Steers,
     request_id: str | None = None,
     note: str | None = None,
 ) -> BackfillAnswer:

@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tickwork.answers import BulkAnswer, BulkItem, ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import ActionConflict, TickworkError, ValidationFailed
 from tickwork.domain.selection import Selection
+from tickwork.steering.needs import Steers, Sweeps
 from tickwork.steering.pause import pause_action, resume_action
 from tickwork.steering.stop import cancel_action
 
 __all__ = ["OPERATIONS", "bulk_change"]
 
 _ATTEMPTS = 3
-OPERATIONS: dict[str, Callable[[str, str | None, Dependencies], ChangeAnswer]] = {
+OPERATIONS: dict[str, Callable[[str, str | None, Steers], ChangeAnswer]] = {
     "pause": pause_action,
     "resume": resume_action,
     "cancel": lambda action_id, _note, deps: cancel_action(action_id, deps),
@@ -31,7 +31,7 @@ OPERATIONS: dict[str, Callable[[str, str | None, Dependencies], ChangeAnswer]] =
 def bulk_change(
     operation: str,
     selection: Selection,
-    deps: Dependencies,
+    deps: Sweeps,
     note: str | None = None,
     limit: int = 100,
     cursor: str | None = None,
@@ -52,10 +52,10 @@ def bulk_change(
 
 
 def _one(
-    change: Callable[[str, str | None, Dependencies], ChangeAnswer],
+    change: Callable[[str, str | None, Steers], ChangeAnswer],
     action_id: str,
     note: str | None,
-    deps: Dependencies,
+    deps: Sweeps,
 ) -> BulkItem:
     for attempt in range(_ATTEMPTS):
         try:

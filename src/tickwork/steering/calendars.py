@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tickwork.dependencies import Dependencies
 from tickwork.domain.errors import CalendarNotFound
 from tickwork.domain.schedule.calendar import Calendar, check_calendar_name
+from tickwork.steering.needs import Manages
 
 __all__ = ["delete_calendar", "get_calendar", "list_calendars", "put_calendar"]
 
 
-def put_calendar(name: str, body: Any, deps: Dependencies) -> tuple[Calendar, bool]:
+def put_calendar(name: str, body: Any, deps: Manages) -> tuple[Calendar, bool]:
     """Create the calendar, or replace the one of that name (its version goes up): the calendar
     written, and whether it is new."""
     check_calendar_name(name)
@@ -28,18 +28,18 @@ def put_calendar(name: str, body: Any, deps: Dependencies) -> tuple[Calendar, bo
     return calendar, before is None
 
 
-def get_calendar(name: str, deps: Dependencies) -> Calendar:
+def get_calendar(name: str, deps: Manages) -> Calendar:
     calendar = deps.calendars.get(check_calendar_name(name))
     if calendar is None:
         raise CalendarNotFound(name)
     return calendar
 
 
-def list_calendars(deps: Dependencies) -> list[Calendar]:
+def list_calendars(deps: Manages) -> list[Calendar]:
     return deps.calendars.all()
 
 
-def delete_calendar(name: str, deps: Dependencies) -> None:
+def delete_calendar(name: str, deps: Manages) -> None:
     """Remove it. The schedules that name it keep the snapshot they hold."""
     if not deps.calendars.delete(check_calendar_name(name)):
         raise CalendarNotFound(name)

@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tickwork.answers import BackfillAnswer, ChangeAnswer, RecordAnswer, Rejection
-from tickwork.dependencies import Dependencies
 from tickwork.domain.announcements import Rejected
 from tickwork.domain.control_events import (
     DETAILS,
@@ -46,6 +45,7 @@ from tickwork.fire.record import record_failure, record_tick
 from tickwork.fire.rejections import announce_rejected
 from tickwork.integrity.signed_events import TOLERANCE_SECONDS, check_event_signature
 from tickwork.ports import Spent
+from tickwork.steering.needs import Takes
 from tickwork.steering.pause import pause_action, resume_action
 from tickwork.steering.run_now import run_now
 from tickwork.steering.stop import cancel_action
@@ -69,7 +69,7 @@ REFUSALS = (
 )
 
 
-def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rejection:
+def accept_start(command: StartCommand, deps: Takes) -> StartResult | Rejection:
     # Here, not at the top: the Control and Tick functions import this module and never parse
     # a Start (the Start request's models are built where one is).
     from tickwork.steering.start import start_action
@@ -82,7 +82,7 @@ def accept_start(command: StartCommand, deps: Dependencies) -> StartResult | Rej
 
 
 def accept_control(
-    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
+    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Takes
 ) -> ChangeAnswer | BackfillAnswer | Rejection:
     """Schedule Stop, Pause, Resume, Run Now, Skip, Move or Restore Occurrence, or Backfill:
     ``{"id": ...}`` and the event's own fields (``domain.control_events``)."""
@@ -95,7 +95,7 @@ def accept_control(
 
 
 def _steer(
-    kind: DetailType, asked: ControlDetail, event_id: str | None, deps: Dependencies
+    kind: DetailType, asked: ControlDetail, event_id: str | None, deps: Takes
 ) -> ChangeAnswer | BackfillAnswer:
     action_id = asked.action_id
     if isinstance(asked, PauseDetail):
@@ -116,7 +116,7 @@ def _steer(
 
 
 def _occurrence(
-    kind: DetailType, asked: OccurrenceDetail, event_id: str | None, deps: Dependencies
+    kind: DetailType, asked: OccurrenceDetail, event_id: str | None, deps: Takes
 ) -> ChangeAnswer:
     """Skip, move or restore one occurrence, named by ``occurrence`` (its number) or ``at``
     (its scheduled time)."""
@@ -135,7 +135,7 @@ def _occurrence(
     return skip_occurrence(asked.action_id, which, asked.note, deps, event_id)
 
 
-def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Dependencies) -> Any:
+def _verified(kind: DetailType, detail: Any, event_id: str | None, deps: Takes) -> Any:
     """The detail without its signature, when the stack requires signed events and this one's
     holds, is fresh, is not older than the last change applied to its action, and was never
     used by another event; the detail as it is when signatures are not required."""
@@ -186,7 +186,7 @@ def _iso_seconds(seconds: int) -> str:
 
 
 def accept_report(
-    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Dependencies
+    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Takes
 ) -> RecordAnswer | Rejection:
     """A Schedule Tick or Schedule Failed of this stack's state machine: record the fire —
     only once its proof shows a fire of this stack made it."""
@@ -208,7 +208,7 @@ def _rejected(
     detail: Any,
     event_id: str | None,
     refused: Exception,
-    deps: Dependencies,
+    deps: Takes,
 ) -> Rejection:
     action_id = detail.get("id") if isinstance(detail, dict) else None
     problems = (

@@ -11,21 +11,21 @@ from __future__ import annotations
 from datetime import datetime
 
 from tickwork.answers import AppliesAfter, ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, Action, Status
 from tickwork.domain.errors import ActionLocked
 from tickwork.domain.steering import Deferred
 from tickwork.domain.times import iso
 from tickwork.fire import writes
+from tickwork.steering.needs import Steers
 
 __all__ = ["defer", "is_locked", "refuse_if_locked_one_off"]
 
 
-def is_locked(action: Action, now: datetime, deps: Dependencies) -> bool:
+def is_locked(action: Action, now: datetime, deps: Steers) -> bool:
     return action.status in ACTIVE and action.is_locked(now, deps.settings.lock)
 
 
-def refuse_if_locked_one_off(action: Action, now: datetime, deps: Dependencies) -> None:
+def refuse_if_locked_one_off(action: Action, now: datetime, deps: Steers) -> None:
     """A one-off inside its lock cannot be changed: its only fire is the imminent one."""
     if not action.repeat and is_locked(action, now, deps):
         raise ActionLocked(
@@ -35,7 +35,7 @@ def refuse_if_locked_one_off(action: Action, now: datetime, deps: Dependencies) 
         )
 
 
-def defer(action: Action, change: Deferred, now: datetime, deps: Dependencies) -> ChangeAnswer:
+def defer(action: Action, change: Deferred, now: datetime, deps: Steers) -> ChangeAnswer:
     """Keep ``change`` on the record until the imminent fire is recorded; the answer says so."""
     writes.defer(deps.records, action, change, now)
     fire_time = action.execution_time or now

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tickwork.answers import ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import FINISHED, Action, Status
 from tickwork.domain.errors import (
     ActionFinished,
@@ -37,6 +36,7 @@ from tickwork.domain.times import ceil_ms, iso, iso_exact
 from tickwork.fire.own_occurrence import write_occurrence_change
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import is_locked
+from tickwork.steering.needs import Steers
 
 __all__ = [
     "Which",
@@ -66,7 +66,7 @@ def skip_occurrence(
     action_id: str,
     which: Which,
     note: str | None,
-    deps: Dependencies,
+    deps: Steers,
     event_id: str | None = None,
 ) -> ChangeAnswer:
     """Skip the occurrence: it comes due and is recorded SKIPPED, and nothing runs.
@@ -80,7 +80,7 @@ def move_occurrence(
     which: Which,
     to: datetime,
     note: str | None,
-    deps: Dependencies,
+    deps: Steers,
     event_id: str | None = None,
 ) -> ChangeAnswer:
     """Fire the occurrence at ``to`` instead: strictly between its neighbours, in the future."""
@@ -105,7 +105,7 @@ def restore_occurrence(
     action_id: str,
     which: Which,
     note: str | None,
-    deps: Dependencies,
+    deps: Steers,
     event_id: str | None = None,
 ) -> ChangeAnswer:
     """Undo the skip or move of the occurrence: it fires as its schedule says."""
@@ -126,7 +126,7 @@ def _change(
     which: Which,
     to: datetime | None,
     note: str | None,
-    deps: Dependencies,
+    deps: Steers,
     event_id: str | None,
 ) -> ChangeAnswer:
     action = _recurring(action_id, "skip or move" if to is None else "move", deps)
@@ -158,7 +158,7 @@ def _change(
 
 
 def _restore(
-    action_id: str, which: Which, note: str | None, deps: Dependencies, event_id: str | None
+    action_id: str, which: Which, note: str | None, deps: Steers, event_id: str | None
 ) -> ChangeAnswer:
     action = _recurring(action_id, "restore", deps)
     if event_id and action.knows_start(event_id):  # delivered again: applied once already
@@ -185,7 +185,7 @@ def _noted(reason: str, note: str | None) -> str:
     return f"{reason}: {note}" if note else reason
 
 
-def _recurring(action_id: str, wanted: str, deps: Dependencies) -> Action:
+def _recurring(action_id: str, wanted: str, deps: Steers) -> Action:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)
@@ -234,7 +234,7 @@ def _find(action: Action, which: Which) -> _Found:
     )
 
 
-def _refuse_if_locked(action: Action, found: _Found, now: datetime, deps: Dependencies) -> None:
+def _refuse_if_locked(action: Action, found: _Found, now: datetime, deps: Steers) -> None:
     """The imminent occurrence inside its lock (or firing) is fixed."""
     if found.number != action.occurrence or action.status is Status.PAUSED:
         return

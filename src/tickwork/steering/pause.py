@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from tickwork.answers import ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import LIVE, Action, Status
 from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
@@ -23,23 +22,24 @@ from tickwork.fire.launch import launch, stop_own_execution
 from tickwork.fire.planning import plan
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.steering.needs import Steers
 
 __all__ = ["pause_action", "resume_action"]
 
 
-def pause_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
+def pause_action(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     """Pause it; read and decided again if its record changed meanwhile (a fire recorded)."""
     note = check_note(note)
     return decided_again(lambda: _pause(action_id, note, deps))
 
 
-def resume_action(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
+def resume_action(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     """Resume it; read and decided again if its record changed meanwhile (a fire recorded)."""
     note = check_note(note)
     return decided_again(lambda: _resume(action_id, note, deps))
 
 
-def _pause(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
+def _pause(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     action = _live(action_id, "paused", deps)
     if action.status == Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
@@ -54,7 +54,7 @@ def _pause(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer
     return _answer(paused, Done.PAUSED)
 
 
-def _resume(action_id: str, note: str | None, deps: Dependencies) -> ChangeAnswer:
+def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     action = _live(action_id, "resumed", deps)
     if action.status != Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
@@ -101,11 +101,11 @@ def _next_after(action: Action, now: datetime, passed: datetime | None) -> datet
     return moved
 
 
-def announce_paused(action: Action, deps: Dependencies) -> None:
+def announce_paused(action: Action, deps: Steers) -> None:
     deps.publisher.publish(Paused.of(action))
 
 
-def _live(action_id: str, wanted: str, deps: Dependencies) -> Action:
+def _live(action_id: str, wanted: str, deps: Steers) -> Action:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from tickwork.answers import ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Trigger
@@ -20,18 +19,19 @@ from tickwork.fire.launch import launch, launch_manual
 from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_holds, seal_of
 from tickwork.fire.writes import decided_again
+from tickwork.steering.needs import Steers
 from tickwork.steering.run_now import ask_manual_fire
 
 __all__ = ["retry_action"]
 
 
-def retry_action(action_id: str, deps: Dependencies, occurrence: int | None = None) -> ChangeAnswer:
+def retry_action(action_id: str, deps: Steers, occurrence: int | None = None) -> ChangeAnswer:
     """``occurrence`` picks which failed fire (default: the latest). A retry that races another
     writer reads the record again and decides again."""
     return decided_again(lambda: _retry(action_id, deps, occurrence))
 
 
-def _retry(action_id: str, deps: Dependencies, occurrence: int | None) -> ChangeAnswer:
+def _retry(action_id: str, deps: Steers, occurrence: int | None) -> ChangeAnswer:
     action = deps.records.get(action_id)
     if action is None:
         raise ActionNotFound(action_id)

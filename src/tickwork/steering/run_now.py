@@ -11,7 +11,6 @@ import uuid
 from datetime import datetime
 
 from tickwork.answers import ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action
 from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresInFlight
 from tickwork.domain.fire import Trigger
@@ -22,11 +21,12 @@ from tickwork.fire.launch import launch, launch_manual, stop_own_execution
 from tickwork.fire.planning import manual_execution, plan
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import refuse_if_locked_one_off
+from tickwork.steering.needs import Steers
 
 __all__ = ["ask_manual_fire", "run_now"]
 
 
-def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -> ChangeAnswer:
+def run_now(action_id: str, deps: Steers, request_id: str | None = None) -> ChangeAnswer:
     """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op.
     A request that races another writer (the pump, a fire recorded) reads again and decides
     again: nothing happens before its first write, which is fenced on the record it read."""
@@ -39,7 +39,7 @@ def run_now(action_id: str, deps: Dependencies, request_id: str | None = None) -
 
 
 def _run_now(
-    action_id: str, deps: Dependencies, request_id: str, generated: bool = False
+    action_id: str, deps: Steers, request_id: str, generated: bool = False
 ) -> ChangeAnswer:
     action = deps.records.get(action_id)
     if action is None:
@@ -63,7 +63,7 @@ def _run_now(
 def ask_manual_fire(
     action: Action,
     trigger: Trigger,
-    deps: Dependencies,
+    deps: Steers,
     occurrence: int = 0,
     key: str = "",
     request_id: str | None = None,
@@ -79,7 +79,7 @@ def ask_manual_fire(
     return updated, fire
 
 
-def _one_off_now(action: Action, deps: Dependencies) -> ChangeAnswer:
+def _one_off_now(action: Action, deps: Steers) -> ChangeAnswer:
     now = deps.clock.now()
     refuse_if_locked_one_off(action, now, deps)  # it fires within the lock anyway
     moved = action.fired_now(ceil_ms(now), deps.limits)
@@ -107,7 +107,7 @@ def _asked_before(action: Action, request_id: str | None) -> ManualFire | None:
     return action.manual.by_request(request_id)
 
 
-def _answer(action: Action, fire: ManualFire, outcome: Done, deps: Dependencies) -> ChangeAnswer:
+def _answer(action: Action, fire: ManualFire, outcome: Done, deps: Steers) -> ChangeAnswer:
     return ChangeAnswer(
         action.id,
         outcome,

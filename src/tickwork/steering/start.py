@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import Any
 
 from tickwork.answers import ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.errors import ActionConflict, ActionExists
 from tickwork.domain.start_request import MAX_PAYLOAD_BYTES
@@ -28,6 +27,7 @@ from tickwork.fire.start_record import (
     spec_hash,
 )
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.steering.needs import Steers
 
 __all__ = ["MAX_PAYLOAD_BYTES", "StartCommand", "StartResult", "start_action"]
 
@@ -68,7 +68,7 @@ class StartResult:
 _WRITE_ATTEMPTS = 3
 
 
-def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
+def start_action(command: StartCommand, deps: Steers) -> StartResult:
     """Decide against the record as read; if a concurrent write wins, read again and
     decide again (a concurrent duplicate delivery then reads as a repeat)."""
     for _ in range(_WRITE_ATTEMPTS - 1):
@@ -79,7 +79,7 @@ def start_action(command: StartCommand, deps: Dependencies) -> StartResult:
     return _start_once(command, deps)
 
 
-def _start_once(command: StartCommand, deps: Dependencies) -> StartResult:
+def _start_once(command: StartCommand, deps: Steers) -> StartResult:
     now = deps.clock.now()
     checked = check_start(command.detail, command.event_id, now, deps, admit=False)
     digest = spec_hash(command.detail)
@@ -126,7 +126,7 @@ def _is_repeat_delivery(existing: Action, digest: str, event_id: str | None) -> 
     return same_spec(existing.spec_hash, digest) and existing.status in LIVE
 
 
-def _known(existing: Action, event_id: str | None, now: datetime, deps: Dependencies) -> Action:
+def _known(existing: Action, event_id: str | None, now: datetime, deps: Steers) -> Action:
     """A repeat under an event id the record does not know yet (a publisher's retry of the
     same request) is remembered, so that it changes nothing however late it comes again."""
     if event_id is None:

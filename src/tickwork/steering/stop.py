@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tickwork.answers import ChangeAnswer, Done
-from tickwork.dependencies import Dependencies
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
@@ -12,11 +11,12 @@ from tickwork.fire import writes
 from tickwork.fire.launch import stop_own_execution
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.steering.needs import Steers
 
 __all__ = ["cancel_action"]
 
 
-def cancel_action(action_id: str, deps: Dependencies) -> ChangeAnswer:
+def cancel_action(action_id: str, deps: Steers) -> ChangeAnswer:
     """Idempotent: cancelling a finished (or already cancelled) action reports its status.
 
     Inside the lock the imminent fire is fixed: a one-off is refused (``ActionLocked``), a
@@ -28,7 +28,7 @@ def cancel_action(action_id: str, deps: Dependencies) -> ChangeAnswer:
     return decided_again(lambda: _cancel(action_id, deps, attempts))
 
 
-def _cancel(action_id: str, deps: Dependencies, attempts: list[Action]) -> ChangeAnswer:
+def _cancel(action_id: str, deps: Steers, attempts: list[Action]) -> ChangeAnswer:
     """``attempts``: the records the earlier attempts of this request read."""
     action = deps.records.get(action_id)
     if action is None:
@@ -51,7 +51,7 @@ def _cancel(action_id: str, deps: Dependencies, attempts: list[Action]) -> Chang
     return ChangeAnswer(action_id, Done.CANCELLED, str(cancelled.status))
 
 
-def _stopped(action: Action, deps: Dependencies) -> None:
+def _stopped(action: Action, deps: Steers) -> None:
     """What follows the cancel of ``action`` (the record as it was): its execution stopped,
     the cancel announced."""
     if action.status in ACTIVE:
@@ -59,5 +59,5 @@ def _stopped(action: Action, deps: Dependencies) -> None:
     announce_stopped(action.id, action.generation, deps)
 
 
-def announce_stopped(action_id: str, generation: int, deps: Dependencies) -> None:
+def announce_stopped(action_id: str, generation: int, deps: Steers) -> None:
     deps.publisher.publish(Stopped(action_id, generation))
