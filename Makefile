@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # rewrites every test module in every worker (about a tenth of the suite's CPU).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help venv demo run client test quick one typecheck layers test-unit test-contract test-functional test-e2e test-template model year chaos bench lint clean
+.PHONY: help venv demo run client test quick one typecheck layers layout test-unit test-contract test-functional test-e2e test-template model year chaos bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -51,6 +51,9 @@ typecheck: $(STAMP) ## mypy --strict over src, cli, local and each function (fak
 
 layers: $(STAMP) ## the import contract: each layer imports only those below it (import-linter)
 	$(BIN)/lint-imports
+
+layout: $(STAMP) ## the package's shape: lines per layer, files over 300 lines, import circles, what a lone fire's task reaches
+	$(BIN)/python scripts/layout.py --reach tickwork.fire.lone_fire tickwork.fire.fire_batch
 
 test-unit: $(STAMP) ## pure domain tests, no AWS
 	$(BIN)/python -m pytest tests/unit

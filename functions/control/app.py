@@ -1,5 +1,6 @@
-"""Schedule Stop / Pause / Resume / Run Now (EventBridge) → steer a live action: cancel it,
-pause it, resume it, or fire it once now."""
+"""Schedule Stop / Pause / Resume / Run Now / Skip Occurrence / Move Occurrence / Restore
+Occurrence / Backfill (EventBridge) → steer a live action: cancel it, pause it, resume it, fire
+it once now, skip or move one occurrence or undo that, or run a past range's occurrences."""
 
 from __future__ import annotations
 

@@ -356,3 +356,18 @@ def test_a_backfill_from_the_events_file_runs_its_first_occurrences(stack, invok
     assert [m.trigger for m in record.manual.in_flight] == ["BACKFILL"] * 5
     again, error = invoke("ControlFunction", envelope)  # delivered again: nothing runs twice
     assert error is None and again["launched"] == [] and again["alreadyBackfilled"] == 5
+
+
+@pytest.mark.parametrize("name", ["fulfill/batch", "fulfill/report"])
+def test_the_batch_and_report_event_files_are_orders_no_execution_was_started_with(
+    stack, invoke, event, name: str
+) -> None:
+    """events/fulfill/batch.json and report.json show those payloads' shapes; neither carries
+    a proof, so the fulfill function refuses each (ForgedOrder) and fires nothing."""
+    invoke("StartFunction", event("start/duration-5m"))
+    before = stack.record("test:duration-5m")
+
+    payload, error = invoke("FulfillFunction", event(name))
+
+    assert error == "ForgedOrder" and "carries no proof" in payload["errorMessage"]
+    assert stack.record("test:duration-5m").version == before.version

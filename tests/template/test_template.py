@@ -104,8 +104,13 @@ def test_every_function_handler_exists(function) -> None:
 )
 def test_event_files_are_valid_invoke_payloads(path: Path) -> None:
     body = json.loads(path.read_text())
-    if path.parent.name == "fulfill":
-        assert set(body) == {"input", "executionName", "retryCount"}
+    if path.parent.name == "fulfill":  # what the state machines' tasks send (ASL Payload)
+        from tickwork.domain.task_call import TaskCall
+
+        call = TaskCall.from_wire(body)
+        assert call.execution_name and sum(
+            x is not None for x in (call.attempt, call.batch, call.report)
+        ) == 1
     elif path.parent.name == "api":
         from aws_lambda_powertools.utilities.parser import parse
         from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model

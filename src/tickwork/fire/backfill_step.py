@@ -5,7 +5,7 @@ holds the rules; ``steering.backfill`` takes the request).
 A backfill runs ``AT_ONCE`` occurrences at a time at most, within the manual fires in flight
 (so a Run Now still has room). The rest wait on the record; each backfilled fire recorded runs
 the next (``continue_backfill``), and the reconciler does for a backfill whose chain broke. Every
-write is fenced on the version read (``Rule.BACKFILL``): two of them racing never run an
+write is fenced on the version read (``writes.backfill``): two of them racing never run an
 occurrence twice, since each write adds what it runs to the backfilled spans.
 """
 

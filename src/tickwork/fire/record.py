@@ -66,7 +66,7 @@ def record_tick(
 ) -> RecordAnswer:
     """``current``: the record as just read, if the caller has it (saves a read); ``seat``:
     where the next fire may go instead of an execution of its own. The write counts the fire
-    in the fire totals (``Rule.RECORD``)."""
+    in the fire totals (``writes.record``)."""
     occurrence = occurrence_of(tick)
     if tick.manual:
         return _record_manual(tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps)

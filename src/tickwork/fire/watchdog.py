@@ -2,7 +2,7 @@
 
 Whatever the cause — its execution was lost, the pump is stopped or far behind and never
 launched it, the stack was down — a PENDING action whose fire time passed more than
-``MissedGraceSeconds`` ago is noted on its record (``Rule.NOTE_MISSED``, fenced on the version
+``MissedGraceSeconds`` ago is noted on its record (``writes.note_missed``, fenced on the version
 read, so once per fire), announced as ``Schedule Missed`` and counted, and needs attention until
 that fire happens (then ``Schedule Late`` says how late) or the record moves on. It runs with
 the reconciler, before its repairs, and reads only the fires due before now less the grace, in

@@ -1,17 +1,19 @@
-"""The built-in action types. Adding one: write its module, register it here."""
+"""The built-in action types, named once in ``builtin_fulfillments``. Adding one: write its
+module (a fulfillment whose ``built`` takes what it delivers through from ``Delivery``), and
+name its class in that list."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tickwork.fulfillment.base import BuiltIn, Delivery
 from tickwork.fulfillment.registry import FulfillmentRegistry
 from tickwork.ports.notifier import Notifier
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from tickwork.fulfillment.base import Fulfillment
     from tickwork.ports import TargetClients
 
 __all__ = ["builtin_data_models", "builtin_fulfillments", "default_registry"]
@@ -30,33 +32,17 @@ def default_registry(
     ``targets`` gives the AWS types their clients. The fulfillment modules are imported when
     the registry is first used, not here.
     """
+    delivery = Delivery(notifier, http_secret, allow_private_targets, targets)
 
     def build(registry: FulfillmentRegistry) -> None:
-        from tickwork.fulfillment.event_bus import EventBusFulfillment
-        from tickwork.fulfillment.http_request import HttpRequestFulfillment
-        from tickwork.fulfillment.lambda_invoke import LambdaInvokeFulfillment
-        from tickwork.fulfillment.notification import NotificationFulfillment
-        from tickwork.fulfillment.sns_message import SnsMessageFulfillment
-        from tickwork.fulfillment.sqs_message import SqsMessageFulfillment
-        from tickwork.fulfillment.step_functions import StepFunctionsFulfillment
-        from tickwork.fulfillment.tick import TickFulfillment
-
-        registry.register(TickFulfillment())
-        registry.register(NotificationFulfillment(notifier))
-        registry.register(
-            HttpRequestFulfillment(secret=http_secret, allow_private=allow_private_targets)
-        )
-        registry.register(EventBusFulfillment(targets))
-        registry.register(SqsMessageFulfillment(targets))
-        registry.register(SnsMessageFulfillment(targets))
-        registry.register(LambdaInvokeFulfillment(targets))
-        registry.register(StepFunctionsFulfillment(targets))
+        for kind in builtin_fulfillments():
+            registry.register(kind.built(delivery))
 
     return FulfillmentRegistry(build)
 
 
-def builtin_fulfillments() -> list[type[Fulfillment]]:
-    """Each built-in action type's fulfillment class (nothing is built)."""
+def builtin_fulfillments() -> list[type[BuiltIn]]:
+    """Each built-in action type's fulfillment class (nothing is built): the one list."""
     from tickwork.fulfillment.event_bus import EventBusFulfillment
     from tickwork.fulfillment.http_request import HttpRequestFulfillment
     from tickwork.fulfillment.lambda_invoke import LambdaInvokeFulfillment

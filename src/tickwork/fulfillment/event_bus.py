@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
 from tickwork.fulfillment.aws_errors import code_is_transient
-from tickwork.fulfillment.base import FulfillmentRequest, data_problem
+from tickwork.fulfillment.base import Delivery, FulfillmentRequest, data_problem
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,
@@ -72,6 +72,10 @@ class EventBusData(TargetData):
 class EventBusFulfillment:
     action_type: ClassVar[str] = "EVENTBRIDGE_EVENT"
     data_model: ClassVar[type[BaseModel]] = EventBusData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> EventBusFulfillment:
+        return cls(delivery.targets)
 
     def __init__(self, clients: TargetClients) -> None:
         self._clients = clients

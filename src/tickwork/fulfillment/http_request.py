@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
-from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.base import Delivery, FulfillmentData, FulfillmentRequest, data_problem
 from tickwork.fulfillment.deadline import Deadline
 from tickwork.fulfillment.network_guard import Resolver, Target, checked_target, resolve_once
 from tickwork.integrity.signature import SIGNATURE_HEADER, signature_header
@@ -157,6 +157,10 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
 class HttpRequestFulfillment:
     action_type: ClassVar[str] = "HTTP_REQUEST"
     data_model: ClassVar[type[BaseModel]] = HttpRequestData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> HttpRequestFulfillment:
+        return cls(secret=delivery.http_secret, allow_private=delivery.allow_private_targets)
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.base import Delivery, FulfillmentRequest
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,
@@ -67,6 +67,10 @@ class LambdaInvokeData(TargetData):
 class LambdaInvokeFulfillment:
     action_type: ClassVar[str] = "LAMBDA_INVOKE"
     data_model: ClassVar[type[BaseModel]] = LambdaInvokeData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> LambdaInvokeFulfillment:
+        return cls(delivery.targets)
 
     def __init__(self, clients: TargetClients) -> None:
         self._clients = clients

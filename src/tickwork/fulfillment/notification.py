@@ -19,7 +19,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel, to_snake
 
 from tickwork.domain.errors import FieldProblem, ValidationFailed
-from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.base import Delivery, FulfillmentData, FulfillmentRequest, data_problem
 from tickwork.ports.notifier import Notification, Notifier
 
 __all__ = ["MOST_OWN_FIELDS", "NotificationData", "NotificationFulfillment", "missing_fields"]
@@ -191,6 +191,10 @@ def missing_fields(data: NotificationData, fields: frozenset[str]) -> list[str]:
 class NotificationFulfillment:
     action_type: ClassVar[str] = "SEND_NOTIFICATION"
     data_model: ClassVar[type[BaseModel]] = NotificationData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> NotificationFulfillment:
+        return cls(delivery.notifier)
 
     def __init__(self, notifier: Notifier) -> None:
         self._notifier = notifier

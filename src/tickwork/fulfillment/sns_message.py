@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.fulfillment.arns import Arn, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.base import Delivery, FulfillmentRequest
 from tickwork.fulfillment.messages import (
     check_attributes,
     check_body,
@@ -66,6 +66,10 @@ class SnsMessageData(TargetData):
 class SnsMessageFulfillment:
     action_type: ClassVar[str] = "SNS_MESSAGE"
     data_model: ClassVar[type[BaseModel]] = SnsMessageData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> SnsMessageFulfillment:
+        return cls(delivery.targets)
 
     def __init__(self, clients: TargetClients) -> None:
         self._clients = clients

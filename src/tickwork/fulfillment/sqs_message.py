@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.fulfillment.arns import Arn, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.base import Delivery, FulfillmentRequest
 from tickwork.fulfillment.messages import (
     check_attributes,
     check_body,
@@ -75,6 +75,10 @@ class SqsMessageData(TargetData):
 class SqsMessageFulfillment:
     action_type: ClassVar[str] = "SQS_MESSAGE"
     data_model: ClassVar[type[BaseModel]] = SqsMessageData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> SqsMessageFulfillment:
+        return cls(delivery.targets)
 
     def __init__(self, clients: TargetClients) -> None:
         self._clients = clients

@@ -12,7 +12,7 @@ from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field, field_validator
 
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.base import Delivery, FulfillmentRequest
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,
@@ -57,6 +57,10 @@ class StepFunctionsData(TargetData):
 class StepFunctionsFulfillment:
     action_type: ClassVar[str] = "STEP_FUNCTIONS_EXECUTION"
     data_model: ClassVar[type[BaseModel]] = StepFunctionsData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> StepFunctionsFulfillment:
+        return cls(delivery.targets)
 
     def __init__(self, clients: TargetClients) -> None:
         self._clients = clients

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.base import Delivery, FulfillmentRequest
 
 __all__ = ["TickData", "TickFulfillment"]
 
@@ -20,6 +20,10 @@ class TickData(BaseModel):
 class TickFulfillment:
     action_type: ClassVar[str] = "TICK"
     data_model: ClassVar[type[BaseModel]] = TickData
+
+    @classmethod
+    def built(cls, delivery: Delivery) -> TickFulfillment:
+        return cls()
 
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         return {"delivered": "tick-event"}
