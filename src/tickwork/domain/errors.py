@@ -3,6 +3,9 @@
 The class names are a contract: a Lambda that raises one reports it as its ``errorType``,
 and the state machine's ``ErrorEquals`` matches on that name (see statemachines/).
 Each error builds its own message from the values it is given.
+
+Long for a domain module, on purpose: every error the stack raises stands here, side by side,
+so that the names the state machines match are one list.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ leaves; inside, times are aware UTC datetimes. On the wire (JSON) times are ``is
 
 Each is read by its declared wire model (``domain.wire``): a value that does not have its shape
 is refused with ``MalformedFire``, naming every bad field and its fix.
+
+Long for a domain module, on purpose: the contract of one fire, each value beside the model it
+is read by, so that a field is changed on both sides at once.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ arguments and docstring. ``tests/unit/domain/test_start_fields.py`` fails when a
 
 A text may name another field as ``{catchUp}``: each surface renders it in its own spelling
 (``catchUp`` in an event, ``--catch-up`` on the command line, ``catch_up=`` in the client).
+
+Long for a domain module, on purpose: it is a table, one entry per field, kept whole so that
+each field has one home.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ or refuses it with a ``ValidationFailed`` whose problems name each field and its
 Recurrence: cron, rate and frequency always recur (``repeat`` defaults to true for them);
 at, executionTime, duration and delay are one-offs. ``frequency`` takes its first time
 from ``at`` or ``executionTime``; without either it first fires one period from now.
+
+Long for a domain module, on purpose: the Start's model and the checks that read fields
+together (two "when"s, a recurrence's bounds, a window with a calendar) are one reading of one
+detail, each refusal naming its field.
 """
 
 from __future__ import annotations
