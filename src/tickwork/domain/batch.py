@@ -29,14 +29,13 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
 from tickwork.domain.errors import MalformedFire
 from tickwork.domain.fire import FireFailure, FireKey, Tick
 from tickwork.domain.naming import name_digest
 from tickwork.domain.times import from_epoch_ms, iso, to_epoch_ms
-from tickwork.domain.wire import FromZero, Instant, OptionalText, Positive, Text, read
+from tickwork.domain.wire import FromZero, Instant, OptionalText, Positive, Text, WireModel, read
 
 __all__ = [
     "BatchOrder",
@@ -114,13 +113,7 @@ class BatchOrder:
         return cls(order.wait_until, members, order.repair, order.proof or "")
 
 
-class _Wire(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
-    )
-
-
-class _MemberWire(_Wire):
+class _MemberWire(WireModel):
     """A member as the pump writes it: the fire's key and fire time."""
 
     action_id: Text = Field(alias="id")
@@ -129,7 +122,7 @@ class _MemberWire(_Wire):
     fire_at: Instant
 
 
-class _BatchWire(_Wire):
+class _BatchWire(WireModel):
     wait_until: Instant
     fires: list[_MemberWire]
     repair: FromZero = 0

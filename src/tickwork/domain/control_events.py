@@ -83,7 +83,7 @@ _Number = Annotated[int | None, PlainValidator(_number)]
 class ControlDetail(BaseModel):
     """A steering event's detail: the id of the action it steers."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
     # the fix of a field left out, by name (one not named here: "add it")
     missing: ClassVar[dict[str, str]] = {"id": "send the id of the action as a string"}
 

@@ -31,7 +31,6 @@ from enum import StrEnum
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
-from pydantic.alias_generators import to_camel
 
 from tickwork.domain.errors import MalformedFire
 from tickwork.domain.events import DetailType
@@ -45,6 +44,7 @@ from tickwork.domain.wire import (
     Positive,
     Text,
     Whole,
+    WireModel,
     one_of,
     read,
 )
@@ -336,15 +336,7 @@ _TickOutcome = Annotated[
 ]
 
 
-class _Wire(BaseModel):
-    """camelCase on the wire; fields a newer stack adds are left for it (a tolerant reader)."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
-    )
-
-
-class _OneFireWire(_Wire):
+class _OneFireWire(WireModel):
     action_id: Text = Field(alias="id")
     generation: Positive
     occurrence: FromZero
@@ -376,7 +368,7 @@ class _OrderWire(_OneFireWire):
         )
 
 
-class _AttemptWire(_Wire):
+class _AttemptWire(WireModel):
     input: _OrderWire
     execution_name: Text  # required: the state machine always sends it
     execution_arn: OptionalText = None
@@ -417,7 +409,7 @@ class _FailureWire(_OneFireWire):
 class _ErrorWire(BaseModel):
     """The error a state machine's Catch puts at ``$.error``."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     error: Annotated[str | None, PlainValidator(_any_text)] = Field(default=None, alias="Error")
     cause: Annotated[str | None, PlainValidator(_any_text)] = Field(default=None, alias="Cause")

@@ -9,24 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import model_validator
 
 from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import MalformedFire
 from tickwork.domain.fire import CaughtFailure, FireAttempt
-from tickwork.domain.wire import FromZero, OptionalText, Text, read, refusal
+from tickwork.domain.wire import FromZero, OptionalText, Text, WireModel, read, refusal
 
 __all__ = ["TaskCall"]
 
 _ONE_OF = ("input", "batch", "report")
 
 
-class _TaskCallWire(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore"
-    )
-
+class _TaskCallWire(WireModel):
     input: dict[str, Any] | None = None
     batch: dict[str, Any] | None = None
     report: dict[str, Any] | None = None

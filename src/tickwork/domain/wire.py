@@ -15,7 +15,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, PlainValidator, ValidationError
+from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError
+from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from tickwork.domain.errors import FieldProblem, ValidationFailed, field_path
@@ -30,6 +31,7 @@ __all__ = [
     "Positive",
     "Text",
     "Whole",
+    "WireModel",
     "one_of",
     "read",
     "refusal",
@@ -37,6 +39,19 @@ __all__ = [
 ]
 
 _CONTRACT = "add it (see docs/contracts.md)"
+
+
+class WireModel(BaseModel):
+    """A contract's wire model: camelCase on the wire, and fields a newer stack adds left for
+    it (a tolerant reader)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        extra="ignore",
+        defer_build=True,  # built at its first use: a function builds only what it reads
+    )
 
 
 def refusal(problem: str, fix: str, problems: Iterable[FieldProblem] = ()) -> PydanticCustomError:

@@ -141,7 +141,7 @@ class CalendarBody(BaseModel):
     """An exclusion calendar: dates excluded whole, and weekly hours outside which every
     moment is excluded, in its time zone."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     timezone: Annotated[str, PlainValidator(_timezone, json_schema_input_type=str)] = Field(
         default="UTC", description="The IANA zone its dates and hours are in."
