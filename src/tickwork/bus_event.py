@@ -1,5 +1,6 @@
 """What the functions on the bus read first: an EventBridge event, as Powertools' parser declares
-it (``EventBridgeModel``), whose detail is a JSON object (every event tickwork takes has one)."""
+it (``EventBridgeModel``). Its detail is read by the use case's own declared model, which
+refuses (with a Schedule Rejected) a detail that is not the object it declares."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ __all__ = ["BusEvent", "bus_event"]
 
 
 class BusEvent(EventBridgeModel):
-    detail: dict[str, Any]
+    detail: Any  # a JSON object from any sender; the use case's model refuses anything else
 
 
 def bus_event(event: dict[str, Any]) -> BusEvent:

@@ -11,6 +11,7 @@ of all actions or of a group reads the counter items (dynamodb_counts), a bounde
 from __future__ import annotations
 
 import heapq
+import logging
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
@@ -26,6 +27,7 @@ from tickwork.adapters.record_keys import SHARDS
 from tickwork.clock import SystemClock
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Status
+from tickwork.domain.errors import RecordFormatUnknown
 from tickwork.domain.page_cursor import Position
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import to_epoch_ms
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
     from tickwork.ports import Clock
+
+log = logging.getLogger("tickwork")
 
 __all__ = ["DynamoDBQueries"]
 
@@ -246,13 +250,20 @@ class DynamoDBQueries(OnTable):
         return sum(1 for action in self._load(ids) if action.group == group)
 
     def _load(self, ids: list[str]) -> list[Action]:
-        """The records of ``ids``, in that order (one that vanished meanwhile is left out)."""
+        """The records of ``ids``, in that order (one that vanished meanwhile is left out, and
+        one stored in a format this code does not read is logged and left out: a page, a count
+        or a pass over many actions is not stopped by one it cannot read)."""
         items = {str(item["id"]): item for item in items_by_id(self._table, ids)}
         loaded = []
         for action_id in ids:
             if action_id in items:
+                try:
+                    action = from_item(items[action_id])
+                except RecordFormatUnknown as unreadable:
+                    log.warning("record left out", extra={"id": action_id, "why": str(unreadable)})
+                    continue
                 self._memo.remember(items[action_id])
-                loaded.append(from_item(items[action_id]))
+                loaded.append(action)
         return loaded
 
 

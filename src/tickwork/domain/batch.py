@@ -27,15 +27,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, PlainValidator
 
 from tickwork.domain.errors import MalformedFire
 from tickwork.domain.fire import FireFailure, FireKey, Tick
 from tickwork.domain.naming import name_digest
 from tickwork.domain.times import from_epoch_ms, iso, to_epoch_ms
-from tickwork.domain.wire import FromZero, Instant, OptionalText, Positive, Text, WireModel, read
+from tickwork.domain.wire import FromZero, Instant, Positive, Text, WireModel, read
 
 __all__ = [
     "BatchOrder",
@@ -113,6 +113,12 @@ class BatchOrder:
         return cls(order.wait_until, members, order.repair, order.proof or "")
 
 
+def _proof(value: Any) -> str | None:
+    """A proof that is not text proves nothing: read as none (the order is then refused as
+    forged, announced for each member), never as a malformed payload."""
+    return value if isinstance(value, str) else None
+
+
 class _MemberWire(WireModel):
     """A member as the pump writes it: the fire's key and fire time."""
 
@@ -126,7 +132,7 @@ class _BatchWire(WireModel):
     wait_until: Instant
     fires: list[_MemberWire]
     repair: FromZero = 0
-    proof: OptionalText = None
+    proof: Annotated[str | None, PlainValidator(_proof)] = None
 
 
 def window_of(at: datetime, window: timedelta) -> datetime:

@@ -61,6 +61,14 @@ def _moment(value: Any) -> datetime | None:
         raise refusal(refused.problems[0].problem, refused.problems[0].fix) from refused
 
 
+def _required_moment(value: Any) -> datetime:
+    """A time the event must give: null is as good as missing."""
+    moment = _moment(value)
+    if moment is None:
+        raise refusal("is missing", 'give an ISO 8601 time, e.g. "...Z"')
+    return moment
+
+
 def _number(value: Any) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise refusal(f"{value!r} is not a number", "give 1 or more")
@@ -83,7 +91,7 @@ _Number = Annotated[int | None, PlainValidator(_number)]
 class ControlDetail(BaseModel):
     """A steering event's detail: the id of the action it steers."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     # the fix of a field left out, by name (one not named here: "add it")
     missing: ClassVar[dict[str, str]] = {"id": "send the id of the action as a string"}
 
@@ -118,7 +126,7 @@ class MoveDetail(OccurrenceDetail):
         "to": 'give the time it fires instead, e.g. "...Z"',
     }
 
-    to: Annotated[datetime, PlainValidator(_moment)]
+    to: Annotated[datetime, PlainValidator(_required_moment)]
 
 
 class BackfillDetail(ControlDetail):
@@ -128,8 +136,8 @@ class BackfillDetail(ControlDetail):
         "endTime": 'give an ISO 8601 time, e.g. "...Z"',
     }
 
-    start_time: Annotated[datetime, PlainValidator(_moment)] = Field(alias="startTime")
-    end_time: Annotated[datetime, PlainValidator(_moment)] = Field(alias="endTime")
+    start_time: Annotated[datetime, PlainValidator(_required_moment)] = Field(alias="startTime")
+    end_time: Annotated[datetime, PlainValidator(_required_moment)] = Field(alias="endTime")
     overlap: Annotated[str, PlainValidator(_policy)] = "REFUSE"
     request_id: _RequestId = Field(default=None, alias="requestId")
     note: _Note = None

@@ -47,7 +47,6 @@ class WireModel(BaseModel):
 
     model_config = ConfigDict(
         alias_generator=to_camel,
-        populate_by_name=True,
         frozen=True,
         extra="ignore",
         defer_build=True,  # built at its first use: a function builds only what it reads

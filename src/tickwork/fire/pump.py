@@ -85,9 +85,11 @@ def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WO
     refused = threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due_ids) or 1))) as pool:
         # Each call runs in a copy of the caller's context (logging keys, tracing).
-        reads = [pool.submit(contextvars.copy_context().run, deps.records.get, i) for i in due_ids]
-        due = [a for r in reads if (a := r.result()) is not None and is_due_parked(a, now)]
-        run.moved += sorted(set(due_ids) - {a.id for a in due})
+        reads = [pool.submit(contextvars.copy_context().run, _read, deps, i) for i in due_ids]
+        read = [r.result() for r in reads]
+        run.failed += [i for i, (_, failed) in zip(due_ids, read, strict=True) if failed]
+        due = [a for a, _ in read if a is not None and is_due_parked(a, now)]
+        run.moved += sorted(set(due_ids) - {a.id for a in due} - set(run.failed))
         batches, alone = group(due, deps)
         for planned in batches:
             if refused.is_set():
@@ -120,6 +122,15 @@ def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WO
             if result is not None:
                 getattr(run, result).append(action_id)
     return run
+
+
+def _read(deps: Pumps, action_id: str) -> tuple[Action | None, bool]:
+    """The record, and whether reading it failed (logged: the others are launched)."""
+    try:
+        return deps.records.get(action_id), False
+    except Exception:
+        log.exception("read failed", extra={"id": action_id})
+        return None, True
 
 
 def _launch_batch(

@@ -69,7 +69,9 @@ def record_tick(
     in the fire totals (``writes.record``)."""
     occurrence = occurrence_of(tick)
     if tick.manual:
-        return _record_manual(tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps)
+        answer = _record_manual(tick.action_id, tick.manual, occurrence, tick.idempotency_key, deps)
+        recorded = answer.outcome is Done.RECORDED
+        return replace(answer, late_ms=tick.late_ms) if recorded else answer
     thresholds: list[timedelta] = []
 
     def fired(action: Action, now: datetime) -> Action:

@@ -427,11 +427,12 @@ def name_leg(
     records: ActionRecords, seen: Action, waking: str, leg_arn: str, now: datetime
 ) -> Written | None:
     """**name the execution** (a leg): an execution woke early and hands its wait to a new leg
-    (guard: the record still names the execution that woke)."""
+    (guard: the record, still at the fire, waiting or running, names the execution that woke)."""
 
     def named(current: Action) -> Action | None:
-        if not same_execution(current.execution_arn, waking):
-            return None  # it moved on meanwhile: whatever moved it launches it
+        moved_on = current.fire_key != seen.fire_key or current.status not in ACTIVE
+        if moved_on or not same_execution(current.execution_arn, waking):
+            return None  # it moved on meanwhile (a cancel, a pause): whatever moved it has it
         return current.with_execution(now, leg_arn)
 
     return update(records, seen.id, Rule.NAME_EXECUTION, named, first=seen)

@@ -70,6 +70,37 @@ def test_a_wake_far_before_the_fire_continues_in_the_next_leg(deps) -> None:
     assert action.execution_arn == deps.executions.execution_arn(leg)
 
 
+@pytest.mark.parametrize("change", ["cancel", "pause"])
+def test_a_wake_far_before_a_fire_cancelled_meanwhile_ends_quietly(
+    deps, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """A cancel (or a pause) landing between an early wake's read and its next leg's write: the
+    record still names the waking execution, but it is no longer the fire's; the execution ends
+    quietly (WaitContinued), names no leg and starts none — never an error its machine would
+    report as a failed fire."""
+    from tickwork.fire import fulfill
+    from tickwork.steering.pause import pause_action
+
+    deps.clock.current = FIRE - timedelta(minutes=5)
+    planned = fulfill.planned_execution
+
+    def steered_meanwhile(*args: object, **kwargs: object) -> tuple[str, str]:
+        if change == "cancel":
+            cancel_action("a:1", deps)
+        else:
+            pause_action("a:1", None, deps)
+        return planned(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fulfill, "planned_execution", steered_meanwhile)
+
+    with pytest.raises(WaitContinued):
+        fulfill_fire(_fire(), deps)
+
+    leg = execution_name("a:1", 1, 1, leg=1, key=None)
+    assert leg not in deps.executions.started
+    assert deps.records.get("a:1").status in (Status.CANCELLED, Status.PAUSED)
+
+
 def test_a_retry_of_the_claiming_execution_passes_the_claim(deps) -> None:
     deps.clock.current = FIRE
     fulfill_fire(_fire(), deps)

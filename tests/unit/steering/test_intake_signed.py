@@ -165,3 +165,22 @@ def test_a_request_signed_well_before_a_change_made_through_the_api_is_stale(dep
 
     nearly = _signed(DetailType.RESUME, {"id": "pay:42"}, NOW + timedelta(seconds=45))
     assert _control(deps, DetailType.RESUME, nearly, "e3")["outcome"] == "resumed"
+
+
+@pytest.mark.parametrize("spelling", ["action_id", "actionId", "ID"])
+def test_a_stale_request_naming_its_action_another_way_is_refused_not_applied(
+    deps, spelling: str
+) -> None:
+    """A steering event names its action by "id" alone: one spelled otherwise is refused,
+    never read past the staleness check (which reads "id")."""
+    _start(deps, _signed(DetailType.START, START), "e1")
+    late_stop = _signed(DetailType.STOP, {spelling: "pay:42"}, NOW + timedelta(seconds=5))
+    deps.clock.current = NOW + timedelta(seconds=20)  # type: ignore[attr-defined]
+    pause = _signed(DetailType.PAUSE, {"id": "pay:42"}, NOW + timedelta(seconds=10))
+    assert _control(deps, DetailType.PAUSE, pause, "e2")["outcome"] == "paused"
+
+    answer = _control(deps, DetailType.STOP, late_stop, "e3")
+
+    assert answer["outcome"] == "rejected"
+    assert {p["field"] for p in answer["problems"]} >= {"id", spelling}
+    assert _status(deps) == Status.PAUSED

@@ -430,3 +430,23 @@ def test_a_refusal_names_the_field_the_request_named_its_occurrence_by() -> None
         with pytest.raises(ValidationFailed) as refused:
             undo("h", Which(at=NOW + 2 * HOUR), None, deps)
         assert [p.field for p in refused.value.problems] == ["at"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "detail", "field"),
+    [
+        ("Schedule Move Occurrence", {"occurrence": 2, "to": None}, "to"),
+        ("Schedule Backfill", {"startTime": None, "endTime": "2026-01-01T00:00:00Z"}, "startTime"),
+        ("Schedule Backfill", {"startTime": "2026-01-01T00:00:00Z", "endTime": None}, "endTime"),
+    ],
+)
+def test_a_time_sent_as_null_is_rejected_as_missing(kind: str, detail: dict, field: str) -> None:
+    """null where a time is required is as good as missing: a Schedule Rejected naming it,
+    never an error the bus would deliver again."""
+    from tickwork.steering.intake import accept_control
+
+    deps = fake_dependencies(NOW)
+    answer = accept_control(kind, {"id": "any", **detail}, "ev", deps).to_wire()
+    assert answer["outcome"] == "rejected"
+    assert [p["field"] for p in answer["problems"]] == [field]
+    assert answer["problems"][0]["problem"] == "is missing"
