@@ -1,7 +1,8 @@
 """GIVEN each function's module in a fresh interpreter WHEN it is imported and its
-dependencies built, as at a cold start THEN no AWS client exists yet and the X-Ray SDK is not
-loaded; the tracer is made at the first event, and only when tracing is on. (Every function
-reads what arrives through declared pydantic models, domain/wire.py: pydantic is loaded by all.)"""
+dependencies built, as at a cold start THEN no AWS client exists yet, the X-Ray SDK is not
+loaded, and the functions that validate no action's data do not load pydantic (what arrives is
+read by declared models, built where the first value is read); the tracer is made at the first
+event, and only when tracing is on."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tickwork_local.template import Template
 
 REPO = Path(__file__).resolve().parents[2]
 FUNCTIONS = {f.logical_id: f for f in Template(REPO / "template.yaml", stack_name="t").functions()}
+WITHOUT_PYDANTIC = {"TickFunction", "ControlFunction", "ReconcilerFunction", "PumpFunction"}
 _PROBE = """
 import json, sys
 sys.path.insert(0, {code_dir!r})
@@ -26,6 +28,7 @@ bootstrap.from_environment()
 import boto3
 print(json.dumps({{
     "xray": "aws_xray_sdk" in sys.modules,
+    "pydantic": "pydantic" in sys.modules,
     "clients": boto3.DEFAULT_SESSION is not None,
 }}))
 """
@@ -47,6 +50,8 @@ def test_a_cold_start_makes_no_client_and_loads_no_tracer(logical_id: str) -> No
     loaded = json.loads(_run(_PROBE.format(code_dir=str(spec.code_dir)), spec.environment))
     assert loaded["xray"] is False
     assert loaded["clients"] is False
+    if logical_id in WITHOUT_PYDANTIC:
+        assert loaded["pydantic"] is False
 
 
 _FIRST_EVENT = """

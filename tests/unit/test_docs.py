@@ -18,7 +18,7 @@ import pytest
 
 from tickwork.bus_event import bus_event
 from tickwork.domain.control_events import DETAILS
-from tickwork.domain.events import DetailType
+from tickwork.domain.events import CONTROL, DetailType
 from tickwork.domain.task_call import TaskCall
 from tickwork_client import TickworkClient
 from tickwork_local.template import Template, load_yaml
@@ -176,6 +176,7 @@ def test_each_handlers_docstring_names_every_event_its_rule_routes_to_it(functio
 
 def test_the_control_function_takes_every_steering_event_the_stack_declares() -> None:
     assert _routed(FUNCTIONS["ControlFunction"]) == {str(kind) for kind in DETAILS}
+    assert set(DETAILS) == CONTROL
 
 
 def _events(function: str) -> dict[str, dict[str, Any]]:

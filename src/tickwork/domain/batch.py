@@ -27,15 +27,12 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Annotated, Any
-
-from pydantic import Field, PlainValidator
+from typing import Any
 
 from tickwork.domain.errors import MalformedFire
 from tickwork.domain.fire import FireFailure, FireKey, Tick
 from tickwork.domain.naming import name_digest
 from tickwork.domain.times import from_epoch_ms, iso, to_epoch_ms
-from tickwork.domain.wire import FromZero, Instant, Positive, Text, WireModel, read
 
 __all__ = [
     "BatchOrder",
@@ -100,8 +97,10 @@ class BatchOrder:
 
     @classmethod
     def from_wire(cls, wire: Any) -> BatchOrder:
+        from tickwork.domain.batch_wire import BatchWire, read  # built at the first read
+
         order = read(
-            _BatchWire,
+            BatchWire,
             wire,
             "batch",
             MalformedFire,
@@ -111,28 +110,6 @@ class BatchOrder:
             Member(m.action_id, m.generation, m.occurrence, m.fire_at) for m in order.fires
         )
         return cls(order.wait_until, members, order.repair, order.proof or "")
-
-
-def _proof(value: Any) -> str | None:
-    """A proof that is not text proves nothing: read as none (the order is then refused as
-    forged, announced for each member), never as a malformed payload."""
-    return value if isinstance(value, str) else None
-
-
-class _MemberWire(WireModel):
-    """A member as the pump writes it: the fire's key and fire time."""
-
-    action_id: Text = Field(alias="id")
-    generation: Positive
-    occurrence: FromZero
-    fire_at: Instant
-
-
-class _BatchWire(WireModel):
-    wait_until: Instant
-    fires: list[_MemberWire]
-    repair: FromZero = 0
-    proof: Annotated[str | None, PlainValidator(_proof)] = None
 
 
 def window_of(at: datetime, window: timedelta) -> datetime:

@@ -16,38 +16,21 @@ leaves; inside, times are aware UTC datetimes. On the wire (JSON) times are ``is
   failed past its retries (built by the machine from the order and the caught error); the
   tick handler reads it, and the reconciler makes one for a failure report that was lost.
 
-Each is read by its declared wire model (``domain.wire``): a value that does not have its shape
-is refused with ``MalformedFire``, naming every bad field and its fix.
-
-Long for a domain module, on purpose: the contract of one fire, each value beside the model it
-is read by, so that a field is changed on both sides at once.
+Each is read by its declared wire model (``domain.fire_wire``, built at the first read): a value
+that does not have its shape is refused with ``MalformedFire``, naming every bad field and its
+fix.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
-from typing import Annotated, Any, ClassVar
-
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
+from typing import Any, ClassVar
 
 from tickwork.domain.errors import MalformedFire
 from tickwork.domain.events import DetailType
+from tickwork.domain.fire_kinds import TICK_OUTCOMES, Outcome, Trigger
 from tickwork.domain.times import ceil_ms, iso
-from tickwork.domain.wire import (
-    Flag,
-    FromZero,
-    Instant,
-    JsonObject,
-    OptionalText,
-    Positive,
-    Text,
-    Whole,
-    WireModel,
-    one_of,
-    read,
-)
 
 __all__ = [
     "TICK_OUTCOMES",
@@ -64,27 +47,6 @@ __all__ = [
 # (action id, generation, occurrence, manual): one fire. ``manual`` is 0 for the schedule's
 # own fires and n for the n-th fire an operator asked for (run now, or a retry by hand).
 FireKey = tuple[str, int, int, int]
-
-
-class Outcome(StrEnum):
-    """What became of one fire (a tick carries the first three)."""
-
-    FIRED = "FIRED"
-    NO_ACTION = "NO_ACTION"  # nothing to run: the type is gone, or the record was tampered with
-    SKIPPED = "SKIPPED"  # missed (an outage, or paused), and not run
-    FAILED = "FAILED"  # failed past its retries
-
-
-TICK_OUTCOMES = frozenset({Outcome.FIRED, Outcome.NO_ACTION, Outcome.SKIPPED})
-
-
-class Trigger(StrEnum):
-    """Why a fire happened."""
-
-    SCHEDULED = "SCHEDULED"  # the schedule's own occurrence
-    RUN_NOW = "RUN_NOW"  # an operator's run now: one extra fire, the schedule unmoved
-    RETRY = "RETRY"  # an operator's retry of a failed fire
-    BACKFILL = "BACKFILL"  # an occurrence of a past range, run now (domain.backfill)
 
 
 @dataclass(frozen=True)
@@ -135,7 +97,9 @@ class FireOrder(_OneFire):
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "input") -> FireOrder:
-        return read(_OrderWire, wire, where, MalformedFire).value()
+        from tickwork.domain import fire_wire as wired  # built at the first read
+
+        return _order_of(wired.read(wired.OrderWire, wire, where, MalformedFire))
 
 
 @dataclass(frozen=True)
@@ -166,9 +130,11 @@ class FireAttempt:
 
     @classmethod
     def from_wire(cls, wire: Any) -> FireAttempt:
-        attempt = read(_AttemptWire, wire, "payload", MalformedFire)
+        from tickwork.domain import fire_wire as wired
+
+        attempt = wired.read(wired.AttemptWire, wire, "payload", MalformedFire)
         return cls(
-            order=attempt.input.value(),
+            order=_order_of(attempt.input),
             execution_arn=attempt.execution_arn or "",
             retry_count=attempt.retry_count,
         )
@@ -234,7 +200,9 @@ class Tick(_OneFire):
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "detail") -> Tick:
-        tick = read(_TickWire, wire, where, MalformedFire)
+        from tickwork.domain import fire_wire as wired
+
+        tick = wired.read(wired.TickWire, wire, where, MalformedFire)
         return cls(
             action_id=tick.action_id,
             generation=tick.generation,
@@ -289,7 +257,9 @@ class FireFailure(_OneFire):
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "detail") -> FireFailure:
-        failure = read(_FailureWire, wire, where, MalformedFire)
+        from tickwork.domain import fire_wire as wired
+
+        failure = wired.read(wired.FailureWire, wire, where, MalformedFire)
         return cls(
             action_id=failure.action_id,
             generation=failure.generation,
@@ -319,106 +289,25 @@ class CaughtFailure:
 
     @classmethod
     def from_wire(cls, wire: Any, where: str = "report") -> CaughtFailure:
-        report = read(_CaughtWire, wire, where, MalformedFire)
-        caught = report.error or _ErrorWire()
-        return cls(report.value(), caught.error or "States.Unknown", caught.cause)
+        from tickwork.domain import fire_wire as wired
+
+        report = wired.read(wired.CaughtWire, wire, where, MalformedFire)
+        caught = report.error or wired.ErrorWire()
+        return cls(_order_of(report), caught.error or "States.Unknown", caught.cause)
 
 
-# --- the wire models: what each value must be when it arrives ------------------------------------
-def _any_text(value: Any) -> str | None:
-    """An error's cause, as the machine caught it: text, or anything else made text."""
-    return None if value is None else value if isinstance(value, str) else str(value)
-
-
-_Trigger = Annotated[Trigger, PlainValidator(one_of(Trigger, "a trigger"))]
-_TickOutcome = Annotated[
-    Outcome, PlainValidator(one_of(Outcome, "the outcome of a tick", sorted(TICK_OUTCOMES)))
-]
-
-
-class _OneFireWire(WireModel):
-    action_id: Text = Field(alias="id")
-    generation: Positive
-    occurrence: FromZero
-
-
-class _OrderWire(_OneFireWire):
-    fire_at: Instant
-    wait_until: Instant
-    leg: FromZero = 0
-    repair: FromZero = 0
-    manual: FromZero = 0
-    trigger: _Trigger = Trigger.SCHEDULED
-    attempts_before: FromZero = 0
-    proof: OptionalText = None
-
-    def value(self) -> FireOrder:
-        return FireOrder(
-            action_id=self.action_id,
-            generation=self.generation,
-            occurrence=self.occurrence,
-            fire_at=self.fire_at,
-            wait_until=self.wait_until,
-            leg=self.leg,
-            repair=self.repair,
-            manual=self.manual,
-            trigger=self.trigger,
-            attempts_before=self.attempts_before,
-            proof=self.proof or "",
-        )
-
-
-class _AttemptWire(WireModel):
-    input: _OrderWire
-    execution_name: Text  # required: the state machine always sends it
-    execution_arn: OptionalText = None
-    retry_count: FromZero = 0
-
-
-class _TickWire(_OneFireWire):
-    scheduled_time: Instant
-    actual_time: Instant
-    late_ms: Whole  # derived from the two times; checked for shape only
-    attempts: Positive
-    action: Text
-    outcome: _TickOutcome
-    execution_name: Text
-    idempotency_key: Text
-    result: JsonObject
-    data: JsonObject
-    metadata: JsonObject
-    manual: FromZero = 0
-    trigger: _Trigger = Trigger.SCHEDULED
-    proof: OptionalText = None
-    slot_waits: FromZero = 0
-    execution_arn: OptionalText = None
-    recorded: Flag = False
-
-
-class _FailureWire(_OneFireWire):
-    scheduled_time: Instant
-    execution_name: Text
-    error: Text
-    cause: OptionalText = None
-    manual: FromZero = 0
-    trigger: _Trigger = Trigger.SCHEDULED
-    proof: OptionalText = None
-    execution_arn: OptionalText = None
-
-
-class _ErrorWire(BaseModel):
-    """The error a state machine's Catch puts at ``$.error``."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
-
-    error: Annotated[str | None, PlainValidator(_any_text)] = Field(default=None, alias="Error")
-    cause: Annotated[str | None, PlainValidator(_any_text)] = Field(default=None, alias="Cause")
-
-
-def _caught(value: Any) -> Any:
-    """The caught error as the machine put it: an object, or nothing to read (None)."""
-    return value if isinstance(value, dict) else None
-
-
-class _CaughtWire(_OrderWire):
-    error: Annotated[_ErrorWire | None, BeforeValidator(_caught)] = None
+def _order_of(wire: Any) -> FireOrder:
+    """The order a read ``OrderWire`` holds."""
+    return FireOrder(
+        action_id=wire.action_id,
+        generation=wire.generation,
+        occurrence=wire.occurrence,
+        fire_at=wire.fire_at,
+        wait_until=wire.wait_until,
+        leg=wire.leg,
+        repair=wire.repair,
+        manual=wire.manual,
+        trigger=wire.trigger,
+        attempts_before=wire.attempts_before,
+        proof=wire.proof or "",
+    )

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
-
-if TYPE_CHECKING:
-    from tickwork.ports import TargetClients
-    from tickwork.ports.notifier import Notifier
 
 __all__ = [
     "Fulfillment",
@@ -75,22 +70,3 @@ class Fulfillment(Protocol):
     data_model: ClassVar[type[BaseModel]]
 
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """What the built-in action types deliver through, as the bootstrap gives it: each type's
-    ``built`` takes the part it needs."""
-
-    notifier: Notifier
-    http_secret: Callable[[], bytes | None] | None
-    allow_private_targets: bool
-    targets: TargetClients
-
-
-class BuiltIn(Fulfillment, Protocol):
-    """A built-in action type's fulfillment: named in ``defaults.builtin_fulfillments``, built
-    from what the stack delivers through."""
-
-    @classmethod
-    def built(cls, delivery: Delivery) -> Fulfillment: ...

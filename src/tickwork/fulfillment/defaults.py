@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tickwork.fulfillment.base import BuiltIn, Delivery
+from tickwork.fulfillment.delivery import BuiltIn, Delivery
 from tickwork.fulfillment.registry import FulfillmentRegistry
 from tickwork.ports.notifier import Notifier
 

@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field, field_validator
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
 from tickwork.fulfillment.aws_errors import code_is_transient
-from tickwork.fulfillment.base import Delivery, FulfillmentRequest, data_problem
+from tickwork.fulfillment.base import FulfillmentRequest, data_problem
+from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,

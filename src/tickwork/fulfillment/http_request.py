@@ -31,8 +31,9 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
-from tickwork.fulfillment.base import Delivery, FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
 from tickwork.fulfillment.deadline import Deadline
+from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.network_guard import Resolver, Target, checked_target, resolve_once
 from tickwork.integrity.signature import SIGNATURE_HEADER, signature_header
 

@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import Delivery, FulfillmentRequest
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,

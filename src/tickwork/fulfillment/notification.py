@@ -19,7 +19,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel, to_snake
 
 from tickwork.domain.errors import FieldProblem, ValidationFailed
-from tickwork.fulfillment.base import Delivery, FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.delivery import Delivery
 from tickwork.ports.notifier import Notification, Notifier
 
 __all__ = ["MOST_OWN_FIELDS", "NotificationData", "NotificationFulfillment", "missing_fields"]

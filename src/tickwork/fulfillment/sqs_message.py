@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.fulfillment.arns import Arn, parse_arn
-from tickwork.fulfillment.base import Delivery, FulfillmentRequest
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.messages import (
     check_attributes,
     check_body,

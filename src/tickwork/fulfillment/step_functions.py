@@ -12,7 +12,8 @@ from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field, field_validator
 
 from tickwork.fulfillment.arns import Arn, check_size, parse_arn
-from tickwork.fulfillment.base import Delivery, FulfillmentRequest
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.targets import (
     TargetData,
     calling,

@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from tickwork.fulfillment.base import Delivery, FulfillmentRequest
+from tickwork.fulfillment.base import FulfillmentRequest
+from tickwork.fulfillment.delivery import Delivery
 
 __all__ = ["TickData", "TickFulfillment"]
 

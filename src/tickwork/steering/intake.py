@@ -14,16 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.answers import BackfillAnswer, ChangeAnswer, RecordAnswer, Rejection
 from tickwork.domain.announcements import Rejected
-from tickwork.domain.control_events import (
-    DETAILS,
-    BackfillDetail,
-    ControlDetail,
-    MoveDetail,
-    OccurrenceDetail,
-    PauseDetail,
-    RunNowDetail,
-    read_control,
-)
 from tickwork.domain.errors import (
     ActionFinished,
     ActionLocked,
@@ -37,7 +27,7 @@ from tickwork.domain.errors import (
     SignatureRefused,
     ValidationFailed,
 )
-from tickwork.domain.events import DetailType
+from tickwork.domain.events import CONTROL, DetailType
 from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.times import iso
 from tickwork.fire.proofs import check_proof
@@ -51,6 +41,7 @@ from tickwork.steering.run_now import run_now
 from tickwork.steering.stop import cancel_action
 
 if TYPE_CHECKING:
+    from tickwork.domain.control_events import ControlDetail, OccurrenceDetail
     from tickwork.steering.start import StartCommand, StartResult
 
 __all__ = ["accept_control", "accept_report", "accept_start"]
@@ -86,7 +77,11 @@ def accept_control(
 ) -> ChangeAnswer | BackfillAnswer | Rejection:
     """Schedule Stop, Pause, Resume, Run Now, Skip, Move or Restore Occurrence, or Backfill:
     ``{"id": ...}`` and the event's own fields (``domain.control_events``)."""
-    kind = DetailType(detail_type) if detail_type in DETAILS else DetailType.STOP
+    # Here, not at the top: the steering events' models are built where one is read (the Tick
+    # function imports this module and reads none).
+    from tickwork.domain.control_events import read_control
+
+    kind = DetailType(detail_type) if detail_type in CONTROL else DetailType.STOP
     try:
         detail = _verified(kind, detail, event_id, deps)
         return _steer(kind, read_control(kind, detail), event_id, deps)
@@ -97,6 +92,13 @@ def accept_control(
 def _steer(
     kind: DetailType, asked: ControlDetail, event_id: str | None, deps: Takes
 ) -> ChangeAnswer | BackfillAnswer:
+    from tickwork.domain.control_events import (
+        BackfillDetail,
+        OccurrenceDetail,
+        PauseDetail,
+        RunNowDetail,
+    )
+
     action_id = asked.action_id
     if isinstance(asked, PauseDetail):
         steer = pause_action if kind is DetailType.PAUSE else resume_action
@@ -120,6 +122,7 @@ def _occurrence(
 ) -> ChangeAnswer:
     """Skip, move or restore one occurrence, named by ``occurrence`` (its number) or ``at``
     (its scheduled time)."""
+    from tickwork.domain.control_events import MoveDetail
     from tickwork.steering.occurrences import (
         Which,
         move_occurrence,

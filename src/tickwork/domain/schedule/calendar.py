@@ -28,12 +28,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tickwork.domain.identifiers import check_name
-from tickwork.domain.schedule.calendar_body import (
-    MAX_DATES,
-    WEEKDAYS,
-    parse_hours,
-    read_calendar_body,
-)
+from tickwork.domain.schedule.calendar_hours import MAX_DATES, WEEKDAYS, parse_hours
 from tickwork.domain.schedule.wallclock import load_zone, local_to_utc, next_transition
 
 __all__ = [
@@ -173,6 +168,8 @@ class Calendar:
         range → windows, e.g. ``{"MON-FRI": ["09:00-17:00"]}``), ``description``, read by its
         declared model (``calendar_body.CalendarBody``): every bad field is named, with its
         fix."""
+        from tickwork.domain.schedule.calendar_body import read_calendar_body  # its model
+
         check_calendar_name(name)
         given = read_calendar_body(body)
         return cls(
