@@ -20,6 +20,7 @@ import click
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import INBOUND, DetailType
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.json_text import loads_strict
 from tickwork.domain.preview import (
     around_dst_change,
@@ -373,7 +374,8 @@ def rejections(context: Context, limit: int, as_json: bool) -> None:
 @pass_context
 def show(context: Context, action_id: str, as_json: bool) -> None:
     """One action: its record and the history of its occurrences."""
-    action = context.target.dependencies().records.get(action_id)
+    records = context.target.dependencies().records
+    action = records.get(guard(lambda: check_steered_id(action_id, "ACTION_ID")))
     if action is None:
         raise click.ClickException(f"no action {action_id!r}: `tickwork list` shows the ids")
     render.action_detail(action_view(action), as_json, context.target.clock_note())

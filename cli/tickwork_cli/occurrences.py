@@ -17,6 +17,7 @@ from tickwork.domain.action.upcoming import upcoming
 from tickwork.domain.backfill import Overlap, occurrences_in
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.fire import Trigger
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.times import iso, parse_iso
 from tickwork.steering.backfill import backfill as run_backfill
 from tickwork.steering.occurrences import (
@@ -234,7 +235,7 @@ COMMANDS = (skip, move, restore, backfill)
 
 def coming_occurrences(deps: Dependencies, action_id: str, count: int) -> list[dict[str, Any]]:
     """The action's next ``count`` occurrences, as `tickwork next --id` prints them."""
-    action = deps.records.get(action_id)
+    action = deps.records.get(check_steered_id(action_id, "--id"))
     if action is None:
         raise ActionNotFound(action_id)
     return [

@@ -306,3 +306,29 @@ def test_time_on_a_wall_clock_stack_says_how_to_get_virtual_time(local: LocalPro
     assert refused.returncode == 1 and "--virtual-time" in refused.stderr
     usage = local.cli("time", "advance", check=False)
     assert usage.returncode == 2 and "DURATION" in usage.stderr
+
+
+@pytest.mark.parametrize("own", ["#pump", "#calendars", "#calendar#uk"])
+def test_a_command_naming_the_stacks_own_items_says_so_in_one_line(
+    local: LocalProcess, own: str
+) -> None:
+    """The stack's own items are no actions: each command that takes an action's id refuses
+    one of theirs naming the id and the rule, in one line, never a traceback."""
+    commands = [
+        ("show", own),
+        ("next", "--id", own),
+        ("cancel", own),
+        ("pause", own),
+        ("resume", own),
+        ("run-now", own),
+        ("retry", own),
+        ("skip", own, "--occurrence", "1"),
+        ("move", own, "--occurrence", "1", "--to", "2099-01-01T00:00:00Z"),
+        ("restore", own, "--occurrence", "1"),
+        ("backfill", own, "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-02T00:00:00Z"),
+    ]
+    for command in commands:
+        refused = local.cli(*command, check=False)
+        assert refused.returncode == 1, (command, refused.stdout, refused.stderr)
+        assert "Traceback" not in refused.stderr, command
+        assert "stack's own items" in refused.stderr, (command, refused.stderr)

@@ -37,6 +37,7 @@ from tickwork.adapters.dynamodb_sizes import MAX_ITEM_BYTES, item_size
 from tickwork.adapters.dynamodb_tabs import TabState, carried_by, tab_key, tab_settlement
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.errors import ActionConflict, RecordTooLarge
+from tickwork.domain.identifiers import is_own_item
 from tickwork.domain.times import iso
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class DynamoDBRecords(OnTable):
         self._memo = memo or CountedMemo()
 
     def get(self, action_id: str) -> Action | None:
+        if is_own_item(action_id):
+            return None  # the stack's own items (counters, tabs, calendars, the pump) are none
         item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
         if item is None:
             return None
@@ -87,6 +90,8 @@ class DynamoDBRecords(OnTable):
 
     def delete(self, action_id: str) -> None:
         """Delete the record and take it off its counters (a purge), settling what it carries."""
+        if is_own_item(action_id):
+            return  # never one of the stack's own items
         for attempt in range(_TRANSACTION_ATTEMPTS):
             item = self._table.get_item(Key={"id": action_id}, ConsistentRead=True).get("Item")
             if item is None:

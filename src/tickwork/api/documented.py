@@ -14,6 +14,7 @@ from tickwork.api.models import ErrorBody
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.errors import ActionNotFound
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.entry import add_metric
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ def new_router() -> APIGatewayHttpRouter:
 
 
 def found(action_id: str, deps: Dependencies) -> Action:
-    action = deps.records.get(action_id)
+    """The action, or refused: an id of the stack's own items (400), none of that id (404)."""
+    action = deps.records.get(check_steered_id(action_id))
     if action is None:
         raise ActionNotFound(action_id)
     return action

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.events import DetailType
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import parse_iso
 from tickwork.domain.wire import read, refusal
@@ -33,7 +34,10 @@ _TIME_FIX = 'give ISO 8601, e.g. "...Z"'
 def _action_id(value: Any) -> str:
     if not isinstance(value, str):
         raise refusal(f"{value!r} is not an action id", "send the id of the action as a string")
-    return value
+    try:
+        return check_steered_id(value)
+    except ValidationFailed as refused:
+        raise refusal(refused.problems[0].problem, refused.problems[0].fix) from refused
 
 
 def _note(value: Any) -> str | None:

@@ -20,11 +20,14 @@ __all__ = [
     "ID_PATTERN",
     "ID_RULE",
     "MAX_ID_LENGTH",
+    "OWN_ITEM_PREFIX",
     "PREFIX_PATTERN",
     "check_action_id",
     "check_group",
     "check_name",
     "check_prefix",
+    "check_steered_id",
+    "is_own_item",
 ]
 
 MAX_ID_LENGTH = 200
@@ -54,6 +57,29 @@ def check_name(value: Any, pattern: re.Pattern[str], field: str, what: str, fix:
 def check_action_id(action_id: Any, field: str = "id") -> str:
     if not isinstance(action_id, str) or not ID_PATTERN.fullmatch(action_id):
         raise ValidationFailed.of(field, f"{str(action_id)[:40]!r} is not a valid id", _ID_FIX)
+    return action_id
+
+
+OWN_ITEM_PREFIX = "#"  # the stack's own items in the table: counters, tabs, calendars, the pump
+
+
+def is_own_item(item_id: str) -> bool:
+    """Whether ``item_id`` names one of the stack's own items, which no action can be."""
+    return item_id.startswith(OWN_ITEM_PREFIX)
+
+
+def check_steered_id(action_id: Any, field: str = "id") -> str:
+    """The id of an action a request steers or reads: a text, never one of the stack's own
+    items (refused naming the rule; an id that is not an action's is then simply not found)."""
+    if not isinstance(action_id, str) or not action_id:
+        raise ValidationFailed.of(field, f"{str(action_id)[:40]!r} is not an action id", _ID_FIX)
+    if is_own_item(action_id):
+        raise ValidationFailed.of(
+            field,
+            f"{action_id[:40]!r} names one of the stack's own items, not an action",
+            f"give an action's id: an action's id never starts with {OWN_ITEM_PREFIX!r} "
+            "(`tickwork list` shows them)",
+        )
     return action_id
 
 

@@ -30,7 +30,9 @@ class ActionRecords(Protocol):
     where (docs/protocol.md, "Counts and fire totals")."""
 
     def get(self, action_id: str) -> Action | None:
-        """The record as last written (a consistent read), or None."""
+        """The record as last written (a consistent read), or None — always None for an id of
+        the stack's own items (``#…``: counters, tabs, calendars, the pump), which are no
+        action's."""
 
     def create(self, action: Action) -> None:
         """Write a new record; raises ``ActionConflict`` if the id exists."""

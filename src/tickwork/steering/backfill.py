@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from tickwork.answers import BackfillAnswer
 from tickwork.domain.backfill import BackfillRequest, Overlap, check_range
 from tickwork.domain.errors import ActionNotFound, ValidationFailed
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.fire.backfill_step import step_backfill
@@ -33,6 +34,7 @@ def backfill(
     """Run the occurrences of ``action_id``'s schedule from ``start`` to ``end`` (inclusive,
     both past), once each. Asked again (the same range), it goes on where it is: nothing
     backfilled is run again, so a repeated request is harmless."""
+    action_id = check_steered_id(action_id)
     note = check_note(note)
     request_id = check_note(request_id, "requestId")
     try:

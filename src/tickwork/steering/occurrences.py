@@ -24,6 +24,7 @@ from tickwork.domain.errors import (
     OccurrenceLocked,
     ValidationFailed,
 )
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.occurrence_changes import (
     MAX_CHANGES,
     MAX_LOOKAHEAD,
@@ -71,6 +72,7 @@ def skip_occurrence(
 ) -> ChangeAnswer:
     """Skip the occurrence: it comes due and is recorded SKIPPED, and nothing runs.
     ``event_id``: the steering event asking (one delivered again changes nothing)."""
+    action_id = check_steered_id(action_id)
     note = check_note(note)
     return decided_again(lambda: _change(action_id, which, None, note, deps, event_id))
 
@@ -84,6 +86,7 @@ def move_occurrence(
     event_id: str | None = None,
 ) -> ChangeAnswer:
     """Fire the occurrence at ``to`` instead: strictly between its neighbours, in the future."""
+    action_id = check_steered_id(action_id)
     note = check_note(note)
     if to.utcoffset() is None:
         raise ValidationFailed.of("to", "has no UTC offset", 'give one, e.g. "...T09:30:00Z"')
@@ -109,6 +112,7 @@ def restore_occurrence(
     event_id: str | None = None,
 ) -> ChangeAnswer:
     """Undo the skip or move of the occurrence: it fires as its schedule says."""
+    action_id = check_steered_id(action_id)
     note = check_note(note)
     return decided_again(lambda: _restore(action_id, which, note, deps, event_id))
 

@@ -14,6 +14,7 @@ from tickwork.answers import ChangeAnswer, Done
 from tickwork.domain.action import LIVE, Action, Status
 from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
@@ -29,12 +30,14 @@ __all__ = ["pause_action", "resume_action"]
 
 def pause_action(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     """Pause it; read and decided again if its record changed meanwhile (a fire recorded)."""
+    action_id = check_steered_id(action_id)
     note = check_note(note)
     return decided_again(lambda: _pause(action_id, note, deps))
 
 
 def resume_action(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     """Resume it; read and decided again if its record changed meanwhile (a fire recorded)."""
+    action_id = check_steered_id(action_id)
     note = check_note(note)
     return decided_again(lambda: _resume(action_id, note, deps))
 

@@ -13,6 +13,7 @@ from tickwork.answers import ChangeAnswer, Done
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionNotFound, ActionNotRetryable, ValidationFailed
 from tickwork.domain.fire import Trigger
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
 from tickwork.fire.launch import launch, launch_manual
@@ -28,6 +29,7 @@ __all__ = ["retry_action"]
 def retry_action(action_id: str, deps: Steers, occurrence: int | None = None) -> ChangeAnswer:
     """``occurrence`` picks which failed fire (default: the latest). A retry that races another
     writer reads the record again and decides again."""
+    action_id = check_steered_id(action_id)
     return decided_again(lambda: _retry(action_id, deps, occurrence))
 
 

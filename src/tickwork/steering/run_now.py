@@ -14,6 +14,7 @@ from tickwork.answers import ChangeAnswer, Done
 from tickwork.domain.action import ACTIVE, LIVE, Action
 from tickwork.domain.errors import ActionFinished, ActionNotFound, ManualFiresInFlight
 from tickwork.domain.fire import Trigger
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire, check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
@@ -30,6 +31,7 @@ def run_now(action_id: str, deps: Steers, request_id: str | None = None) -> Chan
     """``request_id`` (the bus event's id, or the caller's) makes a repeated request a no-op.
     A request that races another writer (the pump, a fire recorded) reads again and decides
     again: nothing happens before its first write, which is fenced on the record it read."""
+    action_id = check_steered_id(action_id)
     check_note(request_id, "requestId")
     # A request without an id gets one: a write that landed but whose answer was lost (the
     # client retries a conditional write, which then fails its condition) is known as this

@@ -6,6 +6,7 @@ from tickwork.answers import ChangeAnswer, Done
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
 from tickwork.domain.announcements import Stopped
 from tickwork.domain.errors import ActionNotFound
+from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.fire import writes
 from tickwork.fire.launch import stop_own_execution
@@ -24,6 +25,7 @@ def cancel_action(action_id: str, deps: Steers) -> ChangeAnswer:
     that races another writer (the pump launching the fire, the reconciler parking it again)
     reads the record again and decides again.
     """
+    action_id = check_steered_id(action_id)
     attempts: list[Action] = []
     return decided_again(lambda: _cancel(action_id, deps, attempts))
 

@@ -22,6 +22,7 @@ from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict, CalendarConflict
 from tickwork.domain.fire_tally import fire_kind
+from tickwork.domain.identifiers import is_own_item
 from tickwork.domain.page_cursor import Position
 from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.selection import Selection
@@ -122,6 +123,8 @@ class FakeRecords:
         return self.store.writes
 
     def get(self, action_id: str) -> Action | None:
+        if is_own_item(action_id):
+            return None  # as the adapter: the stack's own items are no actions
         return copy.deepcopy(self.items.get(action_id))
 
     def create(self, action: Action) -> None:
