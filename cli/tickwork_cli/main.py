@@ -138,6 +138,7 @@ def local(
     from tickwork_local.moto_version import UnsupportedMoto
     from tickwork_local.server import PortInUse
     from tickwork_local.service import run_local
+    from tickwork_local.state_lock import StateDirInUse
     from tickwork_local.time_api import StateDirTimeRefused
 
     try:
@@ -151,7 +152,13 @@ def local(
             max_open_executions,
             virtual_time,
         )
-    except (UnsupportedMoto, PortInUse, StateDirTimeRefused, JournalCorrupt) as refused:
+    except (
+        UnsupportedMoto,
+        PortInUse,
+        StateDirInUse,
+        StateDirTimeRefused,
+        JournalCorrupt,
+    ) as refused:
         raise click.ClickException(str(refused)) from refused
 
 

@@ -34,6 +34,7 @@ from tickwork_local.moto_version import require_supported_moto
 from tickwork_local.outbox import OUTBOX_FILE, Outbox
 from tickwork_local.server import check_port_free, serving
 from tickwork_local.stack import LocalStack
+from tickwork_local.state_lock import LOCK_FILE, holding_state_dir
 from tickwork_local.time_api import (
     latest_change,
     saved_offset,
@@ -71,14 +72,42 @@ def running_service(
 ) -> Iterator[LocalService]:
     """With ``virtual_time`` the stack runs on a clock of its own (``tickwork time advance``);
     a state dir whose stack ran on virtual time keeps it (its records are on that time: the
-    wall clock would be time going backwards)."""
+    wall clock would be time going backwards). One stack a state dir: another running on it
+    refuses this one (``StateDirInUse``) before anything of its is touched."""
     require_supported_moto()  # before a port is bound or the state dir touched
+    with (
+        holding_state_dir(state_dir, port, api_port),
+        _serving_stack(
+            port,
+            state_dir,
+            fresh,
+            parameters,
+            api_port,
+            api_auth,
+            max_open_executions,
+            virtual_time,
+        ) as service,
+    ):
+        yield service
+
+
+@contextmanager
+def _serving_stack(
+    port: int | None,
+    state_dir: Path,
+    fresh: bool,
+    parameters: dict[str, str] | None,
+    api_port: int | None,
+    api_auth: str,
+    max_open_executions: int | None,
+    virtual_time: bool,
+) -> Iterator[LocalService]:
     if port:
         check_port_free(port, "the emulated AWS endpoint", "--port")
     if api_port:
         check_port_free(api_port, "the HTTP API and dashboard", "--api-port")
-    if fresh and state_dir.exists():
-        shutil.rmtree(state_dir)
+    if fresh:
+        _start_over(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
     offset = saved_offset(state_dir)
     kept_virtual = offset is not None and not virtual_time
@@ -129,6 +158,17 @@ def running_service(
                 yield LocalService(stack, endpoint, restored, resumed, kept_virtual, clock_note)
             finally:
                 local_file.unlink(missing_ok=True)
+
+
+def _start_over(state_dir: Path) -> None:
+    """Everything the state dir holds, gone (--fresh) — but the lock this stack holds on it."""
+    for entry in state_dir.iterdir():
+        if entry.name == LOCK_FILE:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 SHUTDOWN_GRACE_SECONDS = 10

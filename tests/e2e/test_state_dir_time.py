@@ -96,7 +96,10 @@ def test_tickwork_local_on_a_torn_clock_file_says_so_and_starts_nothing(tmp_path
     state.mkdir()
     (state / CLOCK_FILE).write_text('{"offsetSe')
     done = subprocess.run(
-        [str(BIN / "tickwork"), "--state-dir", str(state), "local", "--port", str(free_port())],
+        [
+            *(str(BIN / "tickwork"), "--state-dir", str(state), "local"),
+            *("--port", str(free_port()), "--api-port", str(free_port())),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
