@@ -359,12 +359,13 @@ def list_(
 
 @cli.command()
 @click.option("--limit", default=20, show_default=True, help="At most this many, newest first.")
+@click.option("--source", help="Only this sender's refusals (the events' EventBridge source).")
 @json_option
 @pass_context
-def rejections(context: Context, limit: int, as_json: bool) -> None:
+def rejections(context: Context, limit: int, source: str | None, as_json: bool) -> None:
     """Starts, steering events and reports the stack refused, newest first, with each field's
     problem and fix (the Schedule Rejected events it published; it keeps the last
-    KeepRejections of them, 100 by default).
+    KeepRejections of them of each sender, 100 by default).
 
     \b
     A Start put on the bus by any publisher (the AWS CLI, another SDK) is checked by the
@@ -372,7 +373,8 @@ def rejections(context: Context, limit: int, as_json: bool) -> None:
     """
     if limit < 1:
         raise click.BadParameter("give 1 or more", param_hint="--limit")
-    render.rejections(context.target.dependencies().rejections.latest(limit), as_json)
+    kept = context.target.dependencies().rejections.latest(limit, source)
+    render.rejections(kept, as_json)
 
 
 @cli.command()

@@ -222,7 +222,8 @@ def rejections(rows: list[dict[str, Any]], as_json: bool) -> None:
         what = row.get("request", "?")
         action = row.get("id") or "(no id)"
         event = f" event {row['eventId']}" if row.get("eventId") else ""
-        print(f"#{row['number']} {row['at']} {what} {action}{event}: {row.get('reason')}")
+        sender = f" from {row['source']}" if row.get("source") else ""
+        print(f"#{row['number']} {row['at']} {what} {action}{event}{sender}: {row.get('reason')}")
         problems = row.get("problems") or []
         for problem in problems:
             print(f"    {problem['field']}: {problem['problem']}. Fix: {problem['fix']}")

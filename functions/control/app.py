@@ -21,7 +21,11 @@ entry = Entry(correlation_id_path="detail.id")
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = bus_event(event)  # Powertools' parser: the declared envelope
     result = accept_control(
-        envelope.detail_type, envelope.detail, envelope.id, bootstrap.from_environment()
+        envelope.detail_type,
+        envelope.detail,
+        envelope.id,
+        bootstrap.from_environment(),
+        envelope.source,
     )
     if isinstance(result, Rejection) and result.rejected.signature is not None:
         entry.count("rejected_signature")  # unsigned, forged, expired, replayed or stale

@@ -20,7 +20,8 @@ entry = Entry(correlation_id_path="detail.id")
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = bus_event(event)  # Powertools' parser: the declared envelope
     result = accept_start(
-        StartCommand(detail=envelope.detail, event_id=envelope.id), bootstrap.from_environment()
+        StartCommand(envelope.detail, envelope.id, source=envelope.source),
+        bootstrap.from_environment(),
     )
     if isinstance(result, Rejection) and result.rejected.signature is not None:
         entry.count("rejected_signature")

@@ -5,6 +5,7 @@ and nothing lands under an id an action could have."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
@@ -86,11 +87,58 @@ def test_a_long_refusal_is_cut_to_fit_one_item(make_log: Made) -> None:
     long = {
         **_rejection(1),
         "message": "x" * 50_000,
-        "problems": [{"field": "f", "problem": "p", "fix": "x"}] * 500,
+        "problems": [{"field": "f" * 120_000, "problem": "p", "fix": "x"}] * 500,
     }
     log.keep(long, NOW)
     (entry,) = log.latest(1)
-    assert len(entry["message"]) == 2000 and len(entry["problems"]) == 20
+    assert len(entry["message"]) == 800 and entry["message"].endswith("… [cut]")
+    assert len(entry["problems"]) == 9 and entry["problems"][-1]["problem"] == (
+        "492 more problems left out"
+    )
+    assert len(entry["problems"][0]["field"]) == 100
+    assert len(json.dumps(entry)) < 6_000
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    text=st.text(max_size=3_000),
+    times=st.integers(1, 40),
+    problems=st.integers(0, 60),
+)
+def test_any_refusal_is_kept_in_a_few_kb_whatever_was_sent(
+    make_log: Made, text: str, times: int, problems: int
+) -> None:
+    log = make_log(2)
+    sent = {
+        "detailType": "Schedule Rejected",
+        "id": text * times,
+        "request": text,
+        "reason": text,
+        "message": text * times,
+        "eventId": text * times,
+        "source": "team.a",
+        "problems": [{"field": text * times, "problem": text, "fix": text}] * problems,
+    }
+    log.keep(sent, NOW)
+    (entry,) = log.latest(1)
+    assert len(json.dumps(entry, ensure_ascii=False)) < 6_000
+    assert len(entry.get("problems", [])) <= 9
+
+
+def test_one_sender_never_pushes_out_another_senders_refusals(make_log: Made) -> None:
+    log = make_log(10)
+    log.keep({**_rejection(1), "source": "team.a"}, NOW)
+    for n in range(2, 40):
+        log.keep({**_rejection(n), "source": "team.b"}, NOW + timedelta(seconds=n))
+
+    a = log.latest(20, "team.a")
+    assert [e["id"] for e in a] == ["order:1"] and a[0]["source"] == "team.a"
+    assert len(log.latest(20, "team.b")) == 10
+    everyone = log.latest(100)
+    assert "order:1" in {e["id"] for e in everyone} and len(everyone) == 11
+    assert log.latest(5, "team.c") == []
 
 
 def test_its_items_are_never_under_an_action_id() -> None:

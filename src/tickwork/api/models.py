@@ -541,7 +541,7 @@ class ErrorBody(_Response):
 class RejectionEntry(_Response):
     """One refusal, as its Schedule Rejected event said it."""
 
-    number: int = Field(description="1, 2, ... in the order kept.")
+    number: int = Field(description="1, 2, ... in the order its sender's refusals were kept.")
     at: str = Field(description="When it was refused, ISO 8601 UTC.")
     detail_type: str = Field(description="Schedule Rejected.")
     id: str | None = Field(default=None, description="The action id the request named.")
@@ -555,6 +555,9 @@ class RejectionEntry(_Response):
     problems: list[Problem] = Field(default_factory=list)
     signature: str | None = Field(
         default=None, description="Why a signature was refused (signed events only)."
+    )
+    source: str | None = Field(
+        default=None, description="The sender's EventBridge source (events on the bus)."
     )
 
 

@@ -215,7 +215,12 @@ class Tampered:
 @dataclass(frozen=True)
 class Rejected:
     """An inbound event, a tick or report, or a change that waited, was refused; nothing was
-    written. ``request`` is what was refused (its detail-type, or "deferred update")."""
+    written. ``request`` is what was refused (its detail-type, or "deferred update"); ``source``
+    the event's sender, when it came on the bus.
+
+    Bounded whatever was sent: each text is cut (and says so), and the problems after the first
+    ``MOST_PROBLEMS`` are left out (and one more line says how many) — a few KB at most, so the
+    event always fits the bus's 256 KB and a page of kept ones a function's answer."""
 
     detail_type: ClassVar[DetailType] = DetailType.REJECTED
     action_id: str | None
@@ -225,6 +230,26 @@ class Rejected:
     problems: list[dict[str, str]] = field(default_factory=list)
     event_id: str | None = None
     signature: str | None = None  # why a signature was refused
+    source: str | None = None  # the sender's EventBridge source
+
+    def __post_init__(self) -> None:
+        cut = object.__setattr__
+        cut(self, "action_id", _cut(self.action_id, 200))
+        cut(self, "request", _cut(self.request, 64) or "")
+        cut(self, "reason", _cut(self.reason, 64) or "")
+        cut(self, "message", _cut(self.message, 800) or "")
+        cut(self, "event_id", _cut(self.event_id, 100))
+        cut(self, "signature", _cut(self.signature, 64))
+        cut(self, "source", _cut(self.source, 256))
+        problems = [
+            {key: _cut(str(value), _PROBLEM_PART.get(key, 100)) or "" for key, value in p.items()}
+            for p in self.problems[:MOST_PROBLEMS]
+        ]
+        if len(self.problems) > MOST_PROBLEMS:
+            left = len(self.problems) - MOST_PROBLEMS
+            more = f"{left} more problems left out"
+            problems.append({"field": "...", "problem": more, "fix": ""})
+        cut(self, "problems", problems)
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -237,7 +262,21 @@ class Rejected:
         }
         if self.signature is not None:
             wire["signature"] = self.signature
+        if self.source is not None:
+            wire["source"] = self.source
         return wire
+
+
+MOST_PROBLEMS = 8  # problems a rejection names in full
+_PROBLEM_PART = {"field": 100, "problem": 160, "fix": 160}  # characters of each, at most
+_CUT = "… [cut]"
+
+
+def _cut(text: str | None, most: int) -> str | None:
+    """``text`` as it is, or cut to ``most`` characters, ending in a mark that says so."""
+    if text is None or len(text) <= most:
+        return text
+    return text[: most - len(_CUT)] + _CUT
 
 
 @dataclass(frozen=True)

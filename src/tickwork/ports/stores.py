@@ -124,15 +124,18 @@ class FireTallies(Protocol):
 class RejectionLog(Protocol):
     """The stack's last rejections (Starts, steering events, reports and waiting changes it
     refused), kept so a publisher that cannot subscribe to ``Schedule Rejected`` still sees
-    them: ``tickwork rejections``, ``GET /rejections``, the dashboard."""
+    them: ``tickwork rejections``, ``GET /rejections``, the dashboard. Each sender (its
+    EventBridge ``source``) has a ring of its own of ``KeepRejections``, so one publisher's
+    refusals never push out another's."""
 
     def keep(self, rejection: dict[str, Any], at: datetime) -> None:
-        """Keep one (the ``Schedule Rejected`` detail), the oldest kept giving way past the
-        stack's ``KeepRejections``."""
+        """Keep one (the ``Schedule Rejected`` detail, bounded) in the ring of its ``source``
+        (none: the ring of refusals no sender is known for), the oldest there giving way."""
         ...
 
-    def latest(self, limit: int) -> list[dict[str, Any]]:
-        """The newest first, each with ``at`` (ISO 8601 UTC) and ``number`` (1, 2, ... as kept)."""
+    def latest(self, limit: int, source: str | None = None) -> list[dict[str, Any]]:
+        """The newest first — of every sender, or of ``source`` alone — each with ``at`` (ISO
+        8601 UTC) and ``number`` (1, 2, ... as its sender's ring kept them)."""
         ...
 
 

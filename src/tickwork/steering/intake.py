@@ -69,11 +69,17 @@ def accept_start(command: StartCommand, deps: Takes) -> StartResult | Rejection:
         unsigned = _verified(DetailType.START, command.detail, command.event_id, deps)
         return start_action(replace(command, detail=unsigned), deps)
     except REFUSALS as refused:
-        return _rejected(DetailType.START, command.detail, command.event_id, refused, deps)
+        return _rejected(
+            DetailType.START, command.detail, command.event_id, refused, deps, command.source
+        )
 
 
 def accept_control(
-    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Takes
+    detail_type: str,
+    detail: dict[str, Any],
+    event_id: str | None,
+    deps: Takes,
+    source: str | None = None,
 ) -> ChangeAnswer | BackfillAnswer | Rejection:
     """Schedule Stop, Pause, Resume, Run Now, Skip, Move or Restore Occurrence, or Backfill:
     ``{"id": ...}`` and the event's own fields (``domain.control_events``)."""
@@ -86,7 +92,7 @@ def accept_control(
         detail = _verified(kind, detail, event_id, deps)
         return _steer(kind, read_control(kind, detail), event_id, deps)
     except REFUSALS as refused:
-        return _rejected(kind, detail, event_id, refused, deps)
+        return _rejected(kind, detail, event_id, refused, deps, source)
 
 
 def _steer(
@@ -189,7 +195,11 @@ def _iso_seconds(seconds: int) -> str:
 
 
 def accept_report(
-    detail_type: str, detail: dict[str, Any], event_id: str | None, deps: Takes
+    detail_type: str,
+    detail: dict[str, Any],
+    event_id: str | None,
+    deps: Takes,
+    source: str | None = None,
 ) -> RecordAnswer | Rejection:
     """A Schedule Tick or Schedule Failed of this stack's state machine: record the fire —
     only once its proof shows a fire of this stack made it."""
@@ -203,7 +213,7 @@ def accept_report(
         check_proof(kind, detail, deps)
         return record_tick(tick, deps)
     except (ValidationFailed, ForgedReport) as refused:
-        return _rejected(kind, detail, event_id, refused, deps)
+        return _rejected(kind, detail, event_id, refused, deps, source)
 
 
 def _rejected(
@@ -212,6 +222,7 @@ def _rejected(
     event_id: str | None,
     refused: Exception,
     deps: Takes,
+    source: str | None = None,
 ) -> Rejection:
     action_id = detail.get("id") if isinstance(detail, dict) else None
     problems = (
@@ -225,6 +236,7 @@ def _rejected(
         problems=problems,
         event_id=event_id,
         signature=refused.reason if isinstance(refused, SignatureRefused) else None,
+        source=source,
     )
     announce_rejected(rejection, deps)
     return Rejection(rejection)

@@ -39,6 +39,7 @@ class StartCommand:
     detail: dict[str, Any]
     event_id: str | None = None
     create_only: bool = False  # refuse an existing id (ActionExists) instead of replacing it
+    source: str | None = None  # the sender's EventBridge source, when it came on the bus
 
 
 @dataclass(frozen=True)

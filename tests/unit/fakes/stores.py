@@ -17,7 +17,7 @@ from typing import Any
 
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import fits
-from tickwork.adapters.dynamodb_rejections import bounded
+from tickwork.adapters.dynamodb_rejections import MOST_SOURCES, OTHERS, bounded
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict, CalendarConflict
@@ -376,23 +376,36 @@ def _key(action: Action, by_id: bool) -> tuple[int, str]:
 
 
 class FakeRejections:
-    """RejectionLog in memory: the last ``keep``, numbered as kept."""
+    """RejectionLog in memory: the last ``keep`` of each sender, numbered as its ring kept them,
+    the senders past the adapter's ``MOST_SOURCES`` sharing one ring, as the adapter does."""
 
     def __init__(self, keep: int = 100) -> None:
         self._keep = keep
-        self.kept: list[dict[str, Any]] = []
+        self.rings: dict[str | None, list[dict[str, Any]]] = {}
+
+    @property
+    def kept(self) -> list[dict[str, Any]]:
+        """Every entry kept, oldest first."""
+        entries = [e for ring in self.rings.values() for e in ring]
+        return sorted(entries, key=lambda e: (e["at"], e["number"]))
 
     def keep(self, rejection: dict[str, Any], at: datetime) -> None:
         if self._keep <= 0:
             return
-        number = len(self.kept) + 1
+        source = rejection.get("source") or None
+        listed = [s for s in self.rings if s is not None]
+        if source is not None and source not in self.rings and len(listed) >= MOST_SOURCES:
+            source = OTHERS
+        ring = self.rings.setdefault(source, [])
         entry = {k: v for k, v in bounded(rejection).items() if v is not None and v != []}
-        self.kept.append({"number": number, "at": iso(at), **entry})
+        ring.append({"number": len(ring) + 1, "at": iso(at), **entry})
 
-    def latest(self, limit: int) -> list[dict[str, Any]]:
+    def latest(self, limit: int, source: str | None = None) -> list[dict[str, Any]]:
         if self._keep <= 0 or limit <= 0:
             return []
-        return list(reversed(self.kept[-self._keep :]))[:limit]
+        rings = [self.rings.get(source, [])] if source is not None else list(self.rings.values())
+        newest = [e for ring in rings for e in ring[-self._keep :]]
+        return sorted(newest, key=lambda e: (e["at"], e["number"]), reverse=True)[:limit]
 
 
 class FakeCalendars:
