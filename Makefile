@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # rewrites every test module in every worker (about a tenth of the suite's CPU).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help venv demo run client test quick one typecheck layers layout test-unit test-contract test-functional test-e2e test-template model year chaos bench lint clean
+.PHONY: help venv demo run client test quick one typecheck layers layout test-unit test-contract test-functional test-e2e test-template model year chaos burst bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -81,6 +81,10 @@ year: $(STAMP) ## issue 31's measure: a daily cron in New York advanced a year o
 CHAOS_ARGS ?= --actions 500
 chaos: $(STAMP) ## fault-injection run on a local stack: fails if a fire is lost, doubled or early
 	$(BIN)/python bench/chaos.py $(CHAOS_ARGS)
+
+BURST_ARGS ?=
+burst: $(STAMP) ## one tick per fire under a burst: 300 one-offs due in 3 s, cores kept busy beside the local stack
+	$(BIN)/python bench/burst.py $(BURST_ARGS)
 
 BENCH_ARGS ?=
 bench: $(STAMP) ## accuracy, cost per fire, cold starts, local throughput -> bench/RESULTS.md (~50 min)

@@ -78,6 +78,13 @@ def _hours(given: tuple[str, ...]) -> dict[str, list[str]] | None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A JSON file with timezone, dates, hours and description (flags add to it).",
 )
+@click.option(
+    "--hold-schedules",
+    is_flag=True,
+    help="Write it even if it allows some live schedule naming it no fire within the search "
+    "bound (1,100 days): those are held (paused on it, in attention) until it allows one. "
+    "Without it such a calendar is refused, naming them.",
+)
 @json_option
 @pass_context
 def put(
@@ -88,10 +95,14 @@ def put(
     hours: tuple[str, ...],
     description: str | None,
     path: Path | None,
+    hold_schedules: bool,
     as_json: bool,
 ) -> None:
-    """Create the calendar NAME, or replace it: schedules that name it follow the new one from
-    their next fire planned on."""
+    """Create the calendar NAME, or replace it (sealed by the stack): schedules that name it
+    follow the new one from their next fire planned on, and each is planned again on it at
+    once — a fire the old one pushed out comes back (plannedAgain), a schedule held on it
+    resumes once it allows a fire (resumed). A calendar that would leave a live schedule with
+    no fire is refused, naming them, unless --hold-schedules."""
     body: dict[str, Any] = {}
     if path is not None:
         try:
@@ -116,8 +127,16 @@ def put(
     if description is not None:
         body["description"] = description
     deps = context.target.dependencies()
-    written, new = guard(lambda: put_calendar(name, body, deps))
-    render.echo_result({"outcome": "created" if new else "replaced", **written.to_dict()}, as_json)
+    put = guard(lambda: put_calendar(name, body, deps, hold_schedules=hold_schedules))
+    shown = {"outcome": "created" if put.created else "replaced", **put.calendar.to_dict()}
+    for key, ids in [
+        ("plannedAgain", put.planned_again),
+        ("resumed", put.resumed),
+        ("held", put.held),
+    ]:
+        if ids:
+            shown[key] = ids
+    render.echo_result(shown, as_json)
 
 
 @calendar.command(name="show")

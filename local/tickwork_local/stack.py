@@ -47,6 +47,13 @@ from tickwork_local.virtual_clock import LocalClock
 
 __all__ = ["LEAN_RUNS_ENV", "EventTap", "LocalStack"]
 
+# Lambda stops a function at its Timeout (60 s), well before its Task state's TimeoutSeconds
+# (90 s): a task's retry never overlaps the attempt it retries. This runtime cannot stop a
+# function: left at 90 s, the interpreter would time out a task still running on a loaded
+# machine and start its retry beside it (a batch's ticks put twice). The task waits for its
+# function here instead, as it never needs to on AWS.
+_LOCAL_DEFINITION = {"FulfillTimeoutSeconds": 3600}
+
 LEAN_RUNS_ENV = "TICKWORK_LOCAL_LEAN_RUNS"  # "1": ``LocalStack.lean_runs``
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -401,7 +408,7 @@ class LocalStack:
         for logical, resource in t.of_type("AWS::Serverless::StateMachine").items():
             sfn.create_state_machine(
                 name=t.resolve({"Fn::GetAtt": [logical, "Name"]}),
-                definition=t.state_machine_definition(logical),
+                definition=t.state_machine_definition(logical, _LOCAL_DEFINITION),
                 roleArn=role,
                 type=resource["Properties"].get("Type", "STANDARD"),
             )

@@ -329,11 +329,15 @@ class Template:
             dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=self.resolve(ttl))
         return name
 
-    def state_machine_definition(self, logical: str) -> str:
-        """The definition file with its DefinitionSubstitutions applied, as SAM does."""
+    def state_machine_definition(
+        self, logical: str, overrides: dict[str, Any] | None = None
+    ) -> str:
+        """The definition file with its DefinitionSubstitutions applied, as SAM does (with
+        ``overrides`` in place of those it names)."""
         props = self.resources[logical]["Properties"]
         text: str = (self.root / props["DefinitionUri"]).read_text()
-        for key, value in self.resolve(props.get("DefinitionSubstitutions", {})).items():
+        given = self.resolve(props.get("DefinitionSubstitutions", {}))
+        for key, value in {**given, **(overrides or {})}.items():
             text = text.replace("${" + key + "}", str(value))
         json.loads(text)  # a definition that no longer parses is a template bug: fail here
         return text

@@ -26,6 +26,7 @@ def action_summary(action: Action) -> dict[str, Any]:
         "group": action.group,
         "needsAttention": action.needs_attention,
         "pauseNote": action.pause.note if action.pause and action.status == Status.PAUSED else None,
+        "heldByCalendar": action.held_by_calendar,
         "deferred": str(action.deferred.kind) if action.deferred else None,
     }
 
@@ -63,6 +64,14 @@ def action_view(action: Action) -> dict[str, Any]:
             }
             for m in action.manual.in_flight
         ],
+        "calendarTampered": (
+            {
+                "calendar": action.tampered_calendar.name,
+                "notedAt": iso(action.tampered_calendar.noted_at),
+            }
+            if action.tampered_calendar
+            else None
+        ),
         "missedFire": (
             {
                 "occurrence": action.missed.occurrence,

@@ -15,7 +15,7 @@ from moto import mock_aws
 from tests.contract.conftest import NOW, REPO, emulated_aws_env
 from tests.unit.fakes import FakeCalendars
 from tickwork.adapters.dynamodb_calendars import DynamoDBCalendars
-from tickwork.domain.errors import CalendarConflict
+from tickwork.domain.errors import CalendarConflict, CalendarTampered
 from tickwork.domain.identifiers import ID_PATTERN
 from tickwork.domain.schedule.calendar import Calendar
 from tickwork.ports import CalendarStore
@@ -65,3 +65,39 @@ def test_calendars_are_kept_replaced_listed_and_deleted_alike(store: CalendarSto
     again = replace(_calendar("uk", 1), description="made again")
     store.put(again)
     assert store.get("uk") == again
+
+
+def test_a_calendars_seal_is_kept_with_it_and_read_back_alike(store: CalendarStore) -> None:
+    sealed = replace(_calendar("uk", 1, "2026-12-25"), seal="c1=" + "ab" * 16)
+    store.put(sealed)
+    read = store.get("uk")
+    assert read is not None and read.seal == sealed.seal and read.to_dict() == sealed.to_dict()
+    (listed,) = store.all()
+    assert listed.seal == sealed.seal
+    store.put(_calendar("uk", 2))  # written without one: none is read back
+    again = store.get("uk")
+    assert again is not None and again.seal is None
+
+
+def test_a_calendar_item_that_cannot_be_read_is_named_tampered_with_its_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    emulated_aws_env(monkeypatch)
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        name = Template(REPO / "template.yaml").create_table(client, "ActionsTable")
+        store = DynamoDBCalendars(name)
+        store.put(_calendar("uk", 1))
+        store.put(_calendar("eu", 1))
+        client.update_item(  # an edit in the table that leaves no calendar behind
+            TableName=name,
+            Key={"id": {"S": "#calendar#uk"}},
+            UpdateExpression="SET calendar = :bad, version = :v",
+            ExpressionAttributeValues={":bad": {"S": "{not json"}, ":v": {"N": "7"}},
+        )
+        with pytest.raises(CalendarTampered) as unreadable:
+            store.get("uk")
+        assert unreadable.value.name == "uk" and unreadable.value.version == 7
+        assert [c.name for c in store.all()] == ["eu"], "left out of the list, not an error"
+        store.put(_calendar("uk", 8))  # put again after the version its item says
+        assert store.get("uk") == _calendar("uk", 8)

@@ -220,3 +220,41 @@ def test_recurring_fires_that_fired_together_go_on_in_a_chained_batch(make_stack
         (i, o) for i in ids for o in (1, 2)
     ]
     assert_never_early(ticks)
+
+
+def test_a_batch_task_retried_after_its_ticks_went_out_puts_no_tick_twice(
+    make_stack: Any, monkeypatch: Any
+) -> None:
+    """GIVEN a batch whose task dies after its last PutEvents call (a timeout after the call,
+    as under load) WHEN the real batch machine retries the task THEN each member is recorded
+    once and its Schedule Tick is on the bus once: the retry knows what the first attempt put."""
+    from tickwork.fire.bus_sender import BusSender
+
+    died: list[str] = []
+    close = BusSender.close
+
+    def dying_close(sender: BusSender) -> None:
+        close(sender)
+        if not died:
+            died.append("after its last call")
+            raise TimeoutError("the task died after its last PutEvents call")
+
+    monkeypatch.setattr(BusSender, "close", dying_close)
+    stack: Stack = make_stack(**ROOMY)
+    second = _second_ahead(ROOMY_AHEAD)
+    ids = _start_due_together(stack, "retried", 5, second)
+
+    run = _pump(stack, ids)
+
+    [batch] = _batches(stack)
+    assert batch["name"] == run["batches"][0]
+    output = _output(stack, batch["executionArn"])  # the retry's
+    assert died and [f["outcome"] for f in output["fires"]] == ["FIRED"] * 5
+    for action_id in ids:
+        done = stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=30)
+        assert len(done.history) == 1
+    for action_id in ids:
+        stack.ticks_for(action_id, count=1, timeout=10)
+    stack.local.wait_idle()
+    ticks = [e["detail"] for e in stack.ticks.drain() if e["detail"]["id"] in ids]
+    assert sorted(t["id"] for t in ticks) == ids, "one tick per fire, not one per attempt"

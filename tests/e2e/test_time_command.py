@@ -157,3 +157,16 @@ def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
     assert virtual.cli_json("calendar", "delete", "uk")["outcome"] == "deleted"
     gone = virtual.cli("calendar", "show", "uk", check=False)
     assert gone.returncode == 1 and "uk" in gone.stderr
+    # AND an edit that would leave a schedule naming it no fire is refused in one line, naming
+    # it; held (paused on it, in attention) only when asked by name
+    virtual.cli_json("calendar", "put", "open", "--timezone", "UTC")
+    virtual.cli("schedule", "--id", "vt:ten", "--cron", "30 10 * * *", "--calendar", "open")
+    ending = virtual.cli("calendar", "put", "open", "--hours", "MON=09:00-09:01", check=False)
+    assert ending.returncode == 1 and "Traceback" not in ending.stderr
+    assert "'vt:ten'" in ending.stderr and "--hold-schedules" in ending.stderr
+    assert len(ending.stderr.strip().splitlines()) == 1, ending.stderr
+    held = virtual.cli_json(
+        "calendar", "put", "open", "--hours", "MON=09:00-09:01", "--hold-schedules"
+    )
+    assert held["held"] == ["vt:ten"]
+    assert virtual.cli_json("show", "vt:ten")["heldByCalendar"] == "open"

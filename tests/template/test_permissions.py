@@ -461,6 +461,11 @@ def run_every_path(s: Scenario) -> None:
     assert s.api("DELETE", path) == 200
     assert s.api("DELETE", f"{path}?purge=true") == 204
     assert s.api("POST", f"/actions/{quote('perm:fails', safe='')}/retry") == 200
+    # a calendar put: the schedules naming it found through ByCalendar and planned again
+    assert s.api("PUT", "/calendars/perm", {"timezone": "UTC"}) == 201
+    named = {"id": "perm:cal", "cron": "0 10 * * *", "calendar": "perm"}
+    assert s.api("POST", "/actions", named) == 201
+    assert s.api("PUT", "/calendars/perm", {"timezone": "UTC", "dates": ["2031-01-01"]}) == 200
 
 
 def fire_a_batch(s: Scenario, soon: Any) -> None:

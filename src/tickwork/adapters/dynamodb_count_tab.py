@@ -7,7 +7,10 @@ the first record that carries it. Changes the stored version carries for another
 carried on while that tab is open, and dropped once it is settled. ``settle`` settles the tab
 at the task's end: the changes it wrote, in one transaction per up to 99 counter items.
 
-``DynamoDBCountTabs`` is the port the reconciler and a retried task settle other tabs through:
+``DynamoDBCountTabs`` is the port the reconciler and a retried task settle other tabs through
+(and where a batch's tasks note which members' events went out: ``#announced#<batch>``, a number
+set of the members' places in the batch's order, ADDed after each PutEvents call that took
+their events, read by a retried or redriven task):
 ``open_tabs`` lists the tabs opened by a moment that are still open (from the sparse
 ``OpenTabs`` index), and ``settle`` adds what a tab's members still carry under it, read from
 their records. Both go through ``_settle``: fenced on the tab's version, so whoever comes second
@@ -55,8 +58,10 @@ from tickwork.domain.times import to_epoch_ms
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["DynamoDBCountTabs", "DynamoDBTabbedRecords"]
+__all__ = ["ANNOUNCED_PREFIX", "DynamoDBCountTabs", "DynamoDBTabbedRecords"]
 
+ANNOUNCED_PREFIX = "#announced#"  # + a batch execution's name: the members whose events went out
+_ANNOUNCED_KEPT_SECONDS = 7 * 86_400  # a week: past any retry or redrive of the batch
 _MOST_COUNTERS = 99  # TransactWriteItems takes 100 items: the counters and the tab item
 _SETTLE_ATTEMPTS = 8
 
@@ -195,6 +200,25 @@ class DynamoDBCountTabs(OnTable):
                     break
                 kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         return sorted(found)[:limit]
+
+    def note_announced(self, batch: str, members: list[int], now: datetime) -> None:
+        if not members:
+            return
+        self._table.update_item(
+            Key={"id": f"{ANNOUNCED_PREFIX}{batch}"},
+            UpdateExpression="ADD ids :ids SET #ttl = if_not_exists(#ttl, :ttl)",
+            ExpressionAttributeNames={"#ttl": "ttl"},
+            ExpressionAttributeValues={
+                ":ids": set(members),  # places, not ids: a few bytes each
+                ":ttl": int(now.timestamp()) + _ANNOUNCED_KEPT_SECONDS,
+            },
+        )
+
+    def announced(self, batch: str) -> set[int]:
+        key = {"id": f"{ANNOUNCED_PREFIX}{batch}"}
+        item = self._table.get_item(Key=key, ConsistentRead=True).get("Item") or {}
+        held: Any = item.get("ids") or set()
+        return {int(i) for i in held}
 
     def settle(self, tab: str) -> int:
         """Add what the tab's members still carry under it, and close it (its batch ended)."""

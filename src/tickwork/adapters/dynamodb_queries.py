@@ -23,7 +23,7 @@ from tickwork.adapters.counted_memo import CountedMemo
 from tickwork.adapters.dynamodb_counts import ATTENTION, counter_ids
 from tickwork.adapters.dynamodb_reads import items_by_id, query_pages
 from tickwork.adapters.dynamodb_record import from_item
-from tickwork.adapters.record_keys import SHARDS
+from tickwork.adapters.record_keys import SHARDS, calendar_shard
 from tickwork.clock import SystemClock
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Status
@@ -141,6 +141,15 @@ class DynamoDBQueries(OnTable):
         )
         ids = [str(item["id"]) for shard in shards for item in islice(shard, limit)]
         return self._load(sorted(ids)[:limit])
+
+    def naming_calendar(self, name: str) -> list[Action]:
+        shards = (
+            self._index_stream(
+                "ByCalendar", "calendarShard", calendar_shard(name, n), None, None, None, 1000
+            )
+            for n in range(SHARDS)
+        )
+        return self._load(sorted(str(item["id"]) for shard in shards for item in shard))
 
     def _ids(
         self, selection: Selection, limit: int, after: str | None

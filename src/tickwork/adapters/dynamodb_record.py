@@ -108,6 +108,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "chain": action.lineage or None,
         "pauseNote": action.pause and action.pause.note,
         "pausedAt": action.pause and iso(action.pause.at),
+        "pausedBy": action.pause and action.pause.held_by,
         "changedAt": _changed_at(action),
         "deferred": codecs.deferred_item(action.deferred),
         "manual": [codecs.manual_item(m) for m in action.manual.in_flight] or None,
@@ -116,6 +117,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "unresolved": [codecs.failed_item(u) for u in action.unresolved] or None,
         "occurrenceChanges": [codecs.change_item(c) for c in action.occurrence_changes] or None,
         "missed": codecs.missed_item(action.missed) if action.missing_fire else None,
+        "calendarTampered": codecs.tampered_item(action.tampered_calendar),
         "backfilled": [[iso(s.first), iso(s.last)] for s in action.backfilled] or None,
         "backfill": codecs.backfill_item(action.backfill),
     }
@@ -200,7 +202,9 @@ def _read(
         lineage=item.get("chain", ""),
         role_arn=item.get("roleArn"),
         pause=(
-            Pause(parse_iso(item["pausedAt"], "pausedAt"), item.get("pauseNote"))
+            Pause(
+                parse_iso(item["pausedAt"], "pausedAt"), item.get("pauseNote"), item.get("pausedBy")
+            )
             if item.get("pausedAt")
             else None
         ),
@@ -217,6 +221,7 @@ def _read(
         unresolved=tuple(codecs.failed(u) for u in item.get("unresolved", [])),
         occurrence_changes=tuple(codecs.change(c) for c in item.get("occurrenceChanges", [])),
         missed=codecs.missed(item.get("missed")),
+        tampered_calendar=codecs.tampered(item.get("calendarTampered")),
         backfilled=tuple(
             Backfilled(parse_iso(first, "backfilled"), parse_iso(last, "backfilled"))
             for first, last in item.get("backfilled", [])

@@ -25,6 +25,7 @@ from tickwork.domain.steering import (
     FailedFire,
     ManualFire,
     MissedFire,
+    TamperedCalendar,
 )
 from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
 
@@ -46,6 +47,8 @@ __all__ = [
     "missed_item",
     "occurrence",
     "occurrence_item",
+    "tampered",
+    "tampered_item",
     "transition",
     "transition_item",
 ]
@@ -207,6 +210,18 @@ def missed(item: dict[str, Any] | None) -> MissedFire | None:
         occurrence=item["occurrence"],
         scheduled_time=parse_iso(item["scheduledTime"], "missed.scheduledTime"),
         noted_at=parse_iso(item["notedAt"], "missed.notedAt"),
+    )
+
+
+def tampered_item(noted: TamperedCalendar | None) -> dict[str, Any] | None:
+    return None if noted is None else {"name": noted.name, "notedAt": iso(noted.noted_at)}
+
+
+def tampered(item: dict[str, Any] | None) -> TamperedCalendar | None:
+    if not item:
+        return None
+    return TamperedCalendar(
+        str(item["name"]), parse_iso(item["notedAt"], "calendarTampered.notedAt")
     )
 
 

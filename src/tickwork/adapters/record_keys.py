@@ -8,6 +8,9 @@
   retry (a sparse index);
 - ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs, or
   a backfill waits;
+- ``calendarShard`` + ``id`` (ByCalendar): present only while the action is live and its
+  schedule names a calendar (``<name>#<shard>``), for a calendar's edit to find the schedules
+  it must check and plan again, never by a scan;
 - ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked. The key
   is the hour the pump launches it in plus a shard: a busy hour is spread over
   ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
@@ -20,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tickwork.domain.action import Action
+from tickwork.domain.action import LIVE, Action
 from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "PARK_SHARDS",
     "PUMP_ITEM_ID",
     "SHARDS",
+    "calendar_shard",
     "index_keys",
     "park_bucket",
     "park_shard",
@@ -52,6 +56,10 @@ def status_shard(status: str, action_id: str) -> str:
     return f"{status}#{shard_of(action_id)}"
 
 
+def calendar_shard(name: str, shard: int) -> str:
+    return f"{name}#{shard}"  # a calendar name holds no "#"
+
+
 def park_bucket(epoch_ms: int) -> int:
     return epoch_ms // PARK_BUCKET_MS
 
@@ -70,8 +78,14 @@ def index_keys(action: Action) -> dict[str, Any]:
         "attentionShard": f"attention#{shard}" if action.needs_attention else None,
         # indexed while a manual fire runs or a backfill waits: the reconciler looks there
         "manualShard": f"manual#{shard}" if action.manual.in_flight or action.backfill else None,
+        "calendarShard": _calendar_key(action, shard),
         **_parked_keys(action),
     }
+
+
+def _calendar_key(action: Action, shard: int) -> str | None:
+    use = action.schedule.calendar
+    return None if use is None or action.status not in LIVE else calendar_shard(use.name, shard)
 
 
 def _parked_keys(action: Action) -> dict[str, Any]:

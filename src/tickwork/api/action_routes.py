@@ -81,8 +81,9 @@ def list_actions(
 @router.get(
     "/actions/<id>",
     summary="Get an action",
-    description="The record, with its occurrence history and status transitions.",
-    responses=responses(200, ActionView, "The action", 404),
+    description="The record, with its occurrence history and status transitions. An id of the "
+    "stack's own items (starting with '#') is refused (400): it is never an action's.",
+    responses=responses(200, ActionView, "The action", 400, 404),
     tags=["actions"],
 )
 def get_action(id: str) -> ActionView:

@@ -4,10 +4,11 @@ one with its Start's ``calendar`` field."""
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from tickwork import bootstrap
 from tickwork.api.documented import new_router, responses
@@ -15,6 +16,7 @@ from tickwork.api.models import (
     CalendarDeleted,
     CalendarList,
     CalendarView,
+    CalendarWritten,
     ErrorBody,
 )
 from tickwork.domain.schedule.calendar_body import CalendarBody
@@ -61,22 +63,47 @@ def calendar(name: str) -> CalendarView:
     summary="Create or replace a calendar",
     description="Its dates are excluded whole, and with hours, every moment outside them, in "
     "its time zone. A schedule that names it (the Start's `calendar`) skips or shifts an "
-    "occurrence it excludes, as the Start's `onExcluded` says. A replace applies to those "
-    "schedules from their next fire planned on (201 when new, 200 when replaced; its version "
-    "goes up).",
+    "occurrence it excludes, as the Start's `onExcluded` says. It is sealed by the stack: a "
+    "copy changed in the table outside tickwork is never taken. A replace applies to those "
+    "schedules from their next fire planned on, and each live one is planned again on it at "
+    "once: a fire the old calendar pushed out comes back to the first one it allows "
+    "(plannedAgain), and a schedule held on it resumes once it allows a fire (resumed). A "
+    "calendar that would leave a live schedule naming it with no fire within the search bound "
+    "(1,100 days) is refused with 409, naming them, unless holdSchedules=true: then they are "
+    "held (paused on it, in attention, never ended; held), and resume by themselves once it "
+    "allows a fire. 201 when new, 200 when replaced; its version goes up.",
     responses={
-        **responses(200, CalendarView, "Replaced", 400, 409),
-        **responses(201, CalendarView, "Created"),
+        **responses(200, CalendarWritten, "Replaced", 400, 409),
+        **responses(201, CalendarWritten, "Created"),
     },
     tags=["calendars"],
 )
-def put(name: str, body: CalendarBody) -> Response[dict[str, Any]]:
+def put(
+    name: str,
+    body: CalendarBody,
+    hold_schedules: Annotated[
+        bool,
+        Query(
+            alias="holdSchedules",
+            description="Write it even if it allows some live schedule naming it no fire "
+            "within the search bound: those are held (paused on it, in attention) until it "
+            "allows one.",
+        ),
+    ] = False,
+) -> Response[dict[str, Any]]:
     given = body.model_dump(exclude_none=True)
-    written, new = put_calendar(unquote(name), given, bootstrap.from_environment())
-    view = CalendarView.model_validate(written.to_dict()).model_dump(
+    deps = bootstrap.from_environment()
+    put = put_calendar(unquote(name), given, deps, hold_schedules=hold_schedules)
+    written = {
+        **put.calendar.to_dict(),
+        "plannedAgain": put.planned_again,
+        "resumed": put.resumed,
+        "held": put.held,
+    }
+    view = CalendarWritten.model_validate(written).model_dump(
         mode="json", by_alias=True, exclude_none=True
     )
-    status = HTTPStatus.CREATED if new else HTTPStatus.OK
+    status = HTTPStatus.CREATED if put.created else HTTPStatus.OK
     return Response(status, content_types.APPLICATION_JSON, view)
 
 

@@ -30,6 +30,7 @@ from tickwork.domain.errors import (
     ActionNotRetryable,
     BackfillOverlap,
     CalendarConflict,
+    CalendarEndsSchedules,
     CalendarNotFound,
     FieldProblem,
     ManualFiresInFlight,
@@ -145,6 +146,20 @@ def register(app: APIGatewayHttpResolver) -> None:
             HTTPStatus.CONFLICT,
             e,
             [FieldProblem("name", "changed while it was being written", "send it again")],
+        ),
+        CalendarEndsSchedules: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "dates",
+                    f"would leave {len(e.action_ids)} live schedule(s) naming it with no fire "
+                    f"within the search bound: {', '.join(e.action_ids[: e.SHOWN])}",
+                    "let it allow some of their fires (fewer dates, wider hours), change or "
+                    "cancel those schedules, or send holdSchedules=true to hold them (paused "
+                    "on it, in attention) until it allows a fire",
+                )
+            ],
         ),
         NotRecurring: lambda e: _reply(
             HTTPStatus.CONFLICT,

@@ -237,6 +237,23 @@ class CalendarView(BaseModel):
     updated_at: str | None = None
 
 
+class CalendarWritten(CalendarView):
+    planned_again: list[str] = Field(
+        default_factory=list,
+        description="Live schedules naming it whose next fire it brought earlier: each is "
+        "planned again at the first fire it allows.",
+    )
+    resumed: list[str] = Field(
+        default_factory=list,
+        description="Schedules that were held on it and that it now allows a fire: resumed.",
+    )
+    held: list[str] = Field(
+        default_factory=list,
+        description="With holdSchedules=true: live schedules it allows no fire within the "
+        "search bound, held (paused on it, in attention) until it allows one.",
+    )
+
+
 class CalendarDeleted(BaseModel):
     name: str
     outcome: str = Field(description="deleted")
@@ -322,10 +339,18 @@ class ActionSummary(_Response):
     last_error: str | None
     group: str
     needs_attention: bool = Field(
-        description="A fire failed past its retries and has not been retried by hand yet, or "
-        "the fire it is at was found missed (missedFire) and has not happened yet."
+        description="A fire failed past its retries and has not been retried by hand yet, "
+        "the fire it is at was found missed (missedFire) and has not happened yet, it is held "
+        "by its calendar (heldByCalendar), or a fire found its calendar changed outside "
+        "tickwork (calendarTampered)."
     )
     pause_note: str | None = Field(description="Why it is paused.")
+    held_by_calendar: str | None = Field(
+        default=None,
+        description="Paused because this calendar allows none of its fires within the search "
+        "bound (it was not ended on the calendar's account); it resumes by itself once the "
+        "calendar allows a fire again.",
+    )
     deferred: str | None = Field(
         description="A change (UPDATE, CANCEL, PAUSE) asked for inside the lock: it applies "
         "once the imminent fire is recorded."
@@ -364,6 +389,12 @@ class ActionView(ActionSummary):
     )
     failed_fires: list[dict[str, Any]] = Field(
         description="Failed fires waiting for a retry by hand (POST /actions/{id}/retry)."
+    )
+    calendar_tampered: dict[str, Any] | None = Field(
+        default=None,
+        description="A fire found the calendar it names changed outside tickwork (its seal did "
+        "not hold: calendar, notedAt) and kept the record's own sealed copy: it needs attention "
+        "until a fire reads the calendar sealed again (put it again to seal it).",
     )
     missed_fire: dict[str, Any] | None = Field(
         default=None,

@@ -83,17 +83,26 @@ class Stopped:
 
 @dataclass(frozen=True)
 class Paused:
+    """Paused by its user, by its failure policy, or held on its calendar (``held_by``: it
+    allows none of its fires within the search bound)."""
+
     detail_type: ClassVar[DetailType] = DetailType.PAUSED
     action_id: str
     generation: int
     note: str | None
+    held_by: str | None = None
 
     @classmethod
     def of(cls, action: Action) -> Paused:
-        return cls(action.id, action.generation, action.pause.note if action.pause else None)
+        note = action.pause.note if action.pause else None
+        return cls(action.id, action.generation, note, action.held_by_calendar)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"id": self.action_id, "generation": self.generation, "note": self.note}
+        wire: dict[str, Any] = {"id": self.action_id, "generation": self.generation}
+        wire["note"] = self.note
+        if self.held_by is not None:
+            wire["heldByCalendar"] = self.held_by
+        return wire
 
 
 @dataclass(frozen=True)

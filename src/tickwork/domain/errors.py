@@ -24,7 +24,9 @@ __all__ = [
     "ActionSuperseded",
     "BackfillOverlap",
     "CalendarConflict",
+    "CalendarEndsSchedules",
     "CalendarNotFound",
+    "CalendarTampered",
     "ConcurrencyLimited",
     "FieldProblem",
     "ForgedOrder",
@@ -202,10 +204,44 @@ class CalendarConflict(TickworkError):
         super().__init__(f"calendar {name!r} changed concurrently: read it again and retry")
 
 
+class CalendarEndsSchedules(TickworkError):
+    """A calendar as given would leave live schedules naming it with no fire within the search
+    bound: refused, naming them, unless the caller asks to hold them."""
+
+    SHOWN = 10  # ids named in the message; the rest counted
+
+    def __init__(self, name: str, action_ids: list[str]) -> None:
+        self.name = name
+        self.action_ids = action_ids
+        shown = ", ".join(repr(i) for i in action_ids[: self.SHOWN])
+        more = len(action_ids) - self.SHOWN
+        rest = f" and {more} more" if more > 0 else ""
+        super().__init__(
+            f"calendar {name!r} as given allows no fire within its search bound to"
+            f" {len(action_ids)} live schedule(s) naming it: {shown}{rest}; let it allow some"
+            " of their fires, change or cancel them, or hold them until it does"
+            " (--hold-schedules, holdSchedules=true)"
+        )
+
+
 class CalendarNotFound(TickworkError):
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(f"no calendar named {name!r}")
+
+
+class CalendarTampered(TickworkError):
+    """The stack's copy of a calendar is not as tickwork wrote it (its seal does not hold, or
+    it cannot be read): written outside tickwork. Its content is not taken."""
+
+    def __init__(
+        self, name: str, why: str = "its seal does not match", version: int | None = None
+    ) -> None:
+        self.name = name
+        self.version = version  # the version its item says, when its content cannot be read
+        super().__init__(
+            f"calendar {name!r} was changed outside tickwork ({why}): its content is not taken"
+        )
 
 
 class ActionExists(TickworkError):

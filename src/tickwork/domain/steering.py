@@ -37,7 +37,9 @@ __all__ = [
     "ManualFires",
     "MissedFire",
     "Pause",
+    "TamperedCalendar",
     "check_note",
+    "held_note",
     "idempotency_key",
 ]
 
@@ -126,8 +128,30 @@ class ManualFires:
 
 @dataclass(frozen=True)
 class Pause:
+    """Why and since when an action is paused. ``held_by``: the calendar that allows none of
+    its fires within the search bound (it was not ended on that calendar's account): the
+    action needs attention, and resumes by itself once the calendar allows a fire again."""
+
     at: datetime
     note: str | None = None
+    held_by: str | None = None
+
+
+def held_note(calendar: str) -> str:
+    """Why an action is held on ``calendar`` (its pause note)."""
+    return (
+        f"held: calendar {calendar} allows none of its fires within the search bound; it"
+        " resumes by itself once the calendar allows one"
+    )
+
+
+@dataclass(frozen=True)
+class TamperedCalendar:
+    """A fire found the calendar ``name`` changed outside tickwork (its seal did not hold) and
+    kept the record's own copy: the action needs attention until a fire reads it sealed."""
+
+    name: str
+    noted_at: datetime
 
 
 @dataclass(frozen=True)

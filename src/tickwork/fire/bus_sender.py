@@ -4,15 +4,18 @@ A batch task's fires each hand their tick (or failure report) over the moment it
 the sender sends what it holds at once — a call as soon as 10 are there, or after ``linger``
 with fewer — so a fire's tick never waits for a slower fire of the same batch. ``close``
 sends the rest and raises the first refusal, if any: the task then fails and is retried,
-which puts its recorded fires' events on the bus again.
+which puts again the events of its recorded fires that were not noted as sent. ``on_sent``
+is told each call's events once the bus took them all (a batch notes them: ``fire_batch``).
 """
 
 from __future__ import annotations
 
 import contextvars
+import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 
 from tickwork.ports import EventPublisher, OutboundEvent
@@ -20,12 +23,19 @@ from tickwork.ports import EventPublisher, OutboundEvent
 __all__ = ["BusSender"]
 
 _PER_CALL = 10  # PutEvents takes at most 10 entries
+log = logging.getLogger("tickwork")
 
 
 class BusSender:
-    def __init__(self, publisher: EventPublisher, linger: float = 0.02) -> None:
+    def __init__(
+        self,
+        publisher: EventPublisher,
+        linger: float = 0.02,
+        on_sent: Callable[[list[OutboundEvent]], None] | None = None,
+    ) -> None:
         self._publisher = publisher
         self._linger = linger
+        self._on_sent = on_sent
         self._queue: queue.Queue[OutboundEvent | None] = queue.Queue()  # None: no more
         self._error: BaseException | None = None
         self.sent = 0
@@ -88,3 +98,8 @@ class BusSender:
             return
         self.sent += len(events)
         self.calls += 1
+        if self._on_sent is not None:
+            try:
+                self._on_sent(events)
+            except Exception:  # not noted: a retry puts them again (at least once, same key)
+                log.warning("events sent but not noted as sent", exc_info=True)

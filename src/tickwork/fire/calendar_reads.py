@@ -6,32 +6,42 @@ A Start that names a calendar gets its content as a snapshot, kept with the sche
 record's seal. Each fire recorded takes the calendar as the stack has it then (one read), so a
 change applies from the next fire planned on; a fire already planned that the changed calendar
 excludes is skipped when it comes due (``excluded_now``).
+
+The stack's copy is taken only under its seal (``stack_calendar``): one changed outside tickwork
+is not taken at all — a Start naming it is refused, a fire keeps the snapshot its record holds
+(it is neither skipped nor moved on its account), the fire announces it (``Schedule Tampered``)
+and the record notes it (the action needs attention until a fire reads the calendar sealed
+again). docs/protocol.md, "Calendars under the seal".
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
-from tickwork.domain.errors import ValidationFailed
+from tickwork.domain.errors import CalendarTampered, ValidationFailed
 from tickwork.domain.occurrence_changes import MAX_CHANGES
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.schedule.calendar import Calendar, Excluded, check_calendar_name
 from tickwork.domain.times import ceil_ms, iso
 from tickwork.fire.needs import Seals
-from tickwork.fire.sealing import seal_holds, seal_of
+from tickwork.fire.sealing import calendar_seal_holds, seal_holds, seal_of
 from tickwork.ports.stores import CalendarStore
 
 __all__ = [
     "LateExclusion",
     "calendars_read_once",
     "excluded_now",
+    "holding_calendar",
     "late_exclusion",
     "named_calendar",
+    "stack_calendar",
+    "tampered_calendar",
     "with_calendar",
     "with_fresh_calendar",
 ]
@@ -43,12 +53,47 @@ def with_calendar(schedule: Schedule, deps: Seals) -> Schedule:
     use = schedule.calendar
     if use is None:
         return schedule
-    return replace(schedule, calendar=replace(use, calendar=named_calendar(use.name, deps)))
+    snapshot = replace(named_calendar(use.name, deps), seal=None)  # under the record's seal
+    return replace(schedule, calendar=replace(use, calendar=snapshot))
+
+
+def stack_calendar(name: str, deps: Seals) -> Calendar | None:
+    """The calendar as the stack has it, if it has it; ``CalendarTampered`` if what is stored
+    is not as tickwork wrote it: its seal does not hold, it cannot be read, or it is another
+    calendar (copied over this one's item, seal and all)."""
+    calendar = deps.calendars.get(name)
+    if calendar is None:
+        return None
+    if calendar.name != name:
+        raise CalendarTampered(name, f"its item holds calendar {calendar.name!r}")
+    if not calendar_seal_holds(calendar, deps):
+        raise CalendarTampered(name)
+    return calendar
+
+
+def tampered_calendar(action: Action, deps: Seals) -> CalendarTampered | None:
+    """Why the calendar the action names cannot be taken, if it cannot (for the fire to say)."""
+    use = action.schedule.calendar
+    if use is None:
+        return None
+    try:
+        stack_calendar(use.name, deps)
+    except CalendarTampered as tampered:
+        return tampered
+    return None
 
 
 def named_calendar(name: str, deps: Seals) -> Calendar:
     """The calendar a request names in its ``calendar`` field; refused naming the field."""
-    calendar = deps.calendars.get(check_calendar_name(name, "calendar"))
+    try:
+        calendar = stack_calendar(check_calendar_name(name, "calendar"), deps)
+    except CalendarTampered as tampered:
+        raise ValidationFailed.of(
+            "calendar",
+            str(tampered),
+            f"put it again (tickwork calendar put {name}, or PUT /calendars/{name}) so that the"
+            " stack seals what it should hold",
+        ) from tampered
     if calendar is None:
         raise ValidationFailed.of(
             "calendar",
@@ -65,14 +110,20 @@ class _ReadOnce:
 
     def __init__(self, store: CalendarStore) -> None:
         self._store = store
-        self._read: dict[str, Calendar | None] = {}
+        self._read: dict[str, Calendar | CalendarTampered | None] = {}
         self._lock = threading.Lock()  # a batch's members run in threads
 
     def get(self, name: str) -> Calendar | None:
         with self._lock:
             if name not in self._read:
-                self._read[name] = self._store.get(name)
-            return self._read[name]
+                try:
+                    self._read[name] = self._store.get(name)
+                except CalendarTampered as unreadable:
+                    self._read[name] = unreadable
+            read = self._read[name]
+        if isinstance(read, CalendarTampered):
+            raise read
+        return read
 
     def put(self, calendar: Calendar) -> None:
         self._store.put(calendar)
@@ -93,33 +144,55 @@ def calendars_read_once(deps: Dependencies) -> Dependencies:
     return replace(deps, calendars=_ReadOnce(deps.calendars))
 
 
-def with_fresh_calendar(action: Action, deps: Seals) -> Action:
+def with_fresh_calendar(action: Action, now: datetime, deps: Seals) -> Action:
     """The record with its calendar as the stack has it now, sealed again (only a record whose
-    seal holds: an altered one is not laundered). Unchanged without a calendar, when the stack
-    no longer has it (the snapshot stands), or when the version is the same."""
+    seal holds: an altered one is not laundered, and only a calendar whose seal holds: one
+    changed outside tickwork is noted on the record, which keeps its snapshot). Unchanged
+    without a calendar, when the stack no longer has it (the snapshot stands), or when the
+    version is the same."""
     use = action.schedule.calendar
     if use is None:
-        return action
-    fresh = deps.calendars.get(use.name)
+        return action.trusting_calendar()
+    try:
+        fresh = stack_calendar(use.name, deps)
+    except CalendarTampered:
+        return action.noting_tampered_calendar(use.name, now)
+    action = action.trusting_calendar()
     if fresh is None or _same(use.calendar, fresh):
         return action
     if not seal_holds(action, deps):
         return action
-    schedule = replace(action.schedule, calendar=replace(use, calendar=fresh))
+    snapshot = replace(fresh, seal=None)  # under the record's seal from now on
+    schedule = replace(action.schedule, calendar=replace(use, calendar=snapshot))
     refreshed = replace(action, schedule=schedule)
     return refreshed.sealed(seal_of(refreshed, deps))
 
 
 def excluded_now(action: Action, fire_time: Any, deps: Seals) -> str | None:
     """The name of the action's calendar if it, as the stack has it now, excludes a planned
-    fire at ``fire_time`` (a date added after the fire was planned); else None."""
+    fire at ``fire_time`` (a date added after the fire was planned); else None. A calendar
+    changed outside tickwork is not taken: the fire stands as planned."""
     use = action.schedule.calendar
     if use is None:
         return None
-    fresh = deps.calendars.get(use.name) or use.calendar
+    try:
+        fresh = stack_calendar(use.name, deps) or use.calendar
+    except CalendarTampered:
+        return None
     if fresh is None or _same(use.calendar, fresh):
         return None  # planned with this very calendar: its fire is allowed, or shifted to one
     return use.name if fresh.excludes(fire_time) else None
+
+
+def holding_calendar(action: Action, following: Callable[[Action], datetime | None]) -> str | None:
+    """The name of the action's calendar if it is why ``following`` (the action's next fire,
+    as a caller computes it) finds none: the same schedule without it has one. A schedule is
+    never ended on its calendar's account: it is held on it instead."""
+    use = action.schedule.calendar
+    if use is None or following(action) is not None:
+        return None
+    free = replace(action, schedule=replace(action.schedule, calendar=None))
+    return use.name if following(free) is not None else None
 
 
 @dataclass(frozen=True)
@@ -141,7 +214,10 @@ def late_exclusion(
     use = action.schedule.calendar
     if use is None or not action.catch_up.is_missed(fire_at, now):
         return None
-    calendar = deps.calendars.get(use.name) or use.calendar
+    try:
+        calendar = stack_calendar(use.name, deps) or use.calendar
+    except CalendarTampered:  # not taken: the record's snapshot decides
+        calendar = use.calendar
     if calendar is None or not calendar.excludes(now):
         return None
     why = f"missed, and calendar {use.name} excludes {iso(now)}"

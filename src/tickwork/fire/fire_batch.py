@@ -23,16 +23,18 @@ docs/protocol.md, "A batched fire" and "A handed-over fire".
 
 A task that crashes or times out part-way is retried by the machine; the retry first settles
 the tabs its earlier attempts left open. A member it recorded is not run again, and its tick
-is put on the bus again (rebuilt from the record, the proof made anew: at least once, the same
-idempotency key); a member claimed for the batch resumes, as a lone fire's retry does; a member
-it had handed over whose execution did not start is started. The output lists every member
-with its outcome.
+is put on the bus again only when no earlier task noted it as put (``_Noted``: rebuilt from
+the record, the proof made anew — at least once where a crash left it unknown, the same
+idempotency key); a member claimed for the batch resumes, as a lone fire's retry does; a
+member it had handed over whose execution did not start is started. The output lists every
+member with its outcome.
 """
 
 from __future__ import annotations
 
 import contextvars
 import json
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
@@ -100,12 +102,16 @@ def fire_batch(
     tab = deps.tabs.open(name, retry_count, ids, deps.clock.now())
     deps = calendars_read_once(replace(deps, records=tab))
     follow_ons = FollowOns(name, deps)
-    with ThreadPoolExecutor(max_workers=threads) as pool, BusSender(deps.publisher) as sender:
+    noted = _Noted(name, order, deps)
+    with (
+        ThreadPoolExecutor(max_workers=threads) as pool,
+        BusSender(deps.publisher, on_sent=noted.sent) as sender,
+    ):
         # Each call runs in a copy of the caller's context (logging keys, tracing).
         reads = [_in_context(pool, deps.records.get, m.action_id) for m in members]
         records = [read.result() for read in reads]
         follow_ons.plan(list(zip(members, records, strict=True)))
-        batch = _Batch(execution_arn, retry_count, follow_ons, tab, deps)
+        batch = _Batch(execution_arn, retry_count, follow_ons, tab, noted, deps)
 
         def one(member: Member, read: Action | None) -> _Done:
             try:
@@ -133,6 +139,33 @@ class _Done:
     event: OutboundEvent | None = None  # to put on the bus
 
 
+class _Noted:
+    """Which members' events the batch's tasks put on the bus: noted after each PutEvents call
+    that took them (``CountTabs.note_announced``), read once by a task that finds a member an
+    earlier task (a retry's, a redrive's) recorded — so that its tick is put again only when it
+    is not known to have gone out. A crash between the call and the note leaves it unknown: it
+    is put again, with the same idempotency key (docs/protocol.md, "A batched fire")."""
+
+    def __init__(self, batch: str, order: BatchOrder, deps: Fires) -> None:
+        self._batch = batch
+        self._places = {m.action_id: n for n, m in enumerate(order.members)}  # once each
+        self._deps = deps
+        self._earlier: set[int] | None = None
+        self._lock = threading.Lock()
+
+    def sent(self, events: list[OutboundEvent]) -> None:
+        ids = (getattr(event, "action_id", None) for event in events)
+        places = sorted(self._places[i] for i in ids if i in self._places)
+        self._deps.tabs.note_announced(self._batch, places, self._deps.clock.now())
+
+    def earlier(self, action_id: str) -> bool:
+        """Whether an earlier task of the batch noted the member's event as put on the bus."""
+        with self._lock:
+            if self._earlier is None:
+                self._earlier = self._deps.tabs.announced(self._batch)
+            return self._places[action_id] in self._earlier
+
+
 @dataclass(frozen=True)
 class _Batch:
     """One run of the batch task: its execution, and what its members share."""
@@ -141,6 +174,7 @@ class _Batch:
     retry_count: int
     follow_ons: FollowOns
     tab: TabbedRecords
+    noted: _Noted
     deps: Fires
 
     @property
@@ -178,6 +212,8 @@ class _Batch:
         again = ending_recorded_by(order, self.execution_arn, self.deps)
         if again is not None:
             _finish_recording(again, self.deps)
+            if self.noted.earlier(member.action_id):
+                return _Done(_ran(member, again))  # its event went out: never twice
             return _Done(_ran(member, again), again)
         handed = self._handed_over_before(member)
         if handed is not None:

@@ -36,7 +36,7 @@ from tickwork.domain.errors import (
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
 from tickwork.domain.times import iso
 from tickwork.fire import writes
-from tickwork.fire.calendar_reads import excluded_now, late_exclusion
+from tickwork.fire.calendar_reads import excluded_now, late_exclusion, tampered_calendar
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Fires
 from tickwork.fire.own_occurrence import shift_own_fire
@@ -63,6 +63,7 @@ def fulfill_claimed(
         return _run(fire, action, key, deps.clock.now(), deps), action
     action = _agreed(fire, read, deps)
     _wait_until_due(fire, action, deps)
+    _announce_if_calendar_tampered(fire, action, deps)
     now = deps.clock.now()
     if not action.catch_up.runs(fire.order.fire_at, now):
         policy = str(action.catch_up.policy)
@@ -75,6 +76,19 @@ def fulfill_claimed(
     _skip_if_asked(fire, action, now, deps)
     _skip_if_excluded(fire, action, now, deps)
     return _run(fire, action, action.key_of(fire.order.occurrence), now, deps), action
+
+
+def _announce_if_calendar_tampered(fire: FireAttempt, action: Action, deps: Fires) -> None:
+    """A calendar changed outside tickwork is not taken: the fire goes on as the record's own
+    copy of it says (neither skipped nor moved on its account), says so once (on its first
+    attempt), and its record notes it when the fire is recorded."""
+    tampered = tampered_calendar(action, deps)
+    if tampered is None or fire.attempt > 1:
+        return
+    order = fire.order
+    deps.publisher.publish(
+        Tampered(order.action_id, order.generation, order.occurrence, str(tampered))
+    )
 
 
 def _skip_if_asked(fire: FireAttempt, action: Action, now: datetime, deps: Fires) -> None:

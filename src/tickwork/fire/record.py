@@ -22,7 +22,7 @@ from typing import Protocol
 
 from tickwork.answers import Done, RecordAnswer
 from tickwork.domain.action import Action, Occurrence, Status
-from tickwork.domain.announcements import Completed, Late
+from tickwork.domain.announcements import Completed, Late, Paused
 from tickwork.domain.errors import TickworkError
 from tickwork.domain.execution import Machine
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
@@ -30,7 +30,7 @@ from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
-from tickwork.fire.calendar_reads import with_fresh_calendar
+from tickwork.fire.calendar_reads import holding_calendar, with_fresh_calendar
 from tickwork.fire.deferred import apply_deferred
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Records
@@ -76,9 +76,12 @@ def record_tick(
 
     def fired(action: Action, now: datetime) -> Action:
         thresholds[:] = [action.catch_up.threshold]
-        action = with_fresh_calendar(action, deps)  # the next fire planned on it as it is now
-        following = None if tick.outcome is Outcome.NO_ACTION else _following(action, tick, now)
-        return action.fired(now, occurrence, following, tick.result, deps.limits)
+        action = with_fresh_calendar(action, now, deps)  # the next fire planned on it as it is now
+        if tick.outcome is Outcome.NO_ACTION:
+            return action.fired(now, occurrence, None, tick.result, deps.limits)
+        following = _following(action, tick, now)
+        held = None if following else holding_calendar(action, lambda a: _following(a, tick, now))
+        return action.fired(now, occurrence, following, tick.result, deps.limits, held)
 
     answer = _record(
         tick.key,
@@ -122,9 +125,14 @@ def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
     def failed(action: Action, now: datetime) -> Action:
         record = _failed_occurrence(failure, action.retry_count, now)
         recorded[:] = [(record, action.failure_policy)]
-        action = with_fresh_calendar(action, deps)  # the next fire planned on it as it is now
-        following = following_fire(action, failure.scheduled_time, failure.occurrence, now)
-        return action.failed(now, record, following, deps.limits)
+        action = with_fresh_calendar(action, now, deps)  # the next fire planned on it as it is now
+
+        def after(a: Action) -> datetime | None:
+            return following_fire(a, failure.scheduled_time, failure.occurrence, now)
+
+        following = after(action)
+        held = None if following else holding_calendar(action, after)
+        return action.failed(now, record, following, deps.limits, held)
 
     answer = _record(failure.key, _execution_of(failure, deps), failed, deps)
     if answer.outcome is not Done.RECORDED:
@@ -180,6 +188,8 @@ def _record(
         launch(after, now, deps)
     elif after.status == Status.COMPLETED:
         _publish_completed(after, after.history[-1].occurrence, deps)
+    elif after.held_by_calendar is not None and after.generation != written.before.generation:
+        deps.publisher.publish(Paused.of(after))  # held on its calendar: never ended on it
     _announce(pending)
     upcoming = after.execution_time if after.status == Status.PENDING else None
     return RecordAnswer(after.id, Done.RECORDED, str(after.status), execution_time=upcoming)

@@ -1,14 +1,19 @@
-"""Sealing action records with the stack's key, and checking the seal before a fire runs."""
+"""Sealing action records and calendars with the stack's key, and checking the seals: a
+record's before a fire runs, a calendar's each time it is read."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tickwork.domain.action import Action
 from tickwork.domain.catch_up import DEFAULT_CATCH_UP
+from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.times import iso
 from tickwork.fire.needs import Keys
+from tickwork.integrity.calendar_seal import calendar_seal, calendar_seal_matches
 from tickwork.integrity.seal import SealedFields, compute_seal, seal_matches
 
-__all__ = ["seal_holds", "seal_of", "sealed_fields"]
+__all__ = ["calendar_seal_holds", "seal_holds", "seal_of", "sealed_calendar", "sealed_fields"]
 
 
 def sealed_fields(action: Action) -> SealedFields:
@@ -42,3 +47,19 @@ def seal_holds(action: Action, deps: Keys) -> bool:
     """True if the record is as tickwork wrote it (always, when no seal key is configured)."""
     key = deps.secret(deps.settings.seal_secret_id)
     return key is None or seal_matches(key, action.seal, sealed_fields(action))
+
+
+def sealed_calendar(calendar: Calendar, deps: Keys) -> Calendar:
+    """The calendar with the stack's seal over its content, ready to store."""
+    key = deps.secret(deps.settings.seal_secret_id)
+    return (
+        calendar if key is None else replace(calendar, seal=calendar_seal(key, calendar.to_dict()))
+    )
+
+
+def calendar_seal_holds(calendar: Calendar, deps: Keys) -> bool:
+    """True if the stored calendar is as tickwork wrote it (always, when no seal key is
+    configured). One stored before calendars were sealed carries none: it does not hold until
+    it is put again (``tickwork calendar put``)."""
+    key = deps.secret(deps.settings.seal_secret_id)
+    return key is None or calendar_seal_matches(key, calendar.seal, calendar.to_dict())

@@ -20,7 +20,12 @@ from datetime import datetime
 from enum import StrEnum
 
 from tickwork.domain.action import ACTIVE, Action, Limits, Occurrence, Status
-from tickwork.domain.errors import ActionConflict, ActionSuperseded, ForgedOrder
+from tickwork.domain.errors import (
+    ActionConflict,
+    ActionSuperseded,
+    ForgedOrder,
+    TransitionRefused,
+)
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, FireKey
 from tickwork.domain.steering import Deferred
@@ -41,6 +46,7 @@ __all__ = [
     "decided_again",
     "defer",
     "hand_over",
+    "hold",
     "know_start",
     "mark_launched",
     "move_own_occurrence",
@@ -52,6 +58,7 @@ __all__ = [
     "order_agrees",
     "park_again",
     "pause",
+    "plan_again",
     "record",
     "record_manual",
     "release",
@@ -96,6 +103,8 @@ class Rule(StrEnum):
     RUN_ONE_OFF_NOW = "run a one-off now"
     RETRY_BY_HAND = "retry by hand"
     CHANGE_OCCURRENCE = "change an occurrence"
+    PLAN_AGAIN = "plan again on a calendar"
+    HOLD = "hold on a calendar"
 
 
 _RECORDING = frozenset({Rule.RECORD, Rule.RECORD_MANUAL})
@@ -549,6 +558,26 @@ def resume(records: ActionRecords, seen: Action, resumed: Action) -> None:
     """**resume**: the next fire from now, or the end when none is left (guard: the version
     read, paused)."""
     _write_once(records, Rule.RESUME, seen, resumed)
+
+
+def plan_again(records: ActionRecords, seen: Action, again: Action) -> None:
+    """**plan again on a calendar**: its calendar, just written, allows an earlier fire than
+    the one planned: that one, a new generation (guard: the version read, PENDING, outside the
+    lock, an earlier fire)."""
+    if seen.status is not Status.PENDING or again.execution_time is None:
+        raise TransitionRefused(seen.id, "planned again", f"it is {seen.status}, not PENDING")
+    if seen.execution_time is not None and again.execution_time >= seen.execution_time:
+        raise TransitionRefused(seen.id, "planned again", "the fire planned is not earlier")
+    _write_once(records, Rule.PLAN_AGAIN, seen, again)
+
+
+def hold(records: ActionRecords, seen: Action, held: Action) -> None:
+    """**hold on a calendar**: its calendar allows none of its fires within the search bound:
+    paused on it, in attention, never ended on its account (guard: the version read, PENDING
+    or PAUSED — never a claimed fire)."""
+    if seen.status not in (Status.PENDING, Status.PAUSED) or held.held_by_calendar is None:
+        raise TransitionRefused(seen.id, "held", f"it is {seen.status}, not PENDING or PAUSED")
+    _write_once(records, Rule.HOLD, seen, held)
 
 
 def cancel(records: ActionRecords, seen: Action, cancelled: Action) -> None:

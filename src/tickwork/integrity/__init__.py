@@ -6,6 +6,7 @@
 - ``signed_events`` and ``start_signature`` — signatures on inbound control events (Start,
   Stop, Pause, Resume, Run Now), made by publishers and checked before anything is written;
 - ``seal`` — the seal on each action record over what its fires do, checked before each fire;
+- ``calendar_seal`` — the seal on each stored calendar, checked by every fire that reads it;
 - ``fire_proof`` — the proof on each tick and failure report, made only by the fulfill step and
   checked by the tick handler;
 - ``order_proof`` — the proof on each execution's input, made by the code that starts it and

@@ -73,6 +73,14 @@ class CountTabs(Protocol):
         """Add what the tab's members still carry under it, once, and close the tab: how many
         records it counted (0: settled already)."""
 
+    def note_announced(self, batch: str, members: list[int], now: datetime) -> None:
+        """The events (ticks, failure reports) of these members of the batch (its execution's
+        name; each member by its place in the batch's order, from 0) were put on the bus: kept
+        for a week, so that a retried or redriven task of the batch does not put them again."""
+
+    def announced(self, batch: str) -> set[int]:
+        """The members of the batch (by place) whose events its tasks noted as put on the bus."""
+
 
 class ActionQueries(Protocol):
     """Reads over many actions, each from an index: never a scan of the table."""
@@ -95,6 +103,11 @@ class ActionQueries(Protocol):
         are in each status (every status named), and how many need attention
         (``NEEDS_ATTENTION``). A selection by status is refused (``ValueError``): the answer is
         already by status."""
+
+    def naming_calendar(self, name: str) -> list[Action]:
+        """The live actions whose schedule names the calendar ``name``, in id order (from the
+        ByCalendar index: never a scan)."""
+        ...
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
         """Actions with fires asked for by hand still in flight, or a backfill waiting, in id
@@ -142,11 +155,14 @@ class RejectionLog(Protocol):
 class CalendarStore(Protocol):
     """The stack's named exclusion calendars (``tickwork calendar``, ``/calendars``)."""
 
-    def get(self, name: str) -> Calendar | None: ...
+    def get(self, name: str) -> Calendar | None:
+        """The calendar as stored, with the seal it carries (unchecked: its readers check it,
+        ``fire.calendar_reads``); ``CalendarTampered`` when what is stored cannot be read."""
+        ...
 
     def put(self, calendar: Calendar) -> None:
-        """Write it: a new one (version 1) only if none has the name, a later version only
-        over the one before (``CalendarConflict`` otherwise)."""
+        """Write it, with its seal: a new one (version 1) only if none has the name, a later
+        version only over the one before (``CalendarConflict`` otherwise)."""
         ...
 
     def delete(self, name: str) -> bool:
@@ -154,5 +170,5 @@ class CalendarStore(Protocol):
         ...
 
     def all(self) -> list[Calendar]:
-        """Every calendar, by name."""
+        """Every calendar, by name (one whose stored content cannot be read is left out)."""
         ...

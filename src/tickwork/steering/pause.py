@@ -8,17 +8,18 @@ once that fire is recorded, a one-off's pause is refused.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from tickwork.answers import ChangeAnswer, Done
 from tickwork.domain.action import LIVE, Action, Status
+from tickwork.domain.action.upcoming import next_fire_after
 from tickwork.domain.announcements import Completed, Paused, Resumed
 from tickwork.domain.errors import ActionFinished, ActionNotFound
 from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
-from tickwork.fire.calendar_reads import with_fresh_calendar
+from tickwork.fire.calendar_reads import holding_calendar, with_fresh_calendar
 from tickwork.fire.launch import launch, stop_own_execution
 from tickwork.fire.planning import plan
 from tickwork.fire.writes import decided_again
@@ -58,17 +59,25 @@ def _pause(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
 
 
 def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
-    action = _live(action_id, "resumed", deps)
+    action = seen = _live(action_id, "resumed", deps)
     if action.status != Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()
     due = action.execution_time
-    if due is None or due <= now:
+    held = action.held_by_calendar is not None
+    if due is None or due <= now or held:
         # Its fire passed while it was paused: not caught up; the next one after now, if any,
         # planned on the calendar as it is now. (A fire still ahead keeps the calendar it was
-        # planned on: a change since is checked when it comes due, as for any planned fire.)
-        action = with_fresh_calendar(action, deps)
-        due = _next_after(action, now, due) if action.repeat else None
+        # planned on: a change since is checked when it comes due, as for any planned fire.
+        # One held on its calendar has none its calendar allows: the next from now.)
+        action = with_fresh_calendar(action, now, deps)
+        passed = None if held else due
+        due = next_fire_after(action, now, passed) if action.repeat else None
+        holder = (
+            None if due else holding_calendar(action, lambda a: next_fire_after(a, now, passed))
+        )
+        if holder is not None:
+            return _hold(seen, action, holder, now, deps)
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
         writes.resume(deps.records, action, finished)
@@ -82,26 +91,16 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     return _answer(resumed, Done.RESUMED)
 
 
-def _next_after(action: Action, now: datetime, passed: datetime | None) -> datetime | None:
-    """The fire time of the first occurrence after the one that passed (``passed``, its fire
-    time) that fires after ``now``: a moved one at its moved time, one in a flexible window at
-    its instant, one its calendar shifts at its shifted time — an occurrence scheduled before
-    ``now`` may still be due."""
-    since = action.earliest_firing(now) - timedelta(microseconds=1)  # it, or after it
-    # An occurrence scheduled before that, moved to a time after now, is not met by the walk.
-    moved = None
-    if passed is not None:
-        origin = action.origin_of(passed)
-        moved = action.moved_fire(origin, since, now + timedelta(microseconds=1))
-        since = max(since, origin)
-    fired = action.occurrence - 1
-    scheduled = action.schedule.next_fire_time(since, fired)
-    while scheduled is not None:
-        fire = action.fire_time_of(ceil_ms(scheduled))
-        if fire > now:
-            return fire if moved is None else min(fire, moved)
-        scheduled = action.schedule.next_fire_time(scheduled, fired)
-    return moved
+def _hold(seen: Action, action: Action, calendar: str, now: datetime, deps: Steers) -> ChangeAnswer:
+    """Its calendar allows none of its fires within the search bound: it stays paused, held on
+    that calendar (in attention; it resumes by itself once the calendar allows a fire), never
+    ended on the calendar's account."""
+    if seen.held_by_calendar == calendar:
+        return _answer(seen, Done.UNCHANGED)
+    held = action.held(now, calendar, deps.limits)
+    writes.hold(deps.records, seen, held)
+    announce_paused(held, deps)
+    return _answer(held, Done.UNCHANGED)
 
 
 def announce_paused(action: Action, deps: Steers) -> None:

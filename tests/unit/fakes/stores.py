@@ -19,7 +19,7 @@ from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import fits
 from tickwork.adapters.dynamodb_rejections import MOST_SOURCES, OTHERS, bounded
 from tickwork.domain import page_cursor
-from tickwork.domain.action import Action, Occurrence, Status
+from tickwork.domain.action import LIVE, Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict, CalendarConflict
 from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.identifiers import is_own_item
@@ -222,6 +222,13 @@ class FakeTabbedRecords(FakeRecords):
 class FakeCountTabs:
     def __init__(self, store: FakeStore) -> None:
         self.store = store
+        self.put_on_bus: dict[str, set[int]] = {}
+
+    def note_announced(self, batch: str, members: list[int], now: datetime) -> None:
+        self.put_on_bus.setdefault(batch, set()).update(members)
+
+    def announced(self, batch: str) -> set[int]:
+        return set(self.put_on_bus.get(batch, set()))
 
     def open(self, tab: str, attempt: int, members: list[str], now: datetime) -> FakeTabbedRecords:
         return FakeTabbedRecords(self.store, f"{tab}#{attempt}", members, now)
@@ -269,6 +276,17 @@ class FakeQueries:
         chosen = self._chosen(Selection(status), by_id=False)
         due = [a for a in chosen if until is None or (a.execution_time or until) <= until]
         return [copy.deepcopy(a) for a in due[:limit]]
+
+    def naming_calendar(self, name: str) -> list[Action]:
+        chosen = sorted(
+            (
+                a
+                for a in self.store.items.values()
+                if a.status in LIVE and a.schedule.calendar and a.schedule.calendar.name == name
+            ),
+            key=lambda a: a.id,
+        )
+        return [copy.deepcopy(a) for a in chosen]
 
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
         chosen = sorted(

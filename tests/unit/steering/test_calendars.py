@@ -309,8 +309,8 @@ def test_a_calendar_deleted_and_made_again_is_taken_though_its_version_starts_ov
     _fire_next(deps, "r")  # the 21st; the 22nd planned
     delete_calendar("uk", deps)
     deps.clock.current += timedelta(seconds=1)  # type: ignore[attr-defined]
-    made, new = put_calendar("uk", {**UK, "dates": ["2026-12-22", "2026-12-23"]}, deps)
-    assert new and made.version == 1
+    put = put_calendar("uk", {**UK, "dates": ["2026-12-22", "2026-12-23"]}, deps)
+    assert put.created and put.calendar.version == 1
     _fire_next(deps, "r")
     _fire_next(deps, "r")
     action = deps.records.get("r")

@@ -16,9 +16,19 @@ from tickwork.domain.action.record import ACTIVE, ActionRecord, Limits, Occurren
 from tickwork.domain.errors import TransitionRefused
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import Outcome
-from tickwork.domain.steering import MAX_UNRESOLVED, FailedFire, FailurePolicy, MissedFire, Pause
+from tickwork.domain.steering import (
+    MAX_UNRESOLVED,
+    FailedFire,
+    FailurePolicy,
+    MissedFire,
+    Pause,
+    TamperedCalendar,
+    held_note,
+)
 
 __all__ = ["FireState"]
+
+_held = held_note
 
 
 class FireState(ActionRecord):
@@ -66,13 +76,21 @@ class FireState(ActionRecord):
         next_fire: datetime | None,
         result: dict[str, Any] | None,
         limits: Limits,
+        held_by: str | None = None,
     ) -> Self:
         """The fire the record is at ran (or ran nothing, or was skipped): into the history, and
-        on to ``next_fire`` — or the end when there is none."""
+        on to ``next_fire`` — or the end when there is none, unless the calendar ``held_by``
+        is why there is none: then held (paused on it), never ended on its account."""
         self._starting_from("recorded", ACTIVE)
         self._at_occurrence("recorded", record.occurrence)
         if record.outcome is Outcome.NO_ACTION:
             status, reason = Status.NO_ACTION, "no fulfillment for this action"
+        elif next_fire is None and held_by is not None:
+            done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
+            status, reason = (
+                Status.PAUSED,
+                f"occurrence {record.occurrence} {done}; {_held(held_by)}",
+            )
         elif next_fire is None:
             done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
             status, reason = (
@@ -93,21 +111,32 @@ class FireState(ActionRecord):
         if status is Status.PENDING:
             assert next_fire is not None
             return moved._next_occurrence(next_fire)
+        if status is Status.PAUSED:
+            assert held_by is not None
+            return moved._held_after(now, held_by)
         return replace(moved, ttl=limits.expiry(now))
 
     def failed(
-        self, now: datetime, record: Occurrence, next_fire: datetime | None, limits: Limits
+        self,
+        now: datetime,
+        record: Occurrence,
+        next_fire: datetime | None,
+        limits: Limits,
+        held_by: str | None = None,
     ) -> Self:
         """The scheduled fire failed past its retries: recorded, retryable by hand, and then
         what the failure policy says — CONTINUE with ``next_fire``, PAUSE before it (a resume
         goes on from there: the failed occurrence is not run again but by a retry by hand, with
-        its own key), or STOP (FAILED). After the last fire, CONTINUE and PAUSE complete."""
+        its own key), or STOP (FAILED). After the last fire, CONTINUE and PAUSE complete —
+        unless the calendar ``held_by`` is why no fire is left: then held."""
         self._starting_from("recorded failed", ACTIVE)
         self._at_occurrence("recorded failed", record.occurrence)
         what = f"occurrence {record.occurrence} failed"
         policy = self.failure_policy
         if policy is FailurePolicy.STOP:
             status, reason = Status.FAILED, what
+        elif next_fire is None and held_by is not None:
+            status, reason = Status.PAUSED, f"{what}; {_held(held_by)}"
         elif policy is FailurePolicy.PAUSE and next_fire is not None:
             status, reason = Status.PAUSED, f"{what}; paused (onFailure PAUSE)"
         elif next_fire is None:
@@ -129,12 +158,26 @@ class FireState(ActionRecord):
         moved = replace(moved, unresolved=(*self.unresolved, failed_fire)[-MAX_UNRESOLVED:])
         if status is Status.COMPLETED:
             return replace(moved, ttl=limits.expiry(now))
-        assert next_fire is not None
+        if next_fire is None:
+            assert held_by is not None
+            return moved._held_after(now, held_by)
         moved = moved._next_occurrence(next_fire)
         if status is Status.PAUSED:
             note = f"{what}: {record.error or 'see history'}"[:500]
             return replace(moved, generation=self.generation + 1, pause=Pause(now, note))
         return moved
+
+    def _held_after(self, now: datetime, calendar: str) -> Self:
+        """Paused on ``calendar`` past the fire just recorded (a new generation): a resume goes
+        on from the first fire after it that the calendar allows."""
+        assert self.execution_time is not None
+        passed = self._next_occurrence(self.execution_time)  # its time: the fire that passed
+        return replace(
+            passed,
+            generation=self.generation + 1,
+            pause=Pause(now, _held(calendar), held_by=calendar),
+            launch_at=None,
+        )
 
     def _next_occurrence(self, next_fire: datetime) -> Self:
         """On to the next occurrence: its fire time, no execution yet. (The changes of the
@@ -154,6 +197,17 @@ class FireState(ActionRecord):
         assert self.execution_time is not None
         note = MissedFire(self.generation, self.occurrence, self.execution_time, now)
         return replace(self._touched(now), missed=note)
+
+    def noting_tampered_calendar(self, name: str, now: datetime) -> Self:
+        """A fire found the calendar ``name`` changed outside tickwork: noted (once)."""
+        noted = self.tampered_calendar
+        if noted is not None and noted.name == name:
+            return self
+        return replace(self, tampered_calendar=TamperedCalendar(name, now))
+
+    def trusting_calendar(self) -> Self:
+        """A fire read its calendar under its seal (or the schedule names none): no note."""
+        return self if self.tampered_calendar is None else replace(self, tampered_calendar=None)
 
     def with_execution(self, now: datetime, execution_arn: str) -> Self:
         """Its fire's execution named (a leg, a repair, a hand-over before the claim)."""

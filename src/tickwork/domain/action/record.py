@@ -29,6 +29,7 @@ from tickwork.domain.steering import (
     ManualFires,
     MissedFire,
     Pause,
+    TamperedCalendar,
     idempotency_key,
 )
 from tickwork.domain.times import ceil_ms
@@ -164,6 +165,9 @@ class ActionRecord:
     # Backfill: the spans of past scheduled times run once each, and the backfill still running
     backfilled: tuple[Backfilled, ...] = ()
     backfill: BackfillRequest | None = None
+    # Set by a fire that found its calendar changed outside tickwork (it kept this record's
+    # copy); cleared by the first fire that reads the calendar under its seal again.
+    tampered_calendar: TamperedCalendar | None = None
 
     @property
     def fire_key(self) -> FireKey:
@@ -182,9 +186,22 @@ class ActionRecord:
 
     @property
     def needs_attention(self) -> bool:
-        """A fire failed and nobody has retried it yet (or the action ended FAILED), or the
-        fire it is at was found missed and has still not happened."""
-        return self.status == Status.FAILED or bool(self.unresolved) or self.missing_fire
+        """A fire failed and nobody has retried it yet (or the action ended FAILED), the fire
+        it is at was found missed and has still not happened, its calendar allows none of its
+        fires (held, paused), or a fire found its calendar changed outside tickwork."""
+        return (
+            self.status == Status.FAILED
+            or bool(self.unresolved)
+            or self.missing_fire
+            or self.held_by_calendar is not None
+            or (self.tampered_calendar is not None and self.status in LIVE)
+        )
+
+    @property
+    def held_by_calendar(self) -> str | None:
+        """The calendar it is paused on, allowing none of its fires within the search bound."""
+        pause = self.pause
+        return pause.held_by if self.status == Status.PAUSED and pause else None
 
     @property
     def missing_fire(self) -> bool:

@@ -29,7 +29,7 @@ from tickwork.domain.errors import ManualFiresInFlight, TransitionRefused
 from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.occurrence_changes import MAX_CHANGES, OccurrenceChange
 from tickwork.domain.schedule import Schedule
-from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, Deferred, ManualFire, Pause
+from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, Deferred, ManualFire, Pause, held_note
 from tickwork.domain.times import ceil_ms
 
 if TYPE_CHECKING:
@@ -122,6 +122,35 @@ class SteeringState(ActionRecord):
             execution_arn=None,
             pause=None,
             changed_at=now,
+        )
+
+    def held(self, now: datetime, calendar: str, limits: Limits) -> Self:
+        """Its calendar allows none of its fires within the search bound: paused on it (a new
+        generation supersedes a waiting execution), never ended on its account; it needs
+        attention, and resumes once the calendar allows a fire again."""
+        self._starting_from("held", frozenset({Status.PENDING, Status.PAUSED}))
+        note = held_note(calendar)
+        return replace(
+            self._moved(now, Status.PAUSED, note, limits.transitions),
+            generation=self.generation + (1 if self.status is Status.PENDING else 0),
+            execution_arn=None,
+            launch_at=None,
+            claimed_by=None,
+            pause=Pause(now, note, held_by=calendar),
+            deferred=None,
+        )
+
+    def planned_again(self, now: datetime, fire: datetime, why: str, limits: Limits) -> Self:
+        """Its fire planned again at ``fire`` (its calendar changed: an earlier fire allowed),
+        a new generation: the execution waiting for the old time ends quietly."""
+        self._starting_from("planned again", Status.PENDING)
+        return replace(
+            self._moved(now, Status.PENDING, why, limits.transitions),
+            generation=self.generation + 1,
+            execution_time=fire,
+            execution_arn=None,
+            launch_at=None,
+            missed=None,
         )
 
     def missed_while_paused(self, now: datetime, limits: Limits) -> Self:

@@ -1,16 +1,17 @@
 """An action's coming occurrences as they will happen: from the one its record is at, each with
-its number, its scheduled time, when it fires (None: skipped) and the change asked of it."""
+its number, its scheduled time, when it fires (None: skipped) and the change asked of it; and
+its first fire after a moment (a resume's, a calendar's change)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from tickwork.domain.action.record import ActionRecord
 from tickwork.domain.occurrence_changes import OccurrenceChange
 from tickwork.domain.times import ceil_ms
 
-__all__ = ["Upcoming", "upcoming"]
+__all__ = ["Upcoming", "next_fire_after", "upcoming"]
 
 
 @dataclass(frozen=True)
@@ -40,3 +41,27 @@ def upcoming(action: ActionRecord, count: int) -> list[Upcoming]:
             break
         number, moment = number + 1, ceil_ms(following)
     return found
+
+
+def next_fire_after(
+    action: ActionRecord, now: datetime, passed: datetime | None
+) -> datetime | None:
+    """The fire time of the first occurrence after the one that passed (``passed``, its fire
+    time) that fires after ``now``: a moved one at its moved time, one in a flexible window at
+    its instant, one its calendar shifts at its shifted time — an occurrence scheduled before
+    ``now`` may still be due."""
+    since = action.earliest_firing(now) - timedelta(microseconds=1)  # it, or after it
+    # An occurrence scheduled before that, moved to a time after now, is not met by the walk.
+    moved = None
+    if passed is not None:
+        origin = action.origin_of(passed)
+        moved = action.moved_fire(origin, since, now + timedelta(microseconds=1))
+        since = max(since, origin)
+    fired = action.occurrence - 1
+    scheduled = action.schedule.next_fire_time(since, fired)
+    while scheduled is not None:
+        fire = action.fire_time_of(ceil_ms(scheduled))
+        if fire > now:
+            return fire if moved is None else min(fire, moved)
+        scheduled = action.schedule.next_fire_time(scheduled, fired)
+    return moved

@@ -77,6 +77,9 @@ class Calendar:
     description: str | None = None
     version: int = 1
     updated_at: datetime | None = field(default=None, compare=False)
+    # The stack's seal over ``to_dict()`` as stored (``integrity.calendar_seal``): set on the
+    # stack's own copy only; a record's snapshot is under the record's seal instead.
+    seal: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def zone(self) -> ZoneInfo:

@@ -135,10 +135,11 @@ class Schedule:
     # --- the calendar -----------------------------------------------------------------------
     def _occurring(self, moment: datetime) -> datetime | None:
         """The first occurrence at or after ``moment``: the trigger's first one its calendar
-        lets fire (at its time, or shifted). A run of excluded occurrences is passed in one
-        step: everything from one of them to the calendar's next allowed moment is excluded,
-        so SKIP goes on from that moment, and SHIFT's fire is the last of them (the others are
-        each passed by the next), unless an occurrence falls on that very moment."""
+        lets fire (at its time, or shifted), within ``_CALENDAR_REACH`` of ``moment`` (the
+        search bound: None past it). A run of excluded occurrences is passed in one step:
+        everything from one of them to the calendar's next allowed moment is excluded, so SKIP
+        goes on from that moment, and SHIFT's fire is the last of them (the others are each
+        passed by the next), unless an occurrence falls on that very moment."""
         found = self._bounded(self._trigger.at_or_after(moment))
         for _ in range(_MAX_PASSED):
             use = self.calendar
@@ -147,7 +148,9 @@ class Schedule:
             if not use.calendar.excludes(found):
                 return found
             allowed = use.calendar.next_allowed(found)
-            if allowed is None or (self.end is not None and allowed > self.end):
+            if allowed is None or allowed - moment > _CALENDAR_REACH:
+                return None  # none within the search bound
+            if self.end is not None and allowed > self.end:
                 return None  # (no fire after endTime, shifted or not)
             at_allowed = self._trigger.at_or_after(allowed)
             if use.policy is Excluded.SHIFT and at_allowed != allowed:
