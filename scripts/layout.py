@@ -128,9 +128,7 @@ def main() -> None:
             print(f"  {part:<28} {per.pop(part, 0):>6,}")
     for part, lines in sorted(per.items()):
         print(f"  {part:<28} {lines:>6,}  (no layer names it)")
-    long = sorted(
-        ((_lines(p), n) for n, p in modules.items() if _lines(p) > LONG), reverse=True
-    )
+    long = sorted(((_lines(p), n) for n, p in modules.items() if _lines(p) > LONG), reverse=True)
     print(f"files over {LONG} lines: {len(long)}")
     for lines, name in long:
         print(f"  {lines:>5}  {modules[name].relative_to(ROOT)}")

@@ -383,11 +383,12 @@ def rejections(context: Context, limit: int, source: str | None, as_json: bool) 
 @pass_context
 def show(context: Context, action_id: str, as_json: bool) -> None:
     """One action: its record and the history of its occurrences."""
-    records = context.target.dependencies().records
-    action = records.get(guard(lambda: check_steered_id(action_id, "ACTION_ID")))
+    deps = context.target.dependencies()
+    action = deps.records.get(guard(lambda: check_steered_id(action_id, "ACTION_ID")))
     if action is None:
         raise click.ClickException(f"no action {action_id!r}: `tickwork list` shows the ids")
-    render.action_detail(action_view(action), as_json, context.target.clock_note())
+    view = action_view(action, deps.settings.retry_max_attempts)
+    render.action_detail(view, as_json, context.target.clock_note())
 
 
 @cli.command()

@@ -107,6 +107,22 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
     ):
         if view.get(key) is not None:
             console.print(f"  {key}: {view[key]}", highlight=False)
+    retrying = view.get("retrying")
+    if retrying:
+        left = retrying["attemptsLeft"]
+        console.print(
+            f"  retrying: occurrence {retrying['occurrence']}, {retrying['attemptsMade']} "
+            f"attempt(s) made, {'?' if left is None else left} left, none after "
+            f"{retrying['deadline']}",
+            highlight=False,
+        )
+    policy = [
+        f"{key} {view[key]}"
+        for key in ("lockSeconds", "maximumRetryAttempts", "deadLetterArn")
+        if view.get(key) is not None
+    ]
+    if policy:
+        console.print(f"  policy: {', '.join(policy)}", highlight=False)
     console.print(f"  data: {json.dumps(view['data'])}", highlight=False)
     history = Table(title="occurrences", title_justify="left")
     for column in ("#", "scheduled", "actual", "late", "attempts", "outcome", "error"):

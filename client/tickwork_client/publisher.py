@@ -213,6 +213,10 @@ class TickworkClient:
         misfire_threshold: str | timedelta | None = None,
         on_failure: str | None = None,
         on_unknown_outcome: str | None = None,
+        lock_seconds: int | None = None,
+        maximum_retry_attempts: int | None = None,
+        maximum_event_age_seconds: int | timedelta | None = None,
+        dead_letter_arn: str | None = None,
         role_arn: str | None = None,
     ) -> Published:
         # The docstring is made from the Start fields' definitions: see _schedule_doc below.
@@ -264,6 +268,14 @@ class TickworkClient:
             "misfire_threshold": _span(misfire_threshold),
             "on_failure": on_failure,
             "on_unknown_outcome": on_unknown_outcome,
+            "lock_seconds": lock_seconds,
+            "maximum_retry_attempts": maximum_retry_attempts,
+            "maximum_event_age_seconds": (
+                int(maximum_event_age_seconds.total_seconds())
+                if isinstance(maximum_event_age_seconds, timedelta)
+                else maximum_event_age_seconds
+            ),
+            "dead_letter_arn": dead_letter_arn,
             "role_arn": role_arn,
         }
         detail.update(

@@ -80,6 +80,11 @@ class ActionView(TypedDict):
     onFailure: str
     onUnknownOutcome: str
     roleArn: NotRequired[str | None]
+    lockSeconds: NotRequired[int | None]
+    maximumRetryAttempts: NotRequired[int | None]
+    maximumEventAgeSeconds: NotRequired[int]
+    deadLetterArn: NotRequired[str | None]
+    retrying: NotRequired[dict[str, Any] | None]
     pausedAt: str | None
     idempotencyKey: str | None
     manualFires: list[dict[str, Any]]

@@ -26,11 +26,13 @@ if TYPE_CHECKING:
         ParkedFires,
         RejectionLog,
     )
+    from tickwork.ports.targets import TargetClients
 
 __all__ = [
     "Announces",
     "Configured",
     "KeepsRejections",
+    "ReachesTargets",
     "ReadsCalendars",
     "ReadsTypes",
     "Starts",
@@ -108,6 +110,13 @@ class ReadsTypes(Protocol):
 
     @property
     def registry(self) -> FulfillmentRegistry: ...
+
+
+class ReachesTargets(Protocol):
+    """Clients for targets: the AWS action types', and a dead-letter queue."""
+
+    @property
+    def targets(self) -> TargetClients: ...
 
 
 class TakesSlots(Protocol):

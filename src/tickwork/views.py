@@ -8,7 +8,7 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.fire import Trigger
 from tickwork.domain.times import iso
 
-__all__ = ["action_summary", "action_view"]
+__all__ = ["action_summary", "action_view", "retrying"]
 
 
 def action_summary(action: Action) -> dict[str, Any]:
@@ -31,7 +31,8 @@ def action_summary(action: Action) -> dict[str, Any]:
     }
 
 
-def action_view(action: Action) -> dict[str, Any]:
+def action_view(action: Action, retries: int | None = None) -> dict[str, Any]:
+    """``retries``: the stack's RetryMaxAttempts, the default of an action that sets none."""
     return {
         **action_summary(action),
         "data": action.data,
@@ -44,6 +45,11 @@ def action_view(action: Action) -> dict[str, Any]:
         "onFailure": str(action.failure_policy),
         "onUnknownOutcome": str(action.unknown_outcome_policy),
         "roleArn": action.role_arn,
+        "lockSeconds": action.policy.lock_seconds,
+        "maximumRetryAttempts": action.policy.maximum_retry_attempts,
+        "maximumEventAgeSeconds": int(action.policy.event_age.total_seconds()),
+        "deadLetterArn": action.policy.dead_letter_arn,
+        "retrying": retrying(action, retries),
         "pausedAt": iso(action.pause.at) if action.pause else None,
         "idempotencyKey": action.key_of(action.occurrence) if action.execution_time else None,
         "generation": action.generation,
@@ -136,4 +142,23 @@ def action_view(action: Action) -> dict[str, Any]:
             }
             for t in action.transitions
         ],
+    }
+
+
+def retrying(action: Action, retries: int | None) -> dict[str, Any] | None:
+    """A claimed fire whose attempts failed so far: how many it made, how many its retry policy
+    still allows (None: the stack's default is not known here), and the deadline past which
+    none starts."""
+    if action.status != Status.IN_PROGRESS or action.last_error is None:
+        return None
+    made = action.retry_count + 1
+    allowed = action.policy.maximum_retry_attempts
+    allowed = retries if allowed is None else allowed
+    fire_at = action.execution_time
+    return {
+        "occurrence": action.occurrence,
+        "attemptsMade": made,
+        "attemptsLeft": None if allowed is None else max(1 + allowed - made, 0),
+        "deadline": iso(fire_at + action.policy.event_age) if fire_at else None,
+        "lastError": action.last_error,
     }

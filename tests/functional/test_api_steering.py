@@ -79,15 +79,35 @@ def test_steering_a_cancelled_action_is_409_naming_the_status(
     assert reply.json["problems"][0]["fix"]
 
 
-def test_a_cancel_inside_the_lock_of_a_recurrence_is_202_and_says_when(api: Api) -> None:
+def _claimed(stack: Stack, action_id: str) -> None:
+    """The fire the record is at, claimed by its execution: under way."""
+    action = stack.record(action_id)
+    assert action.execution_arn is not None
+    claimed = action.claimed(stack.local.clock.now(), action.execution_arn, 20)
+    stack.records.save(claimed, action.version)
+
+
+def test_a_cancel_inside_the_lock_of_a_recurrence_is_200_until_its_fire_is_claimed(
+    api: Api,
+) -> None:
     create(api, "minutely", rate="rate(1 minute)")  # inside the 2-minute lock from the start
+
+    reply = api.delete(action_path("minutely"))
+
+    assert reply.status == 200, reply.text
+    assert reply.json["outcome"] == "cancelled"
+
+
+def test_a_cancel_of_a_recurrence_under_way_is_202_and_says_when(api: Api, stack: Stack) -> None:
+    create(api, "minutely", rate="rate(1 minute)")
+    _claimed(stack, "minutely")
 
     reply = api.delete(action_path("minutely"))
 
     assert reply.status == 202, reply.text
     assert reply.json["outcome"] == "deferred" and reply.json["change"] == "CANCEL"
     assert reply.json["appliesAfter"]["occurrence"] == 1
-    assert "next occurrence" in reply.json["message"]
+    assert "next occurrence" in reply.json["message"] and "under way" in reply.json["message"]
     assert api.get(action_path("minutely")).json["deferred"] == "CANCEL"
 
 
@@ -117,15 +137,23 @@ def test_a_patch_inside_the_lock_too_large_to_keep_is_400_naming_the_limit(api: 
     assert after.get("deferred") is None and after["updatedAt"] == before["updatedAt"]
 
 
-def test_a_one_off_inside_its_lock_is_409(api: Api) -> None:
+def test_a_one_off_inside_its_lock_is_409_to_a_patch_and_200_to_a_pause(api: Api) -> None:
     create(api, "soon", delay="90s")
-    for reply in (
-        api.delete(action_path("soon")),
-        api.post(action_path("soon", "pause")),
-        api.patch(action_path("soon"), {"data": {"v": 2}}),
-    ):
+    reply = api.patch(action_path("soon"), {"data": {"v": 2}})
+    assert reply.status == 409, reply.text
+    assert "one-off" in reply.json["message"]
+    reply = api.post(action_path("soon", "pause"))
+    assert reply.status == 200 and reply.json["outcome"] == "paused", reply.text
+
+
+def test_a_one_off_under_way_is_409_to_a_cancel_and_a_pause(api: Api, stack: Stack) -> None:
+    create(api, "soon", delay="90s")
+    _claimed(stack, "soon")
+    for reply in (api.delete(action_path("soon")), api.post(action_path("soon", "pause"))):
         assert reply.status == 409, reply.text
-        assert "one-off" in reply.json["message"]
+        assert "under way" in reply.json["message"]
+        assert reply.json["error"] == "FireUnderWay"
+    assert stack.record("soon").status == Status.IN_PROGRESS
 
 
 def test_groups_and_prefixes_list_count_pause_and_cancel_a_page_at_a_time(api: Api) -> None:

@@ -2,8 +2,10 @@
 use cases over the in-memory stores through random interleavings, and every invariant of the
 protocol is checked after every step.
 
-Steps: starts and replacements (one-offs and recurrences, under either unknown-outcome policy),
-updates inside and outside the lock, cancels, pauses, resumes, run now, retries by hand, pump
+Steps: starts and replacements (one-offs and recurrences, under either unknown-outcome policy,
+with a retry policy and a lock of their own or the stack's), updates inside and outside the
+lock, cancels, pauses (also landing between a task's read of a record and its claim), resumes,
+run now, retries by hand, targets that fail for a while or always, pump
 runs, lone and batch executions played as their definitions say (targets that fail for a while
 or for good, functions that die right after a write and are retried), ticks delivered, delivered
 twice or lost, reconciler runs, clock advances — and executions the stack did not issue (an
@@ -12,7 +14,9 @@ named like a lone execution). Ids are drawn to collide with the stack's own name
 
 Invariants: never early; at most once per occurrence (again only with the same idempotency key,
 after an execution ended without a word under onUnknownOutcome RETRY); nothing fires after a
-cancel or a pause, and no execution the stack did not issue calls a target; every ending is
+cancel or a pause, which win until the claim (refused or deferred only for a fire claimed); no
+fire attempted more often than its retry policy allows or retried past its event age; no
+execution the stack did not issue calls a target; every ending is
 recorded once; counts and fire totals equal the records, counting what open tabs carry.
 
 ``make test`` runs a bounded number of examples; ``make model`` many more
@@ -32,12 +36,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from tests.model.world import MODEL_TYPE, LambdaDied, World
+from tests.model.world import MODEL_TYPE, RETRIES, LambdaDied, World
 from tests.unit.fakes.stores import _changes
 from tickwork.answers import Done
-from tickwork.domain.action import ACTIVE
+from tickwork.domain.action import ACTIVE, Status
 from tickwork.domain.batch import BatchOrder, Member
-from tickwork.domain.errors import ForgedOrder, TickworkError
+from tickwork.domain.errors import FireUnderWay, ForgedOrder, TickworkError
 from tickwork.domain.execution import Machine
 from tickwork.domain.fire import CaughtFailure, FireOrder, Outcome
 from tickwork.domain.times import iso
@@ -75,6 +79,8 @@ class Protocol(RuleBasedStateMachine):
         self.recorded: dict[str, Counter[tuple[int, int, int]]] = {}  # id -> endings seen
         self.history_seen: dict[str, tuple[int, int]] = {}  # id -> (generation, history length)
         self.calls_checked = 0
+        self.retries: dict[str, int] = {}  # id -> the most retries a policy it had allows
+        self.ages: dict[str, timedelta] = {}  # id -> the longest event age a policy allowed
 
     @property
     def deps(self) -> Any:
@@ -91,14 +97,38 @@ class Protocol(RuleBasedStateMachine):
         every=st.sampled_from([None, 10, 20, 60]),
         count=st.integers(min_value=2, max_value=3),
         unknown=st.sampled_from(["FAIL", "RETRY"]),
+        policy=st.fixed_dictionaries(
+            {"maximumRetryAttempts": st.sampled_from([0, 1, 185])},
+            optional={
+                "maximumEventAgeSeconds": st.sampled_from([60, 86_400]),
+                "lockSeconds": st.sampled_from([0, 30]),
+            },
+        ).map(
+            lambda p: (
+                p
+                if p["maximumRetryAttempts"] != 185
+                else {  # 185: the stack's
+                    k: v for k, v in p.items() if k != "maximumRetryAttempts"
+                }
+            )
+        ),
     )
-    def start(self, action_id: str, tens: int, every: int | None, count: int, unknown: str) -> None:
+    def start(
+        self,
+        action_id: str,
+        tens: int,
+        every: int | None,
+        count: int,
+        unknown: str,
+        policy: dict[str, int],
+    ) -> None:
         """A Start: a one-off or a recurrence, new or replacing the action of that id, due on
-        one of the next whole ten seconds (so that fires fall due together and share a batch)."""
+        one of the next whole ten seconds (so that fires fall due together and share a batch),
+        with a retry policy and a lock of its own or the stack's."""
         now = self.deps.clock.now()
         due = now.replace(microsecond=0) + timedelta(seconds=10 * tens + 10 - now.second % 10)
         at = iso(due)
-        detail: dict[str, Any] = {"id": action_id, "action": MODEL_TYPE, "data": {}}
+        detail: dict[str, Any] = {"id": action_id, "action": MODEL_TYPE, "data": {}, **policy}
         detail["onUnknownOutcome"] = unknown
         if every is None:
             detail["at"] = at
@@ -108,21 +138,43 @@ class Protocol(RuleBasedStateMachine):
             start_action(StartCommand(detail, self._event()), self.deps)
         except TickworkError:
             return  # refused (inside a one-off's lock): nothing written
+        retries = policy.get("maximumRetryAttempts", RETRIES)
+        self.retries[action_id] = max(self.retries.get(action_id, 0), retries)
+        age = timedelta(seconds=policy.get("maximumEventAgeSeconds", 86_400))
+        self.ages[action_id] = max(self.ages.get(action_id, age), age)
         self.cancelled.pop(action_id, None)
         self.paused.pop(action_id, None)
 
     @rule(
         action_id=IDS,
         how=st.sampled_from(
-            ["cancel", "pause", "resume", "run now", "retry", "fails for a while", "fails for good"]
+            [
+                "cancel",
+                "pause",
+                "resume",
+                "run now",
+                "retry",
+                "fails for a while",
+                "fails for good",
+                "fails always",
+                "recovers",
+            ]
         ),
     )
     def user_steers(self, action_id: str, how: str) -> None:
         """A cancel, a pause, a resume, a run now or a retry by hand — or the action's target
-        starts to fail (its next call answers 503, or 400)."""
+        starts to fail (its next call answers 503, or 400; or every call 503, until it
+        recovers)."""
+        if how == "fails always":
+            self.world.failing_always.add(action_id)
+            return
+        if how == "recovers":
+            self.world.failing_always.discard(action_id)
+            return
         if how.startswith("fails"):
             self.world.failing[action_id] = "transient" if how.endswith("while") else "permanent"
             return
+        before = self.world.store.items.get(action_id)
         try:
             if how == "cancel":
                 answer = cancel_action(action_id, self.deps)
@@ -134,8 +186,15 @@ class Protocol(RuleBasedStateMachine):
                 answer = run_now(action_id, self.deps, request_id=self._event())
             else:
                 answer = retry_action(action_id, self.deps)
+        except FireUnderWay:
+            # THEN a cancel or pause is refused only once the fire is claimed: under way
+            assert before is not None and before.status == Status.IN_PROGRESS, before
+            return
         except TickworkError:
             return  # refused (unknown id, finished, inside a one-off's lock...): nothing written
+        if how in ("cancel", "pause") and answer.outcome is Done.DEFERRED:
+            # THEN it waits for the fire only if that fire was already claimed
+            assert before is not None and before.status == Status.IN_PROGRESS, before
         if answer.outcome is Done.CANCELLED:
             self.cancelled[action_id] = len(self.world.calls)
         elif answer.outcome is Done.PAUSED:
@@ -148,6 +207,13 @@ class Protocol(RuleBasedStateMachine):
             self.releases[action_id] += 1
         if answer.idempotency_key and answer.manual:
             self.manual_keys.add(answer.idempotency_key)
+
+    @rule(action_id=IDS, how=st.sampled_from(["cancel", "pause"]))
+    def steers_at_the_claim(self, action_id: str, how: str) -> None:
+        """A cancel or a pause that lands between a running task's read of the record and its
+        claim of the fire (the next one made for that action): the claim is the one point that
+        decides, so the fire never runs."""
+        self.world.interject = (action_id, lambda: self.user_steers(action_id, how))
 
     # --- time and the stack's own runs -------------------------------------------------------
     @rule(seconds=st.sampled_from([1, 3, 10, 30, 120]))
@@ -331,6 +397,23 @@ class Protocol(RuleBasedStateMachine):
         for key, executions in by_execution.items():
             # one execution at a time: its own, the batch that handed it over, a repair
             assert len(executions) <= 2 + self.releases[ids[key]] + 1, (key, executions)
+
+    @invariant()
+    def retries_within_the_policy(self) -> None:
+        """No fire is attempted more often than its action's retry policy allows (again after
+        a claim released or a retry by hand), and no retry starts past its event age."""
+        if not hasattr(self, "world"):
+            return
+        attempts = Counter(c.key for c in self.world.calls if c.key not in self.manual_keys)
+        ids = {c.key: c.action_id for c in self.world.calls}
+        for key, times in attempts.items():
+            action_id = ids[key]
+            allowed = (1 + self.retries.get(action_id, RETRIES)) * (1 + self.releases[action_id])
+            assert times <= allowed, f"{key} of {action_id} attempted {times} times"
+        for call in self.world.calls:
+            if call.attempt > 1 and call.key not in self.manual_keys:
+                age = self.ages.get(call.action_id, timedelta(days=1))
+                assert call.at < call.scheduled + age, f"retried past its event age: {call}"
 
     @invariant()
     def nothing_forged_fires(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from tests.unit.fakes import FakeExecutions, FakePublisher, fake_dependencies
 from tests.unit.fakes.stores import FakeRecords, FakeStore
 from tickwork.dependencies import Dependencies
+from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import (
     ActionConflict,
@@ -53,6 +55,9 @@ __all__ = ["MODEL_TYPE", "Call", "LambdaDied", "World"]
 NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 MODEL_TYPE = "MODEL"
 RETRIES = 2  # RetryMaxAttempts of both machines in the model's stack
+# The fire machine's retrier of a transient failure: the most an action's own policy may ask;
+# the task itself ends the fire when the action's policy (or RETRIES) allows no more.
+FIRE_RETRIES = 185
 FIRE_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:fire:"
 
 
@@ -93,6 +98,8 @@ class ModelTarget:
     def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
         world = self.world
         failure = world.failing.pop(request.action_id, None)
+        if request.action_id in world.failing_always:
+            failure = "transient"
         world.calls.append(
             Call(
                 request.idempotency_key,
@@ -127,6 +134,10 @@ class World:
     deps: Dependencies = field(init=False)
     calls: list[Call] = field(default_factory=list)
     failing: dict[str, str] = field(default_factory=dict)  # action id -> its next call's failure
+    failing_always: set[str] = field(default_factory=set)  # ids whose target answers 503
+    # (action id, what it does): a steering request that lands right before the next claim of
+    # that action's fire by a running task (between the task's read and its write)
+    interject: tuple[str, Callable[[], None]] | None = None
     crash_in: int | None = None  # writes until the planted crash (None: none planted)
     running: str | None = None  # the execution the world is playing now
     runs: dict[str, Run] = field(default_factory=dict)  # arn -> how far it got
@@ -152,6 +163,7 @@ class World:
         deps.secrets.values["seal"] = b"the model's seal key"  # type: ignore[attr-defined]
         deps.registry.register(ModelTarget(self))
         deps.records.store.after_write = self.after_write  # type: ignore[attr-defined]
+        deps.records.store.before_save = self.before_save  # type: ignore[attr-defined]
         self.deps = deps
 
     # --- what the world keeps ----------------------------------------------------------------
@@ -180,6 +192,15 @@ class World:
     def ever_started(self, arn: str) -> bool:
         starter = self.batches if ":execution:batch:" in arn else self.fires
         return arn in self.used or arn.rpartition(":")[2] in starter.started
+
+    def before_save(self, action: Action) -> None:
+        """A claim about to be written by a running task: the interjected request lands first."""
+        if self.interject is None or self.running is None:
+            return
+        action_id, request = self.interject
+        if action.id == action_id and action.status == Status.IN_PROGRESS and action.claimed_by:
+            self.interject = None
+            request()
 
     def after_write(self) -> None:
         if self.crash_in is None:
@@ -255,7 +276,7 @@ class World:
             self._end(run, "SUCCEEDED", output={**order.to_wire(), "undelivered": undelivered})
             return
         except (TransientFulfillmentError, ActionConflict, LambdaDied) as error:
-            if run.retry < RETRIES:
+            if run.retry < FIRE_RETRIES:
                 run.retry += 1  # the Retry: the execution waits, then tries again
                 return
             self._failed(run, arn, order, type(error).__name__, str(error))

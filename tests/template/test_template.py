@@ -108,9 +108,10 @@ def test_event_files_are_valid_invoke_payloads(path: Path) -> None:
         from tickwork.domain.task_call import TaskCall
 
         call = TaskCall.from_wire(body)
-        assert call.execution_name and sum(
-            x is not None for x in (call.attempt, call.batch, call.report)
-        ) == 1
+        assert (
+            call.execution_name
+            and sum(x is not None for x in (call.attempt, call.batch, call.report)) == 1
+        )
     elif path.parent.name == "api":
         from aws_lambda_powertools.utilities.parser import parse
         from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model

@@ -29,6 +29,7 @@ from tickwork.domain.backfill import Backfilled
 from tickwork.domain.catch_up import CatchUp
 from tickwork.domain.errors import RecordFormatUnknown
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
+from tickwork.domain.fire_policy import FirePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import FailurePolicy, ManualFires, Pause
@@ -105,6 +106,7 @@ def to_item(action: Action) -> dict[str, Any]:
         "onFailure": action.on_failure and str(action.on_failure),
         "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
         "roleArn": action.role_arn,
+        "policy": action.policy.to_dict() or None,
         "chain": action.lineage or None,
         "pauseNote": action.pause and action.pause.note,
         "pausedAt": action.pause and iso(action.pause.at),
@@ -201,6 +203,7 @@ def _read(
         ),
         lineage=item.get("chain", ""),
         role_arn=item.get("roleArn"),
+        policy=FirePolicy.from_dict(item.get("policy")),
         pause=(
             Pause(
                 parse_iso(item["pausedAt"], "pausedAt"), item.get("pauseNote"), item.get("pausedBy")

@@ -48,7 +48,9 @@ def create_action(body: CreateAction) -> ActionView:
     detail = body.model_dump(by_alias=True, exclude_unset=True)
     start_action(StartCommand(detail, create_only=True), deps)
     count("scheduled")
-    return ActionView.model_validate(action_view(found(body.id, deps)))
+    return ActionView.model_validate(
+        action_view(found(body.id, deps), deps.settings.retry_max_attempts)
+    )
 
 
 @router.get(
@@ -87,7 +89,9 @@ def list_actions(
     tags=["actions"],
 )
 def get_action(id: str) -> ActionView:
-    return ActionView.model_validate(action_view(found(unquote(id), bootstrap.from_environment())))
+    deps = bootstrap.from_environment()
+    view = action_view(found(unquote(id), deps), deps.settings.retry_max_attempts)
+    return ActionView.model_validate(view)
 
 
 @router.patch(
@@ -115,7 +119,9 @@ def update_action(id: str, body: UpdateAction) -> Response[ActionView]:
     detail = _merged(found(action_id, deps), changes)
     result = start_action(StartCommand(detail), deps)
     count("deferred" if result.outcome == "deferred" else "scheduled")
-    view = ActionView.model_validate(action_view(found(action_id, deps)))
+    view = ActionView.model_validate(
+        action_view(found(action_id, deps), deps.settings.retry_max_attempts)
+    )
     status = HTTPStatus.ACCEPTED if result.outcome == "deferred" else HTTPStatus.OK
     return Response(status, content_types.APPLICATION_JSON, view)
 

@@ -33,6 +33,7 @@ from tickwork.domain.errors import (
     CalendarEndsSchedules,
     CalendarNotFound,
     FieldProblem,
+    FireUnderWay,
     ManualFiresInFlight,
     NotRecurring,
     OccurrenceLocked,
@@ -81,6 +82,17 @@ def register(app: APIGatewayHttpResolver) -> None:
                     "id",
                     "is taken by an existing action",
                     f"change it with PATCH /actions/{e.action_id}, or choose another id",
+                )
+            ],
+        ),
+        FireUnderWay: lambda e: _reply(
+            HTTPStatus.CONFLICT,
+            e,
+            [
+                FieldProblem(
+                    "id",
+                    "is a one-off whose only fire is under way (claimed): it completes as it runs",
+                    "let it complete; schedule it again if needed",
                 )
             ],
         ),

@@ -352,8 +352,9 @@ class ActionSummary(_Response):
         "calendar allows a fire again.",
     )
     deferred: str | None = Field(
-        description="A change (UPDATE, CANCEL, PAUSE) asked for inside the lock: it applies "
-        "once the imminent fire is recorded."
+        description="A change that waits for the imminent fire and applies once it is "
+        "recorded: an UPDATE asked for inside the lock, or a CANCEL or PAUSE of a recurrence "
+        "whose fire was already claimed (under way)."
     )
 
 
@@ -379,6 +380,30 @@ class ActionView(ActionSummary):
     )
     role_arn: str | None = Field(
         default=None, description="The role the target is reached with (AWS action types)."
+    )
+    lock_seconds: int | None = Field(
+        default=None,
+        description="Its own lock: how many seconds before a fire its schedule is fixed; null "
+        "for the stack's LockSeconds.",
+    )
+    maximum_retry_attempts: int | None = Field(
+        default=None,
+        description="Its own retry policy's attempts after the first (0 to 185); null for the "
+        "stack's RetryMaxAttempts.",
+    )
+    maximum_event_age_seconds: int = Field(
+        default=86_400,
+        description="How long after its fire time a failed fire may still be attempted again.",
+    )
+    dead_letter_arn: str | None = Field(
+        default=None,
+        description="The SQS queue every fire that failed for good is sent to; null for none.",
+    )
+    retrying: dict[str, Any] | None = Field(
+        default=None,
+        description="While a fire is being retried: occurrence, attemptsMade, attemptsLeft "
+        "(what its retry policy still allows), deadline (no attempt starts after it) and "
+        "lastError; null otherwise.",
     )
     paused_at: str | None
     idempotency_key: str | None = Field(

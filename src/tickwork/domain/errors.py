@@ -29,6 +29,7 @@ __all__ = [
     "CalendarTampered",
     "ConcurrencyLimited",
     "FieldProblem",
+    "FireUnderWay",
     "ForgedOrder",
     "InvalidActionData",
     "LaunchRefused",
@@ -265,6 +266,27 @@ class ActionLocked(TickworkError):
         )
 
 
+class FireUnderWay(ActionLocked):
+    """A cancel or pause of a one-off whose only fire is already claimed: it is under way and
+    completes as it runs. (Until the claim, a cancel or a pause wins; a recurrence's, after the
+    claim, applies from the next occurrence on.)"""
+
+    def __init__(self, action_id: str, occurrence: int, fire_time: str, change: str) -> None:
+        TickworkError.__init__(
+            self,
+            f"one-off action {action_id!r}: its fire (occurrence {occurrence}, due "
+            f"{fire_time}) is under way — claimed by the execution running it — and "
+            f"completes as it runs; it can no longer be {_past(change)}",
+        )
+        self.action_id = action_id
+        self.occurrence = occurrence
+        self.change = change
+
+
+def _past(change: str) -> str:
+    return {"cancel": "cancelled", "pause": "paused"}.get(change, f"changed ({change})")
+
+
 class OccurrenceLocked(TickworkError):
     """A skip or move of the imminent occurrence arrived inside its lock: it happens as
     planned."""
@@ -467,10 +489,14 @@ class PermanentFulfillmentError(TickworkError):
 
 
 class RetriesExhausted(PermanentFulfillmentError):
-    """The last attempt the retry policy allows failed transiently: not retried again. Raised
-    for a fire a batch handed over, whose attempts in the batch count against the policy, so it
-    gets as many attempts as a lone fire (1 + RetryMaxAttempts)."""
+    """The fire's retry policy allows no more attempts (its ``maximumRetryAttempts`` made, or its
+    ``maximumEventAgeSeconds`` passed): not retried again, recorded FAILED (and sent to its
+    dead-letter queue). ``before_attempt``: found before an attempt, which was not made."""
 
-    def __init__(self, attempt: int, error: Exception) -> None:
+    def __init__(
+        self, attempt: int, error: Exception, why: str | None = None, before_attempt: bool = False
+    ) -> None:
         self.attempt = attempt
-        super().__init__(f"attempt {attempt}, the last the retry policy allows, failed: {error}")
+        self.before_attempt = before_attempt
+        spent = why or "the last the retry policy allows"
+        super().__init__(f"attempt {attempt} failed, retry policy spent ({spent}): {error}")

@@ -30,6 +30,13 @@ from tickwork.domain.catch_up import (
     CatchUpPolicy,
 )
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
+from tickwork.domain.fire_policy import (
+    DEFAULT_EVENT_AGE,
+    MAX_EVENT_AGE,
+    MAX_LOCK,
+    MAX_RETRY_ATTEMPTS,
+    MIN_EVENT_AGE,
+)
 from tickwork.domain.identifiers import DEFAULT_GROUP, GROUP_RULE, ID_RULE
 from tickwork.domain.schedule.calendar import CALENDAR_NAME_RULE, Excluded
 from tickwork.domain.schedule.frequency import Frequency
@@ -475,6 +482,60 @@ START_FIELDS: tuple[StartField, ...] = (
         choices=_choices(UnknownOutcomePolicy),
         flag="--on-unknown-outcome",
         argument="on_unknown_outcome",
+    ),
+    StartField(
+        "lockSeconds",
+        "integer",
+        "How many seconds before each fire its schedule is fixed: inside them a Start or an "
+        "update of a one-off is refused, of a recurrence applies after that fire. A cancel or "
+        "a pause is not held by it: either wins until the fire is claimed.",
+        30,
+        default="the stack's LockSeconds (120)",
+        limits=f"0 to {MAX_LOCK}",
+        fix=f"give a whole number of seconds from 0 to {MAX_LOCK}",
+        flag="--lock-seconds",
+        metavar="SECONDS",
+        argument="lock_seconds",
+    ),
+    StartField(
+        "maximumRetryAttempts",
+        "integer",
+        "How many times a fire that failed transiently (a 5xx, a throttle, a timeout) is "
+        "attempted again, with the same idempotency key and exponential backoff with full "
+        "jitter (EventBridge Scheduler's RetryPolicy). 0: one attempt only.",
+        20,
+        default="the stack's RetryMaxAttempts (5)",
+        limits=f"0 to {MAX_RETRY_ATTEMPTS}",
+        fix=f"give a whole number from 0 to {MAX_RETRY_ATTEMPTS}",
+        flag="--max-retries",
+        metavar="N",
+        argument="maximum_retry_attempts",
+    ),
+    StartField(
+        "maximumEventAgeSeconds",
+        "integer",
+        "How long after its fire time a failed fire may still be attempted again; past it the "
+        "fire fails, and goes to {deadLetterArn} if one is given.",
+        3600,
+        default=f"{DEFAULT_EVENT_AGE} (a day)",
+        limits=f"{MIN_EVENT_AGE} to {MAX_EVENT_AGE}",
+        fix=f"give a whole number of seconds from {MIN_EVENT_AGE} to {MAX_EVENT_AGE}",
+        flag="--max-event-age",
+        metavar="SECONDS",
+        argument="maximum_event_age_seconds",
+    ),
+    StartField(
+        "deadLetterArn",
+        "string",
+        "An SQS queue that receives every fire that failed past its retry policy, its age "
+        "or for good, with the action, occurrence, scheduled time, attempts and last error "
+        "(EventBridge Scheduler's DeadLetterConfig). The queue must be on the stack's "
+        "SqsTargetArns allow-list.",
+        "arn:aws:sqs:us-east-1:123456789012:billing-dlq",
+        fix="give an SQS queue ARN on the stack's SqsTargetArns allow-list",
+        flag="--dead-letter-arn",
+        metavar="ARN",
+        argument="dead_letter_arn",
     ),
     StartField(
         "roleArn",

@@ -36,6 +36,14 @@ from tickwork.domain.catch_up import (
 from tickwork.domain.durations import parse_duration
 from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
+from tickwork.domain.fire_policy import (
+    MAX_EVENT_AGE,
+    MAX_LOCK,
+    MAX_RETRY_ATTEMPTS,
+    MIN_EVENT_AGE,
+    NO_POLICY,
+    FirePolicy,
+)
 from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
 from tickwork.domain.schedule.calendar import CalendarUse, Excluded, check_calendar_name
@@ -134,6 +142,10 @@ class StartDetail(BaseModel):
     group: str | None = described("group")
     on_failure: str | None = described("onFailure")
     on_unknown_outcome: str | None = described("onUnknownOutcome")
+    lock_seconds: StrictInt | None = described("lockSeconds")
+    maximum_retry_attempts: StrictInt | None = described("maximumRetryAttempts")
+    maximum_event_age_seconds: StrictInt | None = described("maximumEventAgeSeconds")
+    dead_letter_arn: str | None = described("deadLetterArn")
     role_arn: str | None = described("roleArn", min_length=1, max_length=MAX_ROLE_ARN_LENGTH)
 
 
@@ -155,6 +167,7 @@ class StartRequest:
     on_failure: FailurePolicy | None = None
     role_arn: str | None = None  # the execution role the target is reached with
     on_unknown_outcome: UnknownOutcomePolicy | None = None
+    policy: FirePolicy = NO_POLICY  # its own lock, retry policy and dead-letter queue
 
 
 def parse_start_detail(
@@ -219,6 +232,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     group = _collect(problems, check_group, model.group or DEFAULT_GROUP)
     on_failure = _collect(problems, _failure_policy, model.on_failure)
     on_unknown = _collect(problems, _unknown_outcome_policy, model.on_unknown_outcome)
+    policy = _collect(problems, _fire_policy, model)
     zone = _collect(problems, load_zone, model.timezone)
     first = start = end = None
     if zone is not None:
@@ -230,7 +244,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
     problems += storable_problems(model.data, "data") + storable_problems(
         model.metadata, "metadata"
     )
-    if problems or zone is None or catch_up is None or group is None:
+    if problems or zone is None or catch_up is None or group is None or policy is None:
         raise ValidationFailed(problems)
     bounds: dict[str, Any] = {
         "start": start,
@@ -275,6 +289,7 @@ def _parse(detail: dict[str, Any], now: datetime, grace: timedelta) -> StartRequ
         on_failure,
         model.role_arn,
         on_unknown,
+        policy,
     )
 
 
@@ -381,6 +396,50 @@ def _unknown_outcome_policy(text: str | None) -> UnknownOutcomePolicy | None:
     if text is None:
         return None
     return _choice(UnknownOutcomePolicy, text, "onUnknownOutcome", "a policy")
+
+
+_POLICY_BOUNDS = {
+    "lockSeconds": (0, MAX_LOCK),
+    "maximumRetryAttempts": (0, MAX_RETRY_ATTEMPTS),
+    "maximumEventAgeSeconds": (MIN_EVENT_AGE, MAX_EVENT_AGE),
+}
+
+
+def _fire_policy(model: StartDetail) -> FirePolicy:
+    """Its own lock, retry policy and dead-letter queue, each in its bounds (the queue's
+    allow-list is the stack's to check: ``fire.start_record``)."""
+    problems: list[FieldProblem] = []
+    given = {
+        "lockSeconds": model.lock_seconds,
+        "maximumRetryAttempts": model.maximum_retry_attempts,
+        "maximumEventAgeSeconds": model.maximum_event_age_seconds,
+    }
+    for name, value in given.items():
+        low, high = _POLICY_BOUNDS[name]
+        if value is not None and not low <= value <= high:
+            problems.append(
+                FieldProblem(
+                    name, f"{value} is outside {low} to {high}", field_named(name).fix_for()
+                )
+            )
+    arn = model.dead_letter_arn
+    if arn is not None and not _SQS_ARN.fullmatch(arn):
+        problems.append(
+            FieldProblem(
+                "deadLetterArn",
+                f"{arn[:100]!r} is not an SQS queue ARN",
+                "give arn:aws:sqs:<region>:<account>:<queue> on the stack's SqsTargetArns "
+                "allow-list",
+            )
+        )
+    if problems:
+        raise ValidationFailed(problems)
+    return FirePolicy(
+        model.lock_seconds, model.maximum_retry_attempts, model.maximum_event_age_seconds, arn
+    )
+
+
+_SQS_ARN = re.compile(r"arn:aws[\w-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?")
 
 
 def _catch_up(model: StartDetail) -> CatchUp:

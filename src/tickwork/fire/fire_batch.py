@@ -237,12 +237,13 @@ class _Batch:
         record names the lone execution and holds its claim before it is started."""
         deps = self.deps
         made = attempt.attempt - (1 if isinstance(error, ConcurrencyLimited) else 0)
-        if made >= 1 + deps.settings.retry_max_attempts:
-            return self._failed(member, attempt.order, error)
         now = deps.clock.now()
         action = read or deps.records.get(member.action_id)
         if action is None:
             return _Done(MemberResult(member, MemberOutcome.QUIET, reason="it no longer exists"))
+        budget = action.policy.budget(attempt.order.fire_at, deps.settings.retry_max_attempts)
+        if budget.spent(made, now) is not None:
+            return self._failed(member, attempt.order, error)
         name, arn = planned_execution(action, deps)
         written = writes.hand_over(
             deps.records, member.key, self.execution_arn, arn, now, deps.limits

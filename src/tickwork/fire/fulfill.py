@@ -34,6 +34,7 @@ from tickwork.domain.errors import (
     WaitContinued,
 )
 from tickwork.domain.fire import FireAttempt, Outcome, Tick
+from tickwork.domain.fire_policy import RetryBudget
 from tickwork.domain.times import iso
 from tickwork.fire import writes
 from tickwork.fire.calendar_reads import excluded_now, late_exclusion, tampered_calendar
@@ -136,8 +137,12 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires
         # outside tickwork. Nothing runs, and nothing is retried.
         return _tick(fire, action, key, now, Outcome.NO_ACTION, {"reason": str(refused)})
     waits = 0  # the retries of this execution that were waits for a slot, not attempts
+    budget = _budget(fire, action, deps)
     try:
         with _slot(action.action, _holder(fire), deps) as waits:
+            made = fire.attempt - waits - 1  # the attempts before this one
+            if made:
+                _refuse_if_spent(budget, made, action, deps)
             request = FulfillmentRequest(
                 action_id=action.id,
                 action=action.action,
@@ -146,25 +151,37 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires
                 data=data,
                 idempotency_key=key,
                 metadata=action.metadata,
-                attempt=fire.attempt - waits,
+                attempt=made + 1,
                 role_arn=action.role_arn,
             )
             result = fulfillment.fulfill(request)
     except (TransientFulfillmentError, PermanentFulfillmentError) as error:
+        if isinstance(error, RetriesExhausted) and error.before_attempt:
+            raise
         _note_failure(fire, error, waits, deps)
-        if isinstance(error, TransientFulfillmentError) and _last_attempt(fire, waits, deps):
-            raise RetriesExhausted(fire.attempt - waits, error) from error
+        made = fire.attempt - waits
+        spent = budget.spent(made, deps.clock.now())
+        if isinstance(error, TransientFulfillmentError) and spent:
+            raise RetriesExhausted(made, error, spent) from error
         raise
     return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result, slot_waits=waits)
 
 
-def _last_attempt(fire: FireAttempt, waits: int, deps: Fires) -> bool:
-    """Whether this was the last attempt the retry policy allows a fire a batch handed over
-    (its attempts in the batch count): the machine would retry it, so it is ended here. A lone
-    fire's own execution counts its attempts itself (``RetryMaxAttempts``)."""
-    return bool(fire.order.attempts_before) and (
-        fire.attempt - waits >= 1 + deps.settings.retry_max_attempts
-    )
+def _budget(fire: FireAttempt, action: Action, deps: Fires) -> RetryBudget:
+    """What the action's retry policy allows this fire: its attempts in all (those a batch made
+    before handing it over count), none started past its age, counted from its fire time (a
+    fire asked for by hand: from when it was asked)."""
+    since = max(fire.order.fire_at, fire.order.wait_until)
+    return action.policy.budget(since, deps.settings.retry_max_attempts)
+
+
+def _refuse_if_spent(budget: RetryBudget, made: int, action: Action, deps: Fires) -> None:
+    """A retry the policy no longer allows (the attempts before it crashed or timed out, or
+    its age ran out while the machine backed off) does not call the target: the fire fails."""
+    spent = budget.spent(made, deps.clock.now())
+    if spent is not None:
+        last = TransientFulfillmentError(action.last_error or "the last attempt ended unrecorded")
+        raise RetriesExhausted(made, last, spent, before_attempt=True)
 
 
 def _agreed(fire: FireAttempt, read: Action | None, deps: Fires) -> Action:

@@ -22,6 +22,7 @@ from tickwork.needs import (
     Announces,
     Configured,
     KeepsRejections,
+    ReachesTargets,
     ReadsCalendars,
     ReadsTypes,
     Starts,
@@ -75,7 +76,8 @@ class Admits(Names, ReadsCalendars, ReadsTypes, TellsTime, Protocol):
     """What a Start becomes: checked against the action types and the calendars."""
 
 
-class Records(Launches, Admits, Refuses, Protocol): ...
+class Records(Launches, Admits, Refuses, ReachesTargets, Protocol):
+    """And a failed fire's dead-letter queue reached."""
 
 
 class Fires(Records, TakesSlots, UsesTabs, Protocol): ...

@@ -37,6 +37,7 @@ from tickwork.fire.needs import Records
 from tickwork.fire.orders import kind_of
 from tickwork.fire.planning import plan
 from tickwork.fire.writes import Written
+from tickwork.fulfillment.dead_letter import DeadLetter, send_dead_letter
 
 __all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
 
@@ -118,12 +119,16 @@ def _announce_if_late(tick: Tick, threshold: timedelta, deps: Records) -> None:
 
 
 def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
+    """Record a fire that failed for good, once; its letter goes to the action's dead-letter
+    queue first (a crash between the two sends it again, with the same idempotency key)."""
     if failure.manual:
         return _record_manual_failure(failure, deps)
     recorded: list[tuple[Occurrence, FailurePolicy]] = []
 
     def failed(action: Action, now: datetime) -> Action:
         record = _failed_occurrence(failure, action.retry_count, now)
+        if not recorded:  # a write that lost a race is tried again: one letter
+            _dead_letter(action, failure, record, action.key_of(failure.occurrence), deps)
         recorded[:] = [(record, action.failure_policy)]
         action = with_fresh_calendar(action, now, deps)  # the next fire planned on it as it is now
 
@@ -211,7 +216,34 @@ def _record_manual_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
     if action is None or fire is None:
         return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
     record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
+    _dead_letter(action, failure, record, fire.idempotency_key, deps)
     return _record_manual(failure.action_id, failure.manual, record, fire.idempotency_key, deps)
+
+
+def _dead_letter(
+    action: Action, failure: FireFailure, record: Occurrence, key: str, deps: Records
+) -> None:
+    """The failed fire to the action's dead-letter queue, if it has one."""
+    queue = action.policy.dead_letter_arn
+    if queue is None:
+        return
+    letter = DeadLetter(
+        action_id=action.id,
+        action=action.action,
+        group=action.group,
+        generation=failure.generation,
+        occurrence=failure.occurrence,
+        scheduled_time=failure.scheduled_time,
+        failed_at=record.actual_time,
+        attempts=record.attempts,
+        error=failure.error,
+        error_message=_cause_message(failure.cause) or failure.error,
+        idempotency_key=key,
+        execution_arn=failure.execution_arn or failure.execution_name,
+        trigger=str(failure.trigger),
+        manual=failure.manual,
+    )
+    send_dead_letter(deps.targets, queue, letter)
 
 
 def following_fire(

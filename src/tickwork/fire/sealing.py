@@ -35,6 +35,7 @@ def sealed_fields(action: Action) -> SealedFields:
             for change in action.occurrence_changes
         ]
         or None,
+        policy=action.policy.to_dict() or None,
     )
 
 

@@ -22,7 +22,7 @@ from tickwork.fire.calendar_reads import with_calendar
 from tickwork.fire.needs import Admits
 from tickwork.fire.planning import plan
 from tickwork.fire.sealing import seal_of
-from tickwork.fulfillment.access import check_access
+from tickwork.fulfillment.access import check_access, check_dead_letter
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -62,6 +62,7 @@ def check_start(
     check_payload_size(request)
     data = deps.registry.validate(request.action, request.data)
     check_access(data, request.role_arn, deps.settings)
+    check_dead_letter(request.policy.dead_letter_arn, deps.settings)
     if admit:
         deps.registry.admit(request.action, data)
     first = request.schedule.first_fire(now, action_id)

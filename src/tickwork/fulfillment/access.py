@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from tickwork.fulfillment.targets import TargetData
 
-__all__ = ["ROLE_ARN", "check_access"]
+__all__ = ["ROLE_ARN", "check_access", "check_dead_letter"]
 
 ROLE_ARN = re.compile(
     r"arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):role(/[\w+=,.@/-]*/|/)([\w+=,.@-]{1,64})"
@@ -55,6 +55,28 @@ def check_access(data: BaseModel, role_arn: str | None, settings: Settings) -> N
             f"add it (or a pattern) to the stack's {TARGET_PARAMETERS[target.service]} "
             "parameter, or "
             f"give a roleArn under {settings.target_role_path} that may reach it",
+        )
+
+
+def check_dead_letter(queue_arn: str | None, settings: Settings) -> None:
+    """A dead-letter queue is a target like any other: in the stack's region, on its SQS
+    allow-list (the stack's own role sends to it)."""
+    if queue_arn is None:
+        return
+    parts = queue_arn.split(":")
+    partition, region, _ = settings.home
+    if region and (parts[1], parts[3]) != (partition, region):
+        raise ValidationFailed.of(
+            "deadLetterArn",
+            f"{queue_arn} is in {parts[1]}/{parts[3]}; this stack runs in {partition}/{region}",
+            f"give a queue in {region}",
+        )
+    allowed = settings.target_arns.get("sqs", ())
+    if not any(fnmatchcase(queue_arn, pattern) for pattern in allowed):
+        raise ValidationFailed.of(
+            "deadLetterArn",
+            f"{queue_arn} is not a queue this stack may send to",
+            f"add it (or a pattern) to the stack's {TARGET_PARAMETERS['sqs']} parameter",
         )
 
 

@@ -5,7 +5,8 @@ anything runs. A record altered outside tickwork (a console edit, a stolen write
 no longer matches its seal, and its fire ends as NO_ACTION. The seal binds the id, so fields
 copied from another action do not match either.
 
-Versions: ``v5`` (written now) covers the id, the action type, its data (the target), the
+Versions: ``v6`` (written now) is ``v5`` and the action's own fire policy (lock, retry policy,
+dead-letter queue). ``v5`` covers the id, the action type, its data (the target), the
 metadata, the schedule, the catch-up, failure and unknown-outcome policies, the role the
 target is reached with and the occurrences skipped or moved by request, as the HMAC-SHA256 cut
 to its first 128 bits (32 hex digits; RFC 2104 section 5 allows a cut to half the hash, and a
@@ -28,17 +29,25 @@ from tickwork.integrity.canonical import canonical_json
 
 __all__ = ["SEAL_VERSION", "SealedFields", "compute_seal", "seal_matches"]
 
-SEAL_VERSION = "v5"
+SEAL_VERSION = "v6"
 # The fields each older seal version did not cover yet: such a seal vouches for a record only
 # while they hold their defaults (None).
 _NEWER_THAN = {
-    "v1": ("catch_up", "on_failure", "role_arn", "on_unknown_outcome", "occurrence_changes"),
-    "v2": ("on_unknown_outcome", "occurrence_changes"),
-    "v3": ("occurrence_changes",),
-    "v4": ("occurrence_changes",),
-    "v5": (),
+    "v1": (
+        "catch_up",
+        "on_failure",
+        "role_arn",
+        "on_unknown_outcome",
+        "occurrence_changes",
+        "policy",
+    ),
+    "v2": ("on_unknown_outcome", "occurrence_changes", "policy"),
+    "v3": ("occurrence_changes", "policy"),
+    "v4": ("occurrence_changes", "policy"),
+    "v5": ("policy",),
+    "v6": (),
 }
-_CUT = {"v4": 32, "v5": 32}  # hex digits kept of the HMAC; the older versions keep all 64
+_CUT = {"v4": 32, "v5": 32, "v6": 32}  # hex digits kept of the HMAC; the older versions keep all 64
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,8 @@ class SealedFields:
     on_unknown_outcome: str | None = None
     # [[scheduled, to or None], ...] in wire form; None while no occurrence is changed
     occurrence_changes: list[list[str | None]] | None = None
+    # the action's own lock, retry policy and dead-letter queue; None at the stack's defaults
+    policy: dict[str, Any] | None = None
 
     def covered(self, version: str) -> dict[str, Any] | None:
         """The fields a seal of ``version`` covers; None if such a seal cannot vouch for them."""

@@ -36,7 +36,7 @@ from tickwork.domain.steering import check_note
 from tickwork.domain.times import ceil_ms, iso, iso_exact
 from tickwork.fire.own_occurrence import write_occurrence_change
 from tickwork.fire.writes import decided_again
-from tickwork.steering.lock import is_locked
+from tickwork.steering.lock import is_locked, lock_of
 from tickwork.steering.needs import Steers
 
 __all__ = [
@@ -247,7 +247,7 @@ def _refuse_if_locked(action: Action, found: _Found, now: datetime, deps: Steers
             action.id,
             found.number,
             iso(action.execution_time or now),
-            int(deps.settings.lock.total_seconds()),
+            int(lock_of(action, deps).total_seconds()),
         )
 
 

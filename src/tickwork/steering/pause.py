@@ -2,8 +2,9 @@
 computes its next fire from now, and fires missed while it was paused are not caught up.
 
 Pausing supersedes the waiting execution (a new generation) and stops it, so a paused action
-costs nothing while it waits. Inside the lock the imminent fire is fixed: a recurrence pauses
-once that fire is recorded, a one-off's pause is refused.
+costs nothing while it waits. A pause wins until the fire is claimed (inside the lock too);
+once it is under way, a recurrence pauses when that fire is recorded, a one-off's pause is
+refused (``FireUnderWay``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tickwork.fire.calendar_reads import holding_calendar, with_fresh_calendar
 from tickwork.fire.launch import launch, stop_own_execution
 from tickwork.fire.planning import plan
 from tickwork.fire.writes import decided_again
-from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.steering.lock import until_claimed
 from tickwork.steering.needs import Steers
 
 __all__ = ["pause_action", "resume_action"]
@@ -48,9 +49,9 @@ def _pause(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     if action.status == Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()
-    if is_locked(action, now, deps):
-        refuse_if_locked_one_off(action, now, deps)
-        return defer(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
+    waiting = until_claimed(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
+    if waiting is not None:
+        return waiting
     paused = action.paused(now, note, deps.limits)
     writes.pause(deps.records, action, paused)
     stop_own_execution(action, f"paused: {note}" if note else "paused", deps)

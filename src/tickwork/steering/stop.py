@@ -1,4 +1,5 @@
-"""Cancel an action: at once, or — a recurrence inside its lock — after the imminent fire."""
+"""Cancel an action: at once until its fire is claimed; a recurrence whose fire is under way,
+after that fire (a one-off's is refused: its only fire is running)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from tickwork.domain.steering import ChangeKind, Deferred
 from tickwork.fire import writes
 from tickwork.fire.launch import stop_own_execution
 from tickwork.fire.writes import decided_again
-from tickwork.steering.lock import defer, is_locked, refuse_if_locked_one_off
+from tickwork.steering.lock import until_claimed
 from tickwork.steering.needs import Steers
 
 __all__ = ["cancel_action"]
@@ -20,8 +21,10 @@ __all__ = ["cancel_action"]
 def cancel_action(action_id: str, deps: Steers) -> ChangeAnswer:
     """Idempotent: cancelling a finished (or already cancelled) action reports its status.
 
-    Inside the lock the imminent fire is fixed: a one-off is refused (``ActionLocked``), a
-    recurrence is cancelled as soon as that fire is recorded (outcome ``deferred``). A cancel
+    It wins until the fire is claimed, wherever the fire waits (in its execution, parked, in a
+    batch, inside the lock): the claim is the one point that decides. Once claimed, a one-off's
+    cancel is refused (``FireUnderWay``), a recurrence is cancelled as soon as that fire is
+    recorded (outcome ``deferred``). A cancel
     that races another writer (the pump launching the fire, the reconciler parking it again)
     reads the record again and decides again.
     """
@@ -44,9 +47,9 @@ def _cancel(action_id: str, deps: Steers, attempts: list[Action]) -> ChangeAnswe
         return ChangeAnswer(action_id, Done.UNCHANGED, str(action.status))
     attempts.append(action)
     now = deps.clock.now()
-    if is_locked(action, now, deps):
-        refuse_if_locked_one_off(action, now, deps)
-        return defer(action, Deferred(ChangeKind.CANCEL, now), now, deps)
+    waiting = until_claimed(action, Deferred(ChangeKind.CANCEL, now), now, deps)
+    if waiting is not None:
+        return waiting
     cancelled = action.cancelled(now, deps.limits)
     writes.cancel(deps.records, action, cancelled)
     _stopped(action, deps)

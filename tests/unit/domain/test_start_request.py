@@ -383,7 +383,8 @@ def test_allowed_fields_are_the_event_names() -> None:
         "flexibleWindow", "windowMode", "calendar", "onExcluded", "repeat",
         "executionRemainder",
         "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
-        "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "roleArn",
+        "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "lockSeconds",
+        "maximumRetryAttempts", "maximumEventAgeSeconds", "deadLetterArn", "roleArn",
     }  # fmt: skip
 
 

@@ -3,6 +3,8 @@ caller, each port a fake that holds state for the test to assert on."""
 
 from __future__ import annotations
 
+import threading
+
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,18 +40,25 @@ __all__ = ["FakeClock", "attempt", "fake_dependencies"]
 
 @dataclass
 class FakeClock:
+    """Time that moves only when a test moves it, or a sleep does. A batch's members sleep in
+    threads of their own: each move is made under a lock, so two sleeps never overwrite each
+    other's (time never goes back, however the threads interleave on a busy machine)."""
+
     current: datetime
     slept: list[float] = field(default_factory=list)
+    _moving: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def now(self) -> datetime:
         return self.current
 
     def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.current += timedelta(seconds=seconds)
+        with self._moving:
+            self.slept.append(seconds)
+            self.current += timedelta(seconds=seconds)
 
     def advance(self, **delta: float) -> None:
-        self.current += timedelta(**delta)
+        with self._moving:
+            self.current += timedelta(**delta)
 
 
 def fake_dependencies(

@@ -67,6 +67,8 @@ class FakeStore:
         self.tabs: dict[str, FakeTab] = {}
         # Called after every write has landed (a test may have it raise: a process that died).
         self.after_write: Callable[[], None] = lambda: None
+        # Called before a record's conditional write is tried (a test may write first: a race).
+        self.before_save: Callable[[Action], None] = lambda action: None
 
     def apply(self, changes: Changes) -> None:
         for key, amount in changes.items():
@@ -137,6 +139,7 @@ class FakeRecords:
     def save(
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
+        self.store.before_save(action)
         current = self._replaced(action, expected_version)
         self._settle_carried(action.id)
         self.store.apply(_changes(current, action, recorded))

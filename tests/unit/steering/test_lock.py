@@ -1,6 +1,8 @@
-"""GIVEN an action whose next fire is inside the lock WHEN it is updated, cancelled or paused
-THEN the imminent fire happens as planned; a recurrence's change applies from the next
-occurrence on (and the answer says so), a one-off's is refused and nothing is written."""
+"""GIVEN an action whose next fire is inside the lock WHEN it is updated THEN the imminent fire
+happens as planned; a recurrence's update applies from the next occurrence on (and the answer
+says so), a one-off's is refused and nothing is written. A cancel or a pause is not held by the
+lock: it wins until the fire is claimed; after the claim a recurrence's applies from the next
+occurrence on, a one-off's is refused (``FireUnderWay``) and nothing is written."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from tests.unit import machine
 from tests.unit.fakes import fake_dependencies
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ActionLocked
+from tickwork.domain.errors import ActionLocked, FireUnderWay
 from tickwork.domain.events import DetailType
 from tickwork.steering.pause import pause_action
 from tickwork.steering.start import StartCommand, start_action
@@ -29,17 +31,39 @@ def deps() -> Dependencies:
     return deps
 
 
-def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_can_be_cancelled(deps) -> None:
+def _claim(deps: Dependencies, action_id: str) -> None:
+    """The fire the record is at, claimed by its execution: under way."""
+    action = deps.records.get(action_id)
+    assert action is not None and action.execution_arn is not None
+    deps.records.save(action.claimed(deps.clock.now(), action.execution_arn, 20), action.version)
+
+
+def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_is_cancelled_at_once(deps) -> None:
     # WHEN a rate(1 minute) recurrence is cancelled (every moment is inside its lock)
+    waiting = machine.current(deps, "r")
+    answer = cancel_action("r", deps).to_wire()
+
+    # THEN it is cancelled at once: its fire was not claimed yet, and never runs
+    assert answer["outcome"] == "cancelled"
+    assert deps.records.get("r").status == Status.CANCELLED
+    deps.clock.current = NOW + timedelta(minutes=1)
+    assert machine.run(deps, waiting) is None
+
+
+def test_a_cancel_of_a_claimed_recurrence_applies_after_the_fire_under_way(deps) -> None:
+    # GIVEN its imminent fire claimed: under way
+    deps.clock.current = NOW + timedelta(minutes=1)
+    _claim(deps, "r")
+    # WHEN it is cancelled
     answer = cancel_action("r", deps).to_wire()
 
     # THEN it is accepted, applies after the imminent fire, and says so
     assert answer["outcome"] == "deferred" and answer["change"] == "CANCEL"
     assert answer["appliesAfter"] == {"occurrence": 1, "fireTime": "2026-03-07T12:01:00.000Z"}
+    assert "under way" in answer["message"]
     assert "applies from the next occurrence on" in answer["message"]
-    assert deps.records.get("r").status == Status.PENDING
-    # AND the imminent fire happens as planned, then the action is cancelled: nothing more
-    deps.clock.current = NOW + timedelta(minutes=1)
+    assert deps.records.get("r").status == Status.IN_PROGRESS
+    # AND the fire under way completes, then the action is cancelled: nothing more
     tick = machine.run(deps, machine.current(deps, "r"))
     assert tick is not None and tick.occurrence == 1
     action = deps.records.get("r")
@@ -49,15 +73,16 @@ def test_a_rate_shorter_than_the_lock_is_always_inside_it_yet_can_be_cancelled(d
 
 
 def test_a_cancel_deferred_to_the_last_fire_still_ends_the_action_cancelled() -> None:
-    # GIVEN a recurrence of two fires, its last one inside the lock
+    # GIVEN a recurrence of two fires, its last one under way
     deps = fake_dependencies(NOW)
     start_action(StartCommand({**EVERY_MINUTE, "executionRemainder": 2, "repeat": True}), deps)
     deps.clock.current = NOW + timedelta(minutes=1)
     machine.run(deps, machine.current(deps, "r"))
-
-    # WHEN it is cancelled there, and the last fire happens
-    assert cancel_action("r", deps).to_wire()["outcome"] == "deferred"
     deps.clock.current = NOW + timedelta(minutes=2)
+    _claim(deps, "r")
+
+    # WHEN it is cancelled then, and the last fire completes
+    assert cancel_action("r", deps).to_wire()["outcome"] == "deferred"
     tick = machine.run(deps, machine.current(deps, "r"))
 
     # THEN the fire happened, and the action ends as asked: CANCELLED, never COMPLETED
@@ -87,11 +112,22 @@ def test_an_update_inside_the_lock_applies_from_the_next_occurrence(deps) -> Non
     assert machine.current(deps, "r") in deps.executions.started
 
 
-def test_a_pause_inside_the_lock_pauses_after_the_imminent_fire(deps) -> None:
+def test_a_pause_inside_the_lock_pauses_at_once(deps) -> None:
+    waiting = machine.current(deps, "r")
+    answer = pause_action("r", "maintenance", deps).to_wire()
+
+    assert answer["outcome"] == "paused"
+    deps.clock.current = NOW + timedelta(minutes=1)
+    assert machine.run(deps, waiting) is None  # its fire never runs
+    assert deps.records.get("r").status == Status.PAUSED
+
+
+def test_a_pause_of_a_fire_under_way_pauses_after_it(deps) -> None:
+    deps.clock.current = NOW + timedelta(minutes=1)
+    _claim(deps, "r")
     answer = pause_action("r", "maintenance", deps).to_wire()
 
     assert answer["outcome"] == "deferred" and answer["change"] == "PAUSE"
-    deps.clock.current = NOW + timedelta(minutes=1)
     assert machine.run(deps, machine.current(deps, "r")) is not None
     action = deps.records.get("r")
     assert (
@@ -102,29 +138,56 @@ def test_a_pause_inside_the_lock_pauses_after_the_imminent_fire(deps) -> None:
 
 
 def test_the_latest_change_asked_for_wins(deps) -> None:
+    deps.clock.current = NOW + timedelta(minutes=1)
+    _claim(deps, "r")
     cancel_action("r", deps)
     start_action(StartCommand({**EVERY_MINUTE, "data": {"v": 3}}), deps)
 
-    deps.clock.current = NOW + timedelta(minutes=1)
     machine.run(deps, machine.current(deps, "r"))
 
     action = deps.records.get("r")
     assert action.status == Status.PENDING and action.data == {"v": 3}
 
 
-@pytest.mark.parametrize("change", ["cancel", "update", "pause"])
-def test_a_one_off_inside_its_lock_is_refused_and_nothing_is_written(change: str) -> None:
+def test_a_one_off_update_inside_its_lock_is_refused_and_nothing_is_written() -> None:
     deps = fake_dependencies(NOW)
     start_action(StartCommand({"id": "once", "duration": "90s"}), deps)
     before = deps.records.get("once")
 
     with pytest.raises(ActionLocked, match="its only fire is fixed"):
+        start_action(StartCommand({"id": "once", "duration": "10m"}), deps)
+
+    assert deps.records.get("once") == before
+
+
+@pytest.mark.parametrize("change", ["cancel", "pause"])
+def test_a_one_off_inside_its_lock_is_cancelled_or_paused_and_never_fires(change: str) -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "once", "duration": "90s"}), deps)
+    name = machine.current(deps, "once")
+
+    answer = (cancel_action if change == "cancel" else lambda i, d: pause_action(i, None, d))(
+        "once", deps
+    )
+
+    assert answer.to_wire()["outcome"] == {"cancel": "cancelled", "pause": "paused"}[change]
+    deps.clock.current = NOW + timedelta(seconds=90)
+    assert machine.run(deps, name) is None  # its execution ends quietly: nothing is called
+
+
+@pytest.mark.parametrize("change", ["cancel", "pause"])
+def test_a_one_off_under_way_is_refused_and_nothing_is_written(change: str) -> None:
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "once", "duration": "90s"}), deps)
+    deps.clock.current = NOW + timedelta(seconds=90)
+    _claim(deps, "once")
+    before = deps.records.get("once")
+
+    with pytest.raises(FireUnderWay, match="under way"):
         if change == "cancel":
             cancel_action("once", deps)
-        elif change == "pause":
-            pause_action("once", None, deps)
         else:
-            start_action(StartCommand({"id": "once", "duration": "10m"}), deps)
+            pause_action("once", None, deps)
 
     assert deps.records.get("once") == before
 

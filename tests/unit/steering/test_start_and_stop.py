@@ -103,10 +103,27 @@ def test_lock_boundary_is_two_minutes_before_the_fire(
 
     if locked:
         with pytest.raises(ActionLocked, match="locked 120s before it"):
-            cancel_action("a:1", deps)
+            start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-2"), deps)
         assert deps.records.get("a:1").status == Status.PENDING
     else:
-        assert cancel_action("a:1", deps).to_wire()["outcome"] == "cancelled"
+        assert start_action(StartCommand({"id": "a:1", "duration": "20m"}, "ev-2"), deps)
+    # a cancel is not held by the lock: it wins until the fire is claimed
+    assert cancel_action("a:1", deps).to_wire()["outcome"] == "cancelled"
+
+
+@pytest.mark.parametrize(("lock_seconds", "locked"), [(0, False), (30, False), (300, True)])
+def test_an_actions_own_lock_replaces_the_stacks(lock_seconds: int, locked: bool) -> None:
+    deps = fake_dependencies(NOW)
+    detail = {"id": "a:1", "duration": "10m", "lockSeconds": lock_seconds}
+    start_action(StartCommand(detail, "ev-1"), deps)
+    deps.clock.current = NOW + timedelta(minutes=10) - timedelta(seconds=60)
+
+    if locked:
+        with pytest.raises(ActionLocked, match=f"locked {lock_seconds}s before it"):
+            start_action(StartCommand({**detail, "duration": "20m"}, "ev-2"), deps)
+    else:
+        start_action(StartCommand({**detail, "duration": "20m"}, "ev-2"), deps)
+        assert deps.records.get("a:1").generation == 2
 
 
 @pytest.mark.parametrize(

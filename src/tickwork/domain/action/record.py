@@ -19,6 +19,7 @@ from tickwork.domain.errors import TransitionRefused
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireKey, Outcome, Trigger
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
+from tickwork.domain.fire_policy import NO_POLICY, FirePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.occurrence_changes import OccurrenceChange
 from tickwork.domain.schedule import Schedule
@@ -168,6 +169,8 @@ class ActionRecord:
     # Set by a fire that found its calendar changed outside tickwork (it kept this record's
     # copy); cleared by the first fire that reads the calendar under its seal again.
     tampered_calendar: TamperedCalendar | None = None
+    # Its own lock, retry policy and dead-letter queue (each None: the stack's default).
+    policy: FirePolicy = NO_POLICY
 
     @property
     def fire_key(self) -> FireKey:
@@ -237,15 +240,22 @@ class ActionRecord:
         return max(self.schedule.max_occurrences - self.occurrence + 1, 0)
 
     def is_locked(self, now: datetime, lock: timedelta) -> bool:
-        """Inside the lock window the imminent fire is fixed: it happens as planned. A one-off
-        can then no longer be changed; a recurrence's change waits for it (``deferring``)."""
+        """Inside the lock window (its own ``lockSeconds``, else the stack's ``lock``) the
+        imminent fire's schedule is fixed: a one-off's can no longer be changed, a
+        recurrence's change waits for the fire (``deferring``). A cancel or a pause is not a
+        change of the schedule: it wins until the fire is claimed (``is_claimed``)."""
         if self.status == Status.IN_PROGRESS:
             return True
         return (
             self.status == Status.PENDING
             and self.execution_time is not None
-            and self.execution_time - now <= lock
+            and self.execution_time - now <= self.policy.lock(lock)
         )
+
+    @property
+    def is_claimed(self) -> bool:
+        """The fire it is at is under way: claimed by the execution running it."""
+        return self.status == Status.IN_PROGRESS
 
     def holds_claim(self, execution_arn: str) -> bool:
         """Whether that execution holds the claim on the fire the record is at."""

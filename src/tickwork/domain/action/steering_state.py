@@ -92,6 +92,7 @@ class SteeringState(ActionRecord):
             on_failure=request.on_failure,
             on_unknown_outcome=request.on_unknown_outcome,
             role_arn=request.role_arn,
+            policy=request.policy,
             lineage=_lineage(action_id, created_at, generation),
             pause=replacing.pause if paused and replacing else None,
             changed_at=now,
