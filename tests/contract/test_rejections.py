@@ -145,3 +145,35 @@ def test_its_items_are_never_under_an_action_id() -> None:
     from tickwork.adapters.dynamodb_rejections import COUNTER_ID, SLOT_PREFIX
 
     assert not ID_PATTERN.fullmatch(COUNTER_ID) and not ID_PATTERN.fullmatch(f"{SLOT_PREFIX}0")
+
+
+def test_a_flood_of_senders_never_erases_a_senders_entries_from_its_own_view(
+    make_log: Made,
+) -> None:
+    """One publisher forging 40 sources, then flooding one of them: an earlier sender's refusal
+    is still there under its own source (the unfiltered view shows the senders refused last)."""
+    log = make_log(10)
+    for n in range(40):
+        log.keep({**_rejection(n), "source": f"flood.{n}"}, NOW + timedelta(seconds=n))
+    log.keep({**_rejection(100), "source": "team.late"}, NOW + timedelta(seconds=50))
+    for n in range(12):
+        log.keep({**_rejection(200 + n), "source": "flood.39"}, NOW + timedelta(seconds=60 + n))
+
+    late = log.latest(20, "team.late")
+    assert [e["id"] for e in late] == ["order:100"]
+    assert "order:100" in {e["id"] for e in log.latest(500)}
+    assert [e["id"] for e in log.latest(1, "flood.3")] == ["order:3"]
+
+
+@pytest.mark.parametrize(("first", "second"), [("col#1", "col"), ("a@b", "a"), ("x#0", "x#")])
+def test_sources_whose_names_hold_the_rings_separators_keep_apart(
+    make_log: Made, first: str, second: str
+) -> None:
+    log = make_log(10)
+    log.keep({**_rejection(1), "source": first}, NOW)
+    log.keep({**_rejection(2), "source": second}, NOW + timedelta(seconds=1))
+    log.keep({**_rejection(3), "source": first}, NOW + timedelta(seconds=2))
+
+    assert [e["id"] for e in log.latest(10, first)] == ["order:3", "order:1"]
+    assert [e["id"] for e in log.latest(10, second)] == ["order:2"]
+    assert len(log.latest(10)) == 3

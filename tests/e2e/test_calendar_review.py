@@ -127,3 +127,54 @@ def test_a_calendar_edit_never_ends_or_freezes_the_schedules_naming_it(
     again = api.put("/calendars/c", {"timezone": "UTC"})
     assert again.status == 200 and again.json["resumed"] == ["daily"], again.json
     assert api.get("/actions/daily").json["status"] == "PENDING"
+
+
+def test_an_older_sealed_calendar_put_back_in_the_table_is_not_taken(
+    stack: Stack, api: Api
+) -> None:
+    """A fifth review: version 1 of a calendar, its own genuine seal and all, put back over
+    version 2 with put-item. It skipped the next fire with no Schedule Tampered, and the record
+    was sealed again on version 1. Now the fire runs on the record's version 2, says so, and
+    the action needs attention."""
+    today = stack.local.clock.now().date()
+    days = [(today + timedelta(days=n)).isoformat() for n in range(3)]
+    assert api.put("/calendars/k", {"timezone": "UTC", "dates": days}).status == 201
+    table = boto3.resource("dynamodb").Table(stack.local.outputs["ActionsTableName"])
+    version_1 = table.get_item(Key={"id": "#calendar#k"})["Item"]  # excludes these 3 days
+    assert api.put("/calendars/k", {"timezone": "UTC", "dates": ["2032-01-01"]}).status == 200
+    assert (
+        api.post("/actions", {"id": "hourly", "cron": "0 * * * *", "calendar": "k"}).status == 201
+    )
+    first = stack.wait_record("hourly", lambda a: a.execution_time is not None).execution_time
+    assert first is not None and first.date().isoformat() in days
+    table.put_item(Item=version_1)  # the genuine version 1, replayed as it was
+    advance_to(first + timedelta(minutes=1))
+    record = stack.wait_record("hourly", lambda a: len(a.history) >= 1)
+    assert [h.outcome for h in record.history] == [Outcome.FIRED]
+    held = record.schedule.calendar
+    assert held is not None and held.calendar is not None and held.calendar.version == 2
+    assert record.needs_attention and record.tampered_calendar is not None
+    said = [e["detail"] for e in stack.lifecycle.drain() if e["detail-type"] == DetailType.TAMPERED]
+    assert said and "earlier version put back" in said[0]["reason"]
+
+
+def test_a_paused_schedule_pushed_out_by_its_calendar_resumes_on_the_calendar_put_back(
+    stack: Stack, api: Api
+) -> None:
+    start = stack.local.clock.now().date()
+    dates = [(start + timedelta(days=n)).isoformat() for n in range(1000)]
+    assert api.put("/calendars/pp", {"timezone": "UTC", "dates": dates}).status == 201
+    assert (
+        api.post("/actions", {"id": "pp-1", "cron": "50 * * * *", "calendar": "pp"}).status == 201
+    )
+    pushed = stack.wait_record("pp-1", lambda a: a.execution_time is not None).execution_time
+    assert pushed is not None and pushed.year >= 2029
+    assert api.post("/actions/pp-1/pause").status == 200
+    assert api.put("/calendars/pp", {"timezone": "UTC", "dates": ["2035-01-01"]}).status == 200
+
+    resumed = api.post("/actions/pp-1/resume").json
+
+    assert resumed["outcome"] == "resumed"
+    record = stack.record("pp-1")
+    assert record.execution_time is not None
+    assert record.execution_time - stack.local.clock.now() <= timedelta(hours=1)

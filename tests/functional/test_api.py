@@ -582,3 +582,20 @@ def test_root_serves_the_dashboard_when_it_is_installed(api: Api) -> None:
         assert reply.text.lstrip().lower().startswith("<!doctype html")
     else:
         assert reply.status == 404 and reply.json["message"] == "the dashboard is not installed"
+
+
+@pytest.mark.parametrize("depth", [25, 600])
+def test_data_nested_past_what_a_record_holds_is_400_naming_its_place(
+    api: Api, stack: Stack, depth: int
+) -> None:
+    """DynamoDB nests 32 levels; a record keeps the data inside its own fields. Deeper data was
+    a 502 (a RecursionError past a few hundred levels), now a 400 naming where."""
+    nested: dict = {}
+    for _ in range(depth):
+        nested = {"k": nested}
+
+    reply = api.post("/actions", {"id": "deep:1", "duration": "5m", "metadata": nested})
+
+    assert reply.status == 400, reply.text
+    assert reply.json["problems"][0]["field"] == "metadata" + ".k" * 25
+    assert stack.records.get("deep:1") is None

@@ -261,6 +261,14 @@ def test_a_naive_bound_needs_its_zone_as_a_naive_when_does(bus: Bus, bound: str)
     assert sent.detail[f"{bound}Time"] == "2027-03-08T09:30:00"  # read in that zone
 
 
+def _nested(depth: int) -> dict:
+    """An object ``depth`` levels of ``{"k": ...}`` deep."""
+    inner: dict = {}
+    for _ in range(depth):
+        inner = {"k": inner}
+    return inner
+
+
 @pytest.mark.parametrize(
     ("data", "field"),
     [
@@ -268,8 +276,10 @@ def test_a_naive_bound_needs_its_zone_as_a_naive_when_does(bus: Bus, bound: str)
         ({"amount": 1e-200}, "data.amount"),
         ({"items": [12345678901234567890123456789012345678901]}, "data.items.0"),
         ({"note": "half a pair \ud800"}, "data.note"),
+        (_nested(25), "data" + ".k" * 25),
+        (_nested(900), "data" + ".k" * 25),
     ],
-    ids=["1e200", "1e-200", "41-digits", "lone-surrogate"],
+    ids=["1e200", "1e-200", "41-digits", "lone-surrogate", "25-deep", "900-deep"],
 )
 def test_values_no_store_can_hold_are_refused_by_field_before_sending(
     bus: Bus, data: dict, field: str

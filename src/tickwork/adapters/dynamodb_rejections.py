@@ -2,19 +2,27 @@
 
 A sender's ring is numbered by its counter item (an atomic ADD) and held in its slot items,
 ``<ring>#<n mod keep>``, each holding the newest number written to it (a conditional put). The
-ring of a source ``s`` is ``#rejected@s``; refusals no sender is known for (and those kept
-before rings were per sender) are in ``#rejected``. The sources seen are listed in the item
-``#rejected@sources`` — at most ``MOST_SOURCES``; a later sender's refusals share the ring
-``#rejected@*`` — so reading every sender's newest is a GetItem, one per ring, and a
-BatchGetItem per 100 slots, never a scan. A rejection costs three writes. When
-``KeepRejections`` changes, slots are numbered anew. Ids starting with ``#`` are never an
-action's (docs/contracts.md).
+ring of a source ``s`` is ``#rejected@<the first 96 bits of SHA-256(s), hex>``: every sender
+has a ring of its own, however many there are, so one can never push out another's entries,
+and no source's name (a ``#`` or ``@`` in it) can make one ring's id another's slot. Refusals
+no sender is known for are in ``#rejected``. Each slot and counter expires a month after its
+last write (``ttl``), so forged sources cost the table nothing lasting.
+
+Reading one sender's entries (``latest(limit, source)``) reads its ring: a GetItem and a
+BatchGetItem per 100 slots. Reading everyone's reads the rings of the ``MOST_SOURCES`` senders
+refused last, listed with when in the item ``#rejected@sources`` (pruned to them as it grows):
+a flood of new senders can hide an older sender from that unfiltered view, never from its own.
+Rings an earlier version kept under the source's own name (``#rejected@s``, ``sources`` listed
+as a set, later senders sharing ``#rejected@*``) are still read. A rejection costs three or
+four writes. When ``KeepRejections`` changes, slots are numbered anew. Ids starting with ``#``
+are never an action's (docs/contracts.md).
 """
 
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime
+import hashlib
+from datetime import datetime, timedelta
 from typing import Any
 
 from tickwork.adapters.clients import AwsClients, OnTable
@@ -25,18 +33,19 @@ from tickwork.domain.times import iso
 __all__ = [
     "COUNTER_ID",
     "MOST_SOURCES",
-    "OTHERS",
     "SLOT_PREFIX",
     "SOURCES_ID",
     "DynamoDBRejections",
     "bounded",
+    "ring_of",
 ]
 
 COUNTER_ID = "#rejected"  # the ring of refusals no sender is known for
 SLOT_PREFIX = "#rejected#"
 SOURCES_ID = "#rejected@sources"
-MOST_SOURCES = 32  # senders with a ring of their own; the others share OTHERS
-OTHERS = "*"
+MOST_SOURCES = 32  # the senders refused last, whose rings the unfiltered view reads
+_KEPT_FOR = timedelta(days=30)
+_LEGACY_OTHERS = "*"  # the ring an earlier version's senders past its 32 shared
 
 
 class DynamoDBRejections(OnTable):
@@ -54,11 +63,14 @@ class DynamoDBRejections(OnTable):
         if self._keep <= 0:
             return
         source = rejection.get("source")
-        ring = self._ring_of(source if isinstance(source, str) and source else None)
+        source = source if isinstance(source, str) and source else None
+        ring = COUNTER_ID if source is None else ring_of(source)
+        expires = int((at + _KEPT_FOR).timestamp())
         answer = self._table.update_item(
             Key={"id": ring},
-            UpdateExpression="ADD n :one",
-            ExpressionAttributeValues={":one": 1},
+            UpdateExpression="ADD n :one SET #ttl = :ttl",
+            ExpressionAttributeNames={"#ttl": "ttl"},
+            ExpressionAttributeValues={":one": 1, ":ttl": expires},
             ReturnValues="UPDATED_NEW",
         )
         number = int(str(answer["Attributes"]["n"]))
@@ -74,64 +86,90 @@ class DynamoDBRejections(OnTable):
                     "id": _slot(ring, number, self._keep),
                     "number": number,
                     "at": iso(at),
+                    "ttl": expires,
                 },
                 ConditionExpression="attribute_not_exists(#n) OR #n < :n",
                 ExpressionAttributeNames={"#n": "number"},
                 ExpressionAttributeValues={":n": number},
             )
+        if source is not None:
+            self._seen(source, at)
 
     def latest(self, limit: int, source: str | None = None) -> list[dict[str, Any]]:
         if self._keep <= 0 or limit <= 0:
             return []
+        recent, legacy = self._sources()
         if source is not None:
-            rings = [_ring(source)] if source in self._sources() else []
+            rings = [ring_of(source)] + ([_legacy_ring(source)] if source in legacy else [])
+            if _LEGACY_OTHERS in legacy:
+                rings.append(_legacy_ring(_LEGACY_OTHERS))
         else:
-            rings = [COUNTER_ID, *(_ring(s) for s in sorted(self._sources()))]
+            rings = [COUNTER_ID, *(ring_of(s) for s in recent)]
+            rings += [_legacy_ring(s) for s in sorted(legacy)]
         found: list[dict[str, Any]] = []
         for ring in rings:
             found += self._newest(ring, limit)
+        if source is not None:
+            found = [r for r in found if r.get("source") == source]
         found.sort(key=lambda r: (str(r["at"]), int(r["number"])), reverse=True)
         return found[:limit]
 
     def _newest(self, ring: str, limit: int) -> list[dict[str, Any]]:
         counter = self._table.get_item(Key={"id": ring}, ConsistentRead=True).get("Item")
-        if counter is None:
+        if counter is None or "n" not in counter:
             return []
         newest = int(str(counter["n"]))
         numbers = range(newest, max(0, newest - min(limit, self._keep)), -1)
         by_number = {
             int(str(item["number"])): item
             for item in items_by_id(self._table, [_slot(ring, n, self._keep) for n in numbers])
+            if "number" in item
         }
         return [_plain(by_number[n]) for n in numbers if n in by_number]
 
-    def _sources(self) -> set[str]:
+    def _sources(self) -> tuple[list[str], set[str]]:
+        """The senders refused last (newest first, at most ``MOST_SOURCES``), and those an
+        earlier version listed."""
         item = self._table.get_item(Key={"id": SOURCES_ID}, ConsistentRead=True).get("Item")
-        listed: Any = (item or {}).get("sources") or set()
-        return {str(s) for s in listed}
+        seen: Any = (item or {}).get("seen") or {}
+        recent = sorted(seen, key=lambda s: str(seen[s]), reverse=True)[:MOST_SOURCES]
+        legacy: Any = (item or {}).get("sources") or set()
+        return recent, {str(s) for s in legacy}
 
-    def _ring_of(self, source: str | None) -> str:
-        """The ring a sender's refusals go to, the sender listed among the sources (up to
-        ``MOST_SOURCES`` of them; later ones share the ring of the others)."""
-        if source is None:
-            return COUNTER_ID
-        listed = self._table.meta.client.exceptions.ConditionalCheckFailedException
+    def _seen(self, source: str, at: datetime) -> None:
+        """Note the sender refused at ``at``; prune the list to the ``MOST_SOURCES`` refused
+        last once it holds twice as many (conditional on what was read: a lost race leaves
+        it for the next refusal)."""
         try:
+            answer = self._table.update_item(
+                Key={"id": SOURCES_ID},
+                UpdateExpression="SET seen.#s = :at",
+                ExpressionAttributeNames={"#s": source},
+                ExpressionAttributeValues={":at": iso(at)},
+                ReturnValues="ALL_NEW",
+            )
+        except self._table.meta.client.exceptions.ClientError as error:
+            if error.response["Error"]["Code"] != "ValidationException":
+                raise
+            answer = self._table.update_item(  # the first sender noted: the list made
+                Key={"id": SOURCES_ID},
+                UpdateExpression="SET seen = if_not_exists(seen, :first)",
+                ExpressionAttributeValues={":first": {source: iso(at)}},
+                ReturnValues="ALL_NEW",
+            )
+        seen: Any = answer["Attributes"].get("seen") or {}
+        if len(seen) < 2 * MOST_SOURCES:
+            return
+        kept = sorted(seen, key=lambda s: str(seen[s]), reverse=True)[:MOST_SOURCES]
+        pruned = {s: seen[s] for s in kept}
+        moved = self._table.meta.client.exceptions.ConditionalCheckFailedException
+        with contextlib.suppress(moved):
             self._table.update_item(
                 Key={"id": SOURCES_ID},
-                UpdateExpression="ADD sources :s",
-                ConditionExpression="contains(sources, :one) OR attribute_not_exists(sources) "
-                "OR size(sources) < :most",
-                ExpressionAttributeValues={":s": {source}, ":one": source, ":most": MOST_SOURCES},
+                UpdateExpression="SET seen = :pruned",
+                ConditionExpression="size(seen) = :size",
+                ExpressionAttributeValues={":pruned": pruned, ":size": len(seen)},
             )
-        except listed:
-            source = OTHERS
-            self._table.update_item(
-                Key={"id": SOURCES_ID},
-                UpdateExpression="ADD sources :s",
-                ExpressionAttributeValues={":s": {OTHERS}},
-            )
-        return _ring(source)
 
 
 def bounded(rejection: dict[str, Any]) -> dict[str, Any]:
@@ -156,7 +194,13 @@ def bounded(rejection: dict[str, Any]) -> dict[str, Any]:
     return {"detailType": rejection.get("detailType", str(Rejected.detail_type)), **kept}
 
 
-def _ring(source: str) -> str:
+def ring_of(source: str) -> str:
+    """A sender's ring: its own, named by a hash of the source (hex: no ``#`` or ``@``)."""
+    return f"{COUNTER_ID}@{hashlib.sha256(source.encode()).hexdigest()[:24]}"
+
+
+def _legacy_ring(source: str) -> str:
+    """The ring an earlier version kept a sender's refusals in."""
     return f"{COUNTER_ID}@{source}"
 
 
@@ -166,7 +210,7 @@ def _slot(ring: str, number: int, keep: int) -> str:
 
 def _plain(item: dict[str, Any]) -> dict[str, Any]:
     """The item as JSON-ready values (DynamoDB's numbers are Decimals)."""
-    shown = {k: v for k, v in item.items() if k not in ("id", "actionId")}
+    shown = {k: v for k, v in item.items() if k not in ("id", "actionId", "ttl")}
     if "actionId" in item:
         shown["id"] = item["actionId"]
     shown["number"] = int(str(shown["number"]))

@@ -78,6 +78,7 @@ class FirePolicy:
     def from_dict(cls, stored: dict[str, Any] | None) -> Self:
         if not stored:
             return cls()
+
         def number(wire: str) -> int | None:
             value = stored.get(wire)
             return None if value is None else int(value)

@@ -17,9 +17,12 @@ from typing import Any
 
 from tickwork.domain.errors import FieldProblem
 
-__all__ = ["MAX_DIGITS", "storable_problems"]
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "storable_problems"]
 
 MAX_DIGITS = 38  # DynamoDB numbers: 38 significant digits
+# DynamoDB nests maps and lists 32 levels deep; a record holds the data inside its Start
+# (``request``) and a waiting change (``deferred``): the data keeps 8 levels clear of it.
+MAX_DEPTH = 24
 _LARGEST_EXPONENT = 125  # magnitudes up to 9.99...E+125
 _SMALLEST_EXPONENT = -130  # and down to 1E-130
 _NUMBER_FIX = (
@@ -32,12 +35,23 @@ def storable_problems(value: Any, path: str, limit: int = 10) -> list[FieldProbl
     """Every place inside ``value`` (at ``path``) that DynamoDB cannot store, at most
     ``limit`` of them."""
     problems: list[FieldProblem] = []
-    _walk(value, path, problems, limit)
+    _walk(value, path, problems, limit, 0)
     return problems
 
 
-def _walk(value: Any, path: str, problems: list[FieldProblem], limit: int) -> None:
+def _walk(value: Any, path: str, problems: list[FieldProblem], limit: int, depth: int) -> None:
     if len(problems) >= limit:
+        return
+    if depth > MAX_DEPTH and isinstance(value, dict | list | tuple):
+        problems.append(
+            FieldProblem(
+                path,
+                f"nests objects and lists more than {MAX_DEPTH} levels deep",
+                f"keep it at most {MAX_DEPTH} levels deep (DynamoDB holds 32, and tickwork "
+                "keeps the data inside the record's own fields), or send the deep part as a "
+                "JSON string",
+            )
+        )
         return
     if isinstance(value, bool) or value is None:
         return
@@ -55,10 +69,10 @@ def _walk(value: Any, path: str, problems: list[FieldProblem], limit: int) -> No
             place = f"{path}.{key if key_problem is None else ascii(key)}"
             if key_problem is not None:
                 problems.append(FieldProblem(place, f"key {key_problem}", "rename it"))
-            _walk(item, place, problems, limit)
+            _walk(item, place, problems, limit, depth + 1)
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            _walk(item, f"{path}.{index}", problems, limit)
+            _walk(item, f"{path}.{index}", problems, limit, depth + 1)
 
 
 def _number_problem(value: int | float | Decimal) -> str | None:

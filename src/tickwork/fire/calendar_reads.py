@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -57,10 +57,12 @@ def with_calendar(schedule: Schedule, deps: Seals) -> Schedule:
     return replace(schedule, calendar=replace(use, calendar=snapshot))
 
 
-def stack_calendar(name: str, deps: Seals) -> Calendar | None:
+def stack_calendar(name: str, deps: Seals, held: Calendar | None = None) -> Calendar | None:
     """The calendar as the stack has it, if it has it; ``CalendarTampered`` if what is stored
-    is not as tickwork wrote it: its seal does not hold, it cannot be read, or it is another
-    calendar (copied over this one's item, seal and all)."""
+    is not as tickwork wrote it: its seal does not hold, it cannot be read, it is another
+    calendar (copied over this one's item, seal and all), or — ``held``: the copy a record was
+    planned on — it is older than that copy (an earlier sealed version put back over it: each
+    write of a calendar is later than the one before, a deleted one made again too)."""
     calendar = deps.calendars.get(name)
     if calendar is None:
         return None
@@ -68,7 +70,29 @@ def stack_calendar(name: str, deps: Seals) -> Calendar | None:
         raise CalendarTampered(name, f"its item holds calendar {calendar.name!r}")
     if not calendar_seal_holds(calendar, deps):
         raise CalendarTampered(name)
+    if held is not None and _older(calendar, held):
+        raise CalendarTampered(
+            name,
+            f"version {calendar.version}, written {iso(_ms(calendar.updated_at))}, is stored "
+            f"over version {held.version}, written {iso(_ms(held.updated_at))}, which its "
+            "schedules were planned on: an earlier version put back",
+        )
     return calendar
+
+
+def _older(stored: Calendar, held: Calendar) -> bool:
+    """Whether the stored calendar is an earlier version than the copy a record holds, put
+    back: a lower version written no later (to the millisecond: the item and the record may
+    keep times to different precisions). A calendar deleted and made again starts over at
+    version 1, written later; two puts in one instant (a clock standing still) differ in
+    version."""
+    return stored.version < held.version and _ms(stored.updated_at) <= _ms(held.updated_at)
+
+
+def _ms(moment: datetime | None) -> datetime:
+    if moment is None:  # a calendar kept before it had a write time: the earliest
+        return datetime.min.replace(tzinfo=UTC)
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
 def tampered_calendar(action: Action, deps: Seals) -> CalendarTampered | None:
@@ -77,7 +101,7 @@ def tampered_calendar(action: Action, deps: Seals) -> CalendarTampered | None:
     if use is None:
         return None
     try:
-        stack_calendar(use.name, deps)
+        stack_calendar(use.name, deps, use.calendar)
     except CalendarTampered as tampered:
         return tampered
     return None
@@ -131,9 +155,14 @@ class _ReadOnce:
             self._read.pop(calendar.name, None)
 
     def delete(self, name: str) -> bool:
+        self.forget(name)
+        return self._store.delete(name)
+
+    def forget(self, name: str) -> None:
+        """Read it again at the next ``get``: what a fire plans its next fire on is the
+        calendar as the stack has it when the fire is recorded, not when it was claimed."""
         with self._lock:
             self._read.pop(name, None)
-        return self._store.delete(name)
 
     def all(self) -> list[Calendar]:
         return self._store.all()
@@ -144,17 +173,22 @@ def calendars_read_once(deps: Dependencies) -> Dependencies:
     return replace(deps, calendars=_ReadOnce(deps.calendars))
 
 
-def with_fresh_calendar(action: Action, now: datetime, deps: Seals) -> Action:
+def with_fresh_calendar(
+    action: Action, now: datetime, deps: Seals, *, afresh: bool = False
+) -> Action:
     """The record with its calendar as the stack has it now, sealed again (only a record whose
     seal holds: an altered one is not laundered, and only a calendar whose seal holds: one
     changed outside tickwork is noted on the record, which keeps its snapshot). Unchanged
     without a calendar, when the stack no longer has it (the snapshot stands), or when the
-    version is the same."""
+    version is the same. ``afresh``: read again even in a task that read it already (a fire
+    being recorded: a calendar put while it ran is what its next fire is planned on)."""
     use = action.schedule.calendar
     if use is None:
         return action.trusting_calendar()
+    if afresh and isinstance(deps.calendars, _ReadOnce):
+        deps.calendars.forget(use.name)
     try:
-        fresh = stack_calendar(use.name, deps)
+        fresh = stack_calendar(use.name, deps, use.calendar)
     except CalendarTampered:
         return action.noting_tampered_calendar(use.name, now)
     action = action.trusting_calendar()
@@ -176,7 +210,7 @@ def excluded_now(action: Action, fire_time: Any, deps: Seals) -> str | None:
     if use is None:
         return None
     try:
-        fresh = stack_calendar(use.name, deps) or use.calendar
+        fresh = stack_calendar(use.name, deps, use.calendar) or use.calendar
     except CalendarTampered:
         return None
     if fresh is None or _same(use.calendar, fresh):
@@ -215,7 +249,7 @@ def late_exclusion(
     if use is None or not action.catch_up.is_missed(fire_at, now):
         return None
     try:
-        calendar = stack_calendar(use.name, deps) or use.calendar
+        calendar = stack_calendar(use.name, deps, use.calendar) or use.calendar
     except CalendarTampered:  # not taken: the record's snapshot decides
         calendar = use.calendar
     if calendar is None or not calendar.excludes(now):

@@ -77,7 +77,7 @@ def record_tick(
 
     def fired(action: Action, now: datetime) -> Action:
         thresholds[:] = [action.catch_up.threshold]
-        action = with_fresh_calendar(action, now, deps)  # the next fire planned on it as it is now
+        action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
         if tick.outcome is Outcome.NO_ACTION:
             return action.fired(now, occurrence, None, tick.result, deps.limits)
         following = _following(action, tick, now)
@@ -130,7 +130,7 @@ def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
         if not recorded:  # a write that lost a race is tried again: one letter
             _dead_letter(action, failure, record, action.key_of(failure.occurrence), deps)
         recorded[:] = [(record, action.failure_policy)]
-        action = with_fresh_calendar(action, now, deps)  # the next fire planned on it as it is now
+        action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
 
         def after(a: Action) -> datetime | None:
             return following_fire(a, failure.scheduled_time, failure.occurrence, now)

@@ -105,6 +105,7 @@ class Rule(StrEnum):
     CHANGE_OCCURRENCE = "change an occurrence"
     PLAN_AGAIN = "plan again on a calendar"
     HOLD = "hold on a calendar"
+    NOTE_CALENDAR_PUT = "note a calendar put"
 
 
 _RECORDING = frozenset({Rule.RECORD, Rule.RECORD_MANUAL})
@@ -580,9 +581,20 @@ def hold(records: ActionRecords, seen: Action, held: Action) -> None:
     _write_once(records, Rule.HOLD, seen, held)
 
 
+def note_calendar_put(records: ActionRecords, seen: Action, calendar: str) -> None:
+    """**note a calendar put**: a fire under way whose schedule names the calendar just put
+    finds its record changed when it writes it, reads it again and, recording the fire, reads
+    the calendar again: its next fire is planned on the calendar as put. Only the version moves
+    (guard: the version read, IN_PROGRESS, the schedule naming that calendar)."""
+    use = seen.schedule.calendar
+    if seen.status is not Status.IN_PROGRESS or use is None or use.name != calendar:
+        raise TransitionRefused(seen.id, "noted a calendar put", f"it is {seen.status}")
+    _write_once(records, Rule.NOTE_CALENDAR_PUT, seen, seen.noted_calendar_put())
+
+
 def cancel(records: ActionRecords, seen: Action, cancelled: Action) -> None:
-    """**cancel**: CANCELLED, a new generation (guard: the version read, live, outside the
-    lock)."""
+    """**cancel**: CANCELLED, a new generation (guard: the version read, live, its fire not
+    claimed)."""
     _write_once(records, Rule.CANCEL, seen, cancelled)
 
 

@@ -78,13 +78,17 @@ def put_calendar(
         raise CalendarEndsSchedules(name, ending)
     deps.calendars.put(sealed_calendar(calendar, deps))
     put = CalendarPut(calendar, version == 1)
-    for action in naming:
+    firing = [a.id for a in naming if a.status is Status.IN_PROGRESS]
+    for action_id, note in [(a.id, True) for a in naming] + [(i, False) for i in firing]:
+        # A fire under way is recorded by its task, which reads the calendar as it records
+        # (its record noted, so that it does): one recorded while this put ran is looked at
+        # again, after the others.
         try:
-            done = decided_again(lambda a=action: _plan_again(a.id, name, deps))  # type: ignore[misc]
+            done = decided_again(lambda i=action_id, n=note: _plan_again(i, name, deps, n))  # type: ignore[misc]
         except (ActionConflict, TransitionRefused):
             continue  # it kept changing (fires recorded): each planned its next on the new one
-        if done:
-            getattr(put, done).append(action.id)
+        if done and action_id not in getattr(put, done):
+            getattr(put, done).append(action_id)
     return put
 
 
@@ -125,9 +129,10 @@ def _ends_on(action: Action, calendar: Calendar, now: datetime) -> bool:
     )
 
 
-def _plan_again(action_id: str, name: str, deps: Steers) -> str | None:
+def _plan_again(action_id: str, name: str, deps: Steers, note: bool = True) -> str | None:
     """Plan the schedule again on the calendar as just written: which of ``CalendarPut``'s
-    lists it belongs in, or None when nothing changed."""
+    lists it belongs in, or None when nothing changed. ``note``: a fire under way has its
+    record noted (once: the look again after the others does not)."""
     action = deps.records.get(action_id)
     if action is None or action.schedule.calendar is None or action.schedule.calendar.name != name:
         return None
@@ -135,10 +140,17 @@ def _plan_again(action_id: str, name: str, deps: Steers) -> str | None:
     if action.status is Status.PAUSED:
         if action.held_by_calendar != name:
             return None  # paused by its user: a resume plans it on the calendar as it is then
-        note = f"calendar {name} allows a fire again"
-        return "resumed" if resume_action(action_id, note, deps).outcome == "resumed" else None
+        why = f"calendar {name} allows a fire again"
+        return "resumed" if resume_action(action_id, why, deps).outcome == "resumed" else None
+    if action.status is Status.IN_PROGRESS:
+        # Firing now: its task plans the next fire as it records it, reading the calendar
+        # then. Its record is changed under it, so that a task that read the record (and the
+        # calendar) before this put reads both again before it writes.
+        if note:
+            writes.note_calendar_put(deps.records, action, name)
+        return None
     if action.status is not Status.PENDING or action.execution_time is None:
-        return None  # firing now: its record plans the next fire on the calendar as it is then
+        return None
     fresh = with_fresh_calendar(action, now, deps)
     first = next_fire_after(fresh, now, None)
     if first is None:

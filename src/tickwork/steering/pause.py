@@ -79,6 +79,10 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
         )
         if holder is not None:
             return _hold(seen, action, holder, now, deps)
+    else:
+        # Its fire still ahead keeps the calendar it was planned on, unless the calendar has
+        # changed since to allow an earlier one (a fire pushed out by dates since removed).
+        action, due = _earlier_on_fresh_calendar(action, due, now, deps)
     if due is None:
         finished = action.missed_while_paused(now, deps.limits)
         writes.resume(deps.records, action, finished)
@@ -90,6 +94,23 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     launch(resumed, now, deps)
     deps.publisher.publish(Resumed(action.id, resumed.generation, due))
     return _answer(resumed, Done.RESUMED)
+
+
+def _earlier_on_fresh_calendar(
+    action: Action, due: datetime, now: datetime, deps: Steers
+) -> tuple[Action, datetime]:
+    """The record planned on its calendar as the stack has it now, and its first fire from
+    now, when that calendar changed since and allows a fire earlier than ``due``; else both as
+    they were."""
+    use = action.schedule.calendar
+    if use is None:
+        return action, due
+    fresh = with_fresh_calendar(action, now, deps)
+    held = fresh.schedule.calendar
+    if held is None or held.calendar == use.calendar:
+        return action, due
+    first = next_fire_after(fresh, now, None)
+    return (fresh, ceil_ms(first)) if first is not None and ceil_ms(first) < due else (action, due)
 
 
 def _hold(seen: Action, action: Action, calendar: str, now: datetime, deps: Steers) -> ChangeAnswer:

@@ -4,7 +4,6 @@ caller, each port a fake that holds state for the test to assert on."""
 from __future__ import annotations
 
 import threading
-
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any

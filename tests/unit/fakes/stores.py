@@ -17,7 +17,7 @@ from typing import Any
 
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.adapters.dynamodb_records import fits
-from tickwork.adapters.dynamodb_rejections import MOST_SOURCES, OTHERS, bounded
+from tickwork.adapters.dynamodb_rejections import MOST_SOURCES, bounded
 from tickwork.domain import page_cursor
 from tickwork.domain.action import LIVE, Action, Occurrence, Status
 from tickwork.domain.errors import ActionConflict, CalendarConflict
@@ -397,12 +397,13 @@ def _key(action: Action, by_id: bool) -> tuple[int, str]:
 
 
 class FakeRejections:
-    """RejectionLog in memory: the last ``keep`` of each sender, numbered as its ring kept them,
-    the senders past the adapter's ``MOST_SOURCES`` sharing one ring, as the adapter does."""
+    """RejectionLog in memory: the last ``keep`` of each sender, numbered as its ring kept them;
+    the unfiltered view reads the ``MOST_SOURCES`` senders refused last, as the adapter does."""
 
     def __init__(self, keep: int = 100) -> None:
         self._keep = keep
         self.rings: dict[str | None, list[dict[str, Any]]] = {}
+        self.seen: dict[str, str] = {}  # source -> when it was last refused
 
     @property
     def kept(self) -> list[dict[str, Any]]:
@@ -414,17 +415,20 @@ class FakeRejections:
         if self._keep <= 0:
             return
         source = rejection.get("source") or None
-        listed = [s for s in self.rings if s is not None]
-        if source is not None and source not in self.rings and len(listed) >= MOST_SOURCES:
-            source = OTHERS
         ring = self.rings.setdefault(source, [])
         entry = {k: v for k, v in bounded(rejection).items() if v is not None and v != []}
         ring.append({"number": len(ring) + 1, "at": iso(at), **entry})
+        if source is not None:
+            self.seen[source] = iso(at)
 
     def latest(self, limit: int, source: str | None = None) -> list[dict[str, Any]]:
         if self._keep <= 0 or limit <= 0:
             return []
-        rings = [self.rings.get(source, [])] if source is not None else list(self.rings.values())
+        if source is not None:
+            rings = [self.rings.get(source, [])]
+        else:
+            recent = sorted(self.seen, key=lambda s: self.seen[s], reverse=True)[:MOST_SOURCES]
+            rings = [self.rings.get(None, []), *(self.rings[s] for s in recent)]
         newest = [e for ring in rings for e in ring[-self._keep :]]
         return sorted(newest, key=lambda e: (e["at"], e["number"]), reverse=True)[:limit]
 

@@ -191,3 +191,40 @@ def test_no_calendar_edit_ends_a_schedule_or_leaves_its_fire_later_than_allowed(
                 _fire_next(deps, action_id)
         deps.clock.current = max(deps.clock.current, until)  # type: ignore[attr-defined]
     assert deps.publisher.of_type(DetailType.COMPLETED) == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lands", ["after the claim", "before the record"])
+def test_a_calendar_put_back_while_a_fire_runs_is_what_its_next_fire_is_planned_on(
+    lands: str,
+) -> None:
+    """A fifth review: a fire under way while its calendar (1,000 dates from tomorrow) was put
+    back read the old calendar at its claim and planned its next fire in 2029; the put saw it
+    claimed and passed it by. Now the fire reads the calendar again as it is recorded, and the
+    put looks again at the fires it found under way."""
+    deps = _deps()
+    _start(deps, "rb", "55 23 * * *")
+    tomorrow = NOW.date() + timedelta(days=1)
+    put_calendar("c", {"timezone": "UTC", "dates": _days(tomorrow, 1000)}, deps)
+    store = deps.records.store  # type: ignore[attr-defined]
+    done: list[str] = []
+
+    def put_back() -> None:
+        record = deps.records.get("rb")
+        claimed = record is not None and record.status is Status.IN_PROGRESS
+        if claimed and not done:
+            done.append("put")
+            put_calendar("c", dict(OPEN), deps)
+
+    if lands == "after the claim":
+        store.after_write = put_back
+    else:
+        store.before_save = lambda action: put_back() if action.history else None
+    _fire_next(deps, "rb")
+    store.after_write = lambda: None
+    store.before_save = lambda action: None
+
+    after = _record(deps, "rb")
+    assert done == ["put"] and len(after.history) == 1
+    assert after.execution_time == datetime.combine(tomorrow, datetime.min.time(), UTC).replace(
+        hour=23, minute=55
+    )
