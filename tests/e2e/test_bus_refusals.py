@@ -108,7 +108,8 @@ def test_a_failure_report_the_bus_refuses_is_recorded_failed_and_never_run_again
         receiver.close()
     assert (execution["status"], execution["error"]) == ("FAILED", "FireFailed")
     report = json.loads(execution["cause"])
-    assert report["error"] == "TransientFulfillmentError" and report["proof"]
+    assert report["error"] == "RetriesExhausted" and report["proof"]
+    assert "TransientFulfillmentError" in report["cause"]
     assert "undelivered" in report
     assert stack.record("reportlost:1").status == Status.IN_PROGRESS
 

@@ -53,16 +53,15 @@ def test_update_inside_the_lock_is_refused(make_stack) -> None:
     stack.start({"id": "flight:remind", "at": at, "data": {"v": 1}})
     stack.wait_record("flight:remind", lambda a: a.status == Status.PENDING)
 
-    # WHEN an update and a cancel arrive inside the lock
+    # WHEN an update arrives inside the lock
     stack.start({"id": "flight:remind", "at": in_seconds(30), "data": {"v": 2}})
-    stack.stop("flight:remind")
 
-    # THEN both are rejected with ActionLocked, and the original fires as planned
+    # THEN it is rejected with ActionLocked, and the original fires as planned
     rejected = stack.lifecycle.wait_for(
-        lambda evs: sum(e["detail-type"] == "Schedule Rejected" for e in evs) >= 2, timeout=5
+        lambda evs: any(e["detail-type"] == "Schedule Rejected" for e in evs), timeout=5
     )
     reasons = [e["detail"]["reason"] for e in rejected if e["detail-type"] == "Schedule Rejected"]
-    assert reasons == ["ActionLocked", "ActionLocked"]
+    assert reasons == ["ActionLocked"]
     stack.wait_record("flight:remind", lambda a: a.status == Status.COMPLETED, timeout=10)
     ticks = stack.ticks_for("flight:remind", count=1, timeout=2)
     assert len(ticks) == 1 and ticks[0]["data"] == {"v": 1}

@@ -499,4 +499,7 @@ class RetriesExhausted(PermanentFulfillmentError):
         self.attempt = attempt
         self.before_attempt = before_attempt
         spent = why or "the last the retry policy allows"
-        super().__init__(f"attempt {attempt} failed, retry policy spent ({spent}): {error}")
+        super().__init__(
+            f"attempt {attempt} failed, retry policy spent ({spent}): "
+            f"{type(error).__name__}: {error}"
+        )

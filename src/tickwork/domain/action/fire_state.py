@@ -44,6 +44,13 @@ class FireState(ActionRecord):
         moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
         return replace(moved, claimed_by=execution_arn)
 
+    def noted_calendar_put(self) -> Self:
+        """A calendar its schedule names was put while its fire is under way: the next version,
+        nothing else changed (not even ``updatedAt``, by which a claim's age is judged), so
+        that the claim holder's write reads the record, and the calendar, again."""
+        self._starting_from("noted a calendar put", Status.IN_PROGRESS)
+        return replace(self, version=self.version + 1)
+
     def handed_over(self, now: datetime, holder: str, to_execution_arn: str, limit: int) -> Self:
         """The batch ``holder``, holding the claim, hands it and the fire to the fire's own lone
         execution, which retries it alone (docs/protocol.md, "A handed-over fire"): the record

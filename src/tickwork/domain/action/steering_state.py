@@ -141,13 +141,6 @@ class SteeringState(ActionRecord):
             deferred=None,
         )
 
-    def noted_calendar_put(self) -> Self:
-        """A calendar its schedule names was put while its fire is under way: the next version,
-        nothing else changed (not even ``updatedAt``, by which a claim's age is judged), so
-        that the claim holder's write reads the record, and the calendar, again."""
-        self._starting_from("noted a calendar put", Status.IN_PROGRESS)
-        return replace(self, version=self.version + 1)
-
     def planned_again(self, now: datetime, fire: datetime, why: str, limits: Limits) -> Self:
         """Its fire planned again at ``fire`` (its calendar changed: an earlier fire allowed),
         a new generation: the execution waiting for the old time ends quietly."""
