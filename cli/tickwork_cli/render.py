@@ -128,12 +128,12 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
     for column in ("#", "scheduled", "actual", "late", "attempts", "outcome", "error"):
         history.add_column(column)
     for h in view["history"]:
-        late = (parse_iso(h["actualTime"]) - parse_iso(h["scheduledTime"])).total_seconds()
+        late = h.get("lateMs")
         history.add_row(
-            str(h["occurrence"]),
+            str(h["occurrence"]) if h.get("trigger", "SCHEDULED") == "SCHEDULED" else h["trigger"],
             h["scheduledTime"],
             h["actualTime"],
-            f"{late:.3f}s",
+            "" if late is None else f"{late / 1000:.3f}s",
             str(h["attempts"]),
             _status(h["outcome"]) if h["outcome"] != "FIRED" else "[green]FIRED[/]",
             h.get("error") or "",

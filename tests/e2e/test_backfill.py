@@ -59,6 +59,11 @@ def test_a_past_range_runs_once_each_through_the_machines(stack: Stack, api: Api
     assert [(s.first, s.last) for s in record.backfilled] == [(start, end)]
     assert record.status is Status.PENDING and record.execution_time == hour  # unmoved
     assert all(h.trigger is Trigger.BACKFILL for h in record.history)
+    # backfilled fires run late by design: never counted late (their ticks, history, /stats)
+    assert all(t["lateMs"] == 0 for t in ticks)
+    assert all(h.late_ms == 0 for h in record.history)
+    last_hour = api.get("/stats").json["lastHour"]
+    assert last_hour["fired"] == 8 and last_hour["late"] == 0, last_hour
 
     again = api.post(path, {"startTime": iso(start), "endTime": iso(end)})
     assert again.status == 202 and again.json["outcome"] == "unchanged"

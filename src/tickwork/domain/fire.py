@@ -173,6 +173,10 @@ class Tick(_OneFire):
 
     @property
     def late_ms(self) -> int:
+        """How late it ran against its schedule: a fire asked for by hand (run now, a retry by
+        hand, a backfilled occurrence) is never late, whatever its scheduled time."""
+        if self.trigger is not Trigger.SCHEDULED:
+            return 0
         return int((self.actual_time - self.scheduled_time).total_seconds() * 1000)
 
     def to_wire(self) -> dict[str, Any]:

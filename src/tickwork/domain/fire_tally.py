@@ -6,7 +6,7 @@ from datetime import timedelta
 from enum import StrEnum
 
 from tickwork.domain.action import Occurrence
-from tickwork.domain.fire import Outcome
+from tickwork.domain.fire import Outcome, Trigger
 
 __all__ = ["LATE_AFTER", "FireKind", "fire_kind"]
 
@@ -26,5 +26,7 @@ def fire_kind(occurrence: Occurrence) -> FireKind | None:
         return FireKind.FAILED
     if occurrence.outcome is not Outcome.FIRED:
         return None
+    if occurrence.trigger is not Trigger.SCHEDULED:  # asked for by hand: never late
+        return FireKind.ON_TIME
     late = occurrence.actual_time - occurrence.scheduled_time > LATE_AFTER
     return FireKind.LATE if late else FireKind.ON_TIME
