@@ -495,3 +495,34 @@ def test_a_late_not_found_for_one_action_never_closes_the_detail_of_another(
     )
     page.locator('[data-testid="action-row"][data-id="d:2"]').click()
     expect(detail).to_be_hidden()
+
+
+def test_the_detail_shows_an_actions_retry_policy_dead_letters_and_a_fire_retrying(
+    stack: Stack, page: Page, token_link: Callable[[str], str]
+) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    deps = bootstrap.from_environment()
+    queue = stack.local.client("sqs").create_queue(QueueName="dash-dlq")["QueueUrl"]
+    dlq = f"arn:aws:sqs:us-east-1:123456789012:{queue.rsplit('/', 1)[1]}"
+    policy = {"maximumRetryAttempts": 20, "maximumEventAgeSeconds": 3600, "deadLetterArn": dlq}
+    start_action(StartCommand({"id": "bill:1", "duration": "3s", **policy}), deps)
+    # its fire under way, two attempts failed (as the fulfill step notes them)
+    record = stack.record("bill:1")
+    assert record.execution_arn is not None
+    claimed = record.claimed(datetime.now(UTC), record.execution_arn, 20)
+    stack.records.save(claimed, expected_version=record.version)
+    failing = stack.record("bill:1")
+    noted = failing.noted_failure(datetime.now(UTC), "TransientFulfillmentError: 503", 1)
+    stack.records.save(noted, expected_version=failing.version)
+
+    page.goto(token_link("/"))
+    page.locator('[data-testid="action-row"][data-id="bill:1"]').click()
+    detail = page.get_by_test_id("detail")
+    expect(detail.get_by_test_id("detail-retry-policy")).to_contain_text(
+        "20 retries, within 3600 s"
+    )
+    expect(detail.get_by_test_id("detail-dead-letter")).to_have_text(dlq)
+    retrying = detail.get_by_test_id("retrying")
+    expect(retrying).to_contain_text("2 attempt(s) made, 19 left")
+    assert errors == [], errors
