@@ -16,7 +16,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action.upcoming import upcoming
 from tickwork.domain.backfill import Overlap, occurrences_in
 from tickwork.domain.errors import ActionNotFound
-from tickwork.domain.fire import Trigger
+from tickwork.domain.fire_kinds import RANGE_TRIGGERS
 from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.times import iso, parse_iso
 from tickwork.steering.backfill import backfill as run_backfill
@@ -215,7 +215,7 @@ def _wait_for_backfill(
         action = deps.records.get(answer.action_id)
         if action is None:
             return
-        running = sum(1 for m in action.manual.in_flight if m.trigger is Trigger.BACKFILL)
+        running = sum(1 for m in action.manual.in_flight if m.trigger in RANGE_TRIGGERS)
         asked = occurrences_in(action.schedule, request.start, request.end)
         held = sum(1 for o in asked if any(span.holds(o) for span in action.backfilled))
         ran = held - answer.already - running

@@ -217,6 +217,7 @@ class TickworkClient:
         maximum_retry_attempts: int | None = None,
         maximum_event_age_seconds: int | timedelta | None = None,
         dead_letter_arn: str | None = None,
+        catch_up_on_resume: str | None = None,
         role_arn: str | None = None,
     ) -> Published:
         # The docstring is made from the Start fields' definitions: see _schedule_doc below.
@@ -276,6 +277,7 @@ class TickworkClient:
                 else maximum_event_age_seconds
             ),
             "dead_letter_arn": dead_letter_arn,
+            "catch_up_on_resume": catch_up_on_resume,
             "role_arn": role_arn,
         }
         detail.update(

@@ -84,6 +84,7 @@ class ActionView(TypedDict):
     maximumRetryAttempts: NotRequired[int | None]
     maximumEventAgeSeconds: NotRequired[int]
     deadLetterArn: NotRequired[str | None]
+    catchUpOnResume: NotRequired[str]
     retrying: NotRequired[dict[str, Any] | None]
     pausedAt: str | None
     idempotencyKey: str | None

@@ -161,3 +161,42 @@ def test_at_in_eventbridge_schedulers_form_fires_at_that_local_time(stack: Stack
     due = local.replace(tzinfo=kl).astimezone(UTC)
     assert datetime.fromisoformat(ticks[0]["scheduledTime"]) == due
     assert_never_early(ticks)
+
+
+def test_a_resume_catches_up_as_the_action_asks(stack: Stack) -> None:
+    """Temporal's and Cadence's choice: the occurrences that came due while an action was
+    paused are skipped (the default), run once (LAST), or each run (ALL) — each a fire of its
+    own, its own key and scheduled time, never counted late, never run twice."""
+    for policy in ("SKIP", "LAST", "ALL"):
+        stack.start({"id": f"cu:{policy}", "rate": "rate(1 minute)", "catchUpOnResume": policy})
+    first = {p: stack.wait_record(f"cu:{p}", lambda a: a.execution_time is not None)
+             for p in ("SKIP", "LAST", "ALL")}  # fmt: skip
+    for policy in first:
+        stack.local.publish("Schedule Pause", {"id": f"cu:{policy}"})
+        stack.wait_record(f"cu:{policy}", lambda a: a.status == Status.PAUSED)
+    start = first["ALL"].execution_time
+    assert start is not None
+    advance_to(start + timedelta(minutes=4, seconds=30))  # 5 occurrences came due meanwhile
+    for policy in first:
+        stack.local.publish("Schedule Resume", {"id": f"cu:{policy}"})
+    caught: dict[str, list] = {}
+    for policy, count in (("SKIP", 0), ("LAST", 1), ("ALL", 5)):
+        record = stack.wait_record(
+            f"cu:{policy}",
+            lambda a, c=count: a.status == Status.PENDING
+            and sum(h.trigger == "CATCH_UP" for h in a.history) >= c
+            and not a.manual.in_flight
+            and a.backfill is None,
+        )
+        ran = [h for h in record.history if h.trigger == "CATCH_UP"]
+        caught[policy] = sorted(ran, key=lambda h: h.scheduled_time)
+        assert all(h.outcome == "FIRED" and h.late_ms == 0 for h in caught[policy])
+    # THEN SKIP ran none; ALL each one from the fire due when it was paused, in order; LAST
+    # the last of them once
+    every = [h.scheduled_time for h in caught["ALL"]]
+    assert caught["SKIP"] == [] and len(every) >= 5
+    assert every == [start + timedelta(minutes=n) for n in range(len(every))]
+    assert [h.scheduled_time for h in caught["LAST"]] == every[-1:]
+    ticks = stack.ticks_for("cu:ALL")
+    keys = [t["idempotencyKey"] for t in ticks if t["trigger"] == "CATCH_UP"]
+    assert len(set(keys)) == len(every)

@@ -279,6 +279,7 @@ def backfill_item(request: BackfillRequest | None) -> dict[str, Any] | None:
             "requestedAt": iso(request.requested_at),
             "requestId": request.request_id,
             "note": request.note,
+            "catchUp": True if request.catch_up else None,
         }
     )
 
@@ -293,6 +294,7 @@ def backfill(item: dict[str, Any] | None) -> BackfillRequest | None:
         requested_at=parse_iso(item["requestedAt"], "backfill.requestedAt"),
         request_id=item.get("requestId"),
         note=item.get("note"),
+        catch_up=bool(item.get("catchUp")),
     )
 
 

@@ -399,6 +399,11 @@ class ActionView(ActionSummary):
         default=None,
         description="The SQS queue every fire that failed for good is sent to; null for none.",
     )
+    catch_up_on_resume: str = Field(
+        default="SKIP",
+        description="What a resume does with the occurrences that came due while paused: "
+        "SKIP, LAST (run once) or ALL (each, the latest 100).",
+    )
     retrying: dict[str, Any] | None = Field(
         default=None,
         description="While a fire is being retried: occurrence, attemptsMade, attemptsLeft "

@@ -33,6 +33,7 @@ __all__ = [
     "BackfillRequest",
     "Backfilled",
     "Overlap",
+    "passed_while_paused",
     "plan_backfill",
     "with_span",
     "without",
@@ -75,6 +76,9 @@ class BackfillRequest:
     requested_at: datetime
     request_id: str | None = None
     note: str | None = None
+    # a resume catching up on the occurrences that came due while the action was paused
+    # (catchUpOnResume): the live schedule's own, never run, so none of them is an overlap
+    catch_up: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,21 @@ def occurrences_in(schedule: Schedule, start: datetime, end: datetime) -> list[d
                 f"{iso_exact(found[-1])}, then backfill from after it",
             )
         found.append(ceil_ms(moment))
+        moment = schedule.next_fire_time(moment, 0)
+    return found
+
+
+def passed_while_paused(
+    schedule: Schedule, first: datetime, now: datetime, most: int
+) -> list[datetime]:
+    """The scheduled times of the schedule's occurrences from ``first`` (the one due when it
+    was paused) to ``now``, the latest ``most`` of them."""
+    found: list[datetime] = []
+    moment: datetime | None = first
+    while moment is not None and moment <= now:
+        found.append(ceil_ms(moment))
+        if len(found) > most:
+            found.pop(0)
         moment = schedule.next_fire_time(moment, 0)
     return found
 

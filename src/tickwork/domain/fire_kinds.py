@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["TICK_OUTCOMES", "Outcome", "Trigger"]
+__all__ = ["RANGE_TRIGGERS", "TICK_OUTCOMES", "Outcome", "Trigger"]
 
 
 class Outcome(StrEnum):
@@ -27,3 +27,8 @@ class Trigger(StrEnum):
     RUN_NOW = "RUN_NOW"  # an operator's run now: one extra fire, the schedule unmoved
     RETRY = "RETRY"  # an operator's retry of a failed fire
     BACKFILL = "BACKFILL"  # an occurrence of a past range, run now (domain.backfill)
+    CATCH_UP = "CATCH_UP"  # an occurrence that came due while paused, run on resume
+
+
+# The fires a backfill request runs: a past range's, or those a resume catches up on.
+RANGE_TRIGGERS = frozenset({Trigger.BACKFILL, Trigger.CATCH_UP})

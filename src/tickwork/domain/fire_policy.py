@@ -1,7 +1,8 @@
 """An action's own fire policy, in EventBridge Scheduler's terms: how long before a fire its
 schedule is fixed (``lockSeconds``), how often and how long a failed fire is tried again
 (``maximumRetryAttempts``, ``maximumEventAgeSeconds``: a schedule's ``RetryPolicy``) and where a
-fire that failed for good is sent (``deadLetterArn``: its ``DeadLetterConfig``).
+fire that failed for good is sent (``deadLetterArn``: its ``DeadLetterConfig``), and what a resume
+does with the occurrences that came due while it was paused (``catchUpOnResume``).
 
 Each is None at the stack's default (``LockSeconds``, ``RetryMaxAttempts``, a day), so a record
 that sets none stores none. Pure.
@@ -11,16 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any, Self
 
 __all__ = [
     "DEFAULT_EVENT_AGE",
+    "MAX_CATCH_UP_ON_RESUME",
     "MAX_EVENT_AGE",
     "MAX_LOCK",
     "MAX_RETRY_ATTEMPTS",
     "MIN_EVENT_AGE",
     "NO_POLICY",
     "FirePolicy",
+    "ResumeCatchUp",
     "RetryBudget",
 ]
 
@@ -29,12 +33,25 @@ MIN_EVENT_AGE = 60
 MAX_EVENT_AGE = 86_400
 DEFAULT_EVENT_AGE = 86_400  # EventBridge Scheduler's default
 MAX_LOCK = 3_600
+MAX_CATCH_UP_ON_RESUME = 100  # occurrences a resume runs at most (ALL): the latest ones
+
+
+class ResumeCatchUp(StrEnum):
+    """The occurrences that came due while an action was paused, on its resume: SKIP them (the
+    default, as before), run the LAST of them once, or run ALL of them (the latest 100), each a
+    fire of its own (trigger CATCH_UP) with its own idempotency key and scheduled time."""
+
+    SKIP = "SKIP"
+    LAST = "LAST"
+    ALL = "ALL"
+
 
 _WIRE = {
     "lock_seconds": "lockSeconds",
     "maximum_retry_attempts": "maximumRetryAttempts",
     "maximum_event_age_seconds": "maximumEventAgeSeconds",
     "dead_letter_arn": "deadLetterArn",
+    "catch_up_on_resume": "catchUpOnResume",
 }
 
 
@@ -44,6 +61,11 @@ class FirePolicy:
     maximum_retry_attempts: int | None = None
     maximum_event_age_seconds: int | None = None
     dead_letter_arn: str | None = None
+    catch_up_on_resume: ResumeCatchUp | None = None
+
+    @property
+    def resume_catch_up(self) -> ResumeCatchUp:
+        return self.catch_up_on_resume or ResumeCatchUp.SKIP
 
     @property
     def is_default(self) -> bool:
@@ -69,9 +91,9 @@ class FirePolicy:
     def to_dict(self) -> dict[str, Any]:
         """Its set fields, as the wire and the record name them."""
         return {
-            wire: getattr(self, name)
+            wire: str(value) if isinstance(value, StrEnum) else value
             for name, wire in _WIRE.items()
-            if getattr(self, name) is not None
+            if (value := getattr(self, name)) is not None
         }
 
     @classmethod
@@ -88,6 +110,9 @@ class FirePolicy:
             maximum_retry_attempts=number("maximumRetryAttempts"),
             maximum_event_age_seconds=number("maximumEventAgeSeconds"),
             dead_letter_arn=stored.get("deadLetterArn"),
+            catch_up_on_resume=(
+                ResumeCatchUp(stored["catchUpOnResume"]) if stored.get("catchUpOnResume") else None
+            ),
         )
 
 

@@ -32,10 +32,12 @@ from tickwork.domain.catch_up import (
 from tickwork.domain.fire_ending import UnknownOutcomePolicy
 from tickwork.domain.fire_policy import (
     DEFAULT_EVENT_AGE,
+    MAX_CATCH_UP_ON_RESUME,
     MAX_EVENT_AGE,
     MAX_LOCK,
     MAX_RETRY_ATTEMPTS,
     MIN_EVENT_AGE,
+    ResumeCatchUp,
 )
 from tickwork.domain.identifiers import DEFAULT_GROUP, GROUP_RULE, ID_RULE
 from tickwork.domain.schedule.calendar import CALENDAR_NAME_RULE, Excluded
@@ -523,6 +525,19 @@ START_FIELDS: tuple[StartField, ...] = (
         flag="--max-event-age",
         metavar="SECONDS",
         argument="maximum_event_age_seconds",
+    ),
+    StartField(
+        "catchUpOnResume",
+        "string",
+        "The occurrences that came due while the action was paused, when it is resumed: SKIP "
+        "them, run the LAST of them once, or run ALL of them (the latest "
+        f"{MAX_CATCH_UP_ON_RESUME}), each a fire of its own with its own idempotency key and "
+        "scheduled time (trigger CATCH_UP, never counted late).",
+        "LAST",
+        default=str(ResumeCatchUp.SKIP),
+        choices=_choices(ResumeCatchUp),
+        flag="--catch-up-on-resume",
+        argument="catch_up_on_resume",
     ),
     StartField(
         "deadLetterArn",

@@ -43,6 +43,7 @@ from tickwork.domain.fire_policy import (
     MIN_EVENT_AGE,
     NO_POLICY,
     FirePolicy,
+    ResumeCatchUp,
 )
 from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
 from tickwork.domain.schedule import Frequency, Schedule, ScheduleKind
@@ -145,6 +146,7 @@ class StartDetail(BaseModel):
     lock_seconds: StrictInt | None = described("lockSeconds")
     maximum_retry_attempts: StrictInt | None = described("maximumRetryAttempts")
     maximum_event_age_seconds: StrictInt | None = described("maximumEventAgeSeconds")
+    catch_up_on_resume: str | None = described("catchUpOnResume")
     dead_letter_arn: str | None = described("deadLetterArn")
     role_arn: str | None = described("roleArn", min_length=1, max_length=MAX_ROLE_ARN_LENGTH)
 
@@ -432,11 +434,20 @@ def _fire_policy(model: StartDetail) -> FirePolicy:
                 "allow-list",
             )
         )
+    on_resume = _collect(problems, _resume_catch_up, model.catch_up_on_resume)
     if problems:
         raise ValidationFailed(problems)
     return FirePolicy(
-        model.lock_seconds, model.maximum_retry_attempts, model.maximum_event_age_seconds, arn
+        model.lock_seconds,
+        model.maximum_retry_attempts,
+        model.maximum_event_age_seconds,
+        arn,
+        on_resume,
     )
+
+
+def _resume_catch_up(text: str | None) -> ResumeCatchUp | None:
+    return None if text is None else _choice(ResumeCatchUp, text, "catchUpOnResume", "a policy")
 
 
 _SQS_ARN = re.compile(r"arn:aws[\w-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?")

@@ -11,6 +11,8 @@ occurrence twice, since each write adds what it runs to the backfilled spans.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from tickwork.answers import BackfillAnswer, Done
 from tickwork.domain.action import LIVE, Action
 from tickwork.domain.backfill import (
@@ -22,7 +24,7 @@ from tickwork.domain.backfill import (
     with_span,
 )
 from tickwork.domain.errors import ActionFinished, BackfillOverlap, NotRecurring, ValidationFailed
-from tickwork.domain.fire import Trigger
+from tickwork.domain.fire_kinds import RANGE_TRIGGERS, Trigger
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire
 from tickwork.domain.times import iso_exact
 from tickwork.fire import writes
@@ -32,6 +34,7 @@ from tickwork.fire.needs import Launches
 __all__ = ["AT_ONCE", "continue_backfill", "step_backfill"]
 
 AT_ONCE = 5  # backfilled fires in flight at most: the other manual fires keep room
+_NEVER = datetime.max.replace(tzinfo=UTC)  # a catch-up's occurrences are none the live one's
 
 
 def continue_backfill(action_id: str, deps: Launches) -> BackfillAnswer | None:
@@ -64,7 +67,7 @@ def step_backfill(
             )
         plan = plan_backfill(
             occurrences,
-            action.created_at,
+            _NEVER if request.catch_up else action.created_at,
             action.backfilled,
             request.overlap,
             _free(action),
@@ -78,7 +81,10 @@ def step_backfill(
             )
         still = None if plan.done else (action.backfill or request)
         spans = with_span(action.backfilled, plan.launch, action.schedule)
-        updated, fires = action.backfilling(now, plan.launch, spans, still, asked=first)
+        trigger = Trigger.CATCH_UP if request.catch_up else Trigger.BACKFILL
+        updated, fires = action.backfilling(
+            now, plan.launch, spans, still, asked=first, trigger=trigger
+        )
         steps[:] = [(plan, fires, request)]
         if not fires and still == action.backfill:
             return action  # nothing to run yet, nothing to write
@@ -125,7 +131,7 @@ def _check_backfillable(action: Action, asked: BackfillRequest) -> None:
 
 
 def _backfills_in_flight(action: Action) -> int:
-    return sum(1 for m in action.manual.in_flight if m.trigger is Trigger.BACKFILL)
+    return sum(1 for m in action.manual.in_flight if m.trigger in RANGE_TRIGGERS)
 
 
 def _free(action: Action) -> int:

@@ -56,7 +56,7 @@ from tickwork.domain.action import Action, Status
 from tickwork.domain.announcements import Reconciled
 from tickwork.domain.errors import ActionConflict, RepairsIncomplete
 from tickwork.domain.execution import Machine, name_of, same_execution
-from tickwork.domain.fire import FireFailure, FireKey, Outcome, Trigger
+from tickwork.domain.fire import FireFailure, FireKey, Outcome
 from tickwork.domain.fire_ending import (
     FIRE_FAILED,
     OUTCOME_UNKNOWN,
@@ -66,6 +66,7 @@ from tickwork.domain.fire_ending import (
     failure_left,
     tick_left,
 )
+from tickwork.domain.fire_kinds import RANGE_TRIGGERS
 from tickwork.domain.steering import ManualFire
 from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
@@ -321,7 +322,7 @@ def _backfill_stalled(action: Action) -> bool:
     """A backfill waits and none of its fires runs: the recording of its last one could not
     run the next (the record step goes on with it otherwise)."""
     return action.backfill is not None and not any(
-        m.trigger is Trigger.BACKFILL for m in action.manual.in_flight
+        m.trigger in RANGE_TRIGGERS for m in action.manual.in_flight
     )
 
 

@@ -1,5 +1,7 @@
 """Pause and resume, as Temporal's schedules do: a paused action does not fire; resuming
-computes its next fire from now, and fires missed while it was paused are not caught up.
+computes its next fire from now, and the occurrences that came due while it was paused are
+caught up as its ``catchUpOnResume`` says: SKIPped (the default), the LAST run once, or ALL
+run (the latest 100), each a fire of its own (trigger CATCH_UP), run as a backfill runs them.
 
 Pausing supersedes the waiting execution (a new generation) and stops it, so a paused action
 costs nothing while it waits. A pause wins until the fire is claimed (inside the lock too);
@@ -9,17 +11,21 @@ refused (``FireUnderWay``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from tickwork.answers import ChangeAnswer, Done
 from tickwork.domain.action import LIVE, Action, Status
 from tickwork.domain.action.upcoming import next_fire_after
 from tickwork.domain.announcements import Completed, Paused, Resumed
-from tickwork.domain.errors import ActionFinished, ActionNotFound
+from tickwork.domain.backfill import BackfillRequest, Overlap, passed_while_paused
+from tickwork.domain.errors import ActionFinished, ActionNotFound, TickworkError
+from tickwork.domain.fire_policy import MAX_CATCH_UP_ON_RESUME, ResumeCatchUp
 from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import ChangeKind, Deferred, check_note
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
+from tickwork.fire.backfill_step import step_backfill
 from tickwork.fire.calendar_reads import holding_calendar, with_fresh_calendar
 from tickwork.fire.launch import launch, stop_own_execution
 from tickwork.fire.planning import plan
@@ -66,13 +72,14 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     now = deps.clock.now()
     due = action.execution_time
     held = action.held_by_calendar is not None
+    passed_fire = None  # the fire due when it was paused, passed while it was
     if due is None or due <= now or held:
         # Its fire passed while it was paused: not caught up; the next one after now, if any,
         # planned on the calendar as it is now. (A fire still ahead keeps the calendar it was
         # planned on: a change since is checked when it comes due, as for any planned fire.
         # One held on its calendar has none its calendar allows: the next from now.)
         action = with_fresh_calendar(action, now, deps)
-        passed = None if held else due
+        passed = passed_fire = None if held else due
         due = next_fire_after(action, now, passed) if action.repeat else None
         holder = (
             None if due else holding_calendar(action, lambda a: next_fire_after(a, now, passed))
@@ -93,7 +100,8 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     writes.resume(deps.records, action, resumed)
     launch(resumed, now, deps)
     deps.publisher.publish(Resumed(action.id, resumed.generation, due))
-    return _answer(resumed, Done.RESUMED)
+    caught = _catch_up(resumed, passed_fire, now, deps)
+    return replace(_answer(resumed, Done.RESUMED), message=caught)
 
 
 def _earlier_on_fresh_calendar(
@@ -111,6 +119,30 @@ def _earlier_on_fresh_calendar(
         return action, due
     first = next_fire_after(fresh, now, None)
     return (fresh, ceil_ms(first)) if first is not None and ceil_ms(first) < due else (action, due)
+
+
+def _catch_up(
+    action: Action, passed_fire: datetime | None, now: datetime, deps: Steers
+) -> str | None:
+    """Run the occurrences that came due while it was paused, as its ``catchUpOnResume`` says
+    (a backfill of them: each once, its own key, a few at a time); what the answer says of
+    it. A catch-up that cannot run (a backfill of another range still running) is said so:
+    the resume stands."""
+    policy = action.policy.resume_catch_up
+    if policy is ResumeCatchUp.SKIP or passed_fire is None:
+        return None
+    most = 1 if policy is ResumeCatchUp.LAST else MAX_CATCH_UP_ON_RESUME
+    times = passed_while_paused(action.schedule, action.origin_of(passed_fire), now, most)
+    if not times:
+        return None
+    request = BackfillRequest(
+        times[0], times[-1], Overlap.SKIP, now, note="caught up on resume", catch_up=True
+    )
+    try:
+        step_backfill(action.id, request, deps, first=True)
+    except TickworkError as refused:
+        return f"the occurrences that came due while paused were not caught up: {refused}"
+    return f"caught up: {len(times)} occurrence(s) that came due while paused run now"
 
 
 def _hold(seen: Action, action: Action, calendar: str, now: datetime, deps: Steers) -> ChangeAnswer:

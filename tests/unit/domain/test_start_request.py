@@ -384,7 +384,8 @@ def test_allowed_fields_are_the_event_names() -> None:
         "executionRemainder",
         "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
         "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "lockSeconds",
-        "maximumRetryAttempts", "maximumEventAgeSeconds", "deadLetterArn", "roleArn",
+        "maximumRetryAttempts", "maximumEventAgeSeconds", "deadLetterArn", "catchUpOnResume",
+        "roleArn",
     }  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from tickwork.domain.action.record import (
 from tickwork.domain.backfill import Backfilled, BackfillRequest, without
 from tickwork.domain.errors import ManualFiresInFlight, TransitionRefused
 from tickwork.domain.fire import Outcome, Trigger
+from tickwork.domain.fire_kinds import RANGE_TRIGGERS
 from tickwork.domain.occurrence_changes import MAX_CHANGES, OccurrenceChange
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, Deferred, ManualFire, Pause, held_note
@@ -297,6 +298,7 @@ class SteeringState(ActionRecord):
         spans: tuple[Backfilled, ...],
         still: BackfillRequest | None,
         asked: bool = True,
+        trigger: Trigger = Trigger.BACKFILL,
     ) -> tuple[Self, tuple[ManualFire, ...]]:
         """The occurrences ``launched`` asked for as backfilled fires, the backfilled ``spans``
         that now hold them, and the backfill ``still`` running (None: done). ``asked``: by a
@@ -304,7 +306,7 @@ class SteeringState(ActionRecord):
         itself, which changes nothing a user asked for."""
         action, fires = self, []
         for scheduled in launched:
-            action, fire = action.manual_requested(now, Trigger.BACKFILL, scheduled=scheduled)
+            action, fire = action.manual_requested(now, trigger, scheduled=scheduled)
             fires.append(fire)
         changed_at = action.changed_at if asked else self.changed_at
         return replace(action, backfilled=spans, backfill=still, changed_at=changed_at), tuple(
@@ -335,7 +337,7 @@ class SteeringState(ActionRecord):
         dropped = [
             m.scheduled
             for m in self.manual.in_flight
-            if m.trigger is Trigger.BACKFILL and m.scheduled is not None
+            if m.trigger in RANGE_TRIGGERS and m.scheduled is not None
         ]
         return without(self.backfilled, dropped)
 
