@@ -136,7 +136,7 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
             "" if late is None else f"{late / 1000:.3f}s",
             str(h["attempts"]),
             _status(h["outcome"]) if h["outcome"] != "FIRED" else "[green]FIRED[/]",
-            h.get("error") or "",
+            h.get("error") or h.get("reason") or "",
         )
     console.print(history)
 

@@ -131,6 +131,7 @@ def action_view(action: Action, retries: int | None = None) -> dict[str, Any]:
                 "trigger": str(h.trigger),
                 "manual": h.manual,
                 "execution": h.execution,
+                "reason": h.reason,
             }
             for h in action.history
         ],

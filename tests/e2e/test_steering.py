@@ -183,10 +183,12 @@ def test_a_resume_catches_up_as_the_action_asks(stack: Stack) -> None:
     for policy, count in (("SKIP", 0), ("LAST", 1), ("ALL", 5)):
         record = stack.wait_record(
             f"cu:{policy}",
-            lambda a, c=count: a.status == Status.PENDING
-            and sum(h.trigger == "CATCH_UP" for h in a.history) >= c
-            and not a.manual.in_flight
-            and a.backfill is None,
+            lambda a, c=count: (
+                a.status == Status.PENDING
+                and sum(h.trigger == "CATCH_UP" for h in a.history) >= c
+                and not a.manual.in_flight
+                and a.backfill is None
+            ),
         )
         ran = [h for h in record.history if h.trigger == "CATCH_UP"]
         caught[policy] = sorted(ran, key=lambda h: h.scheduled_time)

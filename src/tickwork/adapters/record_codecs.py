@@ -75,6 +75,7 @@ def occurrence_item(occurrence: Occurrence, action_id: str) -> dict[str, Any]:
             "t": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
             "m": occurrence.manual or None,
             "x": execution_code(occurrence, action_id),
+            "w": occurrence.reason,
         }
     )
 
@@ -90,6 +91,7 @@ def occurrence(item: dict[str, Any], action_id: str) -> Occurrence:
         late_ms=item.get("l"),
         trigger=Trigger(item.get("t", Trigger.SCHEDULED)),
         manual=item.get("m", 0),
+        reason=item.get("w"),
     )
     return replace(occurrence, execution=execution_of(item.get("x"), occurrence, action_id))
 

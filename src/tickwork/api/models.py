@@ -302,8 +302,11 @@ class HistoryEntry(_Response):
     scheduled_time: str
     actual_time: str
     attempts: int
-    outcome: str = Field(
-        description="FIRED, FAILED, NO_ACTION, or SKIPPED (missed; the catch-up policy said so)."
+    outcome: str = Field(description="FIRED, FAILED, NO_ACTION, or SKIPPED (not run: see reason).")
+    reason: str | None = Field(
+        default=None,
+        description="Why nothing ran (SKIPPED, NO_ACTION): 'skipped by request: <note>', "
+        "'missed; catch-up SKIP', 'excluded by calendar NAME', ...",
     )
     error: str | None = None
     late_ms: int | None = Field(default=None, description="How late it ran, in milliseconds.")

@@ -296,7 +296,11 @@ def _go_on_backfilling(action_id: str, deps: Records) -> None:
         log.warning("backfill of %s goes on with the reconciler: %s", action_id, error)
 
 
+_MOST_REASON = 300  # characters of why nothing ran a history entry keeps
+
+
 def occurrence_of(tick: Tick) -> Occurrence:
+    why = tick.result.get("reason") if tick.outcome is not Outcome.FIRED else None
     return Occurrence(
         occurrence=tick.occurrence,
         scheduled_time=tick.scheduled_time,
@@ -307,6 +311,7 @@ def occurrence_of(tick: Tick) -> Occurrence:
         trigger=tick.trigger,
         manual=tick.manual,
         execution=tick.execution_name,
+        reason=why[:_MOST_REASON] if isinstance(why, str) and why else None,
     )
 
 

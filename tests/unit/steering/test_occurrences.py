@@ -34,6 +34,7 @@ from tickwork.steering.occurrences import (
     skip_occurrence,
 )
 from tickwork.steering.start import StartCommand, start_action
+from tickwork.views import action_view
 
 NOW = datetime(2026, 3, 7, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -77,6 +78,11 @@ def test_a_skipped_occurrence_is_recorded_skipped_and_the_next_fires() -> None:
     )
     action = deps.records.get("h")
     assert action is not None
+    # the history says why, apart from a missed fire: the skip's own note
+    skipped = [h for h in action.history if h.outcome is Outcome.SKIPPED]
+    assert [h.reason for h in skipped] == ["skipped by request: bank holiday"]
+    shown = action_view(action)["history"]
+    assert [h["reason"] for h in shown] == [None, "skipped by request: bank holiday", None]
     assert [c.scheduled for c in action.occurrence_changes] == [NOW + 2 * HOUR]  # kept, sealed
     # the next change sealed drops the ones done with
     skip_occurrence("h", Which(number=5), None, deps)

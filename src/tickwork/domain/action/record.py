@@ -99,6 +99,9 @@ class Occurrence:
     trigger: Trigger = Trigger.SCHEDULED  # RUN_NOW and RETRY: an operator asked for it
     manual: int = 0  # the number of the manual fire it was
     execution: str | None = None  # the execution that ran it: its own, or its batch
+    # why nothing ran (SKIPPED, NO_ACTION): "skipped by request: <note>", "missed; catch-up
+    # SKIP", "excluded by calendar NAME", ...
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
