@@ -132,6 +132,7 @@ def action_view(action: Action, retries: int | None = None) -> dict[str, Any]:
                 "manual": h.manual,
                 "execution": h.execution,
                 "reason": h.reason,
+                "movedTo": iso(h.moved_to) if h.moved_to else None,
             }
             for h in action.history
         ],

@@ -60,9 +60,13 @@ def test_skip_and_move_one_occurrence_each_through_the_api(stack: Stack, api: Ap
     assert [(h.occurrence, h.outcome) for h in record.history] == [
         (1, Outcome.FIRED), (2, Outcome.SKIPPED), (3, Outcome.FIRED), (4, Outcome.FIRED)
     ]  # fmt: skip
+    # each keeps its own scheduled time; the moved one says where it fired, and why
     assert [h.scheduled_time for h in record.history] == [
-        first, first + timedelta(hours=1), moved_to, first + timedelta(hours=3)
+        first, first + timedelta(hours=1), third, first + timedelta(hours=3)
     ]  # fmt: skip
+    assert [h.moved_to for h in record.history] == [None, None, moved_to, None]
+    assert record.history[2].reason and record.history[2].reason.startswith("moved by request")
+    assert record.history[1].reason == "skipped by request: maintenance"
     ticks = [t for t in stack.ticks_for("hourly") if t["outcome"] == "FIRED"]
     assert [t["occurrence"] for t in ticks] == [1, 3, 4]
     assert_never_early(ticks)

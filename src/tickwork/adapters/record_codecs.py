@@ -76,6 +76,7 @@ def occurrence_item(occurrence: Occurrence, action_id: str) -> dict[str, Any]:
             "m": occurrence.manual or None,
             "x": execution_code(occurrence, action_id),
             "w": occurrence.reason,
+            "v": None if occurrence.moved_to is None else to_epoch_ms(occurrence.moved_to),
         }
     )
 
@@ -92,6 +93,7 @@ def occurrence(item: dict[str, Any], action_id: str) -> Occurrence:
         trigger=Trigger(item.get("t", Trigger.SCHEDULED)),
         manual=item.get("m", 0),
         reason=item.get("w"),
+        moved_to=from_epoch_ms(item["v"]) if item.get("v") is not None else None,
     )
     return replace(occurrence, execution=execution_of(item.get("x"), occurrence, action_id))
 

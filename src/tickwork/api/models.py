@@ -306,7 +306,13 @@ class HistoryEntry(_Response):
     reason: str | None = Field(
         default=None,
         description="Why nothing ran (SKIPPED, NO_ACTION): 'skipped by request: <note>', "
-        "'missed; catch-up SKIP', 'excluded by calendar NAME', ...",
+        "'missed; catch-up SKIP', 'excluded by calendar NAME', ...; for a moved occurrence, "
+        "'moved by request[: note]'.",
+    )
+    moved_to: str | None = Field(
+        default=None,
+        description="A moved occurrence: when it fired instead of its scheduledTime (its "
+        "lateMs counts from this).",
     )
     error: str | None = None
     late_ms: int | None = Field(default=None, description="How late it ran, in milliseconds.")

@@ -77,12 +77,13 @@ def record_tick(
 
     def fired(action: Action, now: datetime) -> Action:
         thresholds[:] = [action.catch_up.threshold]
+        ran = _as_moved(occurrence, action)
         action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
         if tick.outcome is Outcome.NO_ACTION:
-            return action.fired(now, occurrence, None, tick.result, deps.limits)
+            return action.fired(now, ran, None, tick.result, deps.limits)
         following = _following(action, tick, now)
         held = None if following else holding_calendar(action, lambda a: _following(a, tick, now))
-        return action.fired(now, occurrence, following, tick.result, deps.limits, held)
+        return action.fired(now, ran, following, tick.result, deps.limits, held)
 
     answer = _record(
         tick.key,
@@ -98,6 +99,17 @@ def record_tick(
     if thresholds:
         _announce_if_late(tick, thresholds[0], deps)
     return replace(answer, late_ms=tick.late_ms)
+
+
+def _as_moved(ran: Occurrence, action: Action) -> Occurrence:
+    """The history entry of an occurrence that fired at a time it was moved to: its own
+    scheduled time kept, the time it was moved to beside it, and why."""
+    origin = action.origin_of(ran.scheduled_time)
+    change = action.change_of(origin)
+    if change is None or change.to != ran.scheduled_time or origin == ran.scheduled_time:
+        return ran
+    why = f"moved by request: {change.note}" if change.note else "moved by request"
+    return replace(ran, scheduled_time=origin, moved_to=ran.scheduled_time, reason=why)
 
 
 def _announce_if_late(tick: Tick, threshold: timedelta, deps: Records) -> None:

@@ -174,7 +174,7 @@ def _fire_all(deps: Any, action_id: str, count: int) -> list[tuple[int, datetime
     action = deps.records.get(action_id)
     assert action is not None
     for h in action.history:
-        fired.append((h.occurrence, h.scheduled_time, h.actual_time))
+        fired.append((h.occurrence, h.moved_to or h.scheduled_time, h.actual_time))  # fired for
     return fired
 
 

@@ -55,9 +55,10 @@ def _fire_next(deps: Dependencies) -> None:
 
 
 def _history(deps: Dependencies) -> list[tuple[int, datetime, Outcome]]:
+    """Each occurrence, the time it fired for (a moved one's moved time), and its outcome."""
     action = deps.records.get("h")
     assert action is not None
-    return [(h.occurrence, h.scheduled_time, h.outcome) for h in action.history]
+    return [(h.occurrence, h.moved_to or h.scheduled_time, h.outcome) for h in action.history]
 
 
 def test_a_skipped_occurrence_is_recorded_skipped_and_the_next_fires() -> None:
@@ -117,6 +118,11 @@ def test_moving_the_next_fire_supersedes_its_execution_and_the_schedule_goes_on(
     _fire_next(deps)
     _fire_next(deps)
     assert _history(deps) == [(1, later, Outcome.FIRED), (2, NOW + 2 * HOUR, Outcome.FIRED)]
+    # the moved occurrence keeps its own scheduled time, and says where and why it moved
+    moved = deps.records.get("h").history[0]  # type: ignore[union-attr]
+    assert moved.scheduled_time == NOW + HOUR
+    assert moved.moved_to == later and moved.reason == "moved by request: after the deploy"
+    assert moved.late_ms == int((moved.actual_time - later).total_seconds() * 1000)
 
 
 def test_a_move_earlier_never_fires_the_original_time_again() -> None:
@@ -130,6 +136,8 @@ def test_a_move_earlier_never_fires_the_original_time_again() -> None:
         (2, earlier, Outcome.FIRED),
         (3, NOW + 3 * HOUR, Outcome.FIRED),
     ]
+    entries = deps.records.get("h").history  # type: ignore[union-attr]
+    assert [h.scheduled_time for h in entries] == [NOW + n * HOUR for n in (1, 2, 3)]
 
 
 def test_the_imminent_occurrence_inside_its_lock_is_fixed() -> None:
@@ -267,17 +275,16 @@ def test_every_occurrence_is_recorded_once_in_order_and_never_early(
     while (action := deps.records.get("h")) is not None and action.status is Status.PENDING:
         _fire_next(deps)
     assert action is not None and action.status is Status.COMPLETED
-    history = _history(deps)
-    assert [number for number, *_ in history] == [1, 2, 3, 4, 5, 6]
-    times = [at for _, at, _ in history]
-    assert times == sorted(times) and len(set(times)) == 6
-    for number, at, outcome in history:
-        scheduled = NOW + number * HOUR
-        expected_at = moved.get(scheduled, scheduled)
-        assert at == expected_at, (number, at, expected_at)
-        assert outcome is (Outcome.SKIPPED if skipped.get(scheduled) else Outcome.FIRED)
-    for entry in deps.records.get("h").history:  # type: ignore[union-attr]
-        assert entry.actual_time >= entry.scheduled_time  # never early
+    entries = deps.records.get("h").history  # type: ignore[union-attr]
+    assert [h.occurrence for h in entries] == [1, 2, 3, 4, 5, 6]
+    fire_times = [h.moved_to or h.scheduled_time for h in entries]
+    assert fire_times == sorted(fire_times) and len(set(fire_times)) == 6
+    for entry, at in zip(entries, fire_times, strict=True):
+        scheduled = NOW + entry.occurrence * HOUR
+        assert entry.scheduled_time == scheduled  # its own, moved or not
+        assert at == moved.get(scheduled, scheduled), (entry.occurrence, at)
+        assert entry.outcome is (Outcome.SKIPPED if skipped.get(scheduled) else Outcome.FIRED)
+        assert entry.actual_time >= at  # never early: at or after the time it fired for
 
 
 # --- the seal -----------------------------------------------------------------------------

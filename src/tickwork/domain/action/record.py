@@ -100,8 +100,11 @@ class Occurrence:
     manual: int = 0  # the number of the manual fire it was
     execution: str | None = None  # the execution that ran it: its own, or its batch
     # why nothing ran (SKIPPED, NO_ACTION): "skipped by request: <note>", "missed; catch-up
-    # SKIP", "excluded by calendar NAME", ...
+    # SKIP", "excluded by calendar NAME", ...; for a moved occurrence, why it was moved
     reason: str | None = None
+    # a moved occurrence: when it fired instead of its ``scheduled_time`` (its lateness counts
+    # from this)
+    moved_to: datetime | None = None
 
 
 @dataclass(frozen=True)
