@@ -90,6 +90,8 @@ def test_a_target_down_for_good_is_tried_until_its_age_then_dead_lettered_once(
     assert 2 <= attempts <= 21
     keys = {r["headers"].get("Idempotency-Key") for r in receiver.requests}
     assert len(keys) == 1
+    numbered = [r["headers"].get("X-Tickwork-Attempt") for r in receiver.requests]
+    assert numbered == [str(n) for n in range(1, attempts + 1)]
     scheduled = failed.history[-1].scheduled_time
     assert failed.history[-1].outcome == "FAILED" and failed.history[-1].attempts == attempts
     assert failed.history[-1].actual_time <= scheduled + timedelta(seconds=3600 + 300)

@@ -153,6 +153,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires
                 metadata=action.metadata,
                 attempt=made + 1,
                 role_arn=action.role_arn,
+                trigger=str(fire.order.trigger),
             )
             result = fulfillment.fulfill(request)
     except (TransientFulfillmentError, PermanentFulfillmentError) as error:

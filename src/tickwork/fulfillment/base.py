@@ -51,6 +51,7 @@ class FulfillmentRequest:
     metadata: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1
     role_arn: str | None = None  # the action's execution role for its target, if it has one
+    trigger: str = "SCHEDULED"  # why it fires: the schedule, or RUN_NOW, RETRY, BACKFILL, CATCH_UP
 
     def __post_init__(self) -> None:
         if self.scheduled_time.utcoffset() is None:

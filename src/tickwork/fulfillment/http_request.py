@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
+from tickwork.domain.times import iso
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
 from tickwork.fulfillment.deadline import Deadline
 from tickwork.fulfillment.delivery import Delivery
@@ -54,7 +55,15 @@ _USER_AGENT = "tickwork"
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _RESERVED_HEADERS = frozenset(
     h.lower()
-    for h in (SIGNATURE_HEADER, "X-Tickwork-Action-Id", "X-Tickwork-Occurrence", "Idempotency-Key")
+    for h in (
+        SIGNATURE_HEADER,
+        "X-Tickwork-Action-Id",
+        "X-Tickwork-Occurrence",
+        "X-Tickwork-Scheduled-Time",
+        "X-Tickwork-Attempt",
+        "X-Tickwork-Trigger",
+        "Idempotency-Key",
+    )
 )
 # The request's target and framing, and the hop-by-hop headers (RFC 9110 7.6.1): set by the
 # connection, never by an action. A Host naming another host, or a Content-Length or chunked
@@ -221,6 +230,11 @@ class HttpRequestFulfillment:
         headers.update(data.headers)
         headers["X-Tickwork-Action-Id"] = request.action_id
         headers["X-Tickwork-Occurrence"] = str(request.occurrence)
+        # which period it runs for (a backfilled or caught-up one: its own past time), and
+        # which attempt this is (the same key on every one)
+        headers["X-Tickwork-Scheduled-Time"] = iso(request.scheduled_time)
+        headers["X-Tickwork-Attempt"] = str(request.attempt)
+        headers["X-Tickwork-Trigger"] = str(request.trigger)
         headers["Idempotency-Key"] = request.idempotency_key
         secret = self._secret() if callable(self._secret) else self._secret
         if secret is not None:

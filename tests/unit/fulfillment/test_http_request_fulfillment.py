@@ -20,6 +20,7 @@ from tickwork.domain.errors import (
     PermanentFulfillmentError,
     TransientFulfillmentError,
 )
+from tickwork.domain.times import iso
 from tickwork.fulfillment import FulfillmentRequest, HttpRequestData, HttpRequestFulfillment
 from tickwork.fulfillment.http_request import refuse_unsafe_target
 from tickwork.integrity.signature import SIGNATURE_HEADER, verify_signature
@@ -144,6 +145,9 @@ def test_success_returns_status_and_body_with_a_verifiable_signature(receiver: _
     assert got.headers["Content-Type"] == "application/json"
     assert got.headers["X-Tickwork-Action-Id"] == "invoice:inv-1"
     assert got.headers["X-Tickwork-Occurrence"] == "3"
+    assert got.headers["X-Tickwork-Scheduled-Time"] == iso(request.scheduled_time)
+    assert got.headers["X-Tickwork-Attempt"] == "1"
+    assert got.headers["X-Tickwork-Trigger"] == "SCHEDULED"
     assert got.headers["Idempotency-Key"] == "key-of-3"
     signature = got.headers[SIGNATURE_HEADER]
     assert signature.startswith(f"t={int(NOW.timestamp())},v1=")
