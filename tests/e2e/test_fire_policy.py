@@ -112,3 +112,22 @@ def test_a_target_down_for_good_is_tried_until_its_age_then_dead_lettered_once(
     assert attributes["tickwork-action-id"]["StringValue"] == "bill:1"
     # AND the failure is counted
     assert stack.queries.count(Selection())["FAILED"] == 1
+
+
+def test_a_long_policy_ends_when_the_fires_age_runs_out_not_its_attempts(
+    make_stack, receiver: Receiver
+) -> None:
+    stack: Stack = make_stack(**DEPLOYED)
+    receiver.failures = 10**6
+    policy = {"maximumRetryAttempts": 185, "maximumEventAgeSeconds": 600}
+    stack.start(_hook("bill:age", receiver, 5, **policy))
+
+    failed = stack.wait_record("bill:age", lambda a: a.status == Status.FAILED, timeout=120)
+
+    entry = failed.history[-1]
+    assert entry.attempts == len(receiver.requests) < 186
+    started = [parse_iso(r["headers"]["X-Tickwork-Scheduled-Time"]) for r in receiver.requests]
+    assert set(started) == {entry.scheduled_time}
+    assert "past the retry policy's deadline" in (failed.last_error or "") or (
+        "deadline" in (entry.error or "")
+    )

@@ -499,6 +499,12 @@ class RetriesExhausted(PermanentFulfillmentError):
         self.attempt = attempt
         self.before_attempt = before_attempt
         spent = why or "the last the retry policy allows"
+        if before_attempt:  # ``error``: the last attempt's, as the record noted it
+            super().__init__(
+                f"no attempt after the {attempt} made: retry policy spent ({spent}); the last "
+                f"failed with {error}"
+            )
+            return
         super().__init__(
             f"attempt {attempt} failed, retry policy spent ({spent}): "
             f"{type(error).__name__}: {error}"
