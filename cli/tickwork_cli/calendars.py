@@ -11,6 +11,7 @@ import click
 
 from tickwork.domain.errors import ValidationFailed
 from tickwork.steering.calendars import (
+    calendar_view,
     delete_calendar,
     get_calendar,
     list_calendars,
@@ -146,7 +147,7 @@ def put(
 def show(context: Context, name: str, as_json: bool) -> None:
     """One calendar: its zone, dates, hours and version."""
     deps = context.target.dependencies()
-    render.echo_result(guard(lambda: get_calendar(name, deps)).to_dict(), as_json)
+    render.echo_result(calendar_view(guard(lambda: get_calendar(name, deps)), deps), as_json)
 
 
 @calendar.command(name="list")
@@ -155,7 +156,7 @@ def show(context: Context, name: str, as_json: bool) -> None:
 def list_(context: Context, as_json: bool) -> None:
     """Every calendar in the stack, by name."""
     deps = context.target.dependencies()
-    found = [c.to_dict() for c in guard(lambda: list_calendars(deps))]
+    found = [calendar_view(c, deps) for c in guard(lambda: list_calendars(deps))]
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return

@@ -71,6 +71,11 @@ def test_a_calendar_edited_in_the_table_neither_skips_nor_delays_a_fire(
     assert [a["id"] for a in listed] == ["daily"]
     shown = api.get("/actions/daily").json
     assert shown["calendarTampered"]["calendar"] == "work" and shown["needsAttention"]
+    # the calendar itself says its item is not as tickwork wrote it; put again, it is
+    assert api.get("/calendars/work").json["sealed"] is False
+    assert [c["sealed"] for c in api.get("/calendars").json["calendars"]] == [False]
+    assert api.put("/calendars/work", {"timezone": "UTC"}).status == 200
+    assert api.get("/calendars/work").json["sealed"] is True
 
 
 def test_a_calendar_edit_never_ends_or_freezes_the_schedules_naming_it(

@@ -21,6 +21,7 @@ from tickwork.api.models import (
 )
 from tickwork.domain.schedule.calendar_body import CalendarBody
 from tickwork.steering.calendars import (
+    calendar_view,
     delete_calendar,
     get_calendar,
     list_calendars,
@@ -40,8 +41,9 @@ router = new_router()
     tags=["calendars"],
 )
 def calendars() -> CalendarList:
-    found = list_calendars(bootstrap.from_environment())
-    return CalendarList.model_validate({"calendars": [c.to_dict() for c in found]})
+    deps = bootstrap.from_environment()
+    found = list_calendars(deps)
+    return CalendarList.model_validate({"calendars": [calendar_view(c, deps) for c in found]})
 
 
 @router.get(
@@ -54,8 +56,8 @@ def calendars() -> CalendarList:
     tags=["calendars"],
 )
 def calendar(name: str) -> CalendarView:
-    found = get_calendar(unquote(name), bootstrap.from_environment())
-    return CalendarView.model_validate(found.to_dict())
+    deps = bootstrap.from_environment()
+    return CalendarView.model_validate(calendar_view(get_calendar(unquote(name), deps), deps))
 
 
 @router.put(

@@ -235,6 +235,12 @@ class CalendarView(BaseModel):
     description: str | None = None
     version: int = Field(description="Goes up with each replace.")
     updated_at: str | None = None
+    sealed: bool | None = Field(
+        default=None,
+        description="False when its item was changed outside tickwork (its seal does not "
+        "hold): no fire takes it (each keeps its record's own copy and says so); put it again "
+        "to seal what it should hold.",
+    )
 
 
 class CalendarWritten(CalendarView):

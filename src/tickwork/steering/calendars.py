@@ -40,13 +40,20 @@ from tickwork.fire import writes
 from tickwork.fire.calendar_reads import holding_calendar, with_fresh_calendar
 from tickwork.fire.launch import launch, stop_own_execution
 from tickwork.fire.planning import plan
-from tickwork.fire.sealing import sealed_calendar
+from tickwork.fire.sealing import calendar_seal_holds, sealed_calendar
 from tickwork.fire.writes import decided_again
 from tickwork.steering.lock import is_locked
 from tickwork.steering.needs import Manages, Steers, Sweeps
 from tickwork.steering.pause import resume_action
 
-__all__ = ["CalendarPut", "delete_calendar", "get_calendar", "list_calendars", "put_calendar"]
+__all__ = [
+    "CalendarPut",
+    "calendar_view",
+    "delete_calendar",
+    "get_calendar",
+    "list_calendars",
+    "put_calendar",
+]
 
 
 @dataclass(frozen=True)
@@ -178,6 +185,12 @@ def _hold(action: Action, fresh: Action, now: datetime, deps: Steers) -> str:
     stop_own_execution(action, f"held on calendar {name}", deps)
     deps.publisher.publish(Paused.of(held))
     return "held"
+
+
+def calendar_view(calendar: Calendar, deps: Manages) -> dict[str, Any]:
+    """The calendar as it is shown, and whether it is as tickwork wrote it (``sealed``: false
+    once its item was changed outside tickwork: fires do not take it; put it again)."""
+    return {**calendar.to_dict(), "sealed": calendar_seal_holds(calendar, deps)}
 
 
 def get_calendar(name: str, deps: Manages) -> Calendar:

@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Protocol
 
 from tickwork.fire.needs import Records
-from tickwork.needs import ReadsCalendars, TellsTime, UsesQueries, UsesSignatures
+from tickwork.needs import Configured, ReadsCalendars, TellsTime, UsesQueries, UsesSignatures
 
 __all__ = ["Manages", "Steers", "Sweeps", "Takes"]
 
 
-class Manages(ReadsCalendars, TellsTime, Protocol): ...
+class Manages(ReadsCalendars, TellsTime, Configured, Protocol):
+    """The calendars, and the keys their seals are checked with."""
 
 
 class Steers(Records, Protocol): ...
