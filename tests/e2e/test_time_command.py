@@ -108,7 +108,8 @@ def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
     assert [(h["occurrence"], h["outcome"]) for h in history] == [
         (1, "FIRED"), (2, "SKIPPED"), (3, "FIRED"), (4, "SKIPPED"), (5, "FIRED")
     ]  # fmt: skip
-    assert parse_iso(history[2]["scheduledTime"]) == moved_to
+    assert parse_iso(history[2]["movedTo"]) == moved_to  # its own scheduledTime kept
+    assert history[2]["reason"].startswith("moved by request")
 
     # AND (on the same stack) `tickwork backfill` runs a past range of an hourly cron once
     # each, showing progress while it waits, and the client's backfill goes on from there
