@@ -91,9 +91,11 @@ def test_a_fire_missed_past_closing_time_is_moved_to_the_next_opening(
     # THEN it did not run at 18:30: it fired once, at the next opening, through the real state
     # machines, and that day's own 16:30 is still to come
     record = stack.wait_record("late:1", lambda a: len(a.history) == 1)
-    assert [(h.occurrence, h.scheduled_time, h.outcome) for h in record.history] == [
+    assert [(h.occurrence, h.moved_to, h.outcome) for h in record.history] == [
         (1, opening, Outcome.FIRED)
     ]
+    assert record.history[0].scheduled_time < opening  # its own time kept, and why it moved
+    assert (record.history[0].reason or "").startswith("moved by its calendar: missed")
     assert record.occurrence == 2 and record.execution_time == opening.replace(hour=16, minute=30)
     ticks = stack.ticks_for("late:1")
     assert [t["occurrence"] for t in ticks] == [1]

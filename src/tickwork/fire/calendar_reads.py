@@ -34,6 +34,7 @@ from tickwork.fire.sealing import calendar_seal_holds, seal_holds, seal_of
 from tickwork.ports.stores import CalendarStore
 
 __all__ = [
+    "SHIFTED_BY_CALENDAR",
     "LateExclusion",
     "calendars_read_once",
     "excluded_now",
@@ -45,6 +46,9 @@ __all__ = [
     "with_calendar",
     "with_fresh_calendar",
 ]
+
+
+SHIFTED_BY_CALENDAR = "missed, and calendar"  # how a move its calendar made begins
 
 
 def with_calendar(schedule: Schedule, deps: Seals) -> Schedule:
@@ -254,7 +258,7 @@ def late_exclusion(
         calendar = use.calendar
     if calendar is None or not calendar.excludes(now):
         return None
-    why = f"missed, and calendar {use.name} excludes {iso(now)}"
+    why = f"{SHIFTED_BY_CALENDAR} {use.name} excludes {iso(now)}"
     if use.policy is Excluded.SKIP:
         return LateExclusion(None, why)
     target = calendar.next_allowed(now)

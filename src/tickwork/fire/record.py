@@ -30,7 +30,7 @@ from tickwork.domain.steering import FailurePolicy
 from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
-from tickwork.fire.calendar_reads import holding_calendar, with_fresh_calendar
+from tickwork.fire.calendar_reads import SHIFTED_BY_CALENDAR, holding_calendar, with_fresh_calendar
 from tickwork.fire.deferred import apply_deferred
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Records
@@ -108,7 +108,11 @@ def _as_moved(ran: Occurrence, action: Action) -> Occurrence:
     change = action.change_of(origin)
     if change is None or change.to != ran.scheduled_time or origin == ran.scheduled_time:
         return ran
-    why = f"moved by request: {change.note}" if change.note else "moved by request"
+    note = change.note
+    if note and note.startswith(SHIFTED_BY_CALENDAR):  # a missed fire its calendar moved
+        why = f"moved by its calendar: {note}"
+    else:
+        why = f"moved by request: {note}" if note else "moved by request"
     return replace(ran, scheduled_time=origin, moved_to=ran.scheduled_time, reason=why)
 
 
