@@ -118,7 +118,13 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
         )
     policy = [
         f"{key} {view[key]}"
-        for key in ("lockSeconds", "maximumRetryAttempts", "deadLetterArn")
+        for key in (
+            "lockSeconds",
+            "maximumRetryAttempts",
+            "maximumEventAgeSeconds",
+            "catchUpOnResume",
+            "deadLetterArn",
+        )
         if view.get(key) is not None
     ]
     if policy:

@@ -170,9 +170,12 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires
 
 def _budget(fire: FireAttempt, action: Action, deps: Fires) -> RetryBudget:
     """What the action's retry policy allows this fire: its attempts in all (those a batch made
-    before handing it over count), none started past its age, counted from its fire time (a
-    fire asked for by hand: from when it was asked)."""
-    since = max(fire.order.fire_at, fire.order.wait_until)
+    before handing it over count), none started past its age, counted from its fire time — a
+    batch's hand-over keeps it (the lone execution's wait is the hand-over's, not the fire's);
+    a fire asked for by hand (its fire time may be a backfilled past) counts from when it was
+    asked."""
+    order = fire.order
+    since = max(order.fire_at, order.wait_until) if order.manual else order.fire_at
     return action.policy.budget(since, deps.settings.retry_max_attempts)
 
 

@@ -549,6 +549,14 @@ def defer(records: ActionRecords, seen: Action, change: Deferred, now: datetime)
     return deferring
 
 
+def undefer(records: ActionRecords, seen: Action, now: datetime) -> Action:
+    """**defer**, withdrawn: a resume of a pause that waits for the fire under way drops it
+    (guard: the version read)."""
+    withdrawn = seen.withdrawing_deferred(now)
+    _write_once(records, Rule.DEFER, seen, withdrawn)
+    return withdrawn
+
+
 def pause(records: ActionRecords, seen: Action, paused: Action) -> None:
     """**pause**: no fire until resumed, a new generation (guard: the version read, live, not
     paused, outside the lock)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -66,6 +67,15 @@ class DeadLetter:
         }
 
 
+_SQS_TEXT = re.compile(r"[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _printable(text: str) -> str:
+    """``text`` as SQS takes a message's text: characters it refuses (controls, U+FFFE, U+FFFF)
+    shown as U+FFFD (a target's answer may hold any)."""
+    return _SQS_TEXT.sub("\ufffd", text)
+
+
 def send_dead_letter(targets: TargetClients, queue_arn: str, letter: DeadLetter) -> bool:
     """Send ``letter`` to ``queue_arn``; False (logged) when the queue refuses it: the fire
     stays recorded FAILED and announced, whatever becomes of its letter."""
@@ -73,8 +83,8 @@ def send_dead_letter(targets: TargetClients, queue_arn: str, letter: DeadLetter)
     _, partition, _, region, account, name = queue_arn.split(":", 5)
     domain = "amazonaws.com.cn" if partition == "aws-cn" else "amazonaws.com"
     attributes = {
-        "ERROR_CODE": letter.error,
-        "ERROR_MESSAGE": letter.error_message[:_MAX_ATTRIBUTE] or letter.error,
+        "ERROR_CODE": _printable(letter.error),
+        "ERROR_MESSAGE": _printable(letter.error_message)[:_MAX_ATTRIBUTE] or letter.error,
         "EXECUTION_ID": letter.execution_arn or "-",
         "RETRY_ATTEMPTS": str(max(letter.attempts - 1, 0)),
         "tickwork-action-id": letter.action_id,
@@ -83,7 +93,7 @@ def send_dead_letter(targets: TargetClients, queue_arn: str, letter: DeadLetter)
     }
     send: dict[str, Any] = {
         "QueueUrl": f"https://sqs.{region}.{domain}/{account}/{name}",
-        "MessageBody": json.dumps(letter.body()),
+        "MessageBody": json.dumps(letter.body()),  # JSON escapes what SQS would refuse
         "MessageAttributes": {
             name: {"DataType": "String", "StringValue": value} for name, value in attributes.items()
         },

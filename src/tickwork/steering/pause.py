@@ -54,6 +54,13 @@ def _pause(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     action = _live(action_id, "paused", deps)
     if action.status == Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
+    if action.deferred is not None and action.deferred.kind is ChangeKind.CANCEL:
+        # A cancel waits for the fire under way: the action ends CANCELLED after it, as it
+        # would have had the cancel come before the claim. A pause changes nothing of that.
+        return replace(
+            _answer(action, Done.UNCHANGED),
+            message="a cancel waits for the fire under way: it ends CANCELLED after it",
+        )
     now = deps.clock.now()
     waiting = until_claimed(action, Deferred(ChangeKind.PAUSE, now, note=note), now, deps)
     if waiting is not None:
@@ -67,6 +74,14 @@ def _pause(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
 
 def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     action = seen = _live(action_id, "resumed", deps)
+    waiting = action.deferred
+    if action.status != Status.PAUSED and waiting is not None and waiting.kind is ChangeKind.PAUSE:
+        # The pause waits for the fire under way: the resume, the later word, withdraws it.
+        withdrawn = writes.undefer(deps.records, action, deps.clock.now())
+        return replace(
+            _answer(withdrawn, Done.RESUMED),
+            message="the pause waiting for the fire under way is withdrawn: the schedule goes on",
+        )
     if action.status != Status.PAUSED:
         return _answer(action, Done.UNCHANGED)
     now = deps.clock.now()

@@ -6,6 +6,7 @@ attempts that crashed, or past the fire's age)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -149,3 +150,17 @@ def test_a_dead_letter_queue_off_the_allow_list_is_refused() -> None:
     with pytest.raises(ValidationFailed, match="SqsTargetArns") as refused:
         start_action(StartCommand({"id": "a:1", "duration": "10m", "deadLetterArn": arn}), deps)
     assert [p.field for p in refused.value.problems] == ["deadLetterArn"]
+
+
+def test_a_fire_handed_over_by_a_batch_keeps_its_age_from_its_fire_time() -> None:
+    """A fifth review: the lone execution a batch hands a failing member to waits from the
+    hand-over, and the age was counted from that wait: attempts started after the age."""
+    deps, target = _deps(maximumRetryAttempts=185, maximumEventAgeSeconds=60)
+    due = datetime(2026, 3, 7, 12, 10, tzinfo=UTC)
+    assert _try(deps, 0, due) is TransientFulfillmentError  # the batch's attempt
+    handed = attempt("a:1", 1, FIRE, NAME, retry=0)
+    order = replace(handed.order, wait_until=due + timedelta(seconds=30), attempts_before=1)
+    deps.clock.current = due + timedelta(seconds=61)  # type: ignore[attr-defined]
+    with pytest.raises(RetriesExhausted, match="deadline"):
+        fulfill_fire(replace(handed, order=order), deps)
+    assert len(target.calls) == 1  # nothing started past the age

@@ -16,7 +16,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
 from tickwork.domain.errors import ActionLocked, FireUnderWay
 from tickwork.domain.events import DetailType
-from tickwork.steering.pause import pause_action
+from tickwork.steering.pause import pause_action, resume_action
 from tickwork.steering.start import StartCommand, start_action
 from tickwork.steering.stop import cancel_action
 
@@ -221,3 +221,31 @@ def test_an_update_in_the_lock_counts_executionremainder_from_its_own_first_fire
         fired.append((tick.data["v"], tick.occurrence))
     assert fired == [(1, 1), (2, 1), (2, 2), (2, 3)]
     assert deps.records.get("r").status == Status.COMPLETED
+
+
+def test_a_cancel_waiting_for_the_fire_under_way_is_not_made_a_pause(deps) -> None:
+    """A fifth review: a pause after a deferred cancel replaced it, and the action ended
+    PAUSED (a resume then ran it again)."""
+    deps.clock.current = NOW + timedelta(minutes=1)
+    _claim(deps, "r")
+    assert cancel_action("r", deps).to_wire()["outcome"] == "deferred"
+
+    answer = pause_action("r", "later", deps).to_wire()
+
+    assert answer["outcome"] == "unchanged" and "CANCELLED" in answer["message"]
+    machine.run(deps, machine.current(deps, "r"))
+    assert deps.records.get("r").status == Status.CANCELLED
+
+
+def test_a_resume_withdraws_a_pause_waiting_for_the_fire_under_way(deps) -> None:
+    """A fifth review: the resume answered unchanged, and the pause applied after the fire."""
+    deps.clock.current = NOW + timedelta(minutes=1)
+    _claim(deps, "r")
+    assert pause_action("r", None, deps).to_wire()["outcome"] == "deferred"
+
+    answer = resume_action("r", None, deps).to_wire()
+
+    assert answer["outcome"] == "resumed" and "withdrawn" in answer["message"]
+    machine.run(deps, machine.current(deps, "r"))
+    after = deps.records.get("r")
+    assert after.status == Status.PENDING and after.deferred is None

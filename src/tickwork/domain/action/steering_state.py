@@ -242,6 +242,12 @@ class SteeringState(ActionRecord):
     def without_deferred(self) -> Self:
         return replace(self, deferred=None)
 
+    def withdrawing_deferred(self, now: datetime) -> Self:
+        """The change waiting for the fire under way withdrawn (a resume of a pause that
+        waits): the fire completes and the schedule goes on."""
+        self._starting_from("withdrawn a deferred change", ACTIVE)
+        return replace(self._touched(now), deferred=None, changed_at=now)
+
     def moved_past(self, event_id: str | None) -> tuple[str, ...]:
         """The Start events this record remembers having moved past once the Start
         ``event_id`` replaces it: its own Start's, and a waiting one's it drops."""
