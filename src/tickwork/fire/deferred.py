@@ -6,6 +6,7 @@ schedule (checked again as a Start would be: valid when asked for, it may no lon
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from tickwork.domain.action import ACTIVE, LIVE, Action, Status
@@ -26,7 +27,7 @@ def apply_deferred(
     change = updated.deferred
     if change is None:
         return updated, []
-    base = updated.without_deferred()
+    base = replace(updated, deferred=None)
     if change.kind is ChangeKind.CANCEL:
         # The cancel was answered "applies after the imminent fire": it does, even when that
         # fire was the last (the action ends CANCELLED, its history whole). A fire that ended

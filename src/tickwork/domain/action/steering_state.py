@@ -239,12 +239,8 @@ class SteeringState(ActionRecord):
             ),
         )
 
-    def without_deferred(self) -> Self:
-        return replace(self, deferred=None)
-
     def withdrawing_deferred(self, now: datetime) -> Self:
-        """The change waiting for the fire under way withdrawn (a resume of a pause that
-        waits): the fire completes and the schedule goes on."""
+        """A waiting change withdrawn (a resume of a pause waiting for the fire under way)."""
         self._starting_from("withdrawn a deferred change", ACTIVE)
         return replace(self._touched(now), deferred=None, changed_at=now)
 
