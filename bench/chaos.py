@@ -11,7 +11,7 @@ and gives each one fault kind:
   dup-start     the Start published twice, redelivered with its EventId, POSTed again
   dup-tick      each Schedule Tick published again and redelivered with its EventId
   tick-crash    the tick function crashes after saving the record, before the next start
-  cancel-race   DELETE /actions/{id} at the fire's lock boundary (fire - LockSeconds +- 0.6s)
+  cancel-race   DELETE /actions/{id} around the lock boundary: it wins until the claim
   update-race   PATCH /actions/{id} with new data at the lock boundary
   kill-restart  waits through a kill -9 and restart of the stack
   start-refused the first StartExecution of each of its fires fails with ExecutionLimitExceeded

@@ -90,11 +90,15 @@ def expected_fires(
     if race.deferred:
         return _deferred(expected, race, record or {}, planned, count, lock)
     if not race.accepted:
-        _check_refusal(expected, race, lock)
+        # a cancel or pause is refused only once its fire is under way (claimed, so due);
+        # an update, inside the lock
+        _check_refusal(expected, race, 0.0 if race.operation in _STOPPED else lock)
         if race.status == 200:  # the cancel or pause found the action already finished
             expected.problems.append(f"{race.operation} found it {race.body.get('status')} already")
         return expected
     if race.operation in _STOPPED:
+        # accepted whenever its fire was not claimed yet (inside the lock too): nothing fires
+        # after the fires recorded by then
         fired_before = len((record or {}).get("history") or [])
         expected.final_status = _STOPPED[race.operation]
         expected.fires = {key: at for key, at in planned.items() if key[1] <= fired_before}
@@ -107,7 +111,9 @@ def expected_fires(
         }
         if not action.recurring and abs(again - first) > _EPSILON:
             expected.problems.append(f"the update moved the fire from {first:.3f} to {again:.3f}")
-    _check_acceptance(expected, race, planned.get((1, fired_before + 1)), lock)
+    # an update is accepted only outside the lock; a cancel or pause until the claim
+    ahead = 0.0 if race.operation in _STOPPED else lock
+    _check_acceptance(expected, race, planned.get((1, fired_before + 1)), ahead)
     return expected
 
 
@@ -122,10 +128,13 @@ def _deferred(
     imminent = race.applies_after
     expected.fires = {key: at for key, at in planned.items() if key[1] <= imminent}
     due = planned.get((1, imminent))
-    if due is None or due - lock > race.answered + _EPSILON:
+    # a cancel or pause waits only for a fire under way (claimed: due); an update, for a fire
+    # inside its lock
+    ahead = 0.0 if race.operation in _STOPPED else lock
+    if due is None or due - ahead > race.answered + _EPSILON:
         expected.problems.append(
             f"{race.operation} deferred at {race.answered:.3f}, but occurrence {imminent} "
-            f"was not inside its lock"
+            f"was not {'under way' if race.operation in _STOPPED else 'inside its lock'}"
         )
     if race.operation in _STOPPED:
         expected.final_status = _STOPPED[race.operation]
@@ -146,10 +155,11 @@ def _deferred(
 def _check_acceptance(
     expected: Expected, race: RaceOutcome, superseded_at: float | None, lock: float
 ) -> None:
-    """Accepted: the fire it superseded must still have been outside its lock."""
+    """Accepted: the fire it superseded must still have been outside its lock (``lock`` 0: a
+    cancel or pause, which wins until the claim — the fire not yet due when it was sent)."""
     if superseded_at is None:
         expected.problems.append(f"{race.operation} accepted after every fire had happened")
-    elif superseded_at - lock <= race.sent - _EPSILON:
+    elif lock and superseded_at - lock <= race.sent - _EPSILON:
         expected.problems.append(
             f"{race.operation} accepted at {race.sent:.3f}, inside the lock of the fire due "
             f"{superseded_at:.3f}"
