@@ -1,5 +1,5 @@
 """EVENTBRIDGE_EVENT: an event put on a named bus: the detail given, with one more member,
-``tickwork``, naming the fire (id, occurrence, scheduledTime, idempotencyKey, attempt)."""
+``tickwork``, naming the fire (id, occurrence, scheduledTime, idempotencyKey, attempt, trigger)."""
 
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ def identity(request: FulfillmentRequest) -> dict[str, Any]:
         "scheduledTime": iso(request.scheduled_time),
         "idempotencyKey": request.idempotency_key,
         "attempt": request.attempt,
+        "trigger": request.trigger,
     }
 
 

@@ -184,3 +184,40 @@ def test_a_target_outside_the_stacks_partition_and_region_is_refused(arn: str) -
     (problem,) = refused.value.problems
     assert problem.field == "data.queueArn"
     assert "us-east-1" in problem.problem and "us-east-1" in problem.fix
+
+
+def test_the_identity_member_says_which_fire_and_attempt_and_why() -> None:
+    """An event's detail, a function's payload and an execution's input carry the fire: a
+    backfilled or caught-up one its own past scheduled time, and each retry its attempt."""
+    from datetime import UTC, datetime
+
+    from pydantic import BaseModel
+
+    class _Empty(BaseModel):
+        pass
+
+    from tickwork.fulfillment.base import FulfillmentRequest
+    from tickwork.fulfillment.targets import with_identity
+
+    past = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    request = FulfillmentRequest(
+        action_id="report",
+        action="LAMBDA_INVOKE",
+        occurrence=0,
+        scheduled_time=past,
+        data=_Empty(),
+        idempotency_key="k-1",
+        attempt=3,
+        trigger="BACKFILL",
+    )
+    assert with_identity({"n": 1}, request) == {
+        "n": 1,
+        "tickwork": {
+            "id": "report",
+            "occurrence": 0,
+            "scheduledTime": "2026-01-05T09:00:00.000Z",
+            "idempotencyKey": "k-1",
+            "attempt": 3,
+            "trigger": "BACKFILL",
+        },
+    }
