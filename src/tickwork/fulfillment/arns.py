@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tickwork.fulfillment.base import data_problem
+from tickwork.fulfillment.endpoints import PARTITION_DOMAINS
 
 __all__ = ["MAX_MESSAGE_BYTES", "Arn", "check_size", "parse_arn"]
 
 MAX_MESSAGE_BYTES = 256 * 1024  # SQS, SNS, EventBridge, Lambda (async) and Step Functions input
-_PARTITIONS = {"aws": "amazonaws.com", "aws-cn": "amazonaws.com.cn", "aws-us-gov": "amazonaws.com"}
 _ARN = re.compile(
     r"arn:(?P<partition>aws|aws-cn|aws-us-gov):(?P<service>[a-z0-9-]+):"
     r"(?P<region>[a-z]{2}(?:-gov)?-[a-z]+-\d):(?P<account>\d{12}):(?P<resource>.+)"
@@ -31,7 +31,7 @@ class Arn:
 
     @property
     def domain(self) -> str:
-        return _PARTITIONS[self.partition]
+        return PARTITION_DOMAINS[self.partition]
 
     @property
     def name(self) -> str:

@@ -11,7 +11,6 @@ its group and the key as its deduplication id. The stack's own role sends it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -20,13 +19,13 @@ from datetime import datetime
 from typing import Any
 
 from tickwork.domain.times import iso
+from tickwork.fulfillment.endpoints import fifo_group, queue_url
 from tickwork.ports import TargetClients
 
 __all__ = ["DeadLetter", "send_dead_letter"]
 
 log = logging.getLogger("tickwork")
 _MAX_ATTRIBUTE = 256  # what EventBridge Scheduler keeps of an error message
-_MAX_GROUP_ID = 128  # SQS's MessageGroupId
 
 
 @dataclass(frozen=True)
@@ -80,8 +79,7 @@ def send_dead_letter(targets: TargetClients, queue_arn: str, letter: DeadLetter)
     """Send ``letter`` to ``queue_arn``; False (logged) when the queue refuses it: the fire
     stays recorded FAILED and announced, whatever becomes of its letter."""
     # checked when the action was scheduled (domain.start_request): arn:<partition>:sqs:...
-    _, partition, _, region, account, name = queue_arn.split(":", 5)
-    domain = "amazonaws.com.cn" if partition == "aws-cn" else "amazonaws.com"
+    _, partition, _, region, account, queue = queue_arn.split(":", 5)
     attributes = {
         "ERROR_CODE": _printable(letter.error),
         "ERROR_MESSAGE": _printable(letter.error_message)[:_MAX_ATTRIBUTE] or letter.error,
@@ -92,17 +90,14 @@ def send_dead_letter(targets: TargetClients, queue_arn: str, letter: DeadLetter)
         "tickwork-idempotency-key": letter.idempotency_key,
     }
     send: dict[str, Any] = {
-        "QueueUrl": f"https://sqs.{region}.{domain}/{account}/{name}",
+        "QueueUrl": queue_url(partition, region, account, queue),
         "MessageBody": json.dumps(letter.body()),  # JSON escapes what SQS would refuse
         "MessageAttributes": {
-            name: {"DataType": "String", "StringValue": value} for name, value in attributes.items()
+            key: {"DataType": "String", "StringValue": value} for key, value in attributes.items()
         },
     }
-    if name.endswith(".fifo"):
-        group = letter.action_id
-        if len(group) > _MAX_GROUP_ID:
-            group = hashlib.sha256(group.encode()).hexdigest()
-        send["MessageGroupId"] = group
+    if queue.endswith(".fifo"):
+        send["MessageGroupId"] = fifo_group(None, letter.action_id)
         send["MessageDeduplicationId"] = letter.idempotency_key
     try:
         targets.client("sqs").send_message(**send)

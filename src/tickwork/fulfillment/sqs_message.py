@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, JsonValue, field_validator
 from tickwork.fulfillment.arns import Arn, parse_arn
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.delivery import Delivery
+from tickwork.fulfillment.endpoints import queue_url
 from tickwork.fulfillment.messages import (
     check_attributes,
     check_body,
@@ -88,7 +89,7 @@ class SqsMessageFulfillment:
         data = SqsMessageData.model_validate(request.data)
         arn = data.target
         send: dict[str, Any] = {
-            "QueueUrl": f"https://sqs.{arn.region}.{arn.domain}/{arn.account}/{arn.name}",
+            "QueueUrl": queue_url(arn.partition, arn.region, arn.account, arn.name),
             **message_fields(data.message_body, data.message_attributes, request, "MessageBody"),
         }
         if data.fifo:

@@ -14,6 +14,7 @@ from tickwork.domain.times import iso
 from tickwork.fulfillment.arns import Arn
 from tickwork.fulfillment.aws_errors import classified
 from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_problem
+from tickwork.fulfillment.endpoints import fifo_group
 
 __all__ = [
     "IDENTITY_MEMBER",
@@ -25,7 +26,6 @@ __all__ = [
 ]
 
 IDENTITY_MEMBER = "tickwork"  # the member of a JSON object target input that names the fire
-_MAX_GROUP_ID = 128
 
 
 class TargetData(FulfillmentData):
@@ -75,16 +75,6 @@ def identity_attributes(request: FulfillmentRequest) -> dict[str, str]:
         "tickwork-action-id": request.action_id,
         "tickwork-occurrence": str(request.occurrence),
     }
-
-
-def fifo_group(given: str | None, action_id: str) -> str:
-    """A FIFO message group: the one given, else the action's id (ids can be longer)."""
-    group = given or action_id
-    if len(group) <= _MAX_GROUP_ID:
-        return group
-    import hashlib
-
-    return hashlib.sha256(group.encode()).hexdigest()
 
 
 @contextmanager
