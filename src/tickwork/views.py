@@ -155,13 +155,13 @@ def retrying(action: Action, retries: int | None) -> dict[str, Any] | None:
     if action.status != Status.IN_PROGRESS or action.last_error is None:
         return None
     made = action.retry_count + 1
-    allowed = action.policy.maximum_retry_attempts
-    allowed = retries if allowed is None else allowed
+    known = retries is not None or action.policy.maximum_retry_attempts is not None
     fire_at = action.execution_time
+    budget = None if fire_at is None else action.policy.budget(fire_at, retries or 0)
     return {
         "occurrence": action.occurrence,
         "attemptsMade": made,
-        "attemptsLeft": None if allowed is None else max(1 + allowed - made, 0),
-        "deadline": iso(fire_at + action.policy.event_age) if fire_at else None,
+        "attemptsLeft": max(budget.attempts - made, 0) if budget and known else None,
+        "deadline": iso(budget.deadline) if budget else None,
         "lastError": action.last_error,
     }

@@ -64,7 +64,7 @@ from tickwork.fire import grouping, writes
 from tickwork.fire.bus_sender import BusSender
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.follow_on import FollowOns
-from tickwork.fire.fulfill import fulfill_claimed
+from tickwork.fire.fulfill import fulfill_claimed, retry_budget
 from tickwork.fire.needs import Fires
 from tickwork.fire.orders import check_batch, start_lone
 from tickwork.fire.planning import fire_order, planned_execution
@@ -241,8 +241,7 @@ class _Batch:
         action = read or deps.records.get(member.action_id)
         if action is None:
             return _Done(MemberResult(member, MemberOutcome.QUIET, reason="it no longer exists"))
-        budget = action.policy.budget(attempt.order.fire_at, deps.settings.retry_max_attempts)
-        if budget.spent(made, now) is not None:
+        if retry_budget(attempt, action, deps).spent(made, now) is not None:
             return self._failed(member, attempt.order, error)
         name, arn = planned_execution(action, deps)
         written = writes.hand_over(

@@ -46,7 +46,7 @@ from tickwork.fire.record import record_tick
 from tickwork.fire.sealing import seal_holds
 from tickwork.fulfillment.base import FulfillmentRequest
 
-__all__ = ["fulfill_claimed"]
+__all__ = ["fulfill_claimed", "retry_budget"]
 
 _BY_REQUEST = "REQUEST"  # the policy a skip asked for one occurrence is announced with
 _CALENDAR = "CALENDAR"  # the policy a skip its calendar asked for is announced with
@@ -137,7 +137,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires
         # outside tickwork. Nothing runs, and nothing is retried.
         return _tick(fire, action, key, now, Outcome.NO_ACTION, {"reason": str(refused)})
     waits = 0  # the retries of this execution that were waits for a slot, not attempts
-    budget = _budget(fire, action, deps)
+    budget = retry_budget(fire, action, deps)
     try:
         with _slot(action.action, _holder(fire), deps) as waits:
             made = fire.attempt - waits - 1  # the attempts before this one
@@ -168,7 +168,7 @@ def _run(fire: FireAttempt, action: Action, key: str, now: datetime, deps: Fires
     return _tick(fire, action, key, deps.clock.now(), Outcome.FIRED, result, slot_waits=waits)
 
 
-def _budget(fire: FireAttempt, action: Action, deps: Fires) -> RetryBudget:
+def retry_budget(fire: FireAttempt, action: Action, deps: Fires) -> RetryBudget:
     """What the action's retry policy allows this fire: its attempts in all (those a batch made
     before handing it over count), none started past its age, counted from its fire time — a
     batch's hand-over keeps it (the lone execution's wait is the hand-over's, not the fire's);
