@@ -143,15 +143,19 @@ def passed_while_paused(
     schedule: Schedule, first: datetime, now: datetime, most: int
 ) -> list[datetime]:
     """The scheduled times of the schedule's occurrences from ``first`` (the one due when it
-    was paused) to ``now``, the latest ``most`` of them."""
-    found: list[datetime] = []
-    moment: datetime | None = first
-    while moment is not None and moment <= now:
-        found.append(ceil_ms(moment))
-        if len(found) > most:
-            found.pop(0)
-        moment = schedule.next_fire_time(moment, 0)
-    return found
+    was paused) to ``now``, the latest ``most`` of them: looked for back from ``now`` in
+    doubling spans, so that a long pause of a dense schedule is not walked whole."""
+    span = timedelta(seconds=1)
+    while True:
+        since = max(first, now - span)
+        found: list[datetime] = []
+        moment = first if since == first else schedule.first_fire_time(since)
+        while moment is not None and moment <= now:
+            found.append(ceil_ms(moment))
+            moment = schedule.next_fire_time(moment, 0)
+        if len(found) >= most or since == first:
+            return found[-most:]
+        span *= 2
 
 
 def plan_backfill(

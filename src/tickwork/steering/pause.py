@@ -89,10 +89,9 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     held = action.held_by_calendar is not None
     passed_fire = None  # the fire due when it was paused, passed while it was
     if due is None or due <= now or held:
-        # Its fire passed while it was paused: not caught up; the next one after now, if any,
-        # planned on the calendar as it is now. (A fire still ahead keeps the calendar it was
-        # planned on: a change since is checked when it comes due, as for any planned fire.
-        # One held on its calendar has none its calendar allows: the next from now.)
+        # Its fire passed while it was paused: caught up only as its catchUpOnResume says
+        # (``_catch_up``); the next one after now, if any, planned on the calendar as it is
+        # now. (One held on its calendar has none its calendar allows: the next from now.)
         action = with_fresh_calendar(action, now, deps)
         passed = passed_fire = None if held else due
         due = next_fire_after(action, now, passed) if action.repeat else None
