@@ -123,6 +123,7 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
             "maximumRetryAttempts",
             "maximumEventAgeSeconds",
             "catchUpOnResume",
+            "overlapPolicy",
             "deadLetterArn",
         )
         if view.get(key) is not None

@@ -218,6 +218,7 @@ class TickworkClient:
         maximum_event_age_seconds: int | timedelta | None = None,
         dead_letter_arn: str | None = None,
         catch_up_on_resume: str | None = None,
+        overlap_policy: str | None = None,
         role_arn: str | None = None,
     ) -> Published:
         # The docstring is made from the Start fields' definitions: see _schedule_doc below.
@@ -278,6 +279,7 @@ class TickworkClient:
             ),
             "dead_letter_arn": dead_letter_arn,
             "catch_up_on_resume": catch_up_on_resume,
+            "overlap_policy": overlap_policy,
             "role_arn": role_arn,
         }
         detail.update(

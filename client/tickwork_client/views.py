@@ -85,6 +85,7 @@ class ActionView(TypedDict):
     maximumEventAgeSeconds: NotRequired[int]
     deadLetterArn: NotRequired[str | None]
     catchUpOnResume: NotRequired[str]
+    overlapPolicy: NotRequired[str]
     retrying: NotRequired[dict[str, Any] | None]
     pausedAt: str | None
     idempotencyKey: str | None

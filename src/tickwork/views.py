@@ -50,6 +50,7 @@ def action_view(action: Action, retries: int | None = None) -> dict[str, Any]:
         "maximumEventAgeSeconds": int(action.policy.event_age.total_seconds()),
         "deadLetterArn": action.policy.dead_letter_arn,
         "catchUpOnResume": str(action.policy.resume_catch_up),
+        "overlapPolicy": str(action.policy.overlap),
         "retrying": retrying(action, retries),
         "pausedAt": iso(action.pause.at) if action.pause else None,
         "idempotencyKey": action.key_of(action.occurrence) if action.execution_time else None,

@@ -173,6 +173,7 @@ def manual_item(fire: ManualFire) -> dict[str, Any]:
             "claimedBy": fire.claimed_by,
             "generation": fire.generation,
             "scheduledTime": fire.scheduled and iso(fire.scheduled),
+            "execution": fire.execution,
         }
     )
 
@@ -192,6 +193,7 @@ def manual(item: dict[str, Any]) -> ManualFire:
             if item.get("scheduledTime")
             else None
         ),
+        execution=item.get("execution"),
     )
 
 

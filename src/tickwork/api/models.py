@@ -419,6 +419,11 @@ class ActionView(ActionSummary):
         description="What a resume does with the occurrences that came due while paused: "
         "SKIP, LAST (run once) or ALL (each, the latest 100).",
     )
+    overlap_policy: str = Field(
+        default="SKIP",
+        description="What happens to an occurrence that comes due while the previous fire is "
+        "still being attempted: SKIP, BUFFER_ONE, BUFFER_ALL or ALLOW_ALL.",
+    )
     retrying: dict[str, Any] | None = Field(
         default=None,
         description="While a fire is being retried: occurrence, attemptsMade, attemptsLeft "

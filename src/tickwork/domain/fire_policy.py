@@ -2,7 +2,9 @@
 schedule is fixed (``lockSeconds``), how often and how long a failed fire is tried again
 (``maximumRetryAttempts``, ``maximumEventAgeSeconds``: a schedule's ``RetryPolicy``) and where a
 fire that failed for good is sent (``deadLetterArn``: its ``DeadLetterConfig``), and what a resume
-does with the occurrences that came due while it was paused (``catchUpOnResume``).
+does with the occurrences that came due while it was paused (``catchUpOnResume``), and what
+happens to an occurrence that comes due while the previous fire is still being attempted
+(``overlapPolicy``, in Temporal's terms).
 
 Each is None at the stack's default (``LockSeconds``, ``RetryMaxAttempts``, a day), so a record
 that sets none stores none. Pure.
@@ -24,6 +26,7 @@ __all__ = [
     "MIN_EVENT_AGE",
     "NO_POLICY",
     "FirePolicy",
+    "OverlapPolicy",
     "ResumeCatchUp",
     "RetryBudget",
 ]
@@ -46,12 +49,28 @@ class ResumeCatchUp(StrEnum):
     ALL = "ALL"
 
 
+class OverlapPolicy(StrEnum):
+    """An occurrence that comes due while the previous fire is still being attempted (between
+    its first attempt and its ending), in Temporal's words: SKIP it (the default, as before:
+    nothing runs beside a fire; the fires go on at the first occurrence after it ends),
+    BUFFER_ONE (the first such occurrence runs as soon as the fire ends, the others are
+    skipped), BUFFER_ALL (each runs, one after another, as soon as the one before ends) or
+    ALLOW_ALL (each runs at its own time, beside the fire still being retried). A skipped one
+    is recorded SKIPPED with the reason and announced (Schedule Skipped)."""
+
+    SKIP = "SKIP"
+    BUFFER_ONE = "BUFFER_ONE"
+    BUFFER_ALL = "BUFFER_ALL"
+    ALLOW_ALL = "ALLOW_ALL"
+
+
 _WIRE = {
     "lock_seconds": "lockSeconds",
     "maximum_retry_attempts": "maximumRetryAttempts",
     "maximum_event_age_seconds": "maximumEventAgeSeconds",
     "dead_letter_arn": "deadLetterArn",
     "catch_up_on_resume": "catchUpOnResume",
+    "overlap_policy": "overlapPolicy",
 }
 
 
@@ -62,10 +81,15 @@ class FirePolicy:
     maximum_event_age_seconds: int | None = None
     dead_letter_arn: str | None = None
     catch_up_on_resume: ResumeCatchUp | None = None
+    overlap_policy: OverlapPolicy | None = None
 
     @property
     def resume_catch_up(self) -> ResumeCatchUp:
         return self.catch_up_on_resume or ResumeCatchUp.SKIP
+
+    @property
+    def overlap(self) -> OverlapPolicy:
+        return self.overlap_policy or OverlapPolicy.SKIP
 
     @property
     def is_default(self) -> bool:
@@ -112,6 +136,9 @@ class FirePolicy:
             dead_letter_arn=stored.get("deadLetterArn"),
             catch_up_on_resume=(
                 ResumeCatchUp(stored["catchUpOnResume"]) if stored.get("catchUpOnResume") else None
+            ),
+            overlap_policy=(
+                OverlapPolicy(stored["overlapPolicy"]) if stored.get("overlapPolicy") else None
             ),
         )
 

@@ -37,6 +37,7 @@ from tickwork.domain.fire_policy import (
     MAX_LOCK,
     MAX_RETRY_ATTEMPTS,
     MIN_EVENT_AGE,
+    OverlapPolicy,
     ResumeCatchUp,
 )
 from tickwork.domain.identifiers import DEFAULT_GROUP, GROUP_RULE, ID_RULE
@@ -538,6 +539,20 @@ START_FIELDS: tuple[StartField, ...] = (
         choices=_choices(ResumeCatchUp),
         flag="--catch-up-on-resume",
         argument="catch_up_on_resume",
+    ),
+    StartField(
+        "overlapPolicy",
+        "string",
+        "A recurrence's occurrence that comes due while the previous fire is still being "
+        "attempted (retried): SKIP it (recorded SKIPPED with the reason, and announced; the "
+        "fires go on after that fire ends), BUFFER_ONE (the first such occurrence runs as soon "
+        "as that fire ends, the others are skipped), BUFFER_ALL (each runs, one after another) "
+        "or ALLOW_ALL (each runs at its own time, beside the fire still being retried).",
+        "BUFFER_ONE",
+        default=str(OverlapPolicy.SKIP),
+        choices=_choices(OverlapPolicy),
+        flag="--overlap",
+        argument="overlap_policy",
     ),
     StartField(
         "deadLetterArn",

@@ -43,6 +43,7 @@ from tickwork.domain.fire_policy import (
     MIN_EVENT_AGE,
     NO_POLICY,
     FirePolicy,
+    OverlapPolicy,
     ResumeCatchUp,
 )
 from tickwork.domain.identifiers import DEFAULT_GROUP, check_group
@@ -147,6 +148,7 @@ class StartDetail(BaseModel):
     maximum_retry_attempts: StrictInt | None = described("maximumRetryAttempts")
     maximum_event_age_seconds: StrictInt | None = described("maximumEventAgeSeconds")
     catch_up_on_resume: str | None = described("catchUpOnResume")
+    overlap_policy: str | None = described("overlapPolicy")
     dead_letter_arn: str | None = described("deadLetterArn")
     role_arn: str | None = described("roleArn", min_length=1, max_length=MAX_ROLE_ARN_LENGTH)
 
@@ -435,6 +437,7 @@ def _fire_policy(model: StartDetail) -> FirePolicy:
             )
         )
     on_resume = _collect(problems, _resume_catch_up, model.catch_up_on_resume)
+    overlap = _collect(problems, _overlap, model.overlap_policy)
     if problems:
         raise ValidationFailed(problems)
     return FirePolicy(
@@ -443,11 +446,16 @@ def _fire_policy(model: StartDetail) -> FirePolicy:
         model.maximum_event_age_seconds,
         arn,
         on_resume,
+        overlap,
     )
 
 
 def _resume_catch_up(text: str | None) -> ResumeCatchUp | None:
     return None if text is None else _choice(ResumeCatchUp, text, "catchUpOnResume", "a policy")
+
+
+def _overlap(text: str | None) -> OverlapPolicy | None:
+    return None if text is None else _choice(OverlapPolicy, text, "overlapPolicy", "a policy")
 
 
 _SQS_ARN = re.compile(r"arn:aws[\w-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?")

@@ -80,7 +80,7 @@ class Deferred:
 @dataclass(frozen=True)
 class ManualFire:
     number: int  # the action's n-th manual fire
-    trigger: Trigger  # RUN_NOW, RETRY or BACKFILL
+    trigger: Trigger  # RUN_NOW, RETRY, BACKFILL, CATCH_UP; SCHEDULED: handed on (ALLOW_ALL)
     requested_at: datetime
     occurrence: int = 0  # RETRY: the occurrence it runs again
     idempotency_key: str = ""  # RETRY: the failed fire's own key, so receivers can dedupe
@@ -88,6 +88,9 @@ class ManualFire:
     claimed_by: str | None = None  # the execution running it (its ARN)
     generation: int = 0  # the action's generation when it was asked for: names its execution
     scheduled: datetime | None = None  # BACKFILL: the past occurrence's scheduled time
+    # SCHEDULED: a scheduled fire handed on to be retried beside the schedule (overlapPolicy
+    # ALLOW_ALL): the ARN of its own execution, which runs it (a repair's is its manual one)
+    execution: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,12 @@ class ManualFires:
             for m in self.in_flight
         )
         return replace(self, in_flight=claimed)
+
+    def cancelled(self) -> ManualFires:
+        """None left in flight but the scheduled fires handed on (overlapPolicy ALLOW_ALL): those
+        are under way, recorded when they end."""
+        handed_on = tuple(m for m in self.in_flight if m.trigger is Trigger.SCHEDULED)
+        return replace(self, in_flight=handed_on)
 
     def recorded(self, number: int) -> ManualFires:
         done = tuple(m for m in self.in_flight if m.number == number)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tickwork.domain.action import Action, Status
+from tickwork.domain.action.following import following_fire
 from tickwork.domain.batch import BatchOrder, Member, follow_on_name, wait_second
 from tickwork.domain.errors import ActionConflict, LaunchRefused
 from tickwork.fire import grouping, writes
@@ -45,7 +46,6 @@ from tickwork.fire.launch import launch, park_again
 from tickwork.fire.needs import Fires
 from tickwork.fire.orders import names_key, start_batch_listing
 from tickwork.fire.planning import plan
-from tickwork.fire.record import following_fire
 
 __all__ = [
     "FOLLOW_ON_GRACE",

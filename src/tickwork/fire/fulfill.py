@@ -40,6 +40,7 @@ from tickwork.fire import writes
 from tickwork.fire.calendar_reads import excluded_now, late_exclusion, tampered_calendar
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Fires
+from tickwork.fire.overlap import handed_on
 from tickwork.fire.own_occurrence import shift_own_fire
 from tickwork.fire.planning import planned_execution
 from tickwork.fire.record import record_tick
@@ -59,6 +60,9 @@ def fulfill_claimed(
     """The fire's tick, and its record as this execution's claim left it (the version a write
     recording the tick is fenced on). ``read``: the record as the caller just read it, if it
     has (a batch reads its members' records first): a stale one only costs the claim a retry."""
+    if not fire.order.manual:
+        read = read or deps.records.get(fire.order.action_id)
+        fire = handed_on(fire, read) or fire  # retried beside the schedule (ALLOW_ALL)
     if fire.order.manual:
         action, key = _claim_manual(fire, deps)
         return _run(fire, action, key, deps.clock.now(), deps), action
@@ -66,7 +70,8 @@ def fulfill_claimed(
     _wait_until_due(fire, action, deps)
     _announce_if_calendar_tampered(fire, action, deps)
     now = deps.clock.now()
-    if not action.catch_up.runs(fire.order.fire_at, now):
+    # (A fire its overlap policy held back runs late by design: it is not missed.)
+    if not action.buffered and not action.catch_up.runs(fire.order.fire_at, now):
         policy = str(action.catch_up.policy)
         _skip(fire, action, now, deps, f"missed; catch-up {policy}", policy)
     _keep_off_excluded(fire, action, now, deps)

@@ -29,12 +29,18 @@ from dataclasses import dataclass, replace
 
 from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
-from tickwork.domain.errors import ActionSuperseded, TickPending, TickUndelivered
+from tickwork.domain.errors import (
+    ActionSuperseded,
+    TickPending,
+    TickUndelivered,
+    TransientFulfillmentError,
+)
 from tickwork.domain.fire import CaughtFailure, FireAttempt, FireFailure, Tick
 from tickwork.fire.calendar_reads import calendars_read_once
 from tickwork.fire.fulfill import fulfill_claimed
 from tickwork.fire.needs import Fires
 from tickwork.fire.orders import check_lone
+from tickwork.fire.overlap import hand_on
 from tickwork.fire.proofs import prove_failure, with_proof
 from tickwork.fire.record import record_tick
 from tickwork.fire.recorded_ending import ending_recorded_by
@@ -59,6 +65,9 @@ def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
     deps = calendars_read_once(deps)
     try:
         tick, claimed = fulfill_claimed(fire, deps)
+    except TransientFulfillmentError:
+        hand_on(fire, deps)  # overlapPolicy ALLOW_ALL: the next occurrence runs at its time
+        raise
     except ActionSuperseded:
         again = ending_recorded_by(fire.order, fire.execution_arn, deps)
         if not isinstance(again, Tick):

@@ -333,7 +333,10 @@ def _resolve_manual(
     at_most_once = action.unknown_outcome_policy is UnknownOutcomePolicy.FAIL
     repair = 0
     for repair in range(_MAX_REPAIRS + 1):
-        name = manual_execution(action, fire, deps, repair)
+        # (a scheduled fire handed on runs in its own execution first; its repairs in manual
+        # ones, as a fire asked for by hand)
+        own = fire.execution if repair == 0 and fire.execution else None
+        name = name_of(own) if own else manual_execution(action, fire, deps, repair)
         arn = deps.executions.execution_arn(name)
         state = deps.executions.describe(name)
         if state is None:

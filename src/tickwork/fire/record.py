@@ -22,12 +22,12 @@ from typing import Protocol
 
 from tickwork.answers import Done, RecordAnswer
 from tickwork.domain.action import Action, Occurrence, Status
-from tickwork.domain.announcements import Completed, Late, Paused
+from tickwork.domain.action.following import OVERLAP_REASON, Overlap, after_fire, following_fire
+from tickwork.domain.announcements import Completed, Late, Paused, Skipped
 from tickwork.domain.errors import TickworkError
 from tickwork.domain.execution import Machine
 from tickwork.domain.fire import FireFailure, FireKey, Outcome, Tick
 from tickwork.domain.steering import FailurePolicy
-from tickwork.domain.times import ceil_ms
 from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
 from tickwork.fire.calendar_reads import SHIFTED_BY_CALENDAR, holding_calendar, with_fresh_calendar
@@ -35,6 +35,7 @@ from tickwork.fire.deferred import apply_deferred
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Records
 from tickwork.fire.orders import kind_of
+from tickwork.fire.overlap import handed_on_entry
 from tickwork.fire.planning import plan
 from tickwork.fire.writes import Written
 from tickwork.fulfillment.dead_letter import DeadLetter, send_dead_letter
@@ -74,6 +75,7 @@ def record_tick(
         recorded = answer.outcome is Done.RECORDED
         return replace(answer, late_ms=tick.late_ms) if recorded else answer
     thresholds: list[timedelta] = []
+    passed: list[Overlap] = []
 
     def fired(action: Action, now: datetime) -> Action:
         thresholds[:] = [action.catch_up.threshold]
@@ -81,9 +83,10 @@ def record_tick(
         action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
         if tick.outcome is Outcome.NO_ACTION:
             return action.fired(now, ran, None, tick.result, deps.limits)
-        following = _following(action, tick, now)
+        following, overlap = after_fire(action, tick.scheduled_time, tick.occurrence, now)
+        passed[:] = [overlap]
         held = None if following else holding_calendar(action, lambda a: _following(a, tick, now))
-        return action.fired(now, ran, following, tick.result, deps.limits, held)
+        return action.fired(now, ran, following, tick.result, deps.limits, held, overlap)
 
     answer = _record(
         tick.key,
@@ -98,6 +101,7 @@ def record_tick(
         return answer
     if thresholds:
         _announce_if_late(tick, thresholds[0], deps)
+    _announce_skips(tick.action_id, tick.generation, passed, deps)
     return replace(answer, late_ms=tick.late_ms)
 
 
@@ -137,9 +141,12 @@ def _announce_if_late(tick: Tick, threshold: timedelta, deps: Records) -> None:
 def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
     """Record a fire that failed for good, once; its letter goes to the action's dead-letter
     queue first (a crash between the two sends it again, with the same idempotency key)."""
+    if not failure.manual:
+        failure = _as_handed_on(failure, deps)
     if failure.manual:
         return _record_manual_failure(failure, deps)
     recorded: list[tuple[Occurrence, FailurePolicy]] = []
+    passed: list[Overlap] = []
 
     def failed(action: Action, now: datetime) -> Action:
         record = _failed_occurrence(failure, action.retry_count, now)
@@ -151,15 +158,27 @@ def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
         def after(a: Action) -> datetime | None:
             return following_fire(a, failure.scheduled_time, failure.occurrence, now)
 
-        following = after(action)
+        following, overlap = after_fire(action, failure.scheduled_time, failure.occurrence, now)
+        passed[:] = [overlap]
         held = None if following else holding_calendar(action, after)
-        return action.failed(now, record, following, deps.limits, held)
+        return action.failed(now, record, following, deps.limits, held, overlap)
 
     answer = _record(failure.key, _execution_of(failure, deps), failed, deps)
     if answer.outcome is not Done.RECORDED:
         return answer
+    _announce_skips(failure.action_id, failure.generation, passed, deps)
     record, policy = recorded[0]
     return replace(answer, error=record.error, failure_policy=policy)
+
+
+def _as_handed_on(failure: FireFailure, deps: Records) -> FireFailure:
+    """A scheduled fire's report, as the fire in flight it was handed on to (ALLOW_ALL) when the
+    record holds one for it claimed by the execution that reports it."""
+    record = deps.records.get(failure.action_id)
+    entry = handed_on_entry(
+        record, failure.generation, failure.occurrence, _execution_of(failure, deps)
+    )
+    return failure if entry is None else replace(failure, manual=entry.number)
 
 
 def _record(
@@ -260,26 +279,6 @@ def _dead_letter(
         manual=failure.manual,
     )
     send_dead_letter(deps.targets, queue, letter)
-
-
-def following_fire(
-    action: Action, scheduled: datetime, occurrence: int, now: datetime
-) -> datetime | None:
-    """The next occurrence after this one. Occurrences missed in an outage that the catch-up
-    policy does not run are passed over: the action's fires resume at the first one still worth
-    a fire. A moved occurrence counts from its own scheduled time, and the next fires at its
-    moved time if it was moved."""
-    origin = action.origin_of(scheduled)
-    not_before = action.catch_up.resume_from(now)  # a fire before it is passed over: by its
-    since = action.earliest_firing(not_before)  # fire time (a window, a shift), not its own
-    following = action.schedule.next_fire_time(origin, occurrence, not_before=since)
-    following = following and ceil_ms(following)
-    # An occurrence the catch-up passes over by its scheduled time, moved to a time still
-    # worth a fire, fires at that time.
-    passed_over = action.moved_fire(origin, following, not_before)
-    if passed_over and action.schedule.next_fire_time(origin, occurrence) is not None:
-        return passed_over
-    return following and action.fire_time_of(following)
 
 
 def _record_manual(
@@ -383,6 +382,23 @@ def _completed_by(action: Action, tick: Tick) -> bool:
 
 def _publish_completed(action: Action, occurrences: int, deps: Records) -> None:
     deps.publisher.publish(Completed(action.id, action.generation, occurrences))
+
+
+def _announce_skips(action_id: str, generation: int, passed: list[Overlap], deps: Records) -> None:
+    """A Schedule Skipped for each occurrence the overlap policy skipped, once (after the write
+    that recorded them)."""
+    for skipped in passed[0].skipped if passed else ():
+        deps.publisher.publish(
+            Skipped(
+                action_id,
+                generation,
+                skipped.occurrence,
+                skipped.scheduled_time,
+                skipped.late_ms or 0,
+                "OVERLAP",
+                skipped.reason or OVERLAP_REASON,
+            )
+        )
 
 
 def _announce(announcements: list[Callable[[], None]]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.execution import name_of
-from tickwork.domain.fire import FireFailure, FireOrder, Outcome, Tick
+from tickwork.domain.fire import FireFailure, FireOrder, Outcome, Tick, Trigger
 from tickwork.fire.needs import Launches
 from tickwork.fire.proofs import caught_failure, with_proof
 
@@ -32,7 +32,10 @@ def ending_recorded_by(
     ran = [
         h
         for h in action.history
-        if h.occurrence == order.occurrence and h.manual == order.manual and h.execution == name
+        if h.occurrence == order.occurrence
+        and h.execution == name
+        # (a scheduled fire handed on is recorded as the fire in flight it became)
+        and (h.manual == order.manual or (not order.manual and h.trigger is Trigger.SCHEDULED))
     ]
     if not ran or ran[-1].outcome is Outcome.SKIPPED:
         return None
@@ -58,7 +61,7 @@ def ending_recorded_by(
         result=_result(action, record),
         data=action.data,
         metadata=action.metadata,
-        manual=order.manual,
+        manual=record.manual,
         trigger=record.trigger,
         recorded=True,
     )

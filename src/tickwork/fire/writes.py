@@ -82,6 +82,7 @@ class Rule(StrEnum):
     CLAIM_MANUAL = "claim a manual fire"
     NOTE_FAILURE = "note an attempt's error"
     HAND_OVER = "hand over"
+    HAND_ON = "hand on"
     RELEASE = "release"
     RECORD = "record"
     RECORD_MANUAL = "record a manual fire"
@@ -155,9 +156,25 @@ def update(
 
 def _save(records: ActionRecords, rule: Rule, before: Action, after: Action) -> None:
     """Write ``after`` over ``before`` (its version fences the write). A write under a record
-    rule counts the fire it records (its history's newest entry) in the fire totals."""
-    recorded = after.history[-1] if rule in _RECORDING and after.history else None
-    records.save(after, expected_version=before.version, recorded=recorded)
+    rule counts the fire it records in the fire totals: a manual fire's is its history's newest
+    entry; a scheduled fire's is the entry of the occurrence ``before`` was at (those its overlap
+    policy skipped follow it)."""
+    records.save(after, expected_version=before.version, recorded=_recorded(rule, before, after))
+
+
+def _recorded(rule: Rule, before: Action, after: Action) -> Occurrence | None:
+    if rule not in _RECORDING or not after.history:
+        return None
+    if rule is Rule.RECORD_MANUAL:
+        return after.history[-1]
+    return next(
+        (
+            entry
+            for entry in reversed(after.history)
+            if not entry.manual and entry.occurrence == before.occurrence
+        ),
+        None,
+    )
 
 
 def decided_again[Answer](steer: Callable[[], Answer], attempts: int = ATTEMPTS) -> Answer:
@@ -310,6 +327,25 @@ def withdraw(
         return None
 
     return update(records, key[0], Rule.RELEASE, withdrawn)
+
+
+def hand_on(
+    records: ActionRecords,
+    fire: FireAttempt,
+    handing: Callable[[Action], Action | None],
+) -> Written | None:
+    """**hand on**: overlap policy ALLOW_ALL — the scheduled fire this execution claims, about
+    to be retried, becomes a fire in flight of its own (claimed by this execution) and the
+    record goes on to the next occurrence, planned (guard: this execution holds the claim of
+    the order's fire; ``handing`` makes the version, or None to leave it)."""
+    order = fire.order
+
+    def handed(current: Action) -> Action | None:
+        if current.fire_key != order.key or not current.holds_claim(fire.execution_arn):
+            return None
+        return handing(current)
+
+    return update(records, order.action_id, Rule.HAND_ON, handed)
 
 
 def release(records: ActionRecords, seen: Action, now: datetime, limits: Limits) -> Written | None:

@@ -385,6 +385,7 @@ def test_allowed_fields_are_the_event_names() -> None:
         "startTime", "endTime", "catchUp", "catchUpWindow", "misfireThreshold",
         "scheduleExpression", "group", "onFailure", "onUnknownOutcome", "lockSeconds",
         "maximumRetryAttempts", "maximumEventAgeSeconds", "deadLetterArn", "catchUpOnResume",
+        "overlapPolicy",
         "roleArn",
     }  # fmt: skip
 

@@ -12,14 +12,16 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Self
 
+from tickwork.domain.action.following import NO_OVERLAP, Overlap
 from tickwork.domain.action.record import ACTIVE, ActionRecord, Limits, Occurrence, Status
 from tickwork.domain.errors import TransitionRefused
 from tickwork.domain.execution import same_execution
-from tickwork.domain.fire import Outcome
+from tickwork.domain.fire import Outcome, Trigger
 from tickwork.domain.steering import (
     MAX_UNRESOLVED,
     FailedFire,
     FailurePolicy,
+    ManualFire,
     MissedFire,
     Pause,
     TamperedCalendar,
@@ -29,6 +31,15 @@ from tickwork.domain.steering import (
 __all__ = ["FireState"]
 
 _held = held_note
+
+
+def _with(
+    history: tuple[Occurrence, ...], record: Occurrence, overlap: Overlap, limits: Limits
+) -> tuple[Occurrence, ...]:
+    """The history with the fire's entry and, after it, those of the occurrences its overlap
+    policy skipped (the latest of them: the fire's own entry always stays)."""
+    skipped = overlap.skipped[-(limits.history - 1) :] if limits.history > 1 else ()
+    return (*history, record, *skipped)[-limits.history :]
 
 
 class FireState(ActionRecord):
@@ -42,7 +53,7 @@ class FireState(ActionRecord):
                 self.id, "claimed", f"it is {self.status}, naming {self.execution_arn}"
             )
         moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
-        return replace(moved, claimed_by=execution_arn)
+        return replace(moved, claimed_by=execution_arn, claimed_at=now)
 
     def noted_calendar_put(self) -> Self:
         """A calendar its schedule names was put while its fire is under way: the next version,
@@ -60,6 +71,30 @@ class FireState(ActionRecord):
         moved = self._moved(now, Status.IN_PROGRESS, "handed over to its own execution", limit)
         return replace(moved, claimed_by=to_execution_arn, execution_arn=to_execution_arn)
 
+    def handed_on(self, now: datetime, holder: str, next_fire: datetime, limit: int) -> Self:
+        """Overlap policy ALLOW_ALL: the fire ``holder`` claims, about to be retried, leaves its
+        place in the schedule to the next occurrence (at ``next_fire``, no execution yet) and
+        goes on beside it as a fire of its own — a manual entry of trigger SCHEDULED with the
+        occurrence's number and key, claimed by the same execution — recorded beside the
+        schedule, as a manual fire is (docs/protocol.md, "A handed-on fire")."""
+        if not self.holds_claim(holder) or self.execution_time is None:
+            raise TransitionRefused(self.id, "handed on", f"{holder} holds no claim on it")
+        entry = ManualFire(
+            number=self.manual.count + 1,
+            trigger=Trigger.SCHEDULED,
+            requested_at=now,
+            occurrence=self.occurrence,
+            idempotency_key=self.key_of(self.occurrence),
+            claimed_by=holder,
+            generation=self.generation,
+            scheduled=self.execution_time,
+            execution=holder,
+        )
+        why = f"occurrence {self.occurrence} is retried beside the next (overlapPolicy ALLOW_ALL)"
+        moved = self._moved(now, Status.PENDING, why, limit)
+        handed = replace(moved, manual=self.manual.requested(entry), claimed_by=None)
+        return handed._next_occurrence(next_fire)
+
     def released(
         self, now: datetime, holder: str, limit: int, reason: str = "claim released after an outage"
     ) -> Self:
@@ -68,7 +103,7 @@ class FireState(ActionRecord):
         if not self.holds_claim(holder):
             raise TransitionRefused(self.id, "released", f"{holder} holds no claim on it")
         moved = self._moved(now, Status.PENDING, reason, limit)
-        return replace(moved, claimed_by=None)
+        return replace(moved, claimed_by=None, claimed_at=None)
 
     def _at_occurrence(self, transition: str, occurrence: int) -> None:
         if occurrence != self.occurrence:
@@ -84,10 +119,12 @@ class FireState(ActionRecord):
         result: dict[str, Any] | None,
         limits: Limits,
         held_by: str | None = None,
+        overlap: Overlap = NO_OVERLAP,
     ) -> Self:
         """The fire the record is at ran (or ran nothing, or was skipped): into the history, and
         on to ``next_fire`` — or the end when there is none, unless the calendar ``held_by``
-        is why there is none: then held (paused on it), never ended on its account."""
+        is why there is none: then held (paused on it), never ended on its account. The
+        occurrences its ``overlap`` policy passed over go into the history after it."""
         self._starting_from("recorded", ACTIVE)
         self._at_occurrence("recorded", record.occurrence)
         if record.outcome is Outcome.NO_ACTION:
@@ -109,7 +146,7 @@ class FireState(ActionRecord):
             status, reason = Status.PENDING, f"occurrence {record.occurrence} {done}"
         moved = replace(
             self._moved(now, status, reason, limits.transitions),
-            history=(*self.history, record)[-limits.history :],
+            history=_with(self.history, record, overlap, limits),
             last_result=result,
             retry_count=record.attempts - 1,
             claimed_by=None,
@@ -117,7 +154,7 @@ class FireState(ActionRecord):
         )
         if status is Status.PENDING:
             assert next_fire is not None
-            return moved._next_occurrence(next_fire)
+            return moved._next_occurrence(next_fire, overlap)
         if status is Status.PAUSED:
             assert held_by is not None
             return moved._held_after(now, held_by)
@@ -130,6 +167,7 @@ class FireState(ActionRecord):
         next_fire: datetime | None,
         limits: Limits,
         held_by: str | None = None,
+        overlap: Overlap = NO_OVERLAP,
     ) -> Self:
         """The scheduled fire failed past its retries: recorded, retryable by hand, and then
         what the failure policy says — CONTINUE with ``next_fire``, PAUSE before it (a resume
@@ -152,7 +190,7 @@ class FireState(ActionRecord):
             status, reason = Status.PENDING, f"{what}; continuing (onFailure CONTINUE)"
         moved = replace(
             self._moved(now, status, reason, limits.transitions),
-            history=(*self.history, record)[-limits.history :],
+            history=_with(self.history, record, overlap, limits),
             last_error=record.error,
             retry_count=max(record.attempts - 1, self.retry_count),
             claimed_by=None,
@@ -168,7 +206,7 @@ class FireState(ActionRecord):
         if next_fire is None:
             assert held_by is not None
             return moved._held_after(now, held_by)
-        moved = moved._next_occurrence(next_fire)
+        moved = moved._next_occurrence(next_fire, overlap)
         if status is Status.PAUSED:
             note = f"{what}: {record.error or 'see history'}"[:500]
             return replace(moved, generation=self.generation + 1, pause=Pause(now, note))
@@ -186,11 +224,17 @@ class FireState(ActionRecord):
             launch_at=None,
         )
 
-    def _next_occurrence(self, next_fire: datetime) -> Self:
-        """On to the next occurrence: its fire time, no execution yet. (The changes of the
-        occurrences before it stay, under the seal, until the next change is sealed.)"""
+    def _next_occurrence(self, next_fire: datetime, overlap: Overlap = NO_OVERLAP) -> Self:
+        """On to the next occurrence — past those the overlap policy skipped — its fire time,
+        no execution yet. (The changes of the occurrences before it stay, under the seal, until
+        the next change is sealed.)"""
         return replace(
-            self, execution_time=next_fire, occurrence=self.occurrence + 1, execution_arn=None
+            self,
+            execution_time=next_fire,
+            occurrence=self.occurrence + 1 + overlap.passed,
+            execution_arn=None,
+            claimed_at=None,
+            buffered=overlap.buffered,
         )
 
     def noted_failure(self, now: datetime, error: str, retry_count: int) -> Self:

@@ -175,8 +175,12 @@ class ActionRecord:
     # Set by a fire that found its calendar changed outside tickwork (it kept this record's
     # copy); cleared by the first fire that reads the calendar under its seal again.
     tampered_calendar: TamperedCalendar | None = None
-    # Its own lock, retry policy and dead-letter queue (each None: the stack's default).
-    policy: FirePolicy = NO_POLICY
+    policy: FirePolicy = NO_POLICY  # its own fire policy (domain.fire_policy)
+    # When its fire was claimed (its first attempt): what comes due after, before the fire
+    # ends, is its overlap policy's; ``buffered``: its fire was held back by that policy
+    # (it runs late by design, never counted missed). domain.action.following.
+    claimed_at: datetime | None = None
+    buffered: bool = False
 
     @property
     def fire_key(self) -> FireKey:

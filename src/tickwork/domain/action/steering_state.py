@@ -199,7 +199,7 @@ class SteeringState(ActionRecord):
             generation=self.generation + 1,
             ttl=limits.expiry(now),
             deferred=None,
-            manual=replace(self.manual, in_flight=()),
+            manual=self.manual.cancelled(),
             backfill=None,
             backfilled=self._backfills_run(),
             pause=None,
