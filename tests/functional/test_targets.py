@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from tests.conftest import load_event
 from tests.e2e.support import Stack
 from tests.functional.target_support import ACCOUNT_ARN, Targets, fire, throttled
 from tickwork.domain.errors import PermanentFulfillmentError, TransientFulfillmentError
 from tickwork.fulfillment.base import FulfillmentRequest
+
+# tickwork-fire of occurrence 3's first attempt (target_support.fire): its time, attempt, trigger
+FIRE_ATTRIBUTE = '{"scheduledTime":"2026-11-23T09:00:00.000Z","attempt":1,"trigger":"SCHEDULED"}'
 
 
 @pytest.fixture
@@ -43,6 +47,7 @@ def test_sqs_message_carries_the_body_and_the_fires_identity(
         "tickwork-idempotency-key": request.idempotency_key,
         "tickwork-action-id": "order:7",
         "tickwork-occurrence": "3",
+        "tickwork-fire": FIRE_ATTRIBUTE,
     }
 
 
@@ -74,9 +79,13 @@ def test_sns_message_reaches_the_topics_subscribers(stack: Stack, targets: Targe
     assert envelope["MessageId"] == result["messageId"]
     assert json.loads(envelope["Message"]) == {"shipped": 7}
     assert envelope["Subject"] == "Shipped"
-    assert envelope["MessageAttributes"]["tickwork-idempotency-key"]["Value"] == (
-        request.idempotency_key
-    )
+    attributes = {k: v["Value"] for k, v in envelope["MessageAttributes"].items()}
+    assert attributes == {
+        "tickwork-idempotency-key": request.idempotency_key,
+        "tickwork-action-id": "order:7",
+        "tickwork-occurrence": "3",
+        "tickwork-fire": FIRE_ATTRIBUTE,
+    }
 
 
 def test_eventbridge_event_lands_on_the_named_bus_with_the_fires_identity(
@@ -194,22 +203,118 @@ def test_a_target_that_does_not_exist_is_a_final_failure_in_the_services_words(
     assert named in str(failure.value), failure.value
 
 
+def _sqs_target(targets: Targets) -> tuple[dict[str, Any], str]:
+    arn = targets.queue("busy")
+    return {"queueArn": arn, "messageBody": "x"}, arn
+
+
+def _sns_target(targets: Targets) -> tuple[dict[str, Any], str]:
+    topic = targets.topic("busy")
+    return {"topicArn": topic, "message": "x"}, targets.subscribed_queue(topic, "busy-reader")
+
+
+def _delivered_attributes(message: dict[str, Any]) -> dict[str, str]:
+    """A message's attributes as its reader gets them: from the queue, or from the envelope
+    of a topic's delivery to a subscribed queue."""
+    if "MessageAttributes" in message:
+        return {k: v["StringValue"] for k, v in message["MessageAttributes"].items()}
+    envelope = json.loads(message["Body"])
+    return {k: v["Value"] for k, v in envelope.get("MessageAttributes", {}).items()}
+
+
 @pytest.mark.parametrize(
-    ("action", "make"),
-    [
-        ("SQS_MESSAGE", lambda t: {"queueArn": t.queue("busy"), "messageBody": "x"}),
-        ("SNS_MESSAGE", lambda t: {"topicArn": t.topic("busy"), "message": "x"}),
-    ],
+    ("action", "make"), [("SQS_MESSAGE", _sqs_target), ("SNS_MESSAGE", _sns_target)]
 )
-def test_throttling_is_a_transient_failure_then_the_next_attempt_delivers(
+def test_throttling_is_a_transient_failure_then_the_next_attempt_delivers_saying_it_is_2(
     stack: Stack, targets: Targets, action: str, make: Any
 ) -> None:
-    data = make(targets)
+    data, reader = make(targets)
+    key = str(uuid.uuid4())
     refusal = throttled(action, times=1, name="busy")
     with refusal, pytest.raises(TransientFulfillmentError, match="Throttl"):
-        fire(stack, action, data)
-    _, result = fire(stack, action, data, attempt=2)
+        fire(stack, action, data, key=key)
+    _, result = fire(stack, action, data, attempt=2, key=key)
     assert result["messageId"]
+
+    (message,) = targets.received(reader)
+    attributes = _delivered_attributes(message)
+    assert attributes["tickwork-idempotency-key"] == key
+    assert attributes["tickwork-occurrence"] == "3"
+    assert json.loads(attributes["tickwork-fire"]) == {
+        "scheduledTime": "2026-11-23T09:00:00.000Z",
+        "attempt": 2,
+        "trigger": "SCHEDULED",
+    }
+
+
+@pytest.mark.parametrize(
+    ("action", "make"), [("SQS_MESSAGE", _sqs_target), ("SNS_MESSAGE", _sns_target)]
+)
+def test_six_attributes_of_the_actions_own_and_tickworks_four_fill_a_message(
+    stack: Stack, targets: Targets, action: str, make: Any
+) -> None:
+    """SQS and SNS take 10 attributes on a message (the emulator takes more: counted here)."""
+    data, reader = make(targets)
+    own = {f"mine-{n}": str(n) for n in range(6)}
+    fire(stack, action, {**data, "messageAttributes": own})
+
+    (message,) = targets.received(reader)
+    attributes = _delivered_attributes(message)
+    assert len(attributes) == 10
+    assert own.items() <= attributes.items() and "tickwork-fire" in attributes
+
+
+def test_an_action_stored_with_7_message_attributes_still_fires_without_tickwork_fire(
+    stack: Stack,
+    targets: Targets,
+    invoke: Callable[[str, dict[str, Any]], tuple[Any, str | None]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Taken when tickwork sent 3 attributes of its own and left the action 7, its record is
+    read at its fire: it fires with its 7 and tickwork's identity (10 in all), tickwork-fire left
+    out. A Start with 7 now is refused, naming the field and the fix."""
+    queue = targets.queue("orders-due")
+    own = {f"mine-{n}": str(n) for n in range(7)}
+    start = load_event("start/sqs-message")
+    start["detail"] = {
+        "id": "order:7:due",
+        "action": "SQS_MESSAGE",
+        "delay": "1s",
+        "data": {"queueArn": queue, "messageBody": "due", "messageAttributes": own},
+    }
+    refused, _ = invoke("StartFunction", start)
+    assert refused["outcome"] == "rejected"
+    (problem,) = refused["problems"]
+    assert problem["field"] == "data.messageAttributes"
+    assert "more than the 6" in problem["problem"] and "at most 6" in problem["fix"]
+
+    with monkeypatch.context() as older:  # the stack before tickwork-fire took the Start
+        older.setattr("tickwork.fulfillment.messages.MOST_USER_ATTRIBUTES", 7)
+        taken, _ = invoke("StartFunction", start)
+    assert taken["outcome"] == "created"
+
+    tick, error = invoke("FulfillFunction", _fire_of(stack, "order:7:due"))
+
+    assert error is None and tick["outcome"] == "FIRED", tick
+    (message,) = targets.received(queue)
+    attributes = _delivered_attributes(message)
+    assert len(attributes) == 10 and "tickwork-fire" not in attributes
+    assert own.items() <= attributes.items()
+    assert attributes["tickwork-idempotency-key"] == tick["idempotencyKey"]
+    assert attributes["tickwork-occurrence"] == "1"
+
+
+def _fire_of(stack: Stack, action_id: str) -> dict[str, Any]:
+    """What the Fulfill task invokes the fulfill function with for the execution the record
+    names (its input as the stack started it)."""
+    arn = stack.record(action_id).execution_arn
+    described = stack.local.client("stepfunctions").describe_execution(executionArn=arn)
+    return {
+        "input": json.loads(described["input"]),
+        "executionName": described["name"],
+        "executionArn": arn,
+        "retryCount": 0,
+    }
 
 
 def test_an_action_with_a_role_runs_its_target_under_that_role(
