@@ -49,6 +49,8 @@ def test_sqs_message_carries_the_body_and_the_fires_identity(
         "tickwork-occurrence": "3",
         "tickwork-fire": FIRE_ATTRIBUTE,
     }
+    (kept,) = stack.local.outbox.messages("queue")  # the local stack's outbox keeps them too
+    assert kept["attributes"] == attributes and kept["fire"]["trigger"] == "SCHEDULED"
 
 
 def test_a_fifo_queue_takes_one_message_from_two_attempts_of_onefire(

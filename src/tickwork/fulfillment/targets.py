@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import ConfigDict
@@ -24,6 +25,7 @@ __all__ = [
     "calling",
     "fifo_group",
     "fire_attribute",
+    "fire_json",
     "identity_attributes",
     "with_identity",
 ]
@@ -87,16 +89,17 @@ def identity_attributes(request: FulfillmentRequest) -> dict[str, str]:
 
 
 def fire_attribute(request: FulfillmentRequest) -> dict[str, str]:
-    """The message attribute ``tickwork-fire``: compact JSON of the fire's scheduled time (a
-    backfilled or caught-up fire's own past one), its attempt (1, 2, … on the retries of one
-    fire) and its trigger, e.g. ``{"scheduledTime":"2026-11-23T09:00:00.000Z","attempt":2,
-    "trigger":"SCHEDULED"}``: one attribute, so a message keeps room for the user's own."""
-    fire = {
-        "scheduledTime": iso(request.scheduled_time),
-        "attempt": request.attempt,
-        "trigger": request.trigger,
-    }
-    return {FIRE_ATTRIBUTE: json.dumps(fire, separators=(",", ":"))}
+    """The message attribute ``tickwork-fire`` of a fire (``fire_json``)."""
+    return {FIRE_ATTRIBUTE: fire_json(request.scheduled_time, request.attempt, request.trigger)}
+
+
+def fire_json(scheduled_time: datetime, attempt: int, trigger: str) -> str:
+    """``tickwork-fire``'s value: compact JSON of the fire's scheduled time (a backfilled or
+    caught-up fire's own past one), its attempt (1, 2, … on the retries of one fire) and its
+    trigger, e.g. ``{"scheduledTime":"2026-11-23T09:00:00.000Z","attempt":2,"trigger":
+    "SCHEDULED"}``: one attribute, so a message keeps room for the user's own."""
+    fire = {"scheduledTime": iso(scheduled_time), "attempt": attempt, "trigger": trigger}
+    return json.dumps(fire, separators=(",", ":"))
 
 
 @contextmanager
