@@ -106,9 +106,18 @@ def test_eventbridge_event_lands_on_the_named_bus_with_the_fires_identity(
     event = json.loads(delivered["Body"])
     assert event["id"] == result["eventId"]
     assert (event["detail-type"], event["source"]) == ("Order Due", "app.orders")
-    assert event["detail"]["n"] == 7
-    assert event["detail"]["tickwork"]["idempotencyKey"] == request.idempotency_key
-    assert event["detail"]["tickwork"]["occurrence"] == 3
+    assert event["detail"] == {"n": 7, "tickwork": _identity(request, attempt=1)}
+
+
+def test_an_events_retried_attempt_says_it_is_2(stack: Stack, targets: Targets) -> None:
+    bus = targets.bus("partners")
+    queue = targets.bus_rule_queue("partners", "partner-feed")
+    data = {"eventBusArn": bus, "detailType": "Order Due", "detail": {"n": 7}}
+
+    request, _ = fire(stack, "EVENTBRIDGE_EVENT", data, attempt=2)
+
+    (delivered,) = targets.received(queue)
+    assert json.loads(delivered["Body"])["detail"]["tickwork"] == _identity(request, attempt=2)
 
 
 def test_lambda_request_response_returns_the_functions_answer(
@@ -120,21 +129,22 @@ def test_lambda_request_response_returns_the_functions_answer(
     data = {"functionArn": arn, "payload": {"n": 7}, "invocationType": "RequestResponse"}
     request, result = fire(stack, "LAMBDA_INVOKE", data)
 
-    assert [e["n"] for e in seen] == [7]
-    assert seen[0]["tickwork"]["idempotencyKey"] == request.idempotency_key
+    assert seen == [{"n": 7, "tickwork": _identity(request, attempt=1)}]
     assert result["statusCode"] == 200
     assert json.loads(result["response"]) == {"closed": 7}
 
 
 def test_lambda_is_invoked_asynchronously_by_default(stack: Stack, targets: Targets) -> None:
-    """As EventBridge Scheduler's Lambda target: an Event invocation, accepted with 202."""
+    """As EventBridge Scheduler's Lambda target: an Event invocation, accepted with 202; its
+    payload says which fire and which attempt (a retry's 2)."""
     seen: list[dict[str, Any]] = []
     arn = targets.function("close-order", lambda event, _: seen.append(event))
 
-    _, result = fire(stack, "LAMBDA_INVOKE", {"functionArn": arn, "payload": {"n": 7}})
+    data = {"functionArn": arn, "payload": {"n": 7}}
+    request, result = fire(stack, "LAMBDA_INVOKE", data, attempt=2)
 
     assert result["statusCode"] == 202 and "response" not in result
-    assert [e["n"] for e in seen] == [7]
+    assert seen == [{"n": 7, "tickwork": _identity(request, attempt=2)}]
 
 
 def test_a_functions_own_error_is_final_and_named(stack: Stack, targets: Targets) -> None:
@@ -169,7 +179,7 @@ def test_step_functions_execution_is_named_by_the_fire_and_started_once(
     key = str(uuid.uuid4())
     data = {"stateMachineArn": machine, "input": {"order": 7}}
 
-    _, first = fire(stack, "STEP_FUNCTIONS_EXECUTION", data, attempt=1, key=key)
+    request, first = fire(stack, "STEP_FUNCTIONS_EXECUTION", data, attempt=1, key=key)
     _, again = fire(stack, "STEP_FUNCTIONS_EXECUTION", data, attempt=2, key=key)
 
     executions = targets.executions(machine)
@@ -177,7 +187,41 @@ def test_step_functions_execution_is_named_by_the_fire_and_started_once(
     assert first["executionArn"] == again["executionArn"] == executions[0]["executionArn"]
     assert again["alreadyStarted"] is True
     started = json.loads(targets.execution_input(first["executionArn"]))
-    assert started["order"] == 7 and started["tickwork"]["idempotencyKey"] == key
+    # the execution is the first attempt's: its input names that attempt
+    assert started == {"order": 7, "tickwork": _identity(request, attempt=1)}
+
+
+def test_a_start_throttled_then_retried_says_attempt_2_in_the_executions_input(
+    stack: Stack, targets: Targets
+) -> None:
+    """An execution's name is the fire's key and nothing else (a retry must find it taken);
+    which attempt started it is in its input."""
+    machine = targets.state_machine("busy")
+    key = str(uuid.uuid4())
+    data = {"stateMachineArn": machine, "input": {"order": 7}}
+    with (
+        throttled("STEP_FUNCTIONS_EXECUTION", times=1, name="busy"),
+        pytest.raises(TransientFulfillmentError, match="Throttl"),
+    ):
+        fire(stack, "STEP_FUNCTIONS_EXECUTION", data, key=key)
+
+    request, started = fire(stack, "STEP_FUNCTIONS_EXECUTION", data, attempt=2, key=key)
+
+    assert [e["name"] for e in targets.executions(machine)] == [key]
+    execution_input = json.loads(targets.execution_input(started["executionArn"]))
+    assert execution_input == {"order": 7, "tickwork": _identity(request, attempt=2)}
+
+
+def _identity(request: FulfillmentRequest, attempt: int) -> dict[str, Any]:
+    """The tickwork member of occurrence 3's attempt (target_support.fire), as a reader gets it."""
+    return {
+        "id": "order:7",
+        "occurrence": 3,
+        "scheduledTime": "2026-11-23T09:00:00.000Z",
+        "idempotencyKey": request.idempotency_key,
+        "attempt": attempt,
+        "trigger": "SCHEDULED",
+    }
 
 
 MISSING = {
