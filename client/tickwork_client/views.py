@@ -117,4 +117,6 @@ class OutboxMessage(TypedDict):
     template: NotRequired[str | None]
     status: NotRequired[int | None]  # a webhook's answer
     error: NotRequired[str | None]
-    fire: NotRequired[dict[str, Any]]
+    attributes: NotRequired[dict[str, str | None]]  # a queue's, topic's or push's message's
+    tags: NotRequired[dict[str, str]]  # an e-mail's SES message tags
+    fire: NotRequired[dict[str, Any]]  # id, occurrence, scheduledTime, attempt, trigger, ...

@@ -1,14 +1,16 @@
 """The local stack's outbox: every message a fire sent, kept to be listed and read (MailHog-style).
 
 While ``Outbox.installed()`` is active, each built-in fulfillment runs with the fire it serves
-noted (the action id, occurrence, attempt, idempotency key), and every call it makes that sends
-something is kept, as it was sent:
+noted (the action id, occurrence, scheduled time, attempt, trigger, idempotency key), and every
+call it makes that sends something is kept, as it was sent:
 
 - ``sms``: SNS Publish to a phone number — the rendered text;
-- ``push``: SNS Publish to the stack's push topic — the rendered text, to the ``userId``;
-- ``email``: SES SendTemplatedEmail — the subject and bodies as SES renders the template;
-- ``queue``: SQS SendMessage — the body, to the queue;
-- ``topic``: SNS Publish to any other topic — the subject and message;
+- ``push``: SNS Publish to the stack's push topic — the rendered text and the message
+  attributes, to the ``userId``;
+- ``email``: SES SendTemplatedEmail — the subject and bodies as SES renders the template, and
+  its message tags;
+- ``queue``: SQS SendMessage — the body and the message attributes, to the queue;
+- ``topic``: SNS Publish to any other topic — the subject, message and message attributes;
 - ``event``: EventBridge PutEvents of an EVENT_BUS action — each entry's detail;
 - ``webhook``: an HTTP_REQUEST — method, URL, body and the status it was answered with.
 
@@ -80,6 +82,7 @@ class Outbox:
                 "attempt": fire.attempt,
                 "idempotencyKey": fire.idempotency_key,
                 "scheduledTime": iso(fire.scheduled_time),
+                "trigger": fire.trigger,
             },
         }
         with self._lock:  # numbered and stamped in the order kept: newest first holds
@@ -159,6 +162,7 @@ class Outbox:
     ) -> None:
         if service == "sqs":
             fields = {"to": params["QueueUrl"], "body": params["MessageBody"]}
+            fields["attributes"] = _attributes(params)
             self.keep("queue", {**fields, "messageId": answer.get("MessageId")}, fire)
         elif service == "ses":
             self.keep("email", self._email(client, params, answer), fire)
@@ -176,12 +180,14 @@ class Outbox:
             attributes = params.get("MessageAttributes", {})
             user = attributes.get("userId", {}).get("StringValue")
             fields = {"to": user, "topic": params["TopicArn"], "body": params["Message"]}
+            fields["attributes"] = _attributes(params)
             self.keep("push", {**fields, "messageId": answer.get("MessageId")}, fire)
         else:
             fields = {
                 "to": params.get("TopicArn") or params.get("TargetArn"),
                 "subject": params.get("Subject"),
                 "body": params.get("Message"),
+                "attributes": _attributes(params),
             }
             self.keep("topic", {**fields, "messageId": answer.get("MessageId")}, fire)
 
@@ -191,6 +197,7 @@ class Outbox:
             "from": params.get("Source"),
             "template": params.get("Template"),
             "messageId": answer.get("MessageId"),
+            "tags": {tag["Name"]: tag["Value"] for tag in params.get("Tags", [])},
         }
         parts = render_email(client, params["Template"], params.get("TemplateData", "{}"))
         fields["subject"] = parts["subject"]
@@ -211,6 +218,14 @@ class Outbox:
             **({"error": result["error"]} if "error" in result else {}),
         }
         self.keep("webhook", fields, request)
+
+
+def _attributes(params: dict[str, Any]) -> dict[str, Any]:
+    """A message's attributes as sent, by name (tickwork sends strings only)."""
+    return {
+        name: value.get("StringValue")
+        for name, value in params.get("MessageAttributes", {}).items()
+    }
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ from datetime import UTC, datetime
 from typing import Any
 from unittest import mock
 
+from moto.core.exceptions import AWSError
 from moto.sns.exceptions import SNSException
 from moto.sns.models import SNSBackend
 from moto.sqs.exceptions import SQSException
 from moto.sqs.models import SQSBackend
+from moto.stepfunctions.models import StepFunctionBackend
 
 from tests.e2e.support import Stack
 from tickwork.fulfillment.base import FulfillmentRequest
@@ -145,18 +147,32 @@ class Targets:
             events.unregister("before-parameter-build.sts.AssumeRole", unique_id="roles")
 
 
+class _StatesThrottled(AWSError):
+    """Step Functions' throttling refusal, made as the other services' are: (code, message)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message, code)
+
+
 # The emulated service call of each action type, and the code its service throttles with.
 _CALLS: dict[str, tuple[type, str, type[Exception], str]] = {
     "SQS_MESSAGE": (SQSBackend, "send_message", SQSException, "RequestThrottled"),
     "SNS_MESSAGE": (SNSBackend, "publish", SNSException, "ThrottledException"),
+    "STEP_FUNCTIONS_EXECUTION": (
+        StepFunctionBackend,
+        "start_execution",
+        _StatesThrottled,
+        "ThrottlingException",
+    ),
 }
 
 
 @contextmanager
 def throttled(action: str, times: int, name: str) -> Iterator[list[str]]:
     """Inside: the emulated service refuses the first ``times`` calls of the action type to the
-    resource ``name`` (a queue's or a topic's) with its throttling error, as AWS does under
-    load, then serves again; calls to anything else pass. Yields the refusals made."""
+    resource ``name`` (a queue's, a topic's or a state machine's) with its throttling error, as
+    AWS does under load, then serves again; calls to anything else pass. Yields the refusals
+    made."""
     owner, method, exception, code = _CALLS[action]
     original = getattr(owner, method)
     refused: list[str] = []

@@ -20,10 +20,12 @@ from tests.e2e.support import Stack
 from tests.functional.target_support import Targets, fire
 from tickwork import bootstrap
 from tickwork.domain.errors import PermanentFulfillmentError
+from tickwork.domain.times import parse_iso, to_epoch_ms
 from tickwork_cli.main import cli
 from tickwork_local.template import ACCOUNT
 
 REGION = "us-east-1"
+SCHEDULED = "2026-11-23T09:00:00.000Z"  # occurrence 3's time (target_support.fire)
 
 
 @pytest.fixture
@@ -75,23 +77,77 @@ def test_an_email_is_sent_through_the_ses_template_named_by_template_type(
     assert json.loads(message.template_data)["name"] == "Joojo"
 
 
-def test_a_push_goes_to_the_push_topic_with_the_user_to_filter_on(
-    stack: Stack, templates: None
+@pytest.mark.parametrize("attempt", [1, 2])
+def test_a_push_goes_to_the_push_topic_with_the_user_to_filter_on_and_its_fire(
+    stack: Stack, templates: None, attempt: int
 ) -> None:
+    """Its message attributes say which fire it is and which attempt, as an SNS_MESSAGE's."""
     targets = Targets(stack.local)
     queue = targets.subscribed_queue(stack.local.outputs["PushTopicArn"], "mobile-backend")
     data = _seed(notificationType="PUSH", userId="user-7", mobile=None)
 
-    request, result = fire(stack, "SEND_NOTIFICATION", data)
+    request, result = fire(stack, "SEND_NOTIFICATION", data, attempt=attempt)
 
     (delivered,) = targets.received(queue)
     envelope = json.loads(delivered["Body"])
     assert envelope["MessageId"] == result["messageId"]
     assert envelope["Message"] == "Dear Joojo, your payment is late."
     attributes = {k: v["Value"] for k, v in envelope["MessageAttributes"].items()}
-    assert attributes["userId"] == "user-7"
-    assert attributes["templateType"] == "USER_LATE_PAYMENT_NOTIFICATION"
-    assert attributes["tickwork-idempotency-key"] == request.idempotency_key
+    assert attributes == {
+        "userId": "user-7",
+        "templateType": "USER_LATE_PAYMENT_NOTIFICATION",
+        "tickwork-idempotency-key": request.idempotency_key,
+        "tickwork-action-id": "order:7",
+        "tickwork-occurrence": "3",
+        "tickwork-fire": json.dumps(
+            {"scheduledTime": SCHEDULED, "attempt": attempt, "trigger": "SCHEDULED"},
+            separators=(",", ":"),
+        ),
+    }
+    (kept,) = stack.local.outbox.messages("push")
+    assert kept["attributes"] == attributes and kept["fire"]["attempt"] == attempt
+
+
+def test_an_email_is_tagged_with_its_fire_and_attempt(stack: Stack, templates: None) -> None:
+    """SES message tags (what a configuration set's events report) say which fire and attempt.
+    The emulator's SES keeps no tags: they are read from the outbox, which keeps a call as it
+    was sent once the service took it, and held to SES's rule for a tag here."""
+    data = _seed(notificationType="EMAIL", email="joojo@example.com", mobile=None)
+
+    request, result = fire(stack, "SEND_NOTIFICATION", data, attempt=2)
+
+    (message,) = ses_backends[ACCOUNT][REGION].sent_messages
+    (kept,) = stack.local.outbox.messages("email")
+    assert kept["messageId"] == message.id == result["messageId"]
+    assert kept["tags"] == {
+        "idempotency-key": request.idempotency_key,
+        "occurrence": "3",
+        "scheduled-time-ms": str(to_epoch_ms(parse_iso(SCHEDULED))),
+        "attempt": "2",
+        "trigger": "SCHEDULED",
+    }
+    ses_tag = re.compile(r"[A-Za-z0-9_-]{1,256}")  # a tag's name and value, as SES takes them
+    assert all(ses_tag.fullmatch(part) for tag in kept["tags"].items() for part in tag)
+
+
+def test_an_sms_is_its_text_alone_its_fire_kept_in_the_outbox(
+    stack: Stack, templates: None
+) -> None:
+    """A text carries nothing but what it says; the outbox keeps which fire sent it."""
+    request, result = fire(stack, "SEND_NOTIFICATION", _seed(), attempt=2)
+
+    sent = sns_backends[ACCOUNT][REGION].sms_messages
+    assert sent == {result["messageId"]: ("+60123456789", "Dear Joojo, your payment is late.")}
+    (kept,) = stack.local.outbox.messages("sms")
+    assert kept["fire"] == {
+        "id": "order:7",
+        "action": "SEND_NOTIFICATION",
+        "occurrence": 3,
+        "scheduledTime": SCHEDULED,
+        "attempt": 2,
+        "trigger": "SCHEDULED",
+        "idempotencyKey": request.idempotency_key,
+    }
 
 
 def test_an_email_template_that_does_not_exist_fails_finally_saying_the_command_to_create_it(

@@ -7,6 +7,13 @@
 - ``PUSH``: Amazon SNS to the stack's push topic, the same text, with message attributes
   ``userId`` and ``templateType`` for subscribers (a mobile backend) to filter on.
 
+Each says which fire it is where its channel has room: a push in the message attributes an
+SNS_MESSAGE carries (``tickwork-idempotency-key``, ``tickwork-action-id``,
+``tickwork-occurrence``, ``tickwork-fire``: its scheduled time, attempt and trigger); an e-mail
+in SES message tags (``idempotency-key``, ``occurrence``, ``scheduled-time-ms``, ``attempt``,
+``trigger``: what a configuration set's event publishing reports, tag values allowing only
+letters, digits, ``_`` and ``-``, hence epoch milliseconds). An SMS is its text alone.
+
 Texts and e-mails are templates with ``{{field}}`` placeholders (``tickwork.domain.placeholders``)
 filled from the data: its known fields (``name``, ``subject``, ``mobile``, ``email``, ``userId``,
 ``templateType``, ``notificationType``) and the team's own (``amount``, ``dueDate``...). A
@@ -26,6 +33,7 @@ from typing import Any
 from tickwork.adapters.clients import AwsClients
 from tickwork.domain.errors import PermanentFulfillmentError
 from tickwork.domain.placeholders import MissingFields, TemplateSyntaxProblem, fill, placeholders
+from tickwork.domain.times import to_epoch_ms
 from tickwork.fulfillment.aws_errors import classified
 from tickwork.ports.notifier import Notification
 
@@ -127,7 +135,7 @@ class AwsNotifier:
                     {
                         "userId": notification.recipient,
                         "templateType": notification.template_type,
-                        "tickwork-idempotency-key": notification.idempotency_key,
+                        **_fire_attributes(notification),
                     }
                 ),
             },
@@ -147,7 +155,7 @@ class AwsNotifier:
                 Destination={"ToAddresses": [notification.recipient]},
                 Template=template,
                 TemplateData=json.dumps(notification.template_data),
-                Tags=[{"Name": "idempotency-key", "Value": notification.idempotency_key}],
+                Tags=_fire_tags(notification),
             )
         except Exception as error:
             if "TemplateDoesNotExist" in str(error):
@@ -281,6 +289,36 @@ def _is_missing(error: Exception) -> bool:
 
 def _e164(mobile: str) -> str:
     return mobile if mobile.startswith("+") else f"+{mobile}"
+
+
+def _fire_attributes(notification: Notification) -> dict[str, str]:
+    """The fire a push is sent for, as an SNS_MESSAGE's message attributes say it."""
+    # Imported here, at a send (the data models are loaded by then): the bootstrap builds this
+    # notifier for functions that load no pydantic at a cold start.
+    from tickwork.fulfillment.targets import FIRE_ATTRIBUTE, fire_json
+
+    return {
+        "tickwork-idempotency-key": notification.idempotency_key,
+        "tickwork-action-id": notification.action_id,
+        "tickwork-occurrence": str(notification.occurrence),
+        FIRE_ATTRIBUTE: fire_json(
+            notification.scheduled_time, notification.attempt, notification.trigger
+        ),
+    }
+
+
+def _fire_tags(notification: Notification) -> list[dict[str, str]]:
+    """The fire an e-mail is sent for, as SES message tags: a tag's value is letters, digits,
+    ``_`` and ``-`` only, so the scheduled time is in epoch milliseconds (and the action id,
+    free text, is left out: the key names the fire)."""
+    tags = {
+        "idempotency-key": notification.idempotency_key,
+        "occurrence": str(notification.occurrence),
+        "scheduled-time-ms": str(to_epoch_ms(notification.scheduled_time)),
+        "attempt": str(notification.attempt),
+        "trigger": notification.trigger,
+    }
+    return [{"Name": name, "Value": value} for name, value in tags.items()]
 
 
 def _string_attributes(values: dict[str, str]) -> dict[str, dict[str, str]]:

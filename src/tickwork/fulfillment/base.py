@@ -6,15 +6,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "STORED",
     "Fulfillment",
     "FulfillmentData",
     "FulfillmentRequest",
     "data_problem",
+    "is_stored",
 ]
+
+# The validation context of an action's data read from its record at a fire (``validate_data``
+# with ``stored``), not of a new Start: a limit tightened since it was created lets it fire.
+STORED: dict[str, Any] = {"stored": True}
 
 
 class FulfillmentData(BaseModel):
@@ -31,6 +37,12 @@ def data_problem(problem: str, fix: str, field: str | None = None) -> PydanticCu
     """
     context = {"problem": problem, "fix": fix, **({"field": field} if field else {})}
     return PydanticCustomError("tickwork_data", "{problem}", context)
+
+
+def is_stored(info: ValidationInfo) -> bool:
+    """Whether a validator checks an action's stored data at its fire (``STORED``): what a
+    Start is held to since may be stricter than what it was held to when it was taken."""
+    return bool(info.context and info.context.get("stored"))
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """SEND_NOTIFICATION: a templated SMS, e-mail or push message, sent through a ``Notifier``
-(``tickwork.fulfillment.notifier``)."""
+(``tickwork.fulfillment.notifier``), which is told the fire it sends for: its key, occurrence,
+scheduled time, attempt and trigger (``tickwork.ports.notifier.Notification``)."""
 
 from __future__ import annotations
 
@@ -231,6 +232,10 @@ class NotificationFulfillment:
                 name=data.name,
                 action_id=request.action_id,
                 idempotency_key=request.idempotency_key,
+                occurrence=request.occurrence,
+                scheduled_time=request.scheduled_time,
+                attempt=request.attempt,
+                trigger=request.trigger,
                 template_data=data.template_values(),
             )
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from tickwork.domain.times import iso
 from tickwork.ports.notifier import Notification
 
 __all__ = ["LoggingNotifier"]
@@ -54,6 +55,10 @@ class LoggingNotifier:
                 "template_type": notification.template_type,
                 "action_id": notification.action_id,
                 "idempotency_key": notification.idempotency_key,
+                "occurrence": notification.occurrence,
+                "scheduled_time": iso(notification.scheduled_time),
+                "attempt": notification.attempt,
+                "trigger": notification.trigger,
             },
         )
         return message_id

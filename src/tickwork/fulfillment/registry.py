@@ -59,9 +59,10 @@ class FulfillmentRegistry:
     def types(self) -> list[str]:
         return sorted(self._ready())
 
-    def validate(self, action_type: str, data: Any) -> BaseModel:
-        """Parse ``data`` with the action type's model, or say what to change, field by field."""
-        return validate_data(self.get(action_type).data_model, data)
+    def validate(self, action_type: str, data: Any, *, stored: bool = False) -> BaseModel:
+        """Parse ``data`` with the action type's model, or say what to change, field by field.
+        ``stored``: the data of an action's record, read at its fire (``validate_data``)."""
+        return validate_data(self.get(action_type).data_model, data, stored=stored)
 
     def admit(self, action_type: str, data: BaseModel) -> None:
         """The checks of an action's parsed data that read the stack (a notification's
@@ -74,13 +75,20 @@ class FulfillmentRegistry:
         return {t: f.data_model.model_json_schema() for t, f in sorted(self._ready().items())}
 
 
-def validate_data(model: type[BaseModel], data: Any) -> BaseModel:
+def validate_data(model: type[BaseModel], data: Any, *, stored: bool = False) -> BaseModel:
     """``data`` parsed with an action type's model, or ``InvalidActionData`` naming each field
-    to change (the stack's check of a Start, and the publisher client's before it sends)."""
+    to change (the stack's check of a Start, and the publisher client's before it sends).
+
+    ``stored``: the data of an action's record, read at its fire. A model may hold a new Start
+    to a limit tightened since the action was taken (``base.is_stored``): the action, taken
+    under the older one, still fires.
+    """
     from pydantic import ValidationError
 
+    from tickwork.fulfillment.base import STORED
+
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=STORED if stored else None)
     except ValidationError as err:
         problems = [_field_problem(e, model) for e in err.errors(include_url=False)]
         raise InvalidActionData(problems) from None

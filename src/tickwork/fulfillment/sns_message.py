@@ -1,17 +1,19 @@
 """SNS_MESSAGE: a message published to a topic. A FIFO topic gets a message group (by default the
-action's id) and the fire's idempotency key as its deduplication id. The fire's identity rides
-in message attributes."""
+action's id) and the fire's idempotency key as its deduplication id. The fire rides in message
+attributes (``messages``)."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, JsonValue, field_validator
+from pydantic import BaseModel, Field, JsonValue, ValidationInfo, field_validator
 
 from tickwork.fulfillment.arns import Arn, parse_arn
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.messages import (
+    MOST_USER_ATTRIBUTES,
+    OWN_ATTRIBUTES,
     check_attributes,
     check_body,
     fifo_fields,
@@ -24,13 +26,13 @@ from tickwork.ports import TargetClients
 __all__ = ["SnsMessageData", "SnsMessageFulfillment"]
 
 _EXAMPLE = "arn:aws:sns:us-east-1:123456789012:price-changes"
-_MAX_USER_ATTRIBUTES = 7  # SNS takes 10; tickwork's identity takes 3
 
 
 class SnsMessageData(TargetData):
     """A message published to an SNS topic. A FIFO topic (.fifo) gets MessageGroupId and
     MessageDeduplicationId (the fire's idempotency key), as a FIFO queue does. The fire rides in
-    message attributes tickwork-idempotency-key, tickwork-action-id and tickwork-occurrence."""
+    message attributes tickwork-idempotency-key, tickwork-action-id, tickwork-occurrence and
+    tickwork-fire (JSON: scheduledTime, attempt, trigger), leaving 6 of SNS's 10 to the action."""
 
     service: ClassVar[str] = "sns"
     arn_field: ClassVar[str] = "topicArn"
@@ -40,7 +42,9 @@ class SnsMessageData(TargetData):
     subject: str | None = Field(default=None, min_length=1, max_length=100)
     message_group_id: str | None = Field(default=None, min_length=1, max_length=128)
     message_attributes: dict[str, str] = Field(
-        default_factory=dict, description="String message attributes (at most 7)."
+        default_factory=dict,
+        description=f"String message attributes (at most {MOST_USER_ATTRIBUTES}; tickwork adds "
+        f"{len(OWN_ATTRIBUTES)} of its own, named tickwork-…).",
     )
 
     @field_validator("topic_arn")
@@ -56,8 +60,8 @@ class SnsMessageData(TargetData):
 
     @field_validator("message_attributes")
     @classmethod
-    def _attributes(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_attributes(value, _MAX_USER_ATTRIBUTES)
+    def _attributes(cls, value: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        return check_attributes(value, info, "SNS")
 
     @property
     def target(self) -> Arn:

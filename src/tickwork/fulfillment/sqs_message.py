@@ -1,18 +1,20 @@
 """SQS_MESSAGE: a message to a queue. A FIFO queue gets a message group (``messageGroupId``, by
 default the action's id) and the fire's idempotency key as its deduplication id, so a repeated
-attempt is delivered once. The fire's identity rides in message attributes."""
+attempt is delivered once. The fire rides in message attributes (``messages``)."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, JsonValue, field_validator
+from pydantic import BaseModel, Field, JsonValue, ValidationInfo, field_validator
 
 from tickwork.fulfillment.arns import Arn, parse_arn
 from tickwork.fulfillment.base import FulfillmentRequest
 from tickwork.fulfillment.delivery import Delivery
 from tickwork.fulfillment.endpoints import queue_url
 from tickwork.fulfillment.messages import (
+    MOST_USER_ATTRIBUTES,
+    OWN_ATTRIBUTES,
     check_attributes,
     check_body,
     fifo_fields,
@@ -25,14 +27,14 @@ from tickwork.ports import TargetClients
 __all__ = ["SqsMessageData", "SqsMessageFulfillment"]
 
 _EXAMPLE = "arn:aws:sqs:us-east-1:123456789012:invoices.fifo"
-_MAX_USER_ATTRIBUTES = 7  # SQS takes 10; tickwork's identity takes 3
 
 
 class SqsMessageData(TargetData):
     """A message sent to an SQS queue. A FIFO queue (.fifo) gets MessageGroupId (messageGroupId,
     else the action's id) and MessageDeduplicationId (the fire's idempotency key): a repeated
     attempt is delivered once. The fire rides in message attributes tickwork-idempotency-key,
-    tickwork-action-id and tickwork-occurrence."""
+    tickwork-action-id, tickwork-occurrence and tickwork-fire (JSON: scheduledTime, attempt,
+    trigger), leaving 6 of SQS's 10 to the action."""
 
     service: ClassVar[str] = "sqs"
     arn_field: ClassVar[str] = "queueArn"
@@ -45,7 +47,9 @@ class SqsMessageData(TargetData):
         default=None, min_length=1, max_length=128, description="FIFO queues: the group."
     )
     message_attributes: dict[str, str] = Field(
-        default_factory=dict, description="String message attributes (at most 7)."
+        default_factory=dict,
+        description=f"String message attributes (at most {MOST_USER_ATTRIBUTES}; tickwork adds "
+        f"{len(OWN_ATTRIBUTES)} of its own, named tickwork-…).",
     )
     delay_seconds: int = Field(default=0, ge=0, le=900, description="Standard queues only.")
 
@@ -62,8 +66,8 @@ class SqsMessageData(TargetData):
 
     @field_validator("message_attributes")
     @classmethod
-    def _attributes(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_attributes(value, _MAX_USER_ATTRIBUTES)
+    def _attributes(cls, value: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        return check_attributes(value, info, "SQS")
 
     @property
     def target(self) -> Arn:

@@ -3,8 +3,10 @@ handed to every target, and AWS errors turned into retried or final failures."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import ConfigDict
@@ -17,15 +19,19 @@ from tickwork.fulfillment.base import FulfillmentData, FulfillmentRequest, data_
 from tickwork.fulfillment.endpoints import fifo_group
 
 __all__ = [
+    "FIRE_ATTRIBUTE",
     "IDENTITY_MEMBER",
     "TargetData",
     "calling",
     "fifo_group",
+    "fire_attribute",
+    "fire_json",
     "identity_attributes",
     "with_identity",
 ]
 
 IDENTITY_MEMBER = "tickwork"  # the member of a JSON object target input that names the fire
+FIRE_ATTRIBUTE = "tickwork-fire"  # the message attribute of the fire's time, attempt and trigger
 
 
 class TargetData(FulfillmentData):
@@ -59,7 +65,11 @@ def with_identity(value: dict[str, Any], request: FulfillmentRequest) -> dict[st
 def refuse_identity_member(value: Any, what: str) -> Any:
     """Validator: the object must be one, and must leave the identity member to tickwork."""
     if not isinstance(value, dict):
-        raise data_problem(f"the {what} must be a JSON object", f"send the {what} as an object")
+        raise data_problem(
+            f"the {what} must be a JSON object: tickwork adds the fire's identity to it as "
+            f"the member {IDENTITY_MEMBER!r}",
+            f'send the {what} as an object; wrap any other value, e.g. {{"value": [1, 2]}}',
+        )
     if IDENTITY_MEMBER in value:
         raise data_problem(
             f"the {what} member {IDENTITY_MEMBER!r} is set by tickwork (the fire's identity)",
@@ -69,12 +79,27 @@ def refuse_identity_member(value: Any, what: str) -> Any:
 
 
 def identity_attributes(request: FulfillmentRequest) -> dict[str, str]:
-    """The fire's identity as message attributes (SQS, SNS): the body is left as it is."""
+    """The fire's identity as message attributes (SQS, SNS): the body is left as it is. The
+    fire's time, attempt and trigger ride in one more, ``fire_attribute``, when there is room."""
     return {
         "tickwork-idempotency-key": request.idempotency_key,
         "tickwork-action-id": request.action_id,
         "tickwork-occurrence": str(request.occurrence),
     }
+
+
+def fire_attribute(request: FulfillmentRequest) -> dict[str, str]:
+    """The message attribute ``tickwork-fire`` of a fire (``fire_json``)."""
+    return {FIRE_ATTRIBUTE: fire_json(request.scheduled_time, request.attempt, request.trigger)}
+
+
+def fire_json(scheduled_time: datetime, attempt: int, trigger: str) -> str:
+    """``tickwork-fire``'s value: compact JSON of the fire's scheduled time (a backfilled or
+    caught-up fire's own past one), its attempt (1, 2, … on the retries of one fire) and its
+    trigger, e.g. ``{"scheduledTime":"2026-11-23T09:00:00.000Z","attempt":2,"trigger":
+    "SCHEDULED"}``: one attribute, so a message keeps room for the user's own."""
+    fire = {"scheduledTime": iso(scheduled_time), "attempt": attempt, "trigger": trigger}
+    return json.dumps(fire, separators=(",", ":"))
 
 
 @contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 __all__ = ["Notification", "Notifier"]
@@ -10,7 +11,11 @@ __all__ = ["Notification", "Notifier"]
 
 @dataclass(frozen=True)
 class Notification:
-    """One message to send. ``idempotency_key`` is the same for every retry of one fire."""
+    """One message to send, and the fire that sends it. ``idempotency_key`` is the same for
+    every attempt of one fire; ``attempt`` counts them (1, then 2, … on its retries).
+    ``occurrence`` and ``scheduled_time`` say which fire it is: a backfilled or caught-up one
+    carries its own past scheduled time (and occurrence 0, as every fire asked for by hand but a
+    retry); ``trigger`` says why it fired (SCHEDULED, RUN_NOW, RETRY, BACKFILL, CATCH_UP)."""
 
     notification_type: str
     recipient: str
@@ -19,6 +24,10 @@ class Notification:
     name: str | None
     action_id: str
     idempotency_key: str
+    occurrence: int
+    scheduled_time: datetime  # aware, UTC
+    attempt: int
+    trigger: str
     template_data: dict[str, str] = field(default_factory=dict)  # fills the template
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
+from tests.unit import machine
+from tests.unit.fakes import fake_dependencies
 from tests.unit.fulfillment.registry_support import builtin_registry
+from tickwork.domain.backfill import Overlap
 from tickwork.domain.errors import (
     InvalidActionData,
     PermanentFulfillmentError,
@@ -22,6 +25,8 @@ from tickwork.fulfillment import (
     NotificationFulfillment,
 )
 from tickwork.ports.notifier import Notification
+from tickwork.steering.backfill import backfill
+from tickwork.steering.start import StartCommand, start_action
 
 SEED = {
     "mobile": "60123456789",
@@ -123,6 +128,10 @@ def test_fulfill_sends_through_the_notifier_and_returns_its_message_id() -> None
             name="Joojo",
             action_id="late-payment:42",
             idempotency_key="late-payment:42:2",
+            occurrence=2,
+            scheduled_time=FIRE,
+            attempt=1,
+            trigger="SCHEDULED",
             template_data={
                 "notificationType": "SMS",
                 "templateType": "USER_LATE_PAYMENT_NOTIFICATION",
@@ -212,3 +221,64 @@ def test_default_registry_uses_the_given_notifier() -> None:
     registry.get("SEND_NOTIFICATION").fulfill(_request(SEED))
     # THEN that notifier sent it
     assert len(notifier.sent) == 1
+
+
+class _ThrottledOnce(LoggingNotifier):
+    """A provider that refuses its first send (throttled), then sends; keeps every one tried."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tried: list[Notification] = []
+
+    def send(self, notification: Notification) -> str:
+        self.tried.append(notification)
+        if len(self.tried) == 1:
+            raise TransientFulfillmentError("provider throttled")
+        return super().send(notification)
+
+
+CREATED = datetime(2026, 11, 20, 12, 30, tzinfo=UTC)
+
+
+def test_the_notifier_is_told_which_fire_and_that_a_retry_is_attempt_2() -> None:
+    # GIVEN an hourly notification whose provider throttles the first send
+    notifier = _ThrottledOnce()
+    deps = fake_dependencies(CREATED, notifier=notifier)
+    detail = {"id": "late:1", "cron": "0 * * * *", "action": "SEND_NOTIFICATION", "data": SEED}
+    start_action(StartCommand(detail), deps)
+    name = machine.current(deps, "late:1")
+    due = datetime(2026, 11, 20, 13, 0, tzinfo=UTC)
+    deps.clock.current = due  # type: ignore[attr-defined]
+    # WHEN its first fire fails transiently and the state machine retries it
+    with pytest.raises(TransientFulfillmentError):
+        machine.run(deps, name)
+    tick = machine.run(deps, name, retry_count=1)
+    # THEN both attempts named the fire (the same key, occurrence and time), the retry as 2
+    assert tick is not None and tick.attempts == 2
+    first, retry = notifier.tried
+    assert (first.attempt, retry.attempt) == (1, 2)
+    for sent in (first, retry):
+        assert (sent.occurrence, sent.scheduled_time, sent.trigger) == (1, due, "SCHEDULED")
+        assert sent.idempotency_key == tick.idempotency_key
+    assert notifier.sent == [retry]
+
+
+def test_a_backfilled_notification_carries_its_own_past_time() -> None:
+    # GIVEN an hourly notification created at 12:30
+    notifier = LoggingNotifier()
+    deps = fake_dependencies(CREATED, notifier=notifier)
+    detail = {"id": "late:1", "cron": "0 * * * *", "action": "SEND_NOTIFICATION", "data": SEED}
+    start_action(StartCommand(detail), deps)
+    # WHEN 09:00 to 11:00 of that day is backfilled and its fires run
+    nine = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+    backfill("late:1", nine, nine + timedelta(hours=2), Overlap.REFUSE, deps)
+    action = deps.records.get("late:1")
+    assert action is not None
+    for fire in action.manual.in_flight:
+        machine.run(deps, machine.manual(deps, "late:1", fire.number))
+    # THEN each was told its own past scheduled time and BACKFILL; a fire asked for by hand
+    # is numbered apart from the schedule's (occurrence 0), its time saying which it is
+    assert sorted((n.scheduled_time, n.occurrence, n.trigger) for n in notifier.sent) == [
+        (nine + timedelta(hours=h), 0, "BACKFILL") for h in range(3)
+    ]
+    assert {n.attempt for n in notifier.sent} == {1}

@@ -103,11 +103,61 @@ def test_what_is_sent_must_fit_the_services_size_limit(action: str, field: str, 
         ("LAMBDA_INVOKE", "payload", {"tickwork": 1}),
         ("STEP_FUNCTIONS_EXECUTION", "input", {"tickwork": 1}),
         ("SQS_MESSAGE", "messageAttributes", {"tickwork-idempotency-key": "mine"}),
+        ("SNS_MESSAGE", "messageAttributes", {"tickwork-fire": "mine"}),
     ],
 )
 def test_the_fires_identity_member_is_tickworks_own(action: str, field: str, value: Any) -> None:
     refused_field, problem, _ = _refusal(action, {**GOOD[action], field: value})
     assert refused_field == f"data.{field}" and "tickwork" in problem
+
+
+@pytest.mark.parametrize(
+    ("action", "field"),
+    [
+        ("EVENTBRIDGE_EVENT", "detail"),
+        ("LAMBDA_INVOKE", "payload"),
+        ("STEP_FUNCTIONS_EXECUTION", "input"),
+    ],
+)
+@pytest.mark.parametrize("value", [[1, 2], "due", 7, None])
+def test_what_carries_the_identity_member_must_be_an_object(
+    action: str, field: str, value: Any
+) -> None:
+    """The fire's identity rides in the object sent; anything else is refused at creation, with
+    the fix (wrap it), never sent without the identity."""
+    refused_field, problem, fix = _refusal(action, {**GOOD[action], field: value})
+    assert refused_field == f"data.{field}"
+    assert "JSON object" in problem and "'tickwork'" in problem
+    assert "wrap" in fix
+
+
+def _attributes(count: int) -> dict[str, str]:
+    return {f"mine-{n}": str(n) for n in range(count)}
+
+
+@pytest.mark.parametrize("action", ["SQS_MESSAGE", "SNS_MESSAGE"])
+def test_a_new_action_sets_at_most_6_message_attributes_naming_the_field_and_the_fix(
+    action: str,
+) -> None:
+    """SQS and SNS take 10 attributes on a message; tickwork sends 4 of its own."""
+    assert REGISTRY.validate(action, {**GOOD[action], "messageAttributes": _attributes(6)})
+    field, problem, fix = _refusal(action, {**GOOD[action], "messageAttributes": _attributes(7)})
+    assert field == "data.messageAttributes"
+    assert problem.startswith("has 7 message attributes, more than the 6 an action may set")
+    assert "tickwork-fire" in problem and "10" in problem
+    assert "at most 6" in fix and "message body" in fix
+
+
+@pytest.mark.parametrize("action", ["SQS_MESSAGE", "SNS_MESSAGE"])
+def test_an_action_stored_with_7_message_attributes_is_still_valid_at_its_fire(action: str) -> None:
+    """Taken when tickwork sent 3 of its own, its record is read at each fire: it still fires
+    (without tickwork-fire); 8 were never allowed."""
+    seven = {**GOOD[action], "messageAttributes": _attributes(7)}
+    assert REGISTRY.validate(action, seven, stored=True)
+    eight = {**GOOD[action], "messageAttributes": _attributes(8)}
+    with pytest.raises(InvalidActionData) as refused:
+        REGISTRY.validate(action, eight, stored=True)
+    assert refused.value.problems[0].field == "data.messageAttributes"
 
 
 def test_eventbridge_refuses_a_source_of_aws() -> None:
@@ -221,3 +271,49 @@ def test_the_identity_member_says_which_fire_and_attempt_and_why() -> None:
             "trigger": "BACKFILL",
         },
     }
+
+
+@pytest.mark.parametrize("action", ["SQS_MESSAGE", "SNS_MESSAGE"])
+def test_a_message_says_which_fire_and_attempt_in_tickwork_fire_when_it_has_room(
+    action: str,
+) -> None:
+    """Up to 6 of the action's own, every message carries tickwork-fire (the scheduled time, a
+    backfilled fire's own past one, the attempt, the trigger); an action stored with 7 sends
+    them all and tickwork's identity, without tickwork-fire: never more than 10."""
+    import json
+    from datetime import UTC, datetime
+
+    from tickwork.fulfillment.base import FulfillmentRequest
+    from tickwork.fulfillment.messages import message_fields
+
+    def sent(count: int) -> dict[str, str]:
+        data = {**GOOD[action], "messageAttributes": _attributes(count)}
+        request = FulfillmentRequest(
+            action_id="report",
+            action=action,
+            occurrence=0,
+            scheduled_time=datetime(2026, 1, 5, 9, 0, tzinfo=UTC),
+            data=REGISTRY.validate(action, data, stored=True),
+            idempotency_key="k-1",
+            attempt=2,
+            trigger="BACKFILL",
+        )
+        fields = message_fields("hi", _attributes(count), request, "Message")
+        attributes = fields["MessageAttributes"]
+        assert all(a["DataType"] == "String" for a in attributes.values())
+        return {name: a["StringValue"] for name, a in attributes.items()}
+
+    six = sent(6)
+    assert len(six) == 10
+    assert {k: v for k, v in six.items() if k.startswith("tickwork-")} == {
+        "tickwork-idempotency-key": "k-1",
+        "tickwork-action-id": "report",
+        "tickwork-occurrence": "0",
+        "tickwork-fire": '{"scheduledTime":"2026-01-05T09:00:00.000Z","attempt":2,'
+        '"trigger":"BACKFILL"}',
+    }
+    assert json.loads(six["tickwork-fire"])["attempt"] == 2
+    seven = sent(7)
+    assert len(seven) == 10 and "tickwork-fire" not in seven
+    assert _attributes(7).items() <= seven.items()
+    assert seven["tickwork-occurrence"] == "0" and seven["tickwork-idempotency-key"] == "k-1"
