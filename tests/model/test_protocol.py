@@ -44,6 +44,7 @@ from tickwork.domain.batch import BatchOrder, Member
 from tickwork.domain.errors import FireUnderWay, ForgedOrder, TickworkError
 from tickwork.domain.execution import Machine
 from tickwork.domain.fire import CaughtFailure, FireOrder, Outcome
+from tickwork.domain.fire_policy import OverlapPolicy
 from tickwork.domain.times import iso
 from tickwork.fire.proofs import prove_failure
 from tickwork.fire.pump import pump
@@ -81,6 +82,7 @@ class Protocol(RuleBasedStateMachine):
         self.calls_checked = 0
         self.retries: dict[str, int] = {}  # id -> the most retries a policy it had allows
         self.ages: dict[str, timedelta] = {}  # id -> the longest event age a policy allowed
+        self.under_way: dict[str, set[str]] = {}  # id -> keys of fires handed on, at its stop
 
     @property
     def deps(self) -> Any:
@@ -95,13 +97,17 @@ class Protocol(RuleBasedStateMachine):
         action_id=IDS,
         tens=st.integers(min_value=0, max_value=6),
         every=st.sampled_from([None, 10, 20, 60]),
-        count=st.integers(min_value=2, max_value=3),
+        count=st.integers(min_value=2, max_value=5),
+        overlap=st.sampled_from(
+            [None, "SKIP", "BUFFER_ONE", "BUFFER_ALL", "ALLOW_ALL", "ALLOW_ALL", "ALLOW_ALL"]
+        ),
         unknown=st.sampled_from(["FAIL", "RETRY"]),
         policy=st.fixed_dictionaries(
             {"maximumRetryAttempts": st.sampled_from([0, 1, 185])},
             optional={
                 "maximumEventAgeSeconds": st.sampled_from([60, 86_400]),
                 "lockSeconds": st.sampled_from([0, 30]),
+                "catchUpOnResume": st.sampled_from(["SKIP", "LAST", "ALL"]),
             },
         ).map(
             lambda p: (
@@ -119,6 +125,7 @@ class Protocol(RuleBasedStateMachine):
         tens: int,
         every: int | None,
         count: int,
+        overlap: str | None,
         unknown: str,
         policy: dict[str, int],
     ) -> None:
@@ -134,6 +141,8 @@ class Protocol(RuleBasedStateMachine):
             detail["at"] = at
         else:
             detail.update(rate=f"rate({every} seconds)", startTime=at, executionRemainder=count)
+            if overlap is not None:
+                detail["overlapPolicy"] = overlap
         try:
             start_action(StartCommand(detail, self._event()), self.deps)
         except TickworkError:
@@ -195,6 +204,11 @@ class Protocol(RuleBasedStateMachine):
         if how in ("cancel", "pause") and answer.outcome is Done.DEFERRED:
             # THEN it waits for the fire only if that fire was already claimed
             assert before is not None and before.status == Status.IN_PROGRESS, before
+        if answer.outcome in (Done.CANCELLED, Done.PAUSED) and before is not None:
+            # a fire handed on (ALLOW_ALL) was claimed: under way, it goes on
+            self.under_way[action_id] = {
+                m.idempotency_key for m in before.manual.in_flight if m.trigger == "SCHEDULED"
+            }
         if answer.outcome is Done.CANCELLED:
             self.cancelled[action_id] = len(self.world.calls)
         elif answer.outcome is Done.PAUSED:
@@ -411,7 +425,12 @@ class Protocol(RuleBasedStateMachine):
             allowed = (1 + self.retries.get(action_id, RETRIES)) * (1 + self.releases[action_id])
             assert times <= allowed, f"{key} of {action_id} attempted {times} times"
         for call in self.world.calls:
-            if call.attempt > 1 and call.key not in self.manual_keys:
+            # (a fire asked for — a catch-up's, a backfill's — counts its age from the asking)
+            if (
+                call.attempt > 1
+                and call.key not in self.manual_keys
+                and call.trigger == "SCHEDULED"
+            ):
                 age = self.ages.get(call.action_id, timedelta(days=1))
                 assert call.at < call.scheduled + age, f"retried past its event age: {call}"
 
@@ -433,8 +452,42 @@ class Protocol(RuleBasedStateMachine):
                     for c in self.world.calls[seen:]
                     if c.action_id == action_id
                     and (what == "cancel" or c.key not in self.manual_keys)
+                    and c.key not in self.under_way.get(action_id, set())
                 ]
                 assert after == [], f"{action_id} called after its {what}: {after}"
+
+    @invariant()
+    def one_fire_at_a_time_unless_allowed_all(self) -> None:
+        """Under every overlap policy but ALLOW_ALL, no scheduled occurrence is called while an
+        earlier one of the same schedule (its lineage: the keys it gives) is still being
+        attempted: the occurrences called, in call order, never go back. Under ALLOW_ALL they
+        may."""
+        if not hasattr(self, "world"):
+            return
+        for action in self.world.store.items.values():
+            if action.policy.overlap is OverlapPolicy.ALLOW_ALL:
+                continue
+            numbers = [
+                c.occurrence
+                for c in self.world.calls
+                if c.action_id == action.id
+                and c.trigger == "SCHEDULED"
+                and c.key == action.key_of(c.occurrence)
+            ]
+            assert numbers == sorted(numbers), f"{action.id}: occurrences overlapped: {numbers}"
+
+    @invariant()
+    def each_scheduled_occurrence_recorded_once(self) -> None:
+        """A scheduled occurrence is recorded once — fired, failed or skipped (by request, its
+        catch-up, or its overlap policy) — whether on the schedule or handed on beside it."""
+        if not hasattr(self, "world"):
+            return
+        for action in self.world.store.items.values():
+            seen = Counter(
+                (h.occurrence, h.scheduled_time) for h in action.history if h.trigger == "SCHEDULED"
+            )
+            twice = [fire for fire, n in seen.items() if n > 1]
+            assert twice == [], f"{action.id}: {twice} recorded twice"
 
     @invariant()
     def every_ending_recorded_once(self) -> None:

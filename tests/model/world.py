@@ -80,6 +80,7 @@ class Call:
     attempt: int
     execution: str
     ok: bool
+    trigger: str = "SCHEDULED"
 
 
 class _ModelData(BaseModel):
@@ -110,6 +111,7 @@ class ModelTarget:
                 request.attempt,
                 world.running or "",
                 failure is None,
+                request.trigger,
             )
         )
         if failure == "transient":
