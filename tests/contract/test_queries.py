@@ -113,7 +113,7 @@ def test_counts_by_status_of_all_a_group_a_prefix_and_attention(stores: Stores) 
 
 
 def test_a_fire_in_flight_counts_as_in_progress(stores: Stores) -> None:
-    stores.add("f:1", status=Status.IN_PROGRESS, claimed_by="exec")
+    stores.add("f:1", minutes=0, status=Status.IN_PROGRESS, claimed_by="exec")  # claimed: due
     stores.add("f:2")
 
     counts = stores.queries.count(Selection())

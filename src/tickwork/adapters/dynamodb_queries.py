@@ -14,7 +14,7 @@ import heapq
 import logging
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ from tickwork.adapters.counted_memo import CountedMemo
 from tickwork.adapters.dynamodb_counts import ATTENTION, counter_ids
 from tickwork.adapters.dynamodb_reads import items_by_id, query_pages
 from tickwork.adapters.dynamodb_record import from_item
-from tickwork.adapters.record_keys import SHARDS, calendar_shard
+from tickwork.adapters.record_keys import SHARDS, calendar_shard, status_partitions
 from tickwork.clock import SystemClock
 from tickwork.domain import page_cursor
 from tickwork.domain.action import Action, Status
@@ -44,6 +44,10 @@ __all__ = ["DynamoDBQueries"]
 _ID_AFTER = "\x01"  # ids use no character below "+": after + this sorts right after "after"
 _ID_END = "\x7f"  # above every character an id may use: prefix + this ends the prefix's range
 _ALL_AT_ONCE = 1000  # entries per read when every entry of a shard is wanted
+# Index entries a query by status looks at, at most, for records of another status sharing its
+# partitions (claims among the fires due: a handful, but for a backlog after an outage)
+_MOST_EXAMINED = 5000
+_CLAIM_SKEW = timedelta(minutes=5)
 _DAY_SECONDS = 86_400
 
 
@@ -72,8 +76,7 @@ class DynamoDBQueries(OnTable):
         """The actions of ``status`` by next fire time (due by ``until``, when given): the
         ByStatus index's shards, merged."""
         last = None if until is None else to_epoch_ms(until)
-        items = self._by_time(status, None, limit, last)
-        return self._load([str(item["id"]) for item in items])
+        return [action for _, action in self._by_time(status, None, limit, last)]
 
     def page(
         self, selection: Selection, limit: int, cursor: str | None = None
@@ -86,24 +89,49 @@ class DynamoDBQueries(OnTable):
         by_id = selection.named or selection.attention or selection.status is None
         after = page_cursor.decode(cursor, in_fire_order=not by_id)
         if by_id or selection.status is None:
-            ids, last = self._ids(selection, limit, after.action_id if after else None)
-            return self._load(ids), last and page_cursor.encode(Position(last))
-        items = self._by_time(selection.status, after, limit + 1)
-        chosen = self._load([str(item["id"]) for item in items[:limit]])
-        if len(items) <= limit:
+            chosen, last = self._named(selection, limit, after.action_id if after else None)
+            return chosen, last and page_cursor.encode(Position(last))
+        found = self._by_time(selection.status, after, limit + 1)
+        chosen = [action for _, action in found[:limit]]
+        if len(found) <= limit:
             return chosen, None
-        time, last_id = _position(items[limit - 1])
+        time, last_id = found[limit - 1][0]
         return chosen, page_cursor.encode(Position(last_id, time))
 
     def _by_time(
         self, status: Status, after: Position | None, want: int, last: int | None = None
-    ) -> list[dict[str, Any]]:
-        """The first ``want`` index entries of ``status`` in fire order (after ``after``, up to
-        ``last`` epoch ms): the shards merged as they are read, each read a few entries at a
-        time, so a page reads about its own size plus a few per shard, not a page per shard."""
+    ) -> list[tuple[tuple[int, str], Action]]:
+        """The first ``want`` actions of ``status`` in fire order (after ``after``, up to
+        ``last`` epoch ms), each with its index position: the shards merged as they are read,
+        each read a few entries at a time, so a page reads about its own size plus a few per
+        shard, not a page per shard. The records are loaded and their status checked: a claimed
+        fire (IN_PROGRESS) is indexed with PENDING's (``record_keys.indexed_status``), so a
+        query of either pays the read of the other's records, not the fire its index write."""
+        if status is Status.IN_PROGRESS and last is None:
+            # a fire is claimed at or after its time (the margin: clocks a little apart)
+            last = to_epoch_ms(self._clock.now() + _CLAIM_SKEW)
         step = _step(want)
-        shards = (self._shard_in_order(f"{status}#{n}", after, step, last) for n in range(SHARDS))
-        return list(islice(heapq.merge(*shards, key=_position), want))
+        entries = heapq.merge(
+            *(
+                self._shard_in_order(f"{partition}#{n}", after, step, last)
+                for partition in status_partitions(status)
+                for n in range(SHARDS)
+            ),
+            key=_position,
+        )
+        found: list[tuple[tuple[int, str], Action]] = []
+        examined, most = 0, max(_MOST_EXAMINED, 10 * want)
+        while len(found) < want and examined < most:
+            chunk = list(islice(entries, min(want - len(found) + step, most - examined)))
+            examined += len(chunk)
+            if not chunk:
+                break
+            loaded = {a.id: a for a in self._load([str(item["id"]) for item in chunk])}
+            for item in chunk:
+                action = loaded.get(str(item["id"]))
+                if action is not None and action.status == status:
+                    found.append((_position(item), action))
+        return found[:want]
 
     def _shard_in_order(
         self, shard: str, after: Position | None, step: int, last: int | None = None
@@ -136,7 +164,7 @@ class DynamoDBQueries(OnTable):
     # --- by name (group, id prefix), needing attention, asked for by hand: in id order ---------
     def with_manual_fires(self, limit: int = 1000) -> list[Action]:
         shards = (
-            self._index_stream("ManualFires", "manualShard", f"manual#{n}", None, None, None, limit)
+            self._index_stream("ManualFires", "manualShard", f"manual#{n}", None, None, limit)
             for n in range(SHARDS)
         )
         ids = [str(item["id"]) for shard in shards for item in islice(shard, limit)]
@@ -145,35 +173,42 @@ class DynamoDBQueries(OnTable):
     def naming_calendar(self, name: str) -> list[Action]:
         shards = (
             self._index_stream(
-                "ByCalendar", "calendarShard", calendar_shard(name, n), None, None, None, 1000
+                "ByCalendar", "calendarShard", calendar_shard(name, n), None, None, 1000
             )
             for n in range(SHARDS)
         )
         return self._load(sorted(str(item["id"]) for shard in shards for item in shard))
 
-    def _ids(
+    def _named(
         self, selection: Selection, limit: int, after: str | None
-    ) -> tuple[list[str], str | None]:
-        """The first ``limit`` ids of the selection after ``after``, and the cursor id when there
-        are more: the shards merged in id order as they are read, a few entries at a time."""
+    ) -> tuple[list[Action], str | None]:
+        """The first ``limit`` actions of the selection after the id ``after``, and the cursor
+        id when there are more: the shards merged in id order as they are read, a few entries
+        at a time, their records loaded (and, for a status, checked: the name-ordered indexes
+        project no status, which a claim or a record would rewrite)."""
         step = _step(limit + 1)
         shards = (
             (
                 item
-                for item in self._index_stream(
-                    index, key, value, selection.prefix, after, selection.status, step
-                )
+                for item in self._index_stream(index, key, value, selection.prefix, after, step)
                 if not selection.attention or "attentionShard" in item or index == "NeedsAttention"
             )
             for index, key, value in _shards(selection)
         )
-        found = [
-            str(item["id"])
-            for item in islice(heapq.merge(*shards, key=lambda i: str(i["id"])), limit + 1)
-        ]
+        merged = heapq.merge(*shards, key=lambda i: str(i["id"]))
+        found: list[Action] = []
+        while len(found) <= limit:
+            chunk = [str(item["id"]) for item in islice(merged, limit + 1 - len(found))]
+            if not chunk:
+                break
+            found += [
+                a
+                for a in self._load(chunk)
+                if selection.status is None or a.status == selection.status
+            ]
         if len(found) <= limit:
             return found, None
-        return found[:limit], found[limit - 1]
+        return found[:limit], found[limit - 1].id
 
     def _index_stream(
         self,
@@ -182,11 +217,10 @@ class DynamoDBQueries(OnTable):
         value: str,
         prefix: str | None,
         after: str | None,
-        status: Status | None,
         step: int,
     ) -> Iterator[dict[str, Any]]:
         """One shard of a name-ordered index in id order, read ``step`` entries at a time as
-        they are consumed (a status filter applies after each read, as DynamoDB's does)."""
+        they are consumed."""
         condition = "#k = :k"
         values: dict[str, Any] = {":k": value}
         low = prefix or ""
@@ -205,10 +239,6 @@ class DynamoDBQueries(OnTable):
             "ExpressionAttributeValues": values,
             "Limit": step,
         }
-        if status is not None:
-            kwargs["FilterExpression"] = "#s = :s"
-            kwargs["ExpressionAttributeNames"]["#s"] = "status"
-            kwargs["ExpressionAttributeValues"][":s"] = str(status)
         for items in query_pages(self._table, kwargs):
             yield from items
 
@@ -223,12 +253,13 @@ class DynamoDBQueries(OnTable):
         counts: Counter[str] = Counter({str(status): 0 for status in Status})
         attention = 0
         for index, key, value in _shards(selection):
-            items = self._index_stream(
-                index, key, value, selection.prefix, None, None, _ALL_AT_ONCE
+            items = iter(
+                self._index_stream(index, key, value, selection.prefix, None, _ALL_AT_ONCE)
             )
-            for item in items:
-                counts[str(item["status"])] += 1
-                attention += "attentionShard" in item or selection.attention
+            while chunk := [str(item["id"]) for item in islice(items, _ALL_AT_ONCE)]:
+                for action in self._load(chunk):  # (the index projects no status)
+                    counts[str(action.status)] += 1
+                    attention += action.needs_attention or selection.attention
         return {**counts, ATTENTION: attention}
 
     def _counted_totals(self, selection: Selection) -> dict[str, int]:
@@ -248,15 +279,10 @@ class DynamoDBQueries(OnTable):
 
     def _in_flight(self, group: str | None) -> int:
         """IN_PROGRESS actions (counted as PENDING by the counters): the fires in flight, a
-        handful, from the status index."""
-        ids = [
-            str(item["id"])
-            for shard in range(SHARDS)
-            for item in self._shard_in_order(f"{Status.IN_PROGRESS}#{shard}", None, _ALL_AT_ONCE)
-        ]
-        if group is None:
-            return len(ids)
-        return sum(1 for action in self._load(ids) if action.group == group)
+        handful — each claimed at or after its fire time, so among the PENDING entries due by
+        now, whose records are read."""
+        claimed = self._by_time(Status.IN_PROGRESS, None, _ALL_AT_ONCE)
+        return sum(1 for _, action in claimed if group is None or action.group == group)
 
     def _load(self, ids: list[str]) -> list[Action]:
         """The records of ``ids``, in that order (one that vanished meanwhile is left out, and

@@ -1,9 +1,10 @@
 """The keys a record's item carries for the table's indexes (template.yaml declares them):
 
 - ``statusShard`` + ``executionTime`` (ByStatus): one status by next fire; the shard suffix
-  spreads a status over partitions, so a million PENDING actions share no hot key;
+  spreads a status over partitions, so a million PENDING actions share no hot key. A claimed
+  fire (IN_PROGRESS) keeps its PENDING entry: a claim moves no index entry;
 - ``groupShard`` + ``id`` (ByGroup) and ``idShard`` + ``id`` (ById): by group and by id
-  prefix, in id order;
+  prefix, in id order; they project no status (a claim or a record rewrites none of them);
 - ``attentionShard`` + ``id`` (NeedsAttention): present only while a failed fire waits for a
   retry (a sparse index);
 - ``manualShard`` + ``id`` (ManualFires): present only while a fire asked for by hand runs, or
@@ -23,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tickwork.domain.action import LIVE, Action
+from tickwork.domain.action import LIVE, Action, Status
 from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
@@ -33,9 +34,11 @@ __all__ = [
     "SHARDS",
     "calendar_shard",
     "index_keys",
+    "indexed_status",
     "park_bucket",
     "park_shard",
     "shard_of",
+    "status_partitions",
     "status_shard",
 ]
 
@@ -53,7 +56,21 @@ def shard_of(action_id: str) -> int:
 
 
 def status_shard(status: str, action_id: str) -> str:
-    return f"{status}#{shard_of(action_id)}"
+    return f"{indexed_status(status)}#{shard_of(action_id)}"
+
+
+def indexed_status(status: str) -> str:
+    """The status a record is indexed under: a claimed fire (IN_PROGRESS) stays in its PENDING
+    partitions, so that a claim moves no index entry (a query for either reads the records)."""
+    return str(Status.PENDING) if status == Status.IN_PROGRESS else status
+
+
+def status_partitions(status: Status) -> tuple[str, ...]:
+    """The ByStatus partitions (before the shard) that may hold records of ``status``: an
+    IN_PROGRESS one in PENDING's, or, written before claims stayed there, in its own."""
+    if status is Status.IN_PROGRESS:
+        return (str(Status.PENDING), str(Status.IN_PROGRESS))
+    return (str(status),)
 
 
 def calendar_shard(name: str, shard: int) -> str:
