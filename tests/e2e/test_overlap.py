@@ -183,3 +183,77 @@ def test_allow_all_runs_each_occurrence_at_its_time_beside_the_retried_fire(
     assert all(len(k) == 1 for k in keys.values())
     assert len({next(iter(k)) for k in keys.values()}) == len(keys)
     assert done.status == Status.CANCELLED
+
+
+def _each_once(stack: Stack, action_id: str, first: datetime, count: int) -> None:
+    """Every occurrence of the schedule fired once, at its own scheduled time, by its ticks
+    (the record's history is bounded: the bus has each one)."""
+    ticks = [t for t in stack.ticks_for(action_id) if t["trigger"] == "SCHEDULED"]
+    scheduled = sorted((t["occurrence"], parse_iso(t["scheduledTime"])) for t in ticks)
+    assert scheduled == [(n, first + PERIOD * (n - 1)) for n in range(1, count + 1)], scheduled
+    assert {t["outcome"] for t in ticks} == {"FIRED"}
+
+
+def test_allow_all_past_ten_in_flight_runs_every_occurrence_once(
+    make_stack, receiver: Receiver
+) -> None:
+    """More occurrences come due than fires may be in flight beside a schedule (10): those past
+    that wait their turn, none passed over, none twice."""
+    stack: Stack = make_stack(**DEPLOYED)
+    receiver.failures = 10**6
+    first = (now() + timedelta(seconds=20)).replace(microsecond=0)
+    stack.start(
+        _every_10s("report:many", receiver, first, overlapPolicy="ALLOW_ALL", executionRemainder=15)
+    )
+    wait_until(lambda: len(receiver.requests) >= 1, what="the first attempt")
+    advance(150)  # all 15 came due; at most 10 in flight
+    receiver.failures = 0
+
+    done = stack.wait_record(
+        "report:many",
+        lambda a: a.status == Status.COMPLETED and not a.manual.in_flight,
+        timeout=120,
+    )
+    _each_once(stack, "report:many", first, 15)
+    assert all(h.outcome is Outcome.FIRED for h in done.history)
+
+
+def test_a_fire_handed_on_survives_an_update_and_counts_its_own_attempts(
+    make_stack, receiver: Receiver
+) -> None:
+    """An update (or a replace) of a schedule whose fires are retried beside it leaves them
+    under way: each is recorded once, its attempts its own, as its dead letter says."""
+    stack: Stack = make_stack(**DEPLOYED)
+    receiver.failures = 10**6
+    first = (now() + timedelta(seconds=20)).replace(microsecond=0)
+    detail = _every_10s(
+        "report:upd", receiver, first, overlapPolicy="ALLOW_ALL", executionRemainder=3
+    )
+    detail["maximumEventAgeSeconds"] = 60
+    stack.start(detail)
+    wait_until(lambda: len(receiver.requests) >= 1, what="the first attempt")
+    advance(15)  # occurrence 1 handed on, 2 due
+    assert stack.record("report:upd").manual.in_flight
+
+    # WHEN the schedule is updated (its metadata only) while fires are retried beside it
+    stack.start({**detail, "metadata": {"note": "a label"}})
+
+    # THEN every fire handed on before still ends — here failed past its age — recorded once,
+    # with the attempts its target saw
+    ended = stack.wait_record(
+        "report:upd",
+        lambda a: (
+            not a.manual.in_flight
+            and sum(h.outcome is Outcome.FAILED for h in a.history) >= 1
+            and a.status in (Status.PENDING, Status.COMPLETED)
+        ),
+        timeout=120,
+    )
+    failed = [h for h in ended.history if h.outcome is Outcome.FAILED]
+    seen: dict[datetime, int] = {}  # the last attempt the target saw of each scheduled time
+    for _, attempt, scheduled in _occurrences(receiver):
+        seen[scheduled] = max(seen.get(scheduled, 0), attempt)
+    assert {h.scheduled_time for h in failed} >= {first, first + PERIOD}  # those handed on
+    for entry in failed:
+        assert entry.attempts == seen[entry.scheduled_time], entry
+    assert len({h.scheduled_time for h in failed}) == len(failed)

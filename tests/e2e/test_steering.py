@@ -13,6 +13,7 @@ from tests.e2e.support import Stack, advance_to, assert_never_early, now, wait_u
 from tickwork.domain.action import Status
 from tickwork.domain.selection import Selection
 from tickwork.steering.bulk import bulk_change
+from tickwork.steering.retry import retry_action
 
 
 def test_a_rate_of_one_minute_is_cancelled_at_once_inside_its_lock(make_stack) -> None:
@@ -99,7 +100,6 @@ def test_a_failed_occurrence_does_not_end_a_recurrence_and_is_retried_by_hand(
     assert len(failed_keys) == 1  # every attempt of that fire carried the same key
 
     # WHEN the failed fire is retried by hand
-    from tickwork.steering.retry import retry_action
 
     answer = retry_action("hook:daily", stack.deps).to_wire()
 
@@ -202,3 +202,51 @@ def test_a_resume_catches_up_as_the_action_asks(stack: Stack) -> None:
     ticks = stack.ticks_for("cu:ALL")
     keys = [t["idempotencyKey"] for t in ticks if t["trigger"] == "CATCH_UP"]
     assert len(set(keys)) == len(every)
+
+
+def test_a_catch_up_never_runs_more_than_the_schedule_has(stack: Stack) -> None:
+    """A schedule of 3 occurrences paused past all of them and resumed with catchUpOnResume ALL
+    runs those 3, each once, and then it is done: never 20 for a 3-time schedule."""
+    stack.start(
+        {"id": "cu:three", "rate": "rate(1 minute)", "executionRemainder": 3,
+         "catchUpOnResume": "ALL"}
+    )  # fmt: skip
+    first = stack.wait_record("cu:three", lambda a: a.execution_time is not None)
+    stack.local.publish("Schedule Pause", {"id": "cu:three"})
+    stack.wait_record("cu:three", lambda a: a.status == Status.PAUSED)
+    assert first.execution_time is not None
+    advance_to(first.execution_time + timedelta(minutes=20))
+
+    stack.local.publish("Schedule Resume", {"id": "cu:three"})
+
+    done = stack.wait_record(
+        "cu:three",
+        lambda a: a.status == Status.COMPLETED and not a.manual.in_flight and a.backfill is None,
+    )
+    advance_to(first.execution_time + timedelta(minutes=30))
+    ran = [h for h in stack.record("cu:three").history if h.outcome == "FIRED"]
+    assert [h.scheduled_time for h in sorted(ran, key=lambda h: h.scheduled_time)] == [
+        first.execution_time + timedelta(minutes=n) for n in range(3)
+    ]
+    assert {h.trigger for h in ran} == {"CATCH_UP"}
+    assert done.status == Status.COMPLETED
+
+
+def test_a_retry_asked_twice_runs_the_failed_fire_once(stack: Stack) -> None:
+    """Two retries of one failed fire asked back to back: the second answers that the first
+    is under way; the fire runs again once."""
+    stack.start(
+        {"id": "rt:twice", "rate": "rate(1 minute)", "action": "HTTP_REQUEST",
+         "data": {"url": "http://127.0.0.1:9/never", "method": "POST"},
+         "maximumRetryAttempts": 0}
+    )  # fmt: skip
+    failed = stack.wait_record("rt:twice", lambda a: bool(a.unresolved), timeout=60)
+    key = failed.unresolved[-1].idempotency_key
+
+    first = retry_action("rt:twice", stack.deps)
+    second = retry_action("rt:twice", stack.deps)
+
+    assert first.outcome == "retried" and second.outcome == "unchanged"
+    assert second.manual == first.manual and second.idempotency_key == key
+    record = stack.record("rt:twice")
+    assert [m.idempotency_key for m in record.manual.in_flight].count(key) <= 1

@@ -174,6 +174,7 @@ def manual_item(fire: ManualFire) -> dict[str, Any]:
             "generation": fire.generation,
             "scheduledTime": fire.scheduled and iso(fire.scheduled),
             "execution": fire.execution,
+            "retries": fire.retries or None,
         }
     )
 
@@ -194,6 +195,7 @@ def manual(item: dict[str, Any]) -> ManualFire:
             else None
         ),
         execution=item.get("execution"),
+        retries=int(item.get("retries", 0)),
     )
 
 

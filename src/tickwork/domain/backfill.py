@@ -139,12 +139,23 @@ def occurrences_in(schedule: Schedule, start: datetime, end: datetime) -> list[d
     return found
 
 
+_MOST_WALKED = 10_000  # a schedule with more left is looked for back from now
+
+
 def passed_while_paused(
-    schedule: Schedule, first: datetime, now: datetime, most: int
+    schedule: Schedule, first: datetime, now: datetime, most: int, left: int | None = None
 ) -> list[datetime]:
     """The scheduled times of the schedule's occurrences from ``first`` (the one due when it
     was paused) to ``now``, the latest ``most`` of them: looked for back from ``now`` in
-    doubling spans, so that a long pause of a dense schedule is not walked whole."""
+    doubling spans, so that a long pause of a dense schedule is not walked whole. ``left``:
+    how many occurrences the schedule has from ``first`` on (None: no end) — none after them."""
+    if left is not None and left <= _MOST_WALKED:
+        walked: list[datetime] = []
+        moment: datetime | None = first
+        while moment is not None and moment <= now and len(walked) < left:
+            walked.append(ceil_ms(moment))
+            moment = schedule.next_fire_time(moment, 0)
+        return walked[-most:]
     span = timedelta(seconds=1)
     while True:
         since = max(first, now - span)

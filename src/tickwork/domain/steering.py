@@ -91,6 +91,7 @@ class ManualFire:
     # SCHEDULED: a scheduled fire handed on to be retried beside the schedule (overlapPolicy
     # ALLOW_ALL): the ARN of its own execution, which runs it (a repair's is its manual one)
     execution: str | None = None
+    retries: int = 0  # its attempts that failed and were retried so far (noted after each)
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,15 @@ class ManualFires:
         )
         return replace(self, in_flight=claimed)
 
-    def cancelled(self) -> ManualFires:
-        """None left in flight but the scheduled fires handed on (overlapPolicy ALLOW_ALL): those
-        are under way, recorded when they end."""
+    def noted(self, number: int, retries: int) -> ManualFires:
+        noted = tuple(
+            replace(m, retries=retries) if m.number == number else m for m in self.in_flight
+        )
+        return replace(self, in_flight=noted)
+
+    def only_under_way(self) -> ManualFires:
+        """What a cancel or a replace leaves in flight: only the scheduled fires handed on
+        (overlapPolicy ALLOW_ALL), under way and recorded when they end."""
         handed_on = tuple(m for m in self.in_flight if m.trigger is Trigger.SCHEDULED)
         return replace(self, in_flight=handed_on)
 

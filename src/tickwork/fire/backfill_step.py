@@ -53,7 +53,7 @@ def step_backfill(
         request = asked or action.backfill
         if request is None:
             return None
-        if asked is None and action.status not in LIVE:
+        if asked is None and action.status not in LIVE and not request.catch_up:
             return action.backfilling(now, (), action.backfilled, None)[0]  # it ended: drop
         if asked is not None:
             _check_backfillable(action, asked)
@@ -116,7 +116,8 @@ def step_backfill(
 
 
 def _check_backfillable(action: Action, asked: BackfillRequest) -> None:
-    if action.status not in LIVE:
+    # (a resume's catch-up runs on a schedule it ended: its occurrences were the last)
+    if action.status not in LIVE and not asked.catch_up:
         raise ActionFinished(action.id, str(action.status), "backfilled")
     if not action.repeat:
         raise NotRecurring(action.id, "backfill")

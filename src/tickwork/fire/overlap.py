@@ -1,7 +1,7 @@
 """Overlap policy ALLOW_ALL in a lone execution: a scheduled fire that failed transiently and is
 about to be retried hands its place in the schedule on to the next occurrence, so that each
 occurrence runs at its own time, beside the fire still being retried (docs/protocol.md, "A
-handed-on fire"). The fire goes on in the same execution, with the same idempotency key and
+Overlap"). The fire goes on in the same execution, with the same idempotency key and
 retry policy, as a fire in flight of its own (a manual entry of trigger SCHEDULED), and is
 recorded beside the schedule; a change that waited for it applies now, as when a fire is
 recorded.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from tickwork.domain.action import Action, Status
-from tickwork.domain.action.following import following_fire
+from tickwork.domain.action.following import after_fire
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Trigger
 from tickwork.domain.fire_policy import OverlapPolicy
@@ -42,10 +42,14 @@ def hand_on(fire: FireAttempt, deps: Records) -> bool:
             return None
         if len(current.manual.in_flight) >= MAX_MANUAL_IN_FLIGHT:
             return None  # as many fires in flight as a record keeps: this one holds its place
-        following = following_fire(current, fire.order.fire_at, fire.order.occurrence, now)
+        # the next occurrence: one already due (a later attempt of a fire that kept its place)
+        # runs at once, none passed over
+        order = fire.order
+        following, overlap = after_fire(current, order.fire_at, order.occurrence, now)
         if following is None:
             return None  # the last occurrence: nothing to run beside it
-        handed = current.handed_on(now, fire.execution_arn, following, deps.limits.transitions)
+        holder, limit = fire.execution_arn, deps.limits.transitions
+        handed = current.handed_on(now, holder, following, limit, overlap)
         after, announcements = apply_deferred(handed, now, deps)
         announced[:] = announcements
         return plan(after, now, deps) if after.status == Status.PENDING else after

@@ -352,7 +352,7 @@ def _resolve_manual(
                 _unproved(action, arn, now, state),
                 generation=fire.generation,
                 occurrence=fire.occurrence,
-                scheduled_time=fire.requested_at,
+                scheduled_time=fire.scheduled or fire.requested_at,
                 manual=fire.number,
                 trigger=fire.trigger,
             )
@@ -365,7 +365,7 @@ def _resolve_manual(
     if fire.claimed_by is not None and at_most_once:
         key = (action.id, fire.generation, fire.occurrence, fire.number)
         holder = _arn_of(fire.claimed_by, action, deps)
-        lost = _unknown(key, fire.requested_at, holder, state)
+        lost = _unknown(key, fire.scheduled or fire.requested_at, holder, state)
         if record_failure(replace(lost, trigger=fire.trigger), deps).outcome is Done.RECORDED:
             repairs.failed.append(action.id)
         return

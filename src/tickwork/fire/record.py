@@ -250,7 +250,7 @@ def _record_manual_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
     fire = action.manual.fire(failure.manual) if action else None
     if action is None or fire is None:
         return RecordAnswer(failure.action_id, Done.IGNORED, reason=_IGNORED)
-    record = _failed_occurrence(failure, action.retry_count, deps.clock.now())
+    record = _failed_occurrence(failure, fire.retries, deps.clock.now())  # its own count
     _dead_letter(action, failure, record, fire.idempotency_key, deps)
     return _record_manual(failure.action_id, failure.manual, record, fire.idempotency_key, deps)
 

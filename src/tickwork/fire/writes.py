@@ -14,6 +14,8 @@ Long for a module here, on purpose: it is the protocol page's table in code, one
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -72,6 +74,8 @@ __all__ = [
 ]
 
 ATTEMPTS = 3  # reads and writes of one update before it gives up (ActionConflict)
+_CONTENDED = 8  # for the writes many executions make on one record at once (a backfill's)
+_BACKOFF_SECONDS = 0.01  # the most a lost race waits, times the races lost (full jitter)
 
 
 class Rule(StrEnum):
@@ -136,7 +140,9 @@ def update(
     the record as the caller just read it (saves a read; a stale one costs a retry). After
     ``attempts`` lost races: ``ActionConflict``."""
     current = first
-    for _ in range(attempts):
+    for attempt in range(attempts):
+        if attempt:  # a lost race: the others writing it are given a moment, not all at once
+            time.sleep(random.uniform(0, _BACKOFF_SECONDS * attempt))
         action = current or records.get(action_id)
         current = None
         if action is None:
@@ -265,7 +271,8 @@ def claim_manual(records: ActionRecords, fire: FireAttempt, now: datetime) -> Ac
             )
         return current.manual_claimed(now, order.manual, fire.execution_arn)
 
-    written = update(records, order.action_id, Rule.CLAIM_MANUAL, claimed)
+    # (the fires of one backfill or catch-up claim their entries of one record at once)
+    written = update(records, order.action_id, Rule.CLAIM_MANUAL, claimed, attempts=_CONTENDED)
     if written is None:
         raise ActionSuperseded(order.action_id, "the record no longer exists")
     return written.after
@@ -278,6 +285,12 @@ def note_failure(
     holds the fire's claim). Best effort, one try: the machine records the failure."""
 
     def noted(current: Action) -> Action | None:
+        number = fire.order.manual
+        if number:  # a manual fire's own entry (its attempts count for its failure's record)
+            entry = current.manual.fire(number)
+            if entry is None or not same_execution(entry.claimed_by, fire.execution_arn):
+                return None
+            return current.manual_noted_failure(now, number, retry_count)
         if not current.holds_claim(fire.execution_arn):
             return None
         return current.noted_failure(now, error, retry_count)
@@ -431,7 +444,7 @@ def record_manual(
             return None
         return current.manual_recorded(now, number, ending, key, limits)
 
-    return update(records, action_id, Rule.RECORD_MANUAL, recorded)
+    return update(records, action_id, Rule.RECORD_MANUAL, recorded, attempts=_CONTENDED)
 
 
 # --- a launch's rules ---------------------------------------------------------------------------

@@ -88,12 +88,15 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     due = action.execution_time
     held = action.held_by_calendar is not None
     passed_fire = None  # the fire due when it was paused, passed while it was
+    catching: list[datetime] = []  # what its catchUpOnResume runs of what came due meanwhile
     if due is None or due <= now or held:
         # Its fire passed while it was paused: caught up only as its catchUpOnResume says
         # (``_catch_up``); the next one after now, if any, planned on the calendar as it is
         # now. (One held on its calendar has none its calendar allows: the next from now.)
         action = with_fresh_calendar(action, now, deps)
         passed = passed_fire = None if held else due
+        catching = _to_catch_up(action, passed_fire, now)
+        action = action.caught_up(len(catching))  # they are its occurrences: fewer are left
         due = next_fire_after(action, now, passed) if action.repeat else None
         holder = (
             None if due else holding_calendar(action, lambda a: next_fire_after(a, now, passed))
@@ -105,16 +108,17 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
         # changed since to allow an earlier one (a fire pushed out by dates since removed).
         action, due = _earlier_on_fresh_calendar(action, due, now, deps)
     if due is None:
-        finished = action.missed_while_paused(now, deps.limits)
+        finished = action.missed_while_paused(now, deps.limits, caught_up=bool(catching))
         writes.resume(deps.records, action, finished)
         deps.publisher.publish(Completed(action.id, action.generation, action.occurrence))
-        return _answer(finished, Done.COMPLETED)
+        caught = _catch_up(finished, catching, now, deps)
+        return replace(_answer(finished, Done.COMPLETED), message=caught)
     resumed = action.resumed(now, ceil_ms(due), note, deps.limits)
     resumed = plan(resumed, now, deps)
     writes.resume(deps.records, action, resumed)
     launch(resumed, now, deps)
     deps.publisher.publish(Resumed(action.id, resumed.generation, due))
-    caught = _catch_up(resumed, passed_fire, now, deps)
+    caught = _catch_up(resumed, catching, now, deps)
     return replace(_answer(resumed, Done.RESUMED), message=caught)
 
 
@@ -135,18 +139,26 @@ def _earlier_on_fresh_calendar(
     return (fresh, ceil_ms(first)) if first is not None and ceil_ms(first) < due else (action, due)
 
 
-def _catch_up(
-    action: Action, passed_fire: datetime | None, now: datetime, deps: Steers
-) -> str | None:
-    """Run the occurrences that came due while it was paused, as its ``catchUpOnResume`` says
-    (a backfill of them: each once, its own key, a few at a time); what the answer says of
-    it. A catch-up that cannot run (a backfill of another range still running) is said so:
-    the resume stands."""
+def _to_catch_up(action: Action, passed_fire: datetime | None, now: datetime) -> list[datetime]:
+    """The scheduled times of the occurrences that came due while it was paused that its
+    ``catchUpOnResume`` runs: none (SKIP), the last (LAST) or each of the latest 100 (ALL) —
+    never more than its schedule has left (``executionRemainder``, ``times``)."""
     policy = action.policy.resume_catch_up
     if policy is ResumeCatchUp.SKIP or passed_fire is None:
-        return None
-    most = 1 if policy is ResumeCatchUp.LAST else MAX_CATCH_UP_ON_RESUME
-    times = passed_while_paused(action.schedule, action.origin_of(passed_fire), now, most)
+        return []
+    most = action.schedule.max_occurrences
+    left = None if most is None else max(0, most - (action.occurrence - 1))
+    passed = passed_while_paused(
+        action.schedule, action.origin_of(passed_fire), now, MAX_CATCH_UP_ON_RESUME, left
+    )
+    return passed[-1:] if policy is ResumeCatchUp.LAST else passed
+
+
+def _catch_up(action: Action, times: list[datetime], now: datetime, deps: Steers) -> str | None:
+    """Run the occurrences that came due while it was paused, as its ``catchUpOnResume`` says
+    (a backfill of them: each once, its own key, a few at a time — on a schedule they ended,
+    too); what the answer says of it. A catch-up that cannot run (a backfill of another range
+    still running) is said so: the resume stands."""
     if not times:
         return None
     request = BackfillRequest(

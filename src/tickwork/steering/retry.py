@@ -64,6 +64,19 @@ def _retry(action_id: str, deps: Steers, occurrence: int | None) -> ChangeAnswer
             + ", or leave it out for the latest",
         )
     target = failed[-1]
+    running = next(
+        (m for m in action.manual.in_flight if m.idempotency_key == target.idempotency_key), None
+    )
+    if running is not None:  # asked again while its retry runs: that one retry, not another
+        return ChangeAnswer(
+            action_id,
+            Done.UNCHANGED,
+            str(action.status),
+            occurrence=target.occurrence,
+            manual=running.number,
+            idempotency_key=running.idempotency_key,
+            message=f"a retry of it is under way (manual fire {running.number}): one runs",
+        )
     updated, fire = ask_manual_fire(
         action,
         Trigger.RETRY,

@@ -71,12 +71,20 @@ class FireState(ActionRecord):
         moved = self._moved(now, Status.IN_PROGRESS, "handed over to its own execution", limit)
         return replace(moved, claimed_by=to_execution_arn, execution_arn=to_execution_arn)
 
-    def handed_on(self, now: datetime, holder: str, next_fire: datetime, limit: int) -> Self:
+    def handed_on(
+        self,
+        now: datetime,
+        holder: str,
+        next_fire: datetime,
+        limit: int,
+        overlap: Overlap = NO_OVERLAP,
+    ) -> Self:
         """Overlap policy ALLOW_ALL: the fire ``holder`` claims, about to be retried, leaves its
         place in the schedule to the next occurrence (at ``next_fire``, no execution yet) and
         goes on beside it as a fire of its own — a manual entry of trigger SCHEDULED with the
         occurrence's number and key, claimed by the same execution — recorded beside the
-        schedule, as a manual fire is (docs/protocol.md, "A handed-on fire")."""
+        schedule, as a manual fire is (docs/protocol.md, "Overlap"). ``overlap``: the next came
+        due already (a later attempt hands it on): it runs at once."""
         if not self.holds_claim(holder) or self.execution_time is None:
             raise TransitionRefused(self.id, "handed on", f"{holder} holds no claim on it")
         entry = ManualFire(
@@ -89,11 +97,18 @@ class FireState(ActionRecord):
             generation=self.generation,
             scheduled=self.execution_time,
             execution=holder,
+            retries=self.retry_count,  # (its attempts so far were noted on the record)
         )
         why = f"occurrence {self.occurrence} is retried beside the next (overlapPolicy ALLOW_ALL)"
         moved = self._moved(now, Status.PENDING, why, limit)
         handed = replace(moved, manual=self.manual.requested(entry), claimed_by=None)
-        return handed._next_occurrence(next_fire)
+        return handed._next_occurrence(next_fire, overlap)
+
+    def caught_up(self, count: int) -> Self:
+        """``count`` occurrences that came due while it was paused run as catch-up fires on its
+        resume: they are its own, so its schedule has as many fewer left (the next fire's
+        number follows them)."""
+        return replace(self, occurrence=self.occurrence + count) if count else self
 
     def released(
         self, now: datetime, holder: str, limit: int, reason: str = "claim released after an outage"
@@ -150,6 +165,8 @@ class FireState(ActionRecord):
             last_result=result,
             retry_count=record.attempts - 1,
             claimed_by=None,
+            claimed_at=None,
+            buffered=False,
             last_error=None,
         )
         if status is Status.PENDING:
@@ -194,6 +211,8 @@ class FireState(ActionRecord):
             last_error=record.error,
             retry_count=max(record.attempts - 1, self.retry_count),
             claimed_by=None,
+            claimed_at=None,
+            buffered=False,
         )
         if policy is FailurePolicy.STOP:
             return replace(moved, ttl=limits.expiry(now))
@@ -289,6 +308,11 @@ class FireState(ActionRecord):
         """Claimed by an execution, by its ARN (None: released, its execution lost)."""
         self._manual_in_flight("claimed", number)
         return replace(self._touched(now), manual=self.manual.claimed(number, execution_arn))
+
+    def manual_noted_failure(self, now: datetime, number: int, retries: int) -> Self:
+        """A manual fire's attempt failed and will be retried (or reported): its count kept."""
+        self._manual_in_flight("noted failing", number)
+        return replace(self._touched(now), manual=self.manual.noted(number, retries))
 
     def manual_recorded(
         self, now: datetime, number: int, record: Occurrence, key: str, limits: Limits

@@ -1,9 +1,8 @@
 """The transitions users and publishers ask of an action: its creation from a Start (or a
 replace), pause and resume, cancel, run now and retry by hand, a change deferred to after the
 imminent fire, the Start events it remembers, one occurrence skipped or moved, a backfill.
-Each checks its own precondition and raises ``TransitionRefused`` otherwise.
-
-Pure: each takes ``now`` and returns the next version.
+Each checks its own precondition and raises ``TransitionRefused`` otherwise. Pure: each takes
+``now`` and returns the next version.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self
 
+from tickwork.domain import steering
 from tickwork.domain.action.record import (
     ACTIVE,
     FINISHED,
@@ -98,6 +98,7 @@ class SteeringState(ActionRecord):
             pause=replacing.pause if paused and replacing else None,
             changed_at=now,
             backfilled=replacing.backfills_kept(request.schedule) if replacing else (),
+            manual=replacing.manual.only_under_way() if replacing else steering.ManualFires(),
         )
 
     def paused(self, now: datetime, note: str | None, limits: Limits) -> Self:
@@ -155,7 +156,7 @@ class SteeringState(ActionRecord):
             missed=None,
         )
 
-    def missed_while_paused(self, now: datetime, limits: Limits) -> Self:
+    def missed_while_paused(self, now: datetime, limits: Limits, caught_up: bool = False) -> Self:
         """A one-off resumed after its time: it is not caught up, and the action completes."""
         self._starting_from("resumed", Status.PAUSED)
         assert self.execution_time is not None
@@ -168,7 +169,7 @@ class SteeringState(ActionRecord):
             error="missed while paused",
             late_ms=int((now - self.execution_time).total_seconds() * 1000),
         )
-        reason = "resumed after its time: missed while paused, not caught up"
+        reason = f"resumed after its time: {'caught up' if caught_up else 'not caught up'}"
         return replace(
             self._moved(now, Status.COMPLETED, reason, limits.transitions),
             history=(*self.history, record)[-limits.history :],
@@ -199,7 +200,7 @@ class SteeringState(ActionRecord):
             generation=self.generation + 1,
             ttl=limits.expiry(now),
             deferred=None,
-            manual=self.manual.cancelled(),
+            manual=self.manual.only_under_way(),
             backfill=None,
             backfilled=self._backfills_run(),
             pause=None,
