@@ -124,6 +124,9 @@ log = logging.getLogger(__name__)
 # every queue, topic, bus, function and state machine of the emulated account may be a target.
 _EVERYTHING = "arn:aws:{}:us-east-1:123456789012:*"
 LOCAL_PARAMETERS = {
+    # A deployed stack sends the essential events by default (each event is billed); on a
+    # developer's machine every lifecycle event is shown (`tickwork watch`, the tests' taps)
+    "LifecycleEvents": "all",
     "AllowPrivateTargets": "true",
     "EmailFromAddress": "tickwork@example.com",
     "SqsTargetArns": _EVERYTHING.format("sqs"),

@@ -69,7 +69,7 @@ class Settings:
     missed_grace: timedelta = timedelta(minutes=5)
     # Fires a record keeps: 10, as a Temporal schedule keeps its 10 most recent actions. A
     # recurring record then stays under 2 KB, two write units a write (README, "Batches").
-    history_limit: int = 10
+    history_limit: int = 5  # HistoryLimit: a recurring record under 1 KB
     keep_rejections: int = 100  # the last rejections kept for `tickwork rejections` (0: none)
     # Status changes a record keeps (a recurring fire makes two: its claim, its return).
     transition_limit: int = 10

@@ -7,7 +7,7 @@ Beside it, a flexible window on the same calendar spreads fires inside business 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
@@ -18,6 +18,11 @@ from tickwork.domain.action import Status
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import Outcome
 from tickwork.fire.sealing import seal_holds
+
+
+@pytest.fixture
+def stack(make_stack: Callable[..., Stack]) -> Stack:
+    return make_stack(HistoryLimit="10")  # a week's fires read back from the history
 
 
 @pytest.fixture

@@ -18,7 +18,12 @@ from tickwork.domain.times import iso, parse_iso
 from tickwork.steering.stop import cancel_action
 from tickwork_local.receiver import Receiver
 
-DEPLOYED = {"RetryIntervalSeconds": "2", "RetryMaxDelaySeconds": "60", "RetryMaxAttempts": "100"}
+DEPLOYED = {
+    "RetryIntervalSeconds": "2",
+    "RetryMaxDelaySeconds": "60",
+    "RetryMaxAttempts": "100",
+    "HistoryLimit": "30",  # what the tests read back from the record: every entry of the run
+}
 PERIOD = timedelta(seconds=10)
 
 

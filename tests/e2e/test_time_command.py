@@ -20,7 +20,10 @@ pytestmark = pytest.mark.timeout(300)
 def virtual(tmp_path: Path) -> Iterator[LocalProcess]:
     state = tmp_path / "state"
     program = [str(BIN / "tickwork"), "--state-dir", str(state), "local", "--virtual-time"]
-    process = LocalProcess(state, program=program, cli_in_process=True)
+    # (a week of fires read back from the record's history: it keeps them all)
+    process = LocalProcess(
+        state, parameters={"HistoryLimit": "10"}, program=program, cli_in_process=True
+    )
     process.start()
     yield process
     process.stop()

@@ -77,9 +77,7 @@ def test_a_claim_writes_no_index_entry_and_a_record_only_the_next_fires(
     recorded = claimed.fired(now, ran, following, {}, Limits()).planned(
         ARN.format(action_id, occurrence + 1)
     )
-    assert set(index_write_units(to_item(claimed), to_item(recorded), SPECS, KEYS)) == {
-        "ByStatus"
-    }
+    assert set(index_write_units(to_item(claimed), to_item(recorded), SPECS, KEYS)) == {"ByStatus"}
 
 
 def test_a_claim_before_this_layout_moves_its_entry_back_once() -> None:

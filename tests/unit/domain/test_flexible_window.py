@@ -188,7 +188,7 @@ def _fire_all(deps: Any, action_id: str, count: int) -> list[tuple[int, datetime
 def test_every_occurrence_fires_once_in_order_at_its_instant_never_before_it(
     when: dict[str, Any], window: str, seed: str, mode: str
 ) -> None:
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     detail = {"id": seed, **when, "flexibleWindow": window, "windowMode": mode}
     start_action(StartCommand(detail), deps)
     action = deps.records.get(seed)
@@ -204,7 +204,7 @@ def test_every_occurrence_fires_once_in_order_at_its_instant_never_before_it(
 
 
 def test_a_skip_and_a_move_apply_to_a_windowed_occurrence() -> None:
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     start_action(StartCommand({"id": "w", "cron": "0 * * * *", "flexibleWindow": "10m"}), deps)
     action = deps.records.get("w")
     assert action is not None
@@ -229,7 +229,7 @@ def test_a_skip_and_a_move_apply_to_a_windowed_occurrence() -> None:
 
 
 def test_a_resume_between_an_occurrence_and_its_instant_still_fires_it() -> None:
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     start_action(StartCommand({"id": "w", "cron": "0 * * * *", "flexibleWindow": "1h"}), deps)
     action = deps.records.get("w")
     assert action is not None and action.execution_time is not None
@@ -244,7 +244,7 @@ def test_a_resume_between_an_occurrence_and_its_instant_still_fires_it() -> None
 
 
 def test_a_one_off_takes_a_window_and_fires_in_it() -> None:
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     at = NOW + timedelta(hours=2)
     start_action(StartCommand({"id": "o", "at": iso(at), "flexibleWindow": "10m"}), deps)
     action = deps.records.get("o")

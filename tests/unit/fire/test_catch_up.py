@@ -57,7 +57,7 @@ def _sent(deps: Dependencies) -> int:
 def deps() -> Dependencies:
     global NOTIFIER
     NOTIFIER = LoggingNotifier()
-    return fake_dependencies(NOW, notifier=NOTIFIER)
+    return fake_dependencies(NOW, history_limit=50, notifier=NOTIFIER)
 
 
 def test_once_fires_the_missed_occurrence_late_and_resumes_on_time(deps) -> None:
@@ -88,7 +88,9 @@ def test_skip_records_the_missed_occurrence_and_never_runs_it(deps) -> None:
     assert action.status == Status.PENDING
     assert action.history[-1].outcome == "SKIPPED" and action.history[-1].late_ms == 620_000
     assert action.execution_time == NOW + timedelta(minutes=11)
-    assert action.transitions[-1].reason == "occurrence 1 skipped"
+    # (an ordinary ending is its history entry: the transitions keep what changed the action)
+    assert action.history[-1].reason == "missed; catch-up SKIP"
+    assert [t.reason for t in action.transitions] == ["created"]
     (skipped,) = deps.publisher.of_type("Schedule Skipped")
     assert skipped["occurrence"] == 1 and skipped["catchUp"] == "SKIP"
     # AND the 12:11 occurrence, late but inside the threshold, runs

@@ -41,7 +41,7 @@ HOUR = timedelta(hours=1)
 
 
 def _deps(**detail: object) -> Dependencies:
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     start_action(StartCommand({"id": "h", "rate": "rate(1 hour)", **detail}), deps)
     return deps
 
@@ -188,7 +188,7 @@ def test_the_last_occurrence_of_a_bounded_schedule_is_the_end_of_what_can_be_nam
 
 
 def test_a_one_off_and_an_unknown_id_are_refused() -> None:
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     start_action(StartCommand({"id": "once", "duration": "1h"}), deps)
     with pytest.raises(NotRecurring):
         skip_occurrence("once", Which(number=1), None, deps)
@@ -289,7 +289,7 @@ def test_every_occurrence_is_recorded_once_in_order_and_never_early(
 
 # --- the seal -----------------------------------------------------------------------------
 def _sealed_deps() -> Dependencies:
-    deps = fake_dependencies(NOW, seal_secret_id="seal")
+    deps = fake_dependencies(NOW, history_limit=50, seal_secret_id="seal")
     deps.secrets.values["seal"] = b"the-seal-key"  # type: ignore[attr-defined]
     start_action(StartCommand({"id": "h", "rate": "rate(1 hour)"}), deps)
     return deps
@@ -350,7 +350,7 @@ def test_a_move_or_skip_of_the_paused_fire_holds_when_it_is_resumed() -> None:
 
 def test_a_skip_asked_while_the_execution_sleeps_off_an_early_wake_is_taken() -> None:
     """Step Functions wakes an execution up to a second early; the skip lands meanwhile."""
-    deps = fake_dependencies(NOW, lock=timedelta(0))
+    deps = fake_dependencies(NOW, history_limit=50, lock=timedelta(0))
     start_action(StartCommand({"id": "h", "rate": "rate(1 hour)"}), deps)
     name = machine.current(deps, "h")
     deps.clock.current = NOW + HOUR - timedelta(milliseconds=900)  # type: ignore[attr-defined]
@@ -458,7 +458,7 @@ def test_a_time_sent_as_null_is_rejected_as_missing(kind: str, detail: dict, fie
     never an error the bus would deliver again."""
     from tickwork.steering.intake import accept_control
 
-    deps = fake_dependencies(NOW)
+    deps = fake_dependencies(NOW, history_limit=50)
     answer = accept_control(kind, {"id": "any", **detail}, "ev", deps).to_wire()
     assert answer["outcome"] == "rejected"
     assert [p["field"] for p in answer["problems"]] == [field]

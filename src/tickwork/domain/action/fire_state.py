@@ -52,7 +52,8 @@ class FireState(ActionRecord):
             raise TransitionRefused(
                 self.id, "claimed", f"it is {self.status}, naming {self.execution_arn}"
             )
-        moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit)
+        # (not a transition: the fire's history entry names the execution that claimed it)
+        moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit, noted=False)
         return replace(moved, claimed_by=execution_arn, claimed_at=now)
 
     def noted_calendar_put(self) -> Self:
@@ -160,7 +161,9 @@ class FireState(ActionRecord):
             done = "skipped" if record.outcome is Outcome.SKIPPED else "fired"
             status, reason = Status.PENDING, f"occurrence {record.occurrence} {done}"
         moved = replace(
-            self._moved(now, status, reason, limits.transitions),
+            # an ordinary fire is its history entry, not a transition: the bounded transitions
+            # keep what changed the action (a record under 1 KB however busy it is)
+            self._moved(now, status, reason, limits.transitions, noted=status != Status.PENDING),
             history=_with(self.history, record, overlap, limits),
             last_result=result,
             retry_count=record.attempts - 1,

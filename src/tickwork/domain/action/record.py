@@ -176,9 +176,8 @@ class ActionRecord:
     # copy); cleared by the first fire that reads the calendar under its seal again.
     tampered_calendar: TamperedCalendar | None = None
     policy: FirePolicy = NO_POLICY  # its own fire policy (domain.fire_policy)
-    # When its fire was claimed (its first attempt): what comes due after, before the fire
-    # ends, is its overlap policy's; ``buffered``: its fire was held back by that policy
-    # (it runs late by design, never counted missed). domain.action.following.
+    # Its fire's claim (first attempt): what comes due after is its overlap policy's; buffered:
+    # held back by that policy, late by design, never missed (domain.action.following).
     claimed_at: datetime | None = None
     buffered: bool = False
 
@@ -362,10 +361,13 @@ class ActionRecord:
 
     # Each returns the next version; what else it changes is spelled out field by field in a
     # ``replace`` the type checker holds to the record's fields.
-    def _moved(self, now: datetime, status: Status, reason: str, limit: int) -> Self:
-        """The next version in ``status``, the transition recorded (bounded to ``limit``)."""
+    def _moved(
+        self, now: datetime, status: Status, reason: str, limit: int, noted: bool = True
+    ) -> Self:
+        """The next version in ``status``, the transition kept (bounded to ``limit``) unless not
+        ``noted`` (a fire's claim and its ordinary ending: its history entry says it)."""
         transitions = self.transitions
-        if status != self.status or reason:
+        if noted and (status != self.status or reason):
             transitions = (*transitions, Transition(now, self.status, status, reason))[-limit:]
         return replace(
             self, status=status, version=self.version + 1, updated_at=now, transitions=transitions
