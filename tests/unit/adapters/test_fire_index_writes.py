@@ -21,7 +21,7 @@ from tickwork.domain.schedule import Schedule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
-from benchkit.indexes import index_write_units, table_indexes  # noqa: E402
+from benchkit.indexes import index_write_units, table_indexes
 
 KEYS, SPECS = table_indexes()
 T0 = datetime(2026, 3, 1, 8, tzinfo=UTC)
