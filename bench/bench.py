@@ -235,6 +235,8 @@ def _rate_targets(
             f", ${every.per_million:.2f} with `LifecycleEvents=all`" if lean else ""
         )
         met = default.per_million <= goal
+        if default.degraded:  # not the layout the goal is about: no price for it
+            shown, met = f"no price: degraded run ({default.degraded})", False
         found.append((f"{kind} fires, {scenario}: ≤ ${goal:.0f} per million", shown, met))
     return found
 

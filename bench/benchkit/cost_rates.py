@@ -108,6 +108,9 @@ class RateUsage:
     log_bytes: float = 0.0  # ingested by CloudWatch Logs
     traces: float = 0.0  # X-Ray traces recorded
     stored_gb_months: float = 0.0  # table storage (and its backups) the fires leave
+    # Why the run is not the layout it measures (fires meant to share executions ran alone,
+    # Starts refused): no price is reported for it. None: as intended.
+    degraded: str | None = None
 
     @property
     def index_write_units(self) -> float:
@@ -170,6 +173,7 @@ class RateUsage:
             log_bytes=max(0.0, self.log_bytes - other.log_bytes),
             traces=max(0.0, self.traces - other.traces),
             stored_gb_months=max(0.0, self.stored_gb_months - other.stored_gb_months),
+            degraded=self.degraded or other.degraded,
         )
 
 
@@ -189,10 +193,14 @@ def measure_rate_costs(
         steady = three.minus(one, fires=2 * actions)
         steady.kind = "recurring"
         usages.append(steady)
-        progress(
-            f"  one-off ${once.per_million:.2f}, recurring ${steady.per_million:.2f} per million"
-        )
+        progress(f"  one-off {_price(once)}, recurring {_price(steady)} per million")
     return usages
+
+
+def _price(usage: RateUsage) -> str:
+    if usage.degraded:
+        return f"no price (degraded: {usage.degraded})"
+    return f"${usage.per_million:.2f}"
 
 
 def _run(
@@ -309,6 +317,7 @@ def _usage(
                 usage.transitions += _billed_transitions(history)
                 usage.batches += machine == local.outputs.get("BatchStateMachineArn")
                 executions += 1
+    usage.degraded = _degraded(scenario, fires_each, usage.fires, executions - usage.batches)
     if traced.machines:
         usage.traces += billing.Tracing.sampled(executions, span)
     recurring = bool(fires_each)
@@ -359,7 +368,25 @@ def _usage(
             # each 64 KB of an entry is an event billed
             usage.events += sum(max(1, math.ceil(_entry_size(e) / 65_536)) for e in entries)
             usage.events_by_type.update(entry.get("DetailType", "") for entry in entries)
+    usage.degraded = usage.degraded or _refused_starts(usage)
     return usage
+
+
+def _degraded(scenario: RateScenario, fires_each: int, fires: int, lone: int) -> str | None:
+    """Why a run is not the layout it measures, or None. Fires due a second apart or closer
+    are meant to share executions (the batch window): a run where more than a tenth of them
+    ran alone measured lone fires, whatever made them so (a slow emulator, a Start
+    created within the horizon)."""
+    if scenario.spacing > 1 or scenario.per_second * _DEFAULT_WINDOW < 2:
+        return None  # lone by design
+    if lone > max(2, fires // 10):
+        return f"{lone} of {fires} fires ran in executions of their own, meant to share"
+    return None
+
+
+def _refused_starts(usage: RateUsage) -> str | None:
+    refused = usage.events_by_type.get(str(DetailType.REJECTED), 0)
+    return f"{refused} Start(s) refused" if refused else None
 
 
 def _entry_size(entry: dict[str, Any]) -> int:
@@ -517,7 +544,11 @@ def per_fire_table(usages: list[RateUsage]) -> list[str]:
             f"{usage.each(usage.events):.2f} | {usage.each(usage.log_bytes) / 1024:.1f} | "
             f"{usage.each(usage.traces):.2f} | {usage.record_bytes / 1024:.1f} | "
             + " | ".join(f"{value:.2f}" for value in dollars.values())
-            + f" | **{usage.per_million:.2f}** |"
+            + (
+                f" | **no price: degraded run** ({usage.degraded}) |"
+                if usage.degraded
+                else f" | **{usage.per_million:.2f}** |"
+            )
         )
     return rows
 

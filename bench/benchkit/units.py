@@ -43,17 +43,16 @@ def _typed(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def aged_size(typed_item: dict[str, Any], history: int, transitions: int) -> int:
-    """The record's size once its history and transitions are full, its latest entries
-    repeated: what every write of a recurring action's record costs in steady state."""
+    """The record's size once its history is full, its latest entry repeated: what every
+    write of a recurring action's record costs in steady state. Its transitions stay as they
+    are: an ordinary fire makes none (they are what changed the action), so fires do not fill
+    them; ``transitions`` (the limit) is kept for callers that size a record of another."""
+    del transitions
     plain = {name: _DESERIALIZER.deserialize(value) for name, value in typed_item.items()}
     action = from_item(plain)
-    if not action.history or len(action.transitions) < 2:
+    if not action.history:
         return item_size(typed_item)
-    aged = replace(
-        action,
-        history=(action.history[-1],) * history,
-        transitions=action.transitions[-2:] * (transitions // 2),
-    )
+    aged = replace(action, history=(action.history[-1],) * history)
     return item_size(_typed(to_item(aged)))
 
 

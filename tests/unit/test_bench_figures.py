@@ -212,3 +212,18 @@ def test_logs_traces_and_lambda_follow_the_template() -> None:
     spoke = billing.ingested_log_bytes(Invocation("f", 0.1, 0.1, 256, log_bytes=500, log_events=2))
     assert spoke == quiet + 500 + 2 * 26
     assert prices.LAMBDA_PER_GB_SECOND == prices.LAMBDA_PER_GB_SECOND_ARM64
+
+
+def test_a_run_whose_fires_ran_alone_or_whose_starts_were_refused_gets_no_price() -> None:
+    """The bench reports no price for a layout it did not measure: fires due a second apart
+    meant to share executions that ran alone, or Starts the stack refused."""
+    from benchkit.cost_rates import RATE_SCENARIOS, RateUsage, _degraded, _refused_starts
+
+    lone, per_second = RATE_SCENARIOS[0], RATE_SCENARIOS[1]
+    assert _degraded(lone, 0, 3, 3) is None  # lone by design
+    assert _degraded(per_second, 0, 20, 2) is None  # a window's edge: a few alone
+    reason = _degraded(per_second, 0, 20, 12)
+    assert reason is not None and "12 of 20" in reason
+    refused = RateUsage("x", "one-off", 10, events_by_type=Counter({"Schedule Rejected": 2}))
+    assert _refused_starts(refused) == "2 Start(s) refused"
+    assert _refused_starts(RateUsage("x", "one-off", 10)) is None
