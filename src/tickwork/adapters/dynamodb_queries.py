@@ -47,7 +47,7 @@ _ALL_AT_ONCE = 1000  # entries per read when every entry of a shard is wanted
 # Index entries a query by status looks at, at most, for records of another status sharing its
 # partitions (claims among the fires due: a handful, but for a backlog after an outage)
 _MOST_EXAMINED = 5000
-_CLAIM_SKEW = timedelta(minutes=5)
+_CLAIM_SKEW = timedelta(seconds=5)  # (the entries due by then: a handful, and those in flight)
 _DAY_SECONDS = 86_400
 
 
