@@ -33,7 +33,7 @@ from tickwork.domain.errors import (
     ValidationFailed,
     WaitContinued,
 )
-from tickwork.domain.fire import FireAttempt, Outcome, Tick
+from tickwork.domain.fire import FireAttempt, Outcome, Tick, Trigger
 from tickwork.domain.fire_policy import RetryBudget
 from tickwork.domain.times import iso
 from tickwork.fire import writes
@@ -182,7 +182,8 @@ def retry_budget(fire: FireAttempt, action: Action, deps: Fires) -> RetryBudget:
     a fire asked for by hand (its fire time may be a backfilled past) counts from when it was
     asked."""
     order = fire.order
-    since = max(order.fire_at, order.wait_until) if order.manual else order.fire_at
+    asked = order.manual and order.trigger is not Trigger.SCHEDULED  # (handed on: scheduled)
+    since = max(order.fire_at, order.wait_until) if asked else order.fire_at
     return action.policy.budget(since, deps.settings.retry_max_attempts)
 
 

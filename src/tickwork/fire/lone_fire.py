@@ -25,6 +25,7 @@ the bus, and the tick function records it, as before.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, replace
 
 from tickwork.answers import Done
@@ -47,6 +48,8 @@ from tickwork.fire.recorded_ending import ending_recorded_by
 
 __all__ = ["CARRIED_MOST", "LoneFire", "failure_of", "fire_lone"]
 
+log = logging.getLogger("tickwork")
+
 # The characters of a tick's JSON an error carries to the machine: Step Functions keeps 32,768
 # of an error's cause, which holds the message escaped (a quote takes two) and a stack trace.
 CARRIED_MOST = 12_000
@@ -66,7 +69,10 @@ def fire_lone(fire: FireAttempt, deps: Dependencies) -> LoneFire:
     try:
         tick, claimed = fulfill_claimed(fire, deps)
     except TransientFulfillmentError:
-        hand_on(fire, deps)  # overlapPolicy ALLOW_ALL: the next occurrence runs at its time
+        try:
+            hand_on(fire, deps)  # overlapPolicy ALLOW_ALL: the next occurrence runs at its time
+        except Exception:  # the retry goes on all the same (the reconciler starts a next fire)
+            log.warning("hand-on failed", exc_info=True, extra={"id": fire.order.action_id})
         raise
     except ActionSuperseded:
         again = ending_recorded_by(fire.order, fire.execution_arn, deps)

@@ -3,25 +3,23 @@ about to be retried hands its place in the schedule on to the next occurrence, s
 occurrence runs at its own time, beside the fire still being retried (docs/protocol.md, "A
 Overlap"). The fire goes on in the same execution, with the same idempotency key and
 retry policy, as a fire in flight of its own (a manual entry of trigger SCHEDULED), and is
-recorded beside the schedule; a change that waited for it applies now, as when a fire is
-recorded.
+recorded beside the schedule. A fire a change waits for (inside the lock) keeps its place:
+the change applies when it is recorded, as for any fire.
 
 (The other policies decide when a fire is recorded: ``domain.action.following``.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
-from tickwork.domain.action import Action, Status
+from tickwork.domain.action import Action
 from tickwork.domain.action.following import after_fire
 from tickwork.domain.execution import same_execution
 from tickwork.domain.fire import FireAttempt, Trigger
 from tickwork.domain.fire_policy import OverlapPolicy
 from tickwork.domain.steering import MAX_MANUAL_IN_FLIGHT, ManualFire
 from tickwork.fire import writes
-from tickwork.fire.deferred import apply_deferred
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Records
 from tickwork.fire.planning import plan
@@ -35,13 +33,14 @@ def hand_on(fire: FireAttempt, deps: Records) -> bool:
     if fire.order.manual:
         return False
     now = deps.clock.now()
-    announced: list[Callable[[], None]] = []
 
     def handing(current: Action) -> Action | None:
         if current.policy.overlap is not OverlapPolicy.ALLOW_ALL or not current.repeat:
             return None
         if len(current.manual.in_flight) >= MAX_MANUAL_IN_FLIGHT:
             return None  # as many fires in flight as a record keeps: this one holds its place
+        if current.deferred is not None:
+            return None  # a change waits for this fire: it holds its place until recorded
         # the next occurrence: one already due (a later attempt of a fire that kept its place)
         # runs at once, none passed over
         order = fire.order
@@ -50,17 +49,12 @@ def hand_on(fire: FireAttempt, deps: Records) -> bool:
             return None  # the last occurrence: nothing to run beside it
         holder, limit = fire.execution_arn, deps.limits.transitions
         handed = current.handed_on(now, holder, following, limit, overlap)
-        after, announcements = apply_deferred(handed, now, deps)
-        announced[:] = announcements
-        return plan(after, now, deps) if after.status == Status.PENDING else after
+        return plan(handed, now, deps)
 
     written = writes.hand_on(deps.records, fire, handing)
     if written is None:
         return False
-    if written.after.status == Status.PENDING:
-        launch(written.after, now, deps)
-    for announce in announced:
-        announce()
+    launch(written.after, now, deps)
     return True
 
 

@@ -22,7 +22,13 @@ from typing import Protocol
 
 from tickwork.answers import Done, RecordAnswer
 from tickwork.domain.action import Action, Occurrence, Status
-from tickwork.domain.action.following import OVERLAP_REASON, Overlap, after_fire, following_fire
+from tickwork.domain.action.following import (
+    NO_OVERLAP,
+    OVERLAP_REASON,
+    Overlap,
+    after_fire,
+    following_fire,
+)
 from tickwork.domain.announcements import Completed, Late, Paused, Skipped
 from tickwork.domain.errors import TickworkError
 from tickwork.domain.execution import Machine
@@ -85,7 +91,7 @@ def record_tick(
             return action.fired(now, ran, None, tick.result, deps.limits)
         following, overlap = after_fire(action, tick.scheduled_time, tick.occurrence, now)
         passed[:] = [overlap]
-        held = None if following else holding_calendar(action, lambda a: _following(a, tick, now))
+        held = None if following else holding_calendar(action, lambda a: _after(a, tick, now))
         return action.fired(now, ran, following, tick.result, deps.limits, held, overlap)
 
     answer = _record(
@@ -156,9 +162,11 @@ def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
         action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
 
         def after(a: Action) -> datetime | None:
-            return following_fire(a, failure.scheduled_time, failure.occurrence, now)
+            return after_fire(a, failure.scheduled_time, failure.occurrence, now)[0]
 
         following, overlap = after_fire(action, failure.scheduled_time, failure.occurrence, now)
+        if action.failure_policy is FailurePolicy.STOP:  # it stops at this fire: nothing after
+            overlap = NO_OVERLAP
         passed[:] = [overlap]
         held = None if following else holding_calendar(action, after)
         return action.failed(now, record, following, deps.limits, held, overlap)
@@ -241,8 +249,8 @@ def _unseat(seat: NextSeat | None, seated: list[str]) -> None:
         seated.clear()
 
 
-def _following(action: Action, tick: Tick, now: datetime) -> datetime | None:
-    return following_fire(action, tick.scheduled_time, tick.occurrence, now)
+def _after(action: Action, tick: Tick, now: datetime) -> datetime | None:
+    return after_fire(action, tick.scheduled_time, tick.occurrence, now)[0]
 
 
 def _record_manual_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
@@ -353,10 +361,13 @@ def _execution_of(ended: Tick | FireFailure, deps: Records) -> str:
 
 
 def _repeat(action: Action | None, tick: Tick, deps: Records) -> RecordAnswer:
+    # (moved on past it — past the occurrences its overlap policy skipped too)
     moved_on = (
         action is not None
         and action.status == Status.PENDING
-        and action.fire_key == (tick.action_id, tick.generation, tick.occurrence + 1, 0)
+        and action.generation == tick.generation
+        and action.occurrence > tick.occurrence
+        and _recorded_in(action, tick)
     )
     if action is not None and moved_on and not _in_a_batch(action, deps):
         launch(action, deps.clock.now(), deps)
@@ -372,11 +383,20 @@ def _in_a_batch(action: Action, deps: Records) -> bool:
 
 
 def _completed_by(action: Action, tick: Tick) -> bool:
+    return action.status == Status.COMPLETED and _last_before_skips(action, tick)
+
+
+def _recorded_in(action: Action, tick: Tick) -> bool:
+    return any(h.occurrence == tick.occurrence and not h.manual for h in action.history)
+
+
+def _last_before_skips(action: Action, tick: Tick) -> bool:
+    """The tick's fire is the last one that ran: only its overlap policy's skips follow it."""
+    after = [h for h in action.history if not h.manual and h.occurrence > tick.occurrence]
     return (
-        action.status == Status.COMPLETED
-        and action.generation == tick.generation
-        and bool(action.history)
-        and action.history[-1].occurrence == tick.occurrence
+        action.generation == tick.generation
+        and _recorded_in(action, tick)
+        and all((h.reason or "").startswith(OVERLAP_REASON) for h in after)
     )
 
 

@@ -89,6 +89,7 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
     held = action.held_by_calendar is not None
     passed_fire = None  # the fire due when it was paused, passed while it was
     catching: list[datetime] = []  # what its catchUpOnResume runs of what came due meanwhile
+    unbumped = action
     if due is None or due <= now or held:
         # Its fire passed while it was paused: caught up only as its catchUpOnResume says
         # (``_catch_up``); the next one after now, if any, planned on the calendar as it is
@@ -96,6 +97,7 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
         action = with_fresh_calendar(action, now, deps)
         passed = passed_fire = None if held else due
         catching = _to_catch_up(action, passed_fire, now)
+        unbumped = action
         action = action.caught_up(len(catching))  # they are its occurrences: fewer are left
         due = next_fire_after(action, now, passed) if action.repeat else None
         holder = (
@@ -108,7 +110,8 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
         # changed since to allow an earlier one (a fire pushed out by dates since removed).
         action, due = _earlier_on_fresh_calendar(action, due, now, deps)
     if due is None:
-        finished = action.missed_while_paused(now, deps.limits, caught_up=bool(catching))
+        ended = unbumped if catching else action  # (the fire that passed: its own number)
+        finished = ended.missed_while_paused(now, deps.limits, caught_up=bool(catching))
         writes.resume(deps.records, action, finished)
         deps.publisher.publish(Completed(action.id, action.generation, action.occurrence))
         caught = _catch_up(finished, catching, now, deps)
@@ -146,6 +149,8 @@ def _to_catch_up(action: Action, passed_fire: datetime | None, now: datetime) ->
     policy = action.policy.resume_catch_up
     if policy is ResumeCatchUp.SKIP or passed_fire is None:
         return []
+    if not action.repeat or action.backfill is not None:
+        return []  # nothing to catch up (a one-off), or a backfill of another range runs
     most = action.schedule.max_occurrences
     left = None if most is None else max(0, most - (action.occurrence - 1))
     passed = passed_while_paused(

@@ -102,7 +102,13 @@ class FireState(ActionRecord):
         )
         why = f"occurrence {self.occurrence} is retried beside the next (overlapPolicy ALLOW_ALL)"
         moved = self._moved(now, Status.PENDING, why, limit)
-        handed = replace(moved, manual=self.manual.requested(entry), claimed_by=None)
+        handed = replace(
+            moved,
+            manual=self.manual.requested(entry),
+            claimed_by=None,
+            retry_count=0,  # (the next occurrence's attempts and errors are its own)
+            last_error=None,
+        )
         return handed._next_occurrence(next_fire, overlap)
 
     def caught_up(self, count: int) -> Self:
@@ -177,7 +183,7 @@ class FireState(ActionRecord):
             return moved._next_occurrence(next_fire, overlap)
         if status is Status.PAUSED:
             assert held_by is not None
-            return moved._held_after(now, held_by)
+            return moved._held_after(now, held_by, overlap)
         return replace(moved, ttl=limits.expiry(now))
 
     def failed(
@@ -198,6 +204,8 @@ class FireState(ActionRecord):
         self._at_occurrence("recorded failed", record.occurrence)
         what = f"occurrence {record.occurrence} failed"
         policy = self.failure_policy
+        if policy is FailurePolicy.STOP:
+            overlap = NO_OVERLAP  # it stops at this fire (a retry by hand goes on from it)
         if policy is FailurePolicy.STOP:
             status, reason = Status.FAILED, what
         elif next_fire is None and held_by is not None:
@@ -227,18 +235,19 @@ class FireState(ActionRecord):
             return replace(moved, ttl=limits.expiry(now))
         if next_fire is None:
             assert held_by is not None
-            return moved._held_after(now, held_by)
+            return moved._held_after(now, held_by, overlap)
         moved = moved._next_occurrence(next_fire, overlap)
         if status is Status.PAUSED:
             note = f"{what}: {record.error or 'see history'}"[:500]
             return replace(moved, generation=self.generation + 1, pause=Pause(now, note))
         return moved
 
-    def _held_after(self, now: datetime, calendar: str) -> Self:
+    def _held_after(self, now: datetime, calendar: str, overlap: Overlap = NO_OVERLAP) -> Self:
         """Paused on ``calendar`` past the fire just recorded (a new generation): a resume goes
         on from the first fire after it that the calendar allows."""
         assert self.execution_time is not None
-        passed = self._next_occurrence(self.execution_time)  # its time: the fire that passed
+        # its time: the fire that passed (past the occurrences its overlap policy skipped)
+        passed = self._next_occurrence(self.execution_time, replace(overlap, buffered=False))
         return replace(
             passed,
             generation=self.generation + 1,

@@ -64,8 +64,11 @@ def after_fire(
     ``occurrence``) that ended at ``now``, and what its overlap policy passed over on the way.
     ``action`` is the record as the fire left it (its claim is the fire's)."""
     due = _came_due(action, scheduled, occurrence, now)
-    if not due:
-        return following_fire(action, scheduled, occurrence, now), NO_OVERLAP
+    catching = following_fire(action, scheduled, occurrence, now)
+    if not due or (catching is not None and catching < due[0][1]):
+        # none came due during the fire; or one due before its claim (while it waited: an
+        # outage) is still worth a fire to its catch-up policy: that one first, as before
+        return catching, NO_OVERLAP
     policy = action.policy.overlap
     if policy is OverlapPolicy.SKIP:
         last_scheduled, _ = due[-1]

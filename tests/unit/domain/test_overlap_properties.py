@@ -1,0 +1,114 @@
+"""GIVEN a recurrence whose fire was claimed late or on time and attempted for a while WHEN it
+ends THEN its overlap policy decides for exactly the occurrences that came due during the
+attempts: the skipped ones are numbered on from the fire, none due before the claim, none at or
+after the next fire; a buffered next fire is due already; one due before the claim that its
+catch-up still runs goes first; a fire that stops its schedule (onFailure STOP) leaves no
+skips a retry by hand would number again — for generated periods, delays and durations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tickwork.domain.action import Action, Limits, Occurrence, Status
+from tickwork.domain.action.following import MOST_SKIPS_RECORDED, after_fire
+from tickwork.domain.fire import Outcome
+from tickwork.domain.fire_policy import FirePolicy, OverlapPolicy
+from tickwork.domain.schedule import Schedule
+from tickwork.domain.steering import FailurePolicy
+
+T0 = datetime(2026, 3, 1, 8, tzinfo=UTC)
+ARN = "arn:aws:states:us-east-1:123456789012:execution:t-fire:a-0123456789abcdef-g1-o{}"
+
+
+def _claimed(period: int, number: int, late: float, policy: OverlapPolicy) -> Action:
+    at = T0 + timedelta(seconds=period * (number - 1))
+    pending = Action(
+        id="a",
+        action="TICK",
+        data={},
+        metadata={},
+        status=Status.PENDING,
+        schedule=Schedule.of_rate(f"rate({period} seconds)", T0),
+        execution_time=at,
+        occurrence=number,
+        generation=1,
+        version=3,
+        created_at=T0,
+        updated_at=T0,
+        spec_hash="h",
+        execution_arn=ARN.format(number),
+        policy=FirePolicy(overlap_policy=policy),
+    )
+    return pending.claimed(at + timedelta(seconds=late), ARN.format(number), 20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    period=st.sampled_from([2, 10, 60, 3600]),
+    number=st.integers(min_value=1, max_value=50),
+    late=st.floats(min_value=0, max_value=200),
+    attempted=st.floats(min_value=0, max_value=2000),
+    policy=st.sampled_from(list(OverlapPolicy)),
+)
+def test_the_overlap_policy_decides_for_what_came_due_during_the_attempts(
+    period: int, number: int, late: float, attempted: float, policy: OverlapPolicy
+) -> None:
+    action = _claimed(period, number, late, policy)
+    assert action.execution_time is not None and action.claimed_at is not None
+    now = action.claimed_at + timedelta(seconds=attempted)
+
+    following, overlap = after_fire(action, action.execution_time, number, now)
+
+    skipped = overlap.skipped
+    # numbered on from the fire, consecutively, as many entries as the bound keeps
+    assert [s.occurrence for s in skipped] == list(
+        range(number + 1 + overlap.passed - len(skipped), number + 1 + overlap.passed)
+    )
+    assert len(skipped) <= MOST_SKIPS_RECORDED
+    for entry in skipped:
+        assert entry.outcome is Outcome.SKIPPED and (entry.reason or "").startswith("overlap")
+        # each came due during the attempts (a buffered one's wait excepted): after the
+        # fire's own time, at or before its ending
+        assert action.execution_time < entry.scheduled_time <= now
+    assert following is not None  # a rate never ends
+    if skipped:
+        assert following > skipped[-1].scheduled_time
+    if overlap.buffered:
+        assert policy is not OverlapPolicy.SKIP
+        assert action.claimed_at < following <= now  # came due during the attempts: at once
+    elif policy is OverlapPolicy.SKIP and overlap.passed:
+        assert following > now  # the first after the ending
+    # never a skip of an occurrence due before the claim (the catch-up's), unless buffered
+    if not action.buffered:
+        assert all(s.scheduled_time > action.claimed_at for s in skipped)
+
+
+def test_a_late_claim_lets_the_catch_up_run_what_came_due_before_it_first() -> None:
+    """Claimed 12 s late, ended at 25 s: the occurrence due at 10 s (before the claim) is the
+    catch-up's — it runs next, as before — and 20 s is not skipped on its account."""
+    action = _claimed(10, 1, 12, OverlapPolicy.SKIP)
+    assert action.execution_time is not None
+    following, overlap = after_fire(
+        action, action.execution_time, 1, action.execution_time + timedelta(seconds=25)
+    )
+    assert following == T0 + timedelta(seconds=10)
+    assert overlap.skipped == () and not overlap.buffered
+
+
+def test_a_fire_that_stops_its_schedule_leaves_no_numbers_taken() -> None:
+    """onFailure STOP: the record stays at the failed fire (a retry by hand runs it again and
+    goes on from the next number): the write records no overlap skips for it."""
+    from dataclasses import replace
+
+    action = replace(_claimed(10, 1, 0, OverlapPolicy.SKIP), on_failure=FailurePolicy.STOP)
+    assert action.execution_time is not None and action.claimed_at is not None
+    failed = Occurrence(1, action.execution_time, action.claimed_at, 3, Outcome.FAILED)
+    ended = action.claimed_at + timedelta(seconds=35)
+    following, overlap = after_fire(action, action.execution_time, 1, ended)
+    assert overlap.passed == 3  # what SKIP would record, were the schedule going on
+    stopped = action.failed(ended, failed, following, Limits(), overlap=overlap)
+    assert stopped.status == Status.FAILED
+    assert [h.occurrence for h in stopped.history] == [1]
