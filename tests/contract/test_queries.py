@@ -129,3 +129,25 @@ def test_actions_with_fires_asked_for_by_hand_in_id_order(stores: Stores) -> Non
 
     assert [a.id for a in stores.queries.with_manual_fires()] == ["m:1", "m:2"]
     assert [a.id for a in stores.queries.with_manual_fires(limit=1)] == ["m:1"]
+
+
+def test_a_page_by_status_among_many_of_another_keeps_a_cursor(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A claimed fire shares its index partitions with the waiting ones: a page that looks at
+    as many entries as it may without filling up says where it stopped, and following the
+    cursor finds what lies past it — never a last page while records remain."""
+    import tickwork.adapters.dynamodb_queries as queries
+
+    monkeypatch.setattr(queries, "_MOST_EXAMINED", 0)  # each read looks at 10 entries a row
+    for n in range(25):
+        stores.add(f"w:{n:02d}", minutes=0)
+    stores.add("z:claimed", minutes=0, status=Status.IN_PROGRESS, claimed_by="exec")
+
+    found, cursor = [], None
+    for _ in range(30):
+        page, cursor = stores.queries.page(Selection(Status.IN_PROGRESS), limit=1, cursor=cursor)
+        found += [a.id for a in page]
+        if cursor is None:
+            break
+    assert found == ["z:claimed"]

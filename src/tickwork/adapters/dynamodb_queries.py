@@ -76,7 +76,7 @@ class DynamoDBQueries(OnTable):
         """The actions of ``status`` by next fire time (due by ``until``, when given): the
         ByStatus index's shards, merged."""
         last = None if until is None else to_epoch_ms(until)
-        return [action for _, action in self._by_time(status, None, limit, last)]
+        return [action for _, action in self._by_time(status, None, limit, last)[0]]
 
     def page(
         self, selection: Selection, limit: int, cursor: str | None = None
@@ -91,22 +91,26 @@ class DynamoDBQueries(OnTable):
         if by_id or selection.status is None:
             chosen, last = self._named(selection, limit, after.action_id if after else None)
             return chosen, last and page_cursor.encode(Position(last))
-        found = self._by_time(selection.status, after, limit + 1)
+        found, stopped = self._by_time(selection.status, after, limit + 1)
         chosen = [action for _, action in found[:limit]]
-        if len(found) <= limit:
+        if len(found) > limit:
+            stopped = found[limit - 1][0]
+        if stopped is None:
             return chosen, None
-        time, last_id = found[limit - 1][0]
+        time, last_id = stopped  # (a short page, when the examining stopped: more may follow)
         return chosen, page_cursor.encode(Position(last_id, time))
 
     def _by_time(
         self, status: Status, after: Position | None, want: int, last: int | None = None
-    ) -> list[tuple[tuple[int, str], Action]]:
+    ) -> tuple[list[tuple[tuple[int, str], Action]], tuple[int, str] | None]:
         """The first ``want`` actions of ``status`` in fire order (after ``after``, up to
         ``last`` epoch ms), each with its index position: the shards merged as they are read,
         each read a few entries at a time, so a page reads about its own size plus a few per
         shard, not a page per shard. The records are loaded and their status checked: a claimed
         fire (IN_PROGRESS) is indexed with PENDING's (``record_keys.indexed_status``), so a
-        query of either pays the read of the other's records, not the fire its index write."""
+        query of either pays the read of the other's records, not the fire its index write.
+        With them, where it stopped when it examined as many entries as it may (more may
+        follow), else None."""
         if status is Status.IN_PROGRESS and last is None:
             # a fire is claimed at or after its time (the margin: clocks a little apart)
             last = to_epoch_ms(self._clock.now() + _CLAIM_SKEW)
@@ -121,17 +125,21 @@ class DynamoDBQueries(OnTable):
         )
         found: list[tuple[tuple[int, str], Action]] = []
         examined, most = 0, max(_MOST_EXAMINED, 10 * want)
-        while len(found) < want and examined < most:
+        stopped: tuple[int, str] | None = None
+        while len(found) < want:
+            if examined >= most:
+                break
             chunk = list(islice(entries, min(want - len(found) + step, most - examined)))
             examined += len(chunk)
             if not chunk:
                 break
+            stopped = _position(chunk[-1]) if examined >= most else None
             loaded = {a.id: a for a in self._load([str(item["id"]) for item in chunk])}
             for item in chunk:
                 action = loaded.get(str(item["id"]))
                 if action is not None and action.status == status:
                     found.append((_position(item), action))
-        return found[:want]
+        return found[:want], (stopped if len(found) < want else None)
 
     def _shard_in_order(
         self, shard: str, after: Position | None, step: int, last: int | None = None
@@ -281,7 +289,7 @@ class DynamoDBQueries(OnTable):
         """IN_PROGRESS actions (counted as PENDING by the counters): the fires in flight, a
         handful — each claimed at or after its fire time, so among the PENDING entries due by
         now, whose records are read."""
-        claimed = self._by_time(Status.IN_PROGRESS, None, _ALL_AT_ONCE)
+        claimed, _ = self._by_time(Status.IN_PROGRESS, None, _ALL_AT_ONCE)
         return sum(1 for _, action in claimed if group is None or action.group == group)
 
     def _load(self, ids: list[str]) -> list[Action]:
