@@ -1,7 +1,7 @@
 """Overlap policy ALLOW_ALL in a lone execution: a scheduled fire that failed transiently and is
 about to be retried hands its place in the schedule on to the next occurrence, so that each
-occurrence runs at its own time, beside the fire still being retried (docs/protocol.md, "A
-Overlap"). The fire goes on in the same execution, with the same idempotency key and
+occurrence runs at its own time, beside the fire still being retried (docs/protocol.md,
+"Overlap"). The fire goes on in the same execution, with the same idempotency key and
 retry policy, as a fire in flight of its own (a manual entry of trigger SCHEDULED), and is
 recorded beside the schedule. A fire a change waits for (inside the lock) keeps its place:
 the change applies when it is recorded, as for any fire.

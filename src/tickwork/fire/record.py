@@ -22,13 +22,7 @@ from typing import Protocol
 
 from tickwork.answers import Done, RecordAnswer
 from tickwork.domain.action import Action, Occurrence, Status
-from tickwork.domain.action.following import (
-    NO_OVERLAP,
-    OVERLAP_REASON,
-    Overlap,
-    after_fire,
-    following_fire,
-)
+from tickwork.domain.action.following import NO_OVERLAP, OVERLAP_REASON, Overlap, after_fire
 from tickwork.domain.announcements import Completed, Late, Paused, Skipped
 from tickwork.domain.errors import TickworkError
 from tickwork.domain.execution import Machine
@@ -46,7 +40,7 @@ from tickwork.fire.planning import plan
 from tickwork.fire.writes import Written
 from tickwork.fulfillment.dead_letter import DeadLetter, send_dead_letter
 
-__all__ = ["NextSeat", "following_fire", "occurrence_of", "record_failure", "record_tick"]
+__all__ = ["NextSeat", "occurrence_of", "record_failure", "record_tick"]
 
 log = logging.getLogger("tickwork")
 _IGNORED = "stale or repeated delivery"

@@ -110,8 +110,8 @@ def _resume(action_id: str, note: str | None, deps: Steers) -> ChangeAnswer:
         # changed since to allow an earlier one (a fire pushed out by dates since removed).
         action, due = _earlier_on_fresh_calendar(action, due, now, deps)
     if due is None:
-        ended = unbumped if catching else action  # (the fire that passed: its own number)
-        finished = ended.missed_while_paused(now, deps.limits, caught_up=bool(catching))
+        # (the fire that passed keeps its own number, before those caught up)
+        finished = unbumped.missed_while_paused(now, deps.limits, caught_up=bool(catching))
         writes.resume(deps.records, action, finished)
         deps.publisher.publish(Completed(action.id, action.generation, action.occurrence))
         caught = _catch_up(finished, catching, now, deps)

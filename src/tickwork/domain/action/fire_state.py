@@ -205,9 +205,8 @@ class FireState(ActionRecord):
         what = f"occurrence {record.occurrence} failed"
         policy = self.failure_policy
         if policy is FailurePolicy.STOP:
-            overlap = NO_OVERLAP  # it stops at this fire (a retry by hand goes on from it)
-        if policy is FailurePolicy.STOP:
             status, reason = Status.FAILED, what
+            overlap = NO_OVERLAP  # it stops at this fire (a retry by hand goes on from it)
         elif next_fire is None and held_by is not None:
             status, reason = Status.PAUSED, f"{what}; {_held(held_by)}"
         elif policy is FailurePolicy.PAUSE and next_fire is not None:
