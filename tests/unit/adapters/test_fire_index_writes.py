@@ -8,47 +8,28 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.unit.fakes.rate_records import execution_arn, waiting_on_a_rate
 from tickwork.adapters.dynamodb_record import to_item
 from tickwork.domain.action import Action, Limits, Occurrence, Status
 from tickwork.domain.fire import Outcome
-from tickwork.domain.schedule import Schedule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 from benchkit.indexes import index_write_units, table_indexes
 
 KEYS, SPECS = table_indexes()
-T0 = datetime(2026, 3, 1, 8, tzinfo=UTC)
-ARN = "arn:aws:states:us-east-1:123456789012:execution:t-fire:{}-0123456789abcdef-g1-o{}"
 IDS = st.sampled_from(["a", "b-1764230000-0123456789ab", "x-1a2b3c4d-g1-o1", "ids", "#x"[1:]])
 GROUPS = st.sampled_from(["default", "ids", "attention", "PENDING", "manual"])
 
 
 def _pending(action_id: str, group: str, period: int, occurrence: int) -> Action:
-    at = T0 + timedelta(seconds=period * occurrence)
-    return Action(
-        id=action_id,
-        action="TICK",
-        data={},
-        metadata={},
-        status=Status.PENDING,
-        schedule=Schedule.of_rate(f"rate({period} seconds)", T0),
-        execution_time=at,
-        occurrence=occurrence,
-        generation=1,
-        version=3,
-        created_at=T0,
-        updated_at=T0,
-        spec_hash="h",
-        group=group,
-        execution_arn=ARN.format(action_id, occurrence),
-    )
+    return waiting_on_a_rate(period, occurrence, action_id=action_id, group=group)
 
 
 @settings(max_examples=60, deadline=None)
@@ -75,7 +56,7 @@ def test_a_claim_writes_no_index_entry_and_a_record_only_the_next_fires(
     ran = Occurrence(occurrence, pending.execution_time, now, 1, Outcome.FIRED)
     following = pending.execution_time + timedelta(seconds=period)
     recorded = claimed.fired(now, ran, following, {}, Limits()).planned(
-        ARN.format(action_id, occurrence + 1)
+        execution_arn(action_id, occurrence + 1)
     )
     assert set(index_write_units(to_item(claimed), to_item(recorded), SPECS, KEYS)) == {"ByStatus"}
 

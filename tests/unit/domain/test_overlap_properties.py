@@ -7,42 +7,24 @@ skips a retry by hand would number again — for generated periods, delays and d
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.unit.fakes.rate_records import T0, waiting_on_a_rate
 from tickwork.domain.action import Action, Limits, Occurrence, Status
 from tickwork.domain.action.following import MOST_SKIPS_RECORDED, after_fire
 from tickwork.domain.fire import Outcome
 from tickwork.domain.fire_policy import FirePolicy, OverlapPolicy
-from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import FailurePolicy
-
-T0 = datetime(2026, 3, 1, 8, tzinfo=UTC)
-ARN = "arn:aws:states:us-east-1:123456789012:execution:t-fire:a-0123456789abcdef-g1-o{}"
 
 
 def _claimed(period: int, number: int, late: float, policy: OverlapPolicy) -> Action:
-    at = T0 + timedelta(seconds=period * (number - 1))
-    pending = Action(
-        id="a",
-        action="TICK",
-        data={},
-        metadata={},
-        status=Status.PENDING,
-        schedule=Schedule.of_rate(f"rate({period} seconds)", T0),
-        execution_time=at,
-        occurrence=number,
-        generation=1,
-        version=3,
-        created_at=T0,
-        updated_at=T0,
-        spec_hash="h",
-        execution_arn=ARN.format(number),
-        policy=FirePolicy(overlap_policy=policy),
-    )
-    return pending.claimed(at + timedelta(seconds=late), ARN.format(number), 20)
+    pending = waiting_on_a_rate(period, number, policy=FirePolicy(overlap_policy=policy))
+    assert pending.execution_time is not None and pending.execution_arn is not None
+    claimed_at = pending.execution_time + timedelta(seconds=late)
+    return pending.claimed(claimed_at, pending.execution_arn, 20)
 
 
 @settings(max_examples=200, deadline=None)
