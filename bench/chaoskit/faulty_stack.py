@@ -175,14 +175,16 @@ def plant_start_refusals() -> None:
 
 
 def plant_pump_outage() -> None:
-    parked_due = DynamoDBParkedFires.due
+    parked_due = DynamoDBParkedFires.due_moments
     outage = {"until": 0.0, "done": False}
     lock = threading.Lock()
 
-    def stalled_parked_due(self: DynamoDBParkedFires, until: Any, limit: int = 1000) -> list[str]:
+    def stalled_parked_due(
+        self: DynamoDBParkedFires, until: Any, limit: int = 1000
+    ) -> list[tuple[int, str]]:
         due = parked_due(self, until, limit)
         with lock:
-            trigger = next((i for i in due if i.startswith(PUMP_DOWN_PREFIX)), None)
+            trigger = next((i for _, i in due if i.startswith(PUMP_DOWN_PREFIX)), None)
             if trigger is not None and not outage["done"]:
                 outage.update(until=time.time() + PUMP_OUTAGE_SECONDS, done=True)
                 _fault("pump-down", f"pump stopped {PUMP_OUTAGE_SECONDS:g}s", trigger, 0)
@@ -190,7 +192,7 @@ def plant_pump_outage() -> None:
                 return []  # the pump is down: everything due waits in the table
         return due
 
-    DynamoDBParkedFires.due = stalled_parked_due  # type: ignore[method-assign]
+    DynamoDBParkedFires.due_moments = stalled_parked_due  # type: ignore[method-assign]
 
 
 def plant_bus_refusals() -> None:

@@ -145,8 +145,9 @@ class Template:
                 attrs[(logical, "Arn")] = self.arn("sqs", default_name)
                 attrs[(logical, "QueueName")] = default_name
             elif kind == "AWS::Serverless::Function":
-                refs[logical] = default_name
-                attrs[(logical, "Arn")] = self.arn("lambda", f"function:{default_name}")
+                name = self.resolve(props.get("FunctionName", default_name), refs_only=True)
+                refs[logical] = name
+                attrs[(logical, "Arn")] = self.arn("lambda", f"function:{name}")
                 # The role SAM makes for it, <logical>Role (IAM ARNs name no region).
                 attrs[(f"{logical}Role", "Arn")] = f"arn:aws:iam::{ACCOUNT}:role/{default_name}Role"
             elif kind == "AWS::Serverless::StateMachine":

@@ -102,6 +102,9 @@ class Settings:
     # its task sleeps to each member's millisecond.
     batch_window: timedelta = timedelta(seconds=10)
     retry_interval: timedelta = timedelta(seconds=2)  # a fire handed over by a batch waits this
+    # A pump run launches this many fires itself; each further share of as many goes to a pump
+    # worker (fire.pump, PumpShareFires).
+    pump_share: int = 1000
     # Retries after a transient failure (RetryMaxAttempts): a fire gets 1 + this many attempts,
     # lone or batched (a batch's attempts count against its own execution's).
     retry_max_attempts: int = 5
@@ -211,6 +214,7 @@ class Settings:
             batch_max_fires=int(env.get("BATCH_MAX_FIRES", cls.batch_max_fires)),
             batch_window=seconds("BATCH_WINDOW_SECONDS", cls.batch_window),
             retry_interval=seconds("RETRY_INTERVAL_SECONDS", cls.retry_interval),
+            pump_share=int(env.get("PUMP_SHARE_FIRES", cls.pump_share)),
             retry_max_attempts=int(env.get("RETRY_MAX_ATTEMPTS", cls.retry_max_attempts)),
         )
 

@@ -46,6 +46,30 @@ def test_a_fire_parked_again_due_now_is_found_by_the_next_call(stores: Stores) -
     assert stores.parked.due(stores.clock.now()) == [refused.id]
 
 
+def test_a_workers_shards_together_hold_every_due_fire_and_leave_the_watermark(
+    stores: Stores,
+) -> None:
+    # GIVEN fires due across shards (ids shaped alike, as a busy tenant's are)
+    now = stores.clock.now()
+    ids = [f"p:{n:03d}" for n in range(40)]
+    for n, action_id in enumerate(ids):
+        stores.add(action_id, minutes=90, launch_at=now + timedelta(hours=1, seconds=n))
+    assert stores.parked.due(now) == []  # the run's watermark: this hour on
+    until = now + timedelta(hours=3)  # a watermark moved to it would pass them by
+
+    # WHEN each shard is read, as the workers read them
+    by_shard = [stores.parked.due_moments(until, 1000, shard=k) for k in stores.parked.shards]
+
+    # THEN each due fire is in exactly one shard, each shard's earliest first
+    found = [action_id for shard in by_shard for _, action_id in shard]
+    assert sorted(found) == ids and len(found) == len(set(found))
+    assert all(shard == sorted(shard) for shard in by_shard)
+    assert sum(1 for shard in by_shard if shard) > 1
+    # and reading shards moved no watermark: the run still finds them all
+    stores.clock.advance(hours=3)
+    assert sorted(stores.parked.due(until)) == ids
+
+
 def test_fires_are_tallied_by_minute_and_hour_all_and_by_group(stores: Stores) -> None:
     at = stores.clock.now()
     minute = to_epoch_ms(at) // 60_000

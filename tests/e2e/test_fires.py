@@ -10,7 +10,7 @@ from tests.e2e.support import Stack, assert_never_early, in_seconds, wait_until
 from tickwork.config import Settings
 from tickwork.domain.action import Status
 from tickwork.domain.batch import window_of
-from tickwork.domain.times import parse_iso
+from tickwork.domain.times import iso, parse_iso
 from tickwork.fire.sealing import seal_of
 
 
@@ -135,4 +135,38 @@ def test_fires_refused_by_the_open_execution_quota_wait_parked_and_fire_once(mak
     assert sum(len(run["launched"]) for run in _pump_runs(stack)) == 5
     ticks = [t for n in range(5) for t in stack.ticks_for(f"quota:{n}", count=1, timeout=5)]
     assert sorted(t["id"] for t in ticks) == [f"quota:{n}" for n in range(5)]
+    assert_never_early(ticks)
+
+
+def test_a_busy_pump_run_hands_out_shares_to_its_workers_and_each_fire_happens_once(
+    make_stack,
+) -> None:
+    # GIVEN a pump that hands its shards to workers past 3 fires due, and shares of 3 past it
+    stack = make_stack(LaunchAheadSeconds="2", PumpSchedule="rate(1 second)", PumpShareFires="3")
+    at = window_of(parse_iso(in_seconds(10)), Settings.batch_window) + Settings.batch_window
+    ids = [f"busy:{n:02d}" for n in range(12)]
+    for n, action_id in enumerate(ids):  # two batch windows, each fire at its own millisecond
+        when = at + timedelta(milliseconds=997 * n)
+        stack.start({"id": action_id, "at": iso(when)})
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.launch_at is not None)
+
+    # WHEN they come due
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=60)
+    stack.local.wait_idle()
+
+    # THEN the pump handed its shards to its workers, which launched each fire once
+    worked = [i for i in stack.invocations("PumpWorkerFunction") if isinstance(i.result, dict)]
+    by_pump = [i for run in _pump_runs(stack) for i in run["launched"]]
+    by_workers = [i for w in worked for i in w.result["launched"]]
+    handed = [i for run in _pump_runs(stack) for i in run["handed_out"]]
+    assert any(h.startswith("shard ") for h in handed)
+    assert {w.event["shard"] for w in worked if "shard" in w.event} >= {
+        int(h.removeprefix("shard ")) for h in handed
+    }
+    assert sorted(by_pump + by_workers) == ids
+    # and each fired once, never early
+    ticks = [t for i in ids for t in stack.ticks_for(i, count=1, timeout=5)]
+    assert sorted(t["id"] for t in ticks) == ids
     assert_never_early(ticks)

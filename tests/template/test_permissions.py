@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 import json
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from tests.template.iam import Call, RoleGrants, recording_calls, role_grants
 from tests.template.scanner import sam_expanded
 from tickwork import bootstrap
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
+from tickwork.adapters.record_keys import park_shard_of
 from tickwork.domain.fire import FireAttempt
 from tickwork.domain.times import iso, parse_iso
 from tickwork.fire.fulfill import fulfill_claimed
@@ -378,6 +380,7 @@ def run_every_path(s: Scenario) -> None:
     assert error is None and pumped["launched"] == ["perm:parked"], pumped
     assert s.fulfill("perm:parked")[1] == "WaitContinued"
     fire_a_batch(s, soon)
+    pump_by_shards(s, soon)
     s.start({"id": "perm:missed", "at": soon(1), "catchUp": "SKIP", "misfireThreshold": "1s"})
     time.sleep(2.2)  # missed: more than its threshold late
     assert s.fulfill("perm:missed")[1] == "OccurrenceSkipped"
@@ -469,6 +472,33 @@ def run_every_path(s: Scenario) -> None:
     named = {"id": "perm:cal", "cron": "0 10 * * *", "calendar": "perm"}
     assert s.api("POST", "/actions", named) == 201
     assert s.api("PUT", "/calendars/perm", {"timezone": "UTC", "dates": ["2031-01-01"]}) == 200
+
+
+def pump_by_shards(s: Scenario, soon: Any) -> None:
+    """A busy pump run (more than PumpShareFires due: 5 here, as a stack deployed so) hands each
+    shard of the Parked index to a worker; the worker whose shard holds more than a share
+    launches one (a batch: 10 fires due together) and hands the rest to a worker of its own
+    (one fire, alone). Eleven fires of one shard, parked, then moved (written as tickwork
+    would) to one launch moment."""
+    ids = [i for i in (f"perm:shard:{n}" for n in range(800)) if park_shard_of(i) == 0][:11]
+    records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
+    at, now = soon(330), datetime.now(UTC)
+    for action_id in ids:
+        s.start({"id": action_id, "at": at})
+        parked = records.get(action_id)
+        assert parked is not None and parked.is_parked
+        due = replace(parked, launch_at=now, version=parked.version + 1)
+        records.save(due, expected_version=parked.version)
+    os.environ["PUMP_SHARE_FIRES"] = "5"
+    bootstrap.from_environment.cache_clear()
+    try:
+        pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
+    finally:
+        os.environ.pop("PUMP_SHARE_FIRES")
+        bootstrap.from_environment.cache_clear()
+    assert error is None and "shard 0" in pumped["handed_out"], pumped
+    named = {records.get(i).execution_arn for i in ids}  # type: ignore[union-attr]
+    assert None not in named and len(named) == 2, named  # the batch, and the one alone
 
 
 def fire_a_batch(s: Scenario, soon: Any) -> None:

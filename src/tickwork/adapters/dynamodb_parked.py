@@ -36,6 +36,17 @@ _SKEW_MS = 300_000
 class DynamoDBParkedFires(OnTable):
     def due(self, until: datetime, limit: int = 1000) -> list[str]:
         """Ids of the parked fires to launch by ``until``, earliest launch first."""
+        return [action_id for _, action_id in self.due_moments(until, limit)]
+
+    @property
+    def shards(self) -> range:
+        return range(PARK_SHARDS)
+
+    def due_moments(
+        self, until: datetime, limit: int = 1000, shard: int | None = None
+    ) -> list[tuple[int, str]]:
+        """``due``, each id with its launch moment (ms since the epoch); ``shard``: in that
+        shard of the index only, the watermark read but left where it is (a pump worker's)."""
         until_ms = to_epoch_ms(until)
         last = park_bucket(until_ms)
         stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
@@ -43,18 +54,18 @@ class DynamoDBParkedFires(OnTable):
         found: list[tuple[int, str]] = []
         earliest: int | None = None
         for bucket in range(first, last + 1):
-            for shard in range(PARK_SHARDS):
-                for item in self._parked_in(park_shard(bucket, shard), until_ms, limit):
+            for each in self.shards if shard is None else (shard,):
+                for item in self._parked_in(park_shard(bucket, each), until_ms, limit):
                     found.append((int(str(item["launchAt"])), str(item["id"])))
                     earliest = bucket if earliest is None else earliest
             if len(found) >= limit:
                 break
         settled = park_bucket(until_ms - _SKEW_MS)
         mark = min(earliest, settled) if earliest is not None else settled
-        if stored is None or mark != first:
+        if shard is None and (stored is None or mark != first):
             self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": max(mark, first)})
         found.sort()
-        return [action_id for _, action_id in found[:limit]]
+        return found[:limit]
 
     def nothing_due_until(self, until: datetime) -> None:
         """Move the watermark as a ``due(until)`` that found nothing would, without its reads:

@@ -37,6 +37,7 @@ __all__ = [
     "indexed_status",
     "park_bucket",
     "park_shard",
+    "park_shard_of",
     "shard_of",
     "status_partitions",
     "status_shard",
@@ -85,6 +86,11 @@ def park_shard(bucket: int, shard: int) -> str:
     return f"{bucket}#{shard}"
 
 
+def park_shard_of(action_id: str) -> int:
+    """The shard of the Parked index an action's parked fires are in (0 to PARK_SHARDS - 1)."""
+    return int.from_bytes(hashlib.sha256(action_id.encode()).digest()[1:3]) % PARK_SHARDS
+
+
 def index_keys(action: Action) -> dict[str, Any]:
     """The index keys of the record's item as the action stands (None: the key is left out)."""
     shard = shard_of(action.id)
@@ -109,5 +115,5 @@ def _parked_keys(action: Action) -> dict[str, Any]:
     if not action.is_parked or action.launch_at is None:
         return {}
     launch_ms = to_epoch_ms(action.launch_at)
-    shard = int.from_bytes(hashlib.sha256(action.id.encode()).digest()[1:3]) % PARK_SHARDS
+    shard = park_shard_of(action.id)
     return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}

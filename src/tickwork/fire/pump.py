@@ -21,6 +21,18 @@ Nothing is missed or doubled:
 - a refused start (``ExecutionLimitExceeded``, throttling) leaves the fire parked, due now, and
   ends the run: the next run retries it, and the refusals raise the alarm. A refused batch
   leaves every one of its fires parked the same way.
+
+**Fan-out.** A run that finds more than ``PumpShareFires`` fires due hands each shard of the
+Parked index to a pump worker (``PumpWorkers``: the template's ``PumpWorkerFunction``, invoked
+asynchronously), which reads its shard and launches what is due there the same way
+(``pump_shard``); a shard with more than a share due launches its earliest share and hands
+each further share to a worker of its own (``launch_due``). Reads and launches then go on
+side by side, as many workers as there is work, not in one function's CPU. Shares keep the
+fires of a launch moment (a batch window's) together where they can
+(``domain.pump_shares``), so they still share batches; a quiet run launches everything itself,
+across shards, as before. A shard or a share that cannot be handed out stays parked for the
+next run; two runs (or workers) that meet on one fire are fenced as ever: one marks it, the
+other finds it moved. Only the run moves the watermark; a worker reads from it.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ from typing import Any
 
 from tickwork.domain.action import Action
 from tickwork.domain.errors import LaunchRefused
+from tickwork.domain.pump_shares import shares
 from tickwork.fire import writes
 from tickwork.fire.grouping import Planned, group
 from tickwork.fire.launch import park_again
@@ -42,8 +55,9 @@ from tickwork.fire.needs import Pumps
 from tickwork.fire.orders import start_batch, start_lone
 from tickwork.fire.planning import fire_order, planned_execution
 from tickwork.fire.writes import is_due_parked
+from tickwork.ports.pump_workers import PumpWorkers
 
-__all__ = ["PumpRun", "launch_due", "launch_parked", "pump"]
+__all__ = ["PumpRun", "launch_due", "launch_parked", "pump", "pump_shard"]
 
 log = logging.getLogger("tickwork")
 
@@ -60,19 +74,88 @@ class PumpRun:
     refused: list[str] = field(default_factory=list)  # left parked: the next run retries
     batches: list[str] = field(default_factory=list)  # the batch executions started
     failed: list[str] = field(default_factory=list)  # an error (logged): the next run retries
+    # to the pump's workers: "shard <k>" (a busy run's), or a shard's ids (a busy shard's)
+    handed_out: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def pump(deps: Pumps, limit: int = 50_000, workers: int = WORKERS) -> dict[str, Any]:
+def pump(
+    deps: Pumps,
+    limit: int = 50_000,
+    workers: int = WORKERS,
+    fan_out: PumpWorkers | None = None,
+    share: int | None = None,
+) -> dict[str, Any]:
     """Launch the parked fires due for launch now, earliest first, at most ``limit`` a run,
     ``workers`` at a time: the fires of a second with at least ``BatchMinFires`` of them in
     batches (fire.grouping), the others alone. After a refusal the rest wait for the next
-    run (the quota or the throttle holds for them as well)."""
+    run (the quota or the throttle holds for them as well). With ``fan_out``, a run that finds
+    more than ``share`` fires (``PumpShareFires``) due hands each shard of the index to a
+    worker instead (``pump_shard``)."""
+    share = share or deps.settings.pump_share
     now = deps.clock.now()
-    due_ids = deps.parked.due(now, limit)
-    return launch_due(due_ids, now, deps, workers).as_dict()
+    due = deps.parked.due_moments(now, share + 1 if fan_out is not None else limit)
+    if fan_out is None or len(due) <= share:
+        return launch_due([action_id for _, action_id in due], now, deps, workers).as_dict()
+    run = PumpRun()
+    shards = list(deps.parked.shards)
+    with ThreadPoolExecutor(max_workers=min(workers, len(shards))) as pool:
+        # A worker is invoked asynchronously: each hand-out returns at once on AWS.
+        outs = [
+            pool.submit(contextvars.copy_context().run, _hand_out_shard, fan_out, k) for k in shards
+        ]
+        run.handed_out = [f"shard {k}" for k, out in zip(shards, outs, strict=True) if out.result()]
+    return run.as_dict()
+
+
+def pump_shard(
+    deps: Pumps,
+    shard: int,
+    fan_out: PumpWorkers | None = None,
+    limit: int = 1_000_000,
+    workers: int = WORKERS,
+    share: int | None = None,
+) -> dict[str, Any]:
+    """A worker's run over one shard of the parked fires due: launched as the pump launches
+    them; past ``share`` (``PumpShareFires``), the earliest share launched here and each
+    further share handed to a worker of its own (``launch_due``)."""
+    share = share or deps.settings.pump_share
+    now = deps.clock.now()
+    due = deps.parked.due_moments(now, limit, shard=shard)
+    if fan_out is None or len(due) <= share:
+        return launch_due([action_id for _, action_id in due], now, deps, workers).as_dict()
+    first, *rest = shares(due, share)
+    handed: list[str] = []
+    with ThreadPoolExecutor(max_workers=min(workers, len(rest))) as pool:
+        outs = [pool.submit(contextvars.copy_context().run, _hand_out, fan_out, s) for s in rest]
+        run = launch_due(first, now, deps, workers)
+        for share_ids, out in zip(rest, outs, strict=True):
+            if out.result():
+                handed += share_ids
+    run.handed_out = handed
+    return run.as_dict()
+
+
+def _hand_out_shard(fan_out: PumpWorkers, shard: int) -> bool:
+    """Whether the shard went to a worker (a failure is logged: its fires stay parked)."""
+    try:
+        fan_out.hand_out_shard(shard)
+    except Exception:
+        log.exception("hand-out failed", extra={"shard": shard})
+        return False
+    return True
+
+
+def _hand_out(fan_out: PumpWorkers, ids: list[str]) -> bool:
+    """Whether the share went to a worker (a failure is logged: its fires stay parked)."""
+    try:
+        fan_out.hand_out(ids)
+    except Exception:
+        log.exception("hand-out failed", extra={"fires": len(ids), "first": ids[0]})
+        return False
+    return True
 
 
 def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WORKERS) -> PumpRun:

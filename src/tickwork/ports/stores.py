@@ -122,6 +122,16 @@ class ParkedFires(Protocol):
         first. Each call moves a watermark: a fire parked for launch more than five minutes
         before ``until`` may not be found by later calls."""
 
+    def due_moments(
+        self, until: datetime, limit: int = 1000, shard: int | None = None
+    ) -> list[tuple[int, str]]:
+        """``due``, each id with its launch moment (ms since the epoch); ``shard`` (one of
+        ``shards``): that shard's only, the watermark left where it is."""
+
+    @property
+    def shards(self) -> range:
+        """The shards the parked fires are spread over (a pump worker reads one)."""
+
 
 class FireTallies(Protocol):
     """How many fires were recorded, on time, late or failed, per minute and per hour (counted

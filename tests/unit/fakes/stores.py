@@ -356,6 +356,13 @@ class FakeParkedFires:
         self.from_hour: int | None = None
 
     def due(self, until: datetime, limit: int = 1000) -> list[str]:
+        return [action_id for _, action_id in self.due_moments(until, limit)]
+
+    shards = range(4)
+
+    def due_moments(
+        self, until: datetime, limit: int = 1000, shard: int | None = None
+    ) -> list[tuple[int, str]]:
         until_ms = to_epoch_ms(until)
         first = self.from_hour if self.from_hour is not None else until_ms // _HOUR_MS - 1
         due = sorted(
@@ -364,11 +371,14 @@ class FakeParkedFires:
             if a.is_parked
             and a.launch_at is not None
             and first * _HOUR_MS <= to_epoch_ms(a.launch_at) <= until_ms
+            and (shard is None or sum(a.id.encode()) % len(self.shards) == shard)
         )
+        if shard is not None:  # a worker's: the watermark stays
+            return due[:limit]
         settled = to_epoch_ms(until - _WATERMARK_LAG) // _HOUR_MS
         earliest = due[0][0] // _HOUR_MS if due else settled
         self.from_hour = max(min(earliest, settled), first)
-        return [action_id for _, action_id in due[:limit]]
+        return due[:limit]
 
 
 class FakeFireTallies:

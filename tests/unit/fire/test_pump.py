@@ -16,7 +16,7 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.fire.pump import pump
+from tickwork.fire.pump import launch_due, pump, pump_shard
 from tickwork.fire.reconcile import reconcile
 from tickwork.fire.record import record_tick
 from tickwork.steering.pause import pause_action, resume_action
@@ -50,7 +50,14 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
 
     # before its launch moment: nothing
     deps.clock.advance(minutes=104)
-    assert pump(deps) == {"launched": [], "moved": [], "refused": [], "batches": [], "failed": []}
+    assert pump(deps) == {
+        "launched": [],
+        "moved": [],
+        "refused": [],
+        "batches": [],
+        "failed": [],
+        "handed_out": [],
+    }
     assert deps.executions.started == {}
 
     # at it: one execution, waiting to the fire itself, and the record names it
@@ -140,7 +147,14 @@ def test_a_late_launch_runs_at_once_and_finds_the_record_naming_it(deps) -> None
     run = pump(deps)
 
     # THEN the record named the execution before it started, so its claim holds at once
-    assert run == {"launched": ["late"], "moved": [], "refused": [], "batches": [], "failed": []}
+    assert run == {
+        "launched": ["late"],
+        "moved": [],
+        "refused": [],
+        "batches": [],
+        "failed": [],
+        "handed_out": [],
+    }
     own = deps.executions.execution_arn(execution_name("late", 1, 1, key=None))
     assert deps.records.items["late"].claimed_by == own
 
@@ -153,7 +167,14 @@ def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> 
 
     first = pump(deps, workers=1)
 
-    assert first == {"launched": [], "moved": [], "refused": ["p0"], "batches": [], "failed": []}
+    assert first == {
+        "launched": [],
+        "moved": [],
+        "refused": ["p0"],
+        "batches": [],
+        "failed": [],
+        "handed_out": [],
+    }
     assert all(deps.records.items[f"p{n}"].is_parked for n in range(3))
     assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]
 
@@ -316,3 +337,116 @@ def test_a_reconciler_run_between_the_pumps_marks_and_its_start_starts_nothing_a
     deps.clock.advance(minutes=5)  # within the reconciler's 10 minutes, past the grace
     assert sorted(reconcile(deps)["restarted"]) == ["s0", "s1", "s2"]
     assert len(deps.executions.started) == 3
+
+
+class _Workers:
+    """Pump workers that run what is handed out as the worker function does, when asked (on
+    AWS a worker runs later, beside the pump); ``failing``: hand-outs refused first."""
+
+    def __init__(self, deps, failing: int = 0) -> None:
+        self.deps = deps
+        self.failing = failing
+        self.shards: list[int] = []
+        self.shares: list[list[str]] = []
+
+    def _refused(self) -> None:
+        if self.failing:
+            self.failing -= 1
+            raise RuntimeError("TooManyRequestsException: Rate Exceeded.")
+
+    def hand_out_shard(self, shard: int) -> None:
+        self._refused()
+        self.shards.append(shard)
+
+    def hand_out(self, ids: list[str]) -> None:
+        self._refused()
+        self.shares.append(list(ids))
+
+    def run_all(self, share: int) -> list[str]:
+        """Every shard and share handed out, run (shares a shard hands out, too)."""
+        launched: list[str] = []
+        while self.shards or self.shares:
+            if self.shards:
+                run = pump_shard(self.deps, self.shards.pop(0), fan_out=self, share=share)
+            else:
+                run = launch_due(self.shares.pop(0), self.deps.clock.now(), self.deps).as_dict()
+            launched += run["launched"]
+        return launched
+
+
+def _park_many(deps, count: int, spread: timedelta) -> list[str]:
+    ids = [f"f:{n:04d}" for n in range(count)]
+    step = spread / count
+    for n, action_id in enumerate(ids):
+        _start(deps, action_id, at=iso(NOW + timedelta(hours=1) + step * n))
+    return ids
+
+
+def test_a_busy_run_hands_each_shard_to_a_worker_and_each_fire_is_launched_once(
+    batching,
+) -> None:
+    deps = batching
+    ids = _park_many(deps, 250, timedelta(seconds=50))
+    workers = _Workers(deps)
+    deps.clock.advance(hours=1, minutes=1)
+
+    run = pump(deps, fan_out=workers, share=20)
+
+    assert run["launched"] == [] and workers.shards == list(deps.parked.shards)
+    assert run["handed_out"] == [f"shard {k}" for k in deps.parked.shards]
+    assert all(deps.records.items[i].is_parked for i in ids)  # the workers', not run yet
+    launched = workers.run_all(share=20)
+    assert sorted(launched) == ids  # each once, across workers and their shares
+    assert not any(deps.records.items[i].is_parked for i in ids)
+    assert pump(deps, fan_out=workers, share=20)["launched"] == []
+    members = [m.action_id for b in deps.batches.started.values() for m in b.members]
+    alone = [o.action_id for o in deps.executions.started.values()]
+    assert sorted(members + alone) == ids  # every fire in one execution: a batch, or alone
+
+
+def test_a_busy_shard_launches_its_first_share_and_hands_out_the_rest(batching) -> None:
+    deps = batching
+    ids = _park_many(deps, 200, timedelta(seconds=50))
+    workers = _Workers(deps)
+    deps.clock.advance(hours=1, minutes=1)
+    now = deps.clock.now()
+    shard = max(deps.parked.shards, key=lambda k: len(deps.parked.due_moments(now, 10**6, k)))
+    in_shard = [i for _, i in deps.parked.due_moments(now, 10**6, shard=shard)]
+
+    run = pump_shard(deps, shard, fan_out=workers, share=10)
+
+    assert len(run["launched"]) >= 10 and run["handed_out"]
+    assert sorted(run["launched"] + run["handed_out"]) == sorted(in_shard)
+    assert [i for share in workers.shares for i in share] == run["handed_out"]  # in order
+    assert all(deps.records.items[i].is_parked for i in run["handed_out"])
+    workers.run_all(share=10)
+    assert not any(deps.records.items[i].is_parked for i in in_shard)
+    assert sum(deps.records.items[i].is_parked for i in ids) == len(ids) - len(in_shard)
+
+
+def test_a_shard_that_cannot_be_handed_out_stays_parked_for_the_next_run(batching) -> None:
+    deps = batching
+    ids = _park_many(deps, 120, timedelta(seconds=50))
+    workers = _Workers(deps, failing=1)
+    deps.clock.advance(hours=1, minutes=1)
+
+    first = pump(deps, fan_out=workers, share=20)
+    assert len(first["handed_out"]) == len(deps.parked.shards) - 1
+    workers.run_all(share=20)
+    left = [i for i in ids if deps.records.items[i].is_parked]
+    assert left  # the shard refused: still parked, due
+
+    again = pump(deps, fan_out=workers, share=1000)  # fewer than a share: the run launches
+    assert sorted(again["launched"]) == sorted(left) and again["handed_out"] == []
+    assert not any(deps.records.items[i].is_parked for i in ids)
+
+
+def test_a_run_within_a_share_hands_nothing_out(batching) -> None:
+    deps = batching
+    _park_many(deps, 20, timedelta(seconds=30))
+    workers = _Workers(deps)
+    deps.clock.advance(hours=1, minutes=1)
+
+    run = pump(deps, fan_out=workers, share=20)
+
+    assert len(run["launched"]) == 20 and run["handed_out"] == [] and workers.shards == []
