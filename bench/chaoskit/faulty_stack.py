@@ -180,9 +180,9 @@ def plant_pump_outage() -> None:
     lock = threading.Lock()
 
     def stalled_parked_due(
-        self: DynamoDBParkedFires, until: Any, limit: int = 1000
+        self: DynamoDBParkedFires, until: Any, limit: int = 1000, shard: int | None = None
     ) -> list[tuple[int, str]]:
-        due = parked_due(self, until, limit)
+        due = parked_due(self, until, limit, shard)
         with lock:
             trigger = next((i for _, i in due if i.startswith(PUMP_DOWN_PREFIX)), None)
             if trigger is not None and not outage["done"]:

@@ -286,9 +286,36 @@ def test_the_pump_launches_a_parked_fire_from_its_events_file(stack, invoke, eve
         "refused": [],
         "batches": [],
         "failed": [],
+        "handed_out": [],
     }
     launched = stack.record("test:schedule")
     assert launched.launch_at is None and launched.execution_arn is not None
+
+
+def test_a_pump_worker_launches_its_share_and_its_shard_from_their_events_files(
+    stack, invoke, event
+) -> None:
+    # GIVEN a fire parked again, due for launch now, and another parked far ahead
+    invoke("StartFunction", event("start/cron"))
+    parked = stack.record("test:schedule")
+    stack.records.save(
+        replace(
+            parked, version=parked.version + 1, execution_arn=None, launch_at=datetime.now(UTC)
+        ),
+        parked.version,
+    )
+
+    # WHEN a worker is handed a share naming it (sam local invoke PumpWorkerFunction -e ...)
+    result, error = invoke("PumpWorkerFunction", event("pump-worker/share"))
+
+    # THEN it launches it as the pump would; a second hand-out of it finds it launched
+    assert error is None and result["launched"] == ["test:schedule"], result
+    assert stack.record("test:schedule").execution_arn is not None
+    again, error = invoke("PumpWorkerFunction", event("pump-worker/share"))
+    assert error is None and again["launched"] == [] and again["moved"] == ["test:schedule"]
+    # and a worker handed a shard with nothing due there launches nothing
+    shard, error = invoke("PumpWorkerFunction", event("pump-worker/shard"))
+    assert error is None and shard["launched"] == [] and shard["failed"] == [], shard
 
 
 def test_the_reconciler_restarts_a_lost_execution_from_its_events_file(

@@ -112,6 +112,13 @@ def test_event_files_are_valid_invoke_payloads(path: Path) -> None:
             call.execution_name
             and sum(x is not None for x in (call.attempt, call.batch, call.report)) == 1
         )
+    elif path.parent.name == "pump-worker":  # what a pump run hands a worker (asynchronous)
+        from tickwork.adapters.record_keys import PARK_SHARDS
+
+        if "shard" in body:
+            assert set(body) == {"shard"} and body["shard"] in range(PARK_SHARDS)
+        else:
+            assert set(body) == {"ids"} and all(isinstance(i, str) for i in body["ids"])
     elif path.parent.name == "api":
         from aws_lambda_powertools.utilities.parser import parse
         from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model

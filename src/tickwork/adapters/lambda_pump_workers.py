@@ -2,9 +2,11 @@
 pump worker function (``PUMP_WORKER_FUNCTION``, the template's ``PumpWorkerFunction``) by an
 asynchronous invoke: ``{"shard": k}`` or ``{"ids": [...]}``.
 
-Lambda queues the event and runs the worker beside the pump, retrying a failed or throttled
-run (twice, then it is dropped): a share whose worker never ran stays parked, and the next
-pump run finds it.
+Lambda queues the event and runs the worker beside the pump: a run that fails is retried
+twice, one held back by the workers' reserved concurrency waits in Lambda's queue (up to six
+hours). A share whose worker never ran stays parked, and the next pump run finds it (and may
+hand it out again: the marks are fenced, so a fire is launched once, by whichever comes first).
+An invoke Lambda refuses (the call itself throttled) raises: logged, the fires stay parked.
 """
 
 from __future__ import annotations

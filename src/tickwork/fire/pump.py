@@ -124,9 +124,10 @@ def pump_shard(
     share = share or deps.settings.pump_share
     now = deps.clock.now()
     due = deps.parked.due_moments(now, limit, shard=shard)
-    if fan_out is None or len(due) <= share:
+    cut = shares(due, share) if fan_out is not None else []
+    if fan_out is None or len(cut) <= 1:  # one share (a launch moment holds up to two): here
         return launch_due([action_id for _, action_id in due], now, deps, workers).as_dict()
-    first, *rest = shares(due, share)
+    first, *rest = cut
     handed: list[str] = []
     with ThreadPoolExecutor(max_workers=min(workers, len(rest))) as pool:
         outs = [pool.submit(contextvars.copy_context().run, _hand_out, fan_out, s) for s in rest]

@@ -450,3 +450,24 @@ def test_a_run_within_a_share_hands_nothing_out(batching) -> None:
     run = pump(deps, fan_out=workers, share=20)
 
     assert len(run["launched"]) == 20 and run["handed_out"] == [] and workers.shards == []
+
+
+def test_a_busy_shard_of_one_launch_moment_launches_it_whole_without_a_hand_out(
+    batching,
+) -> None:
+    # GIVEN a shard holding more than a share, all due in one batch window: one launch moment,
+    # which a share keeps whole up to twice its size
+    deps = batching
+    _park_many(deps, 60, timedelta(seconds=5))
+    workers = _Workers(deps)
+    deps.clock.advance(hours=1, minutes=1)
+    now = deps.clock.now()
+    counts = {k: len(deps.parked.due_moments(now, 10**6, k)) for k in deps.parked.shards}
+    shard = next(k for k, n in counts.items() if 10 < n <= 20)
+
+    # WHEN its worker runs with shares of 10
+    run = pump_shard(deps, shard, fan_out=workers, share=10)
+
+    # THEN it launches them all itself, in one batch, and hands nothing out
+    assert len(run["launched"]) == counts[shard] and run["handed_out"] == []
+    assert len(run["batches"]) == 1 and workers.shares == []
