@@ -100,7 +100,7 @@ class Settings:
     batch_max_fires: int = 100
     # Fires due within one window of this many seconds (from the epoch on) may share a batch;
     # its task sleeps to each member's millisecond.
-    batch_window: timedelta = timedelta(seconds=10)
+    batch_window: timedelta = timedelta(seconds=20)
     retry_interval: timedelta = timedelta(seconds=2)  # a fire handed over by a batch waits this
     # A pump run launches this many fires itself; each further share of as many goes to a pump
     # worker (fire.pump, PumpShareFires).

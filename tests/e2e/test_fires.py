@@ -91,7 +91,7 @@ def test_a_parked_fire_gets_its_execution_from_the_pump_and_fires_once_on_time(
     parked = stack.wait_record("far:away", lambda a: a.launch_at is not None)
     assert parked.execution_arn is None and stack.executions() == []
     assert parked.execution_time is not None and parked.launch_at is not None
-    # from the start of its batch window (BatchWindowSeconds, 10 by default)
+    # from the start of its batch window (BatchWindowSeconds, 20 by default)
     launch_from = window_of(parked.execution_time, Settings.batch_window)
     assert launch_from - parked.launch_at == timedelta(seconds=2)
 
