@@ -27,6 +27,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.times import iso
 from tickwork_local.activity import Activity
@@ -245,6 +246,13 @@ class LocalStack:
         ) as url:
             self.outputs["ApiUrl"] = f"{url}/"
             yield url
+
+    @property
+    def refs(self) -> ExecutionRefs:
+        """The stack's machines, as its records name their executions (``execution_refs``)."""
+        return ExecutionRefs(
+            self.outputs["StateMachineArn"], self.outputs.get("BatchStateMachineArn")
+        )
 
     def client(self, service: str) -> Any:
         return self._clients.client(service)
@@ -493,7 +501,7 @@ class LocalStack:
         """The table as the scheduled runs would find it, read once a step of the time
         machine (``_forget_glance``)."""
         if self._glanced is None:
-            self._glanced = glance_at(self._actions_items(GLANCED), self.running_arns)
+            self._glanced = glance_at(self._actions_items(GLANCED), self.running_arns, self.refs)
         return self._glanced
 
     def running_arns(self) -> set[str]:

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 
 from tickwork import bootstrap
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.domain.action import Status
 from tickwork.fire.reconcile import HORIZON
 
@@ -62,9 +63,14 @@ GLANCED = (
 )
 
 
-def glance_at(items: Iterable[Mapping[str, str]], running: Callable[[], set[str]]) -> Glance:
+def glance_at(
+    items: Iterable[Mapping[str, str]],
+    running: Callable[[], set[str]],
+    refs: ExecutionRefs | None = None,
+) -> Glance:
     """The glance from the table's items, each given as its ``GLANCED`` attributes' values
-    (numbers as the digits DynamoDB keeps)."""
+    (numbers as the digits DynamoDB keeps); ``refs``: the stack's machines, to tell the ARN of
+    an execution an item names by machine and name."""
     launches: list[float] = []
     waiting: list[tuple[float, str | None]] = []
     unnoted: list[float] = []
@@ -80,7 +86,8 @@ def glance_at(items: Iterable[Mapping[str, str]], running: Callable[[], set[str]
             if "launchAt" in item:
                 launches.append(int(item["launchAt"]) / 1000)
             else:
-                waiting.append((fire, item.get("executionArn")))
+                named = item.get("executionArn")
+                waiting.append((fire, refs.read(named) if refs else named))
     return Glance(launches, waiting, unnoted, open_work, running)
 
 

@@ -181,13 +181,18 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
     from tickwork.adapters.dynamodb_slots import DynamoDBSlots
     from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
     from tickwork.adapters.eventbridge import EventBridgePublisher
+    from tickwork.adapters.execution_refs import ExecutionRefs
     from tickwork.adapters.secrets import SecretsManagerSource
     from tickwork.adapters.stepfunctions import StepFunctionsExecutions
     from tickwork.adapters.target_clients import TargetClients
 
     table = settings.table_name
     memo = CountedMemo()  # what the loaded versions count as: writes of them need no read
-    ports.setdefault("records", DynamoDBRecords(table, clients=aws, memo=memo))
+    refs = ExecutionRefs(
+        settings.state_machine_arn,
+        settings.named_batch_machine_arn or settings.batch_state_machine_arn,
+    )
+    ports.setdefault("records", DynamoDBRecords(table, clients=aws, memo=memo, refs=refs))
     ports.setdefault(
         "queries",
         DynamoDBQueries(
@@ -196,13 +201,14 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
             expiry_days=settings.finished_ttl.days + 1,
             clock=ports["clock"],
             memo=memo,
+            refs=refs,
         ),
     )
     ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
     ports.setdefault("rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws))
     ports.setdefault("calendars", DynamoDBCalendars(table, clients=aws))
-    ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws, memo=memo))
+    ports.setdefault("tabs", DynamoDBCountTabs(table, clients=aws, memo=memo, refs=refs))
     ports.setdefault("executions", StepFunctionsExecutions(settings.state_machine_arn, clients=aws))
     # Without a batch machine (FireBatching=false), nothing is batched: it is never started.
     batch_machine = settings.batch_state_machine_arn or settings.state_machine_arn

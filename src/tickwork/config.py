@@ -96,6 +96,8 @@ class Settings:
     target_role_path: str = "/tickwork-targets/"
     # Fires due in the same second share one execution of the batch machine (fire.fire_batch).
     batch_state_machine_arn: str | None = None  # None: no batches (FireBatching=false)
+    # The batch machine, batches on or off: records may name its executions either way.
+    named_batch_machine_arn: str | None = None
     batch_min_fires: int = 5
     batch_max_fires: int = 100
     # Fires due within one window of this many seconds (from the epoch on) may share a batch;
@@ -210,6 +212,7 @@ class Settings:
                 if env.get("FIRE_BATCHING", "true").lower() == "true"
                 else None
             ),
+            named_batch_machine_arn=env.get("BATCH_STATE_MACHINE_ARN") or None,
             batch_min_fires=int(env.get("BATCH_MIN_FIRES", cls.batch_min_fires)),
             batch_max_fires=int(env.get("BATCH_MAX_FIRES", cls.batch_max_fires)),
             batch_window=seconds("BATCH_WINDOW_SECONDS", cls.batch_window),

@@ -76,8 +76,9 @@ class Stack:
             [t for t in DetailType if t not in INBOUND and t is not DetailType.TICK]
         )
         table = local.outputs["ActionsTableName"]
-        self.records = DynamoDBRecords(table)
-        self.queries = DynamoDBQueries(table, clock=local.clock)  # counts by the stack's days
+        self.records = DynamoDBRecords(table, refs=local.refs)
+        # counts by the stack's days
+        self.queries = DynamoDBQueries(table, clock=local.clock, refs=local.refs)
         self.parked = DynamoDBParkedFires(table)
         self.tallies = DynamoDBFireTallies(table)
 

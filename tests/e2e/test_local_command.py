@@ -103,7 +103,8 @@ def test_aws_cli_drives_the_local_stack(local: LocalProcess) -> None:
     executions = local.aws(
         "stepfunctions", "list-executions", "--state-machine-arn", outputs["StateMachineArn"]
     )["executions"]
-    its_own = [e for e in executions if e["executionArn"] == items[0]["executionArn"]["S"]]
+    # (the record names its execution by machine and name: "f:<name>" on the fire machine)
+    its_own = [e for e in executions if items[0]["executionArn"]["S"] == f"f:{e['name']}"]
     assert [e["status"] for e in its_own] == ["SUCCEEDED"]
 
 

@@ -271,9 +271,15 @@ class Scenario:
         )
         return item["Item"]
 
+    def named(self, action_id: str) -> str:
+        """The ARN of the execution the record names (stored by machine and name)."""
+        arn = self.stack.refs.read(self.record(action_id)["executionArn"]["S"])
+        assert arn is not None
+        return arn
+
     def fire_input(self, action_id: str, **changes: Any) -> dict[str, Any]:
         """The Fulfill payload of the action's current execution, as the state machine sends it."""
-        arn = self.record(action_id)["executionArn"]["S"]
+        arn = self.named(action_id)
         execution = self.sfn.describe_execution(executionArn=arn)
         fire = {**json.loads(execution["input"]), **changes}
         return {
@@ -398,7 +404,7 @@ def run_every_path(s: Scenario) -> None:
     old = s.fulfill_as_before("perm:old")
     assert s.tick("Schedule Tick", old)["status"] == "PENDING"
     # The same tick again, its next fire's execution stopped meanwhile: found its own.
-    assert stop_execution(s.sfn, s.record("perm:old")["executionArn"]["S"], "by hand")
+    assert stop_execution(s.sfn, s.named("perm:old"), "by hand")
     assert s.tick("Schedule Tick", old)["outcome"] == "ignored"
     # A failed fire goes to its action's dead-letter queue (an allow-listed one) as recorded.
     s.stack.client("sqs").create_queue(QueueName="perm-orders")
@@ -433,7 +439,7 @@ def run_every_path(s: Scenario) -> None:
 
     # Reconciler: an action due soon whose execution was stopped by hand is restarted.
     s.start({"id": "perm:lost", "duration": "200s"})
-    lost = s.record("perm:lost")["executionArn"]["S"]
+    lost = s.named("perm:lost")
     assert stop_execution(s.sfn, lost, "lost by hand")
     # The same Start delivered again: its execution has ended, and is found its own.
     assert s.start({"id": "perm:lost", "duration": "200s"})["outcome"] == "unchanged"
@@ -462,7 +468,7 @@ def run_every_path(s: Scenario) -> None:
     assert s.api("GET", path) == 200
     assert s.api("PATCH", path, {"duration": "220s"}) == 200
     # the same update again, its execution stopped meanwhile: found its own
-    assert stop_execution(s.sfn, s.record("perm:api")["executionArn"]["S"], "by hand")
+    assert stop_execution(s.sfn, s.named("perm:api"), "by hand")
     assert s.api("PATCH", path, {"duration": "220s"}) == 200
     assert s.api("DELETE", path) == 200
     assert s.api("DELETE", f"{path}?purge=true") == 204
@@ -481,7 +487,7 @@ def pump_by_shards(s: Scenario, soon: Any) -> None:
     (one fire, alone). Eleven fires of one shard, parked, then moved (written as tickwork
     would) to one launch moment."""
     ids = [i for i in (f"perm:shard:{n}" for n in range(800)) if park_shard_of(i) == 0][:11]
-    records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
+    records = DynamoDBRecords(s.stack.outputs["ActionsTableName"], refs=s.stack.refs)
     at, now = soon(330), datetime.now(UTC)
     for action_id in ids:
         s.start({"id": action_id, "at": at})
@@ -527,7 +533,7 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
         ids += slotted
         s.start({"id": "perm:batch:flaky", "at": soon(301), "action": "HTTP_REQUEST",
                  "data": {"url": receiver.url, "method": "POST", "body": {}}})  # fmt: skip
-        records = DynamoDBRecords(s.stack.outputs["ActionsTableName"])
+        records = DynamoDBRecords(s.stack.outputs["ActionsTableName"], refs=s.stack.refs)
         second = parse_iso(soon(12)).replace(microsecond=0)
         for action_id in [*ids, "perm:batch:flaky"]:
             parked = records.get(action_id)
@@ -537,7 +543,7 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
             records.save(due, expected_version=parked.version)
         pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
         assert error is None and len(pumped["batches"]) == 1, pumped
-        arn = s.record("perm:batch:0")["executionArn"]["S"]
+        arn = s.named("perm:batch:0")
         # A fire of that batch due within the reconciler's horizon (written as tickwork would).
         member = records.get("perm:batch:0")
         assert member is not None and member.execution_time is not None
@@ -554,7 +560,7 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
             time.sleep(0.05)
         ran, error = s.invoke("FulfillFunction", batch)
         # (the follow-on it started stopped meanwhile: the retry finds it ended, its own)
-        follow_on = s.record("perm:batch:0")["executionArn"]["S"]
+        follow_on = s.named("perm:batch:0")
         assert follow_on != arn and stop_execution(s.sfn, follow_on, "by hand")
         # the machine's retry of the task (as after a crash): it settles the first attempt's
         # tab, and asks after the executions it handed members over to

@@ -52,6 +52,7 @@ from tickwork.adapters.dynamodb_tabs import (
     tab_of,
     tab_settlement,
 )
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.times import to_epoch_ms
 
@@ -76,8 +77,9 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
         table: Table | None = None,
         clients: AwsClients | None = None,
         memo: CountedMemo | None = None,
+        refs: ExecutionRefs | None = None,
     ) -> None:
-        super().__init__(table_name, table, clients, memo)
+        super().__init__(table_name, table, clients, memo, refs)
         self._tab = tab
         self._members = sorted(set(members))
         self._opened_at = to_epoch_ms(now)
@@ -91,7 +93,7 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
         self, action: Action, expected_version: int, recorded: Occurrence | None = None
     ) -> None:
         self._open()  # first: the tab's name is settled before a record carries it
-        item = to_item(action)
+        item = to_item(action, self._refs)
         stored = self._stored(action, expected_version)
         carried = dict(stored.carried)
         mine = merged(
@@ -145,7 +147,9 @@ class DynamoDBTabbedRecords(DynamoDBRecords):
                 except ClientError as error:
                     if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                         raise
-                DynamoDBCountTabs(self._name, self._given, self._clients).settle(self._tab)
+                DynamoDBCountTabs(self._name, self._given, self._clients, refs=self._refs).settle(
+                    self._tab
+                )
                 run += 1
                 self._tab = f"{base}.{run}"
             self._opened = True
@@ -173,15 +177,24 @@ class DynamoDBCountTabs(OnTable):
         table: Table | None = None,
         clients: AwsClients | None = None,
         memo: CountedMemo | None = None,
+        refs: ExecutionRefs | None = None,
     ) -> None:
         super().__init__(table_name, table, clients)
         self._memo = memo or CountedMemo()
+        self._refs = refs
 
     def open(
         self, tab: str, attempt: int, members: list[str], now: datetime
     ) -> DynamoDBTabbedRecords:
         return DynamoDBTabbedRecords(
-            self._name, f"{tab}#{attempt}", members, now, self._given, self._clients, self._memo
+            self._name,
+            f"{tab}#{attempt}",
+            members,
+            now,
+            self._given,
+            self._clients,
+            self._memo,
+            self._refs,
         )
 
     def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:

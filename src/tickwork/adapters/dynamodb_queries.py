@@ -23,6 +23,7 @@ from tickwork.adapters.counted_memo import CountedMemo
 from tickwork.adapters.dynamodb_counts import ATTENTION, counter_ids
 from tickwork.adapters.dynamodb_reads import items_by_id, query_pages
 from tickwork.adapters.dynamodb_record import from_item
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.adapters.record_keys import SHARDS, calendar_shard, status_partitions
 from tickwork.clock import SystemClock
 from tickwork.domain import page_cursor
@@ -63,11 +64,13 @@ class DynamoDBQueries(OnTable):
         expiry_days: int = 30,
         clock: Clock | None = None,
         memo: CountedMemo | None = None,
+        refs: ExecutionRefs | None = None,
     ) -> None:
         super().__init__(table_name, table, clients)
         self._expiry_days = expiry_days
         self._clock = clock or SystemClock()
         self._memo = memo or CountedMemo()
+        self._refs = refs
 
     # --- in order of next fire -------------------------------------------------------------
     def in_fire_order(
@@ -301,7 +304,7 @@ class DynamoDBQueries(OnTable):
         for action_id in ids:
             if action_id in items:
                 try:
-                    action = from_item(items[action_id])
+                    action = from_item(items[action_id], self._refs)
                 except RecordFormatUnknown as unreadable:
                     log.warning("record left out", extra={"id": action_id, "why": str(unreadable)})
                     continue

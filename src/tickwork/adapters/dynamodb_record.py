@@ -8,8 +8,14 @@ the keys of the table's indexes (``record_keys``), and the parts in their stored
 (ONCE after 60 s) and ``changedAt`` while it equals ``createdAt``; both read back as those.
 
 Formats: every item is written in ``FORMAT_VERSION`` and read by the reader of the format it
-says — 2 (``fmt`` 2: a batch's counter changes carried in pairs, ``dynamodb_tabs``, and the zone
-in the schedule only) or 1 (no ``fmt``: ``record_format_1``). An item of another format is
+says — 3 (``fmt`` 3: the named execution by its machine and name, not its ARN, and a claim by
+it as ``claimedBy`` ``=``, given the stack's machines (``execution_refs``); ``claimedAt`` in
+epoch milliseconds and the schedule's instants in epoch microseconds; the Start detail
+without the record's own ``id``; a history entry's
+attempts and outcome left out at 1 and FIRED; a fire's hour total told by its minute
+(``dynamodb_tabs``): a recurring record under 1 KB, one write unit a write),
+2 (``fmt`` 2: a batch's counter changes carried in pairs, ``dynamodb_tabs``, and the zone in
+the schedule only) or 1 (no ``fmt``: ``record_format_1``). An item of another format is
 refused (``RecordFormatUnknown``): a newer tickwork wrote it.
 """
 
@@ -17,11 +23,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from tickwork.adapters import record_codecs as codecs
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.adapters.record_format_1 import format_1_occurrence, format_1_transition
 from tickwork.adapters.record_keys import index_keys
 from tickwork.domain.action import Action, Occurrence, Status, Transition
@@ -33,12 +40,21 @@ from tickwork.domain.fire_policy import FirePolicy
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.schedule import Schedule
 from tickwork.domain.steering import FailurePolicy, ManualFires, Pause
-from tickwork.domain.times import from_epoch_ms, iso, parse_iso, to_epoch_ms
+from tickwork.domain.times import from_epoch_ms, iso, iso_exact, parse_iso, to_epoch_ms
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "READ_FORMATS", "format_of", "from_item", "to_item"]
+__all__ = [
+    "CLAIMED_BY_NAMED",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "READ_FORMATS",
+    "format_of",
+    "from_item",
+    "to_item",
+]
 
 FORMAT = "fmt"  # the item's attribute that says its format
-FORMAT_VERSION = 2  # the format every item is written in
+FORMAT_VERSION = 3  # the format every item is written in
+CLAIMED_BY_NAMED = "="  # claimedBy: the execution the record names (executionArn)
 
 
 def _epoch_ms(moment: datetime | None) -> int | None:
@@ -69,7 +85,57 @@ def _changed_at(action: Action) -> str | None:
     return iso(action.changed_at)
 
 
-def to_item(action: Action) -> dict[str, Any]:
+_SCHEDULE_INSTANTS = ("anchor", "start", "end")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _schedule_item(schedule: Schedule) -> dict[str, Any]:
+    """The schedule as stored (format 3): its instants in microseconds since the epoch, a
+    third of their text."""
+    stored = schedule.to_dict()
+    for name in _SCHEDULE_INSTANTS:
+        if name in stored:
+            stored[name] = (parse_iso(stored[name], name) - _EPOCH) // _MICROSECOND
+    return stored
+
+
+def _schedule_of(stored: dict[str, Any]) -> dict[str, Any]:
+    """A format 3 schedule as ``Schedule.from_dict`` reads it."""
+    return {
+        name: iso_exact(_EPOCH + int(value) * _MICROSECOND)
+        if name in _SCHEDULE_INSTANTS and not isinstance(value, str)
+        else value
+        for name, value in stored.items()
+    }
+
+
+def _request_item(action: Action) -> dict[str, Any] | None:
+    """The Start detail as stored (format 3): without its ``id``, the record's own."""
+    if action.request is None or action.request.get("id") != action.id:
+        return action.request
+    return {name: value for name, value in action.request.items() if name != "id"}
+
+
+def _request_of(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A format 3 Start detail with its ``id`` again."""
+    stored = item.get("request")
+    if stored is None or "id" in stored:
+        return stored
+    return {"id": item["id"], **stored}
+
+
+def _claim_item(action: Action, refs: ExecutionRefs | None) -> str | None:
+    """``claimedBy`` as stored: ``=`` for the execution the record names (the claim nearly
+    always is: the ARN once, not twice)."""
+    if action.claimed_by is not None and action.claimed_by == action.execution_arn:
+        return CLAIMED_BY_NAMED
+    return refs.stored(action.claimed_by) if refs else action.claimed_by
+
+
+def to_item(action: Action, refs: ExecutionRefs | None = None) -> dict[str, Any]:
+    """The item of ``action``; ``refs``: the stack's machines, whose executions it names by
+    machine and name (without: by whole ARN, as read)."""
     item: dict[str, Any] = {
         "id": action.id,
         FORMAT: FORMAT_VERSION,
@@ -84,23 +150,23 @@ def to_item(action: Action) -> dict[str, Any]:
         "retryCount": action.retry_count,
         "createdAt": iso(action.created_at),
         "updatedAt": iso(action.updated_at),
-        "schedule": action.schedule.to_dict(),
+        "schedule": _schedule_item(action.schedule),
         "version": action.version,
         "generation": action.generation,
         "occurrence": action.occurrence,
         "specHash": action.spec_hash,
         "startEventId": action.start_event_id,
         "superseded": list(action.superseded_starts) or None,
-        "executionArn": action.execution_arn,
-        "claimedBy": action.claimed_by,
-        "claimedAt": action.claimed_at and iso(action.claimed_at),
+        "executionArn": refs.stored(action.execution_arn) if refs else action.execution_arn,
+        "claimedBy": _claim_item(action, refs),
+        "claimedAt": _epoch_ms(action.claimed_at),
         "buffered": action.buffered or None,
         "lastResult": action.last_result,
         "lastError": action.last_error,
-        "history": [codecs.occurrence_item(h, action.id) for h in action.history],
+        "history": [codecs.occurrence_item(h, action.id, short=True) for h in action.history],
         "transitions": [codecs.transition_item(t) for t in action.transitions],
         "ttl": action.ttl,
-        "request": action.request,
+        "request": _request_item(action),
         "catchUp": None if action.catch_up == CatchUp() else action.catch_up.to_dict(),
         "seal": action.seal,
         "group": action.group,
@@ -137,28 +203,52 @@ def format_of(item: dict[str, Any]) -> int | str:
     return stated if isinstance(stated, int) and not isinstance(stated, bool) else repr(stated)
 
 
-def from_item(raw: dict[str, Any]) -> Action:
+def from_item(raw: dict[str, Any], refs: ExecutionRefs | None = None) -> Action:
     """The action an item holds, read by its format's reader; ``RecordFormatUnknown`` for a
-    format this code does not read."""
+    format this code does not read. ``refs``: the stack's machines, to tell the ARNs of the
+    executions an item names by machine and name (without: those values as they stand)."""
     item = _from_dynamo(raw)
     version = format_of(item)
     reader = READ_FORMATS.get(version) if isinstance(version, int) else None
     if reader is None:
         raise RecordFormatUnknown(str(item.get("id")), str(version), sorted(READ_FORMATS))
-    return reader(item)
+    return reader(item, refs)
 
 
-def _read_format_2(item: dict[str, Any]) -> Action:
+def _read_format_3(item: dict[str, Any], refs: ExecutionRefs | None) -> Action:
+    named = refs.read(item.get("executionArn")) if refs else item.get("executionArn")
+    claimed_by = item.get("claimedBy")
+    if claimed_by == CLAIMED_BY_NAMED:
+        claimed_by = named
+    elif refs:
+        claimed_by = refs.read(claimed_by)
+    claimed_at = item.get("claimedAt")
+    return _read(
+        {
+            **item,
+            "schedule": _schedule_of(item["schedule"]),
+            "request": _request_of(item),
+            "executionArn": named,
+            "claimedBy": claimed_by,
+            "claimedAt": None if claimed_at is None else iso(from_epoch_ms(claimed_at)),
+        },
+        codecs.short_occurrence,
+        codecs.transition,
+    )
+
+
+def _read_format_2(item: dict[str, Any], refs: ExecutionRefs | None) -> Action:
     return _read(item, codecs.occurrence, codecs.transition)
 
 
-def _read_format_1(item: dict[str, Any]) -> Action:
+def _read_format_1(item: dict[str, Any], refs: ExecutionRefs | None) -> Action:
     return _read(item, format_1_occurrence, format_1_transition)
 
 
-READ_FORMATS: dict[int, Callable[[dict[str, Any]], Action]] = {
+READ_FORMATS: dict[int, Callable[[dict[str, Any], ExecutionRefs | None], Action]] = {
     1: _read_format_1,
     2: _read_format_2,
+    3: _read_format_3,
 }
 
 

@@ -35,6 +35,7 @@ from tickwork.adapters.dynamodb_counts import (
 from tickwork.adapters.dynamodb_record import from_item, to_item
 from tickwork.adapters.dynamodb_sizes import MAX_ITEM_BYTES, item_size
 from tickwork.adapters.dynamodb_tabs import TabState, carried_by, tab_key, tab_settlement
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.errors import ActionConflict, RecordTooLarge
 from tickwork.domain.identifiers import is_own_item
@@ -67,9 +68,11 @@ class DynamoDBRecords(OnTable):
         table: Table | None = None,
         clients: AwsClients | None = None,
         memo: CountedMemo | None = None,
+        refs: ExecutionRefs | None = None,
     ) -> None:
         super().__init__(table_name, table, clients)
         self._memo = memo or CountedMemo()
+        self._refs = refs  # the stack's machines: executions named by machine and name
 
     def get(self, action_id: str) -> Action | None:
         if is_own_item(action_id):
@@ -78,7 +81,7 @@ class DynamoDBRecords(OnTable):
         if item is None:
             return None
         self._memo.remember(item)
-        return from_item(item)
+        return from_item(item, self._refs)
 
     def create(self, action: Action) -> None:
         self._write(action, None)
@@ -115,7 +118,7 @@ class DynamoDBRecords(OnTable):
         """Put the record, fenced on ``expected_version`` (None: it must not exist); when what
         it counts as changes, or it records a fire, or it replaces a version carrying an open
         tab's changes, in one transaction with the counters' ADDs."""
-        item = to_item(action)
+        item = to_item(action, self._refs)
         fits(item)
         for attempt in range(_TRANSACTION_ATTEMPTS):
             stored = None if expected_version is None else self._stored(action, expected_version)

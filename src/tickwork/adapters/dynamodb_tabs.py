@@ -19,6 +19,11 @@ of one member's record — is one transaction with the counter items' ADDs, cond
 tab's version and adding the ids it counted to ``settled``: no change is added twice, and none
 is dropped before it is added.
 
+From format 3 on, a fire total's minute may tell its hour: ``f/+#M29940641 onTime 1`` is that
+change to the minute's item (``#m29940641``) and to its hour's (``#h499010``) alike, written
+where the hour's change is exactly the minute's (a record of one fire carries one text, not
+two); any other change is written as it is.
+
 Items written before tabs had their own item carried ``countsDue`` (``[tab, change...]``, the
 ``#count#`` prefix left out): read as a tab that is settled (its batch added it, or no one
 will), so the next write drops it, as it did then.
@@ -27,6 +32,7 @@ will), so the next write drops it, as it did then.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +66,9 @@ _SHORT = ((COUNTER_PREFIX, "c/"), (FIRE_PREFIX, "f/"))
 _ALL = "*"  # the scope of every action's counters
 _BOTH = "+"  # the scope of a change made alike to all and to the record's own group
 _PAIRED_SINCE = 2  # the record format that first wrote a pair once
+_HOURS_TOLD_SINCE = 3  # the record format whose minutes tell their hours' changes
+_MINUTE = re.compile(r"(.*#)m(\d+)")
+_TELLING = re.compile(r"(.*#)M(\d+)")  # a minute that tells its hour (format 3 on)
 
 
 def tab_key(tab: str) -> dict[str, str]:
@@ -138,9 +147,11 @@ def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
     # Format 1 wrote every change on its own: no scope there is "+".
     version = format_of(item)
     paired = isinstance(version, int) and version >= _PAIRED_SINCE
+    hours_told = isinstance(version, int) and version >= _HOURS_TOLD_SINCE
     group = str(item.get("group", DEFAULT_GROUP)) if paired else None
     carried = {
-        str(tab): _decode(texts, group) for tab, texts in (item.get(UNCOUNTED) or {}).items()
+        str(tab): _with_hours(_decode(texts, group)) if hours_told else _decode(texts, group)
+        for tab, texts in (item.get(UNCOUNTED) or {}).items()
     }
     legacy = _legacy_counts_due(item.get(LEGACY_DUE))
     if legacy is not None:
@@ -150,8 +161,55 @@ def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
 
 def carried_item(carried: dict[str, Changes], group: str) -> dict[str, list[str]] | None:
     """``uncounted`` as stored on a record of ``group`` (None: nothing carried)."""
-    stored = {tab: _encode(changes, group) for tab, changes in sorted(carried.items()) if changes}
+    stored = {
+        tab: _encode(_without_told_hours(changes), group)
+        for tab, changes in sorted(carried.items())
+        if changes
+    }
     return stored or None
+
+
+def _without_told_hours(changes: Changes) -> Changes:
+    """``changes`` with each minute whose hour's change is exactly its own written as telling
+    it (``#M``), that hour's change left out: the only minute of its hour with that field."""
+    minutes: dict[tuple[str, str], list[tuple[str, str, int]]] = {}
+    for item, fields in changes.items():
+        minute = _MINUTE.fullmatch(item) if item.startswith(FIRE_PREFIX) else None
+        if minute is None:
+            continue
+        hour = f"{minute[1]}h{int(minute[2]) // 60}"
+        for name, value in fields.items():
+            minutes.setdefault((hour, name), []).append((item, minute[1] + "M" + minute[2], value))
+    rest = {item: dict(fields) for item, fields in changes.items()}
+    for (hour, name), told in minutes.items():
+        if len(told) != 1 or changes.get(hour, {}).get(name) != told[0][2]:
+            continue
+        item, telling, value = told[0]
+        del rest[hour][name]
+        del rest[item][name]
+        rest.setdefault(telling, {})[name] = value
+    return {item: fields for item, fields in rest.items() if fields}
+
+
+def _with_hours(changes: Changes) -> Changes:
+    """Changes as read, each minute that tells its hour (``#M``) read as both changes."""
+    total: Changes = {}
+    for item, fields in changes.items():
+        telling = _TELLING.fullmatch(item) if item.startswith(FIRE_PREFIX) else None
+        targets = (
+            [f"{telling[1]}m{telling[2]}", f"{telling[1]}h{int(telling[2]) // 60}"]
+            if telling
+            else [item]
+        )
+        for target in targets:
+            into = total.setdefault(target, {})
+            for name, value in fields.items():
+                into[name] = into.get(name, 0) + value
+    return {
+        item: {name: value for name, value in fields.items() if value}
+        for item, fields in total.items()
+        if any(fields.values())
+    }
 
 
 def _encode(changes: Changes, group: str) -> list[str]:

@@ -47,6 +47,7 @@ __all__ = [
     "missed_item",
     "occurrence",
     "occurrence_item",
+    "short_occurrence",
     "tampered",
     "tampered_item",
     "transition",
@@ -54,9 +55,10 @@ __all__ = [
 ]
 
 
-def occurrence_item(occurrence: Occurrence, action_id: str) -> dict[str, Any]:
+def occurrence_item(occurrence: Occurrence, action_id: str, short: bool = False) -> dict[str, Any]:
     """One fire of the history, in short names: the history is most of a busy record, and a
-    record's every write costs a write unit per KB of it."""
+    record's every write costs a write unit per KB of it. ``short`` (format 3): one attempt
+    and the outcome FIRED, the usual fire, are left out (``short_occurrence`` reads them)."""
     actual = to_epoch_ms(occurrence.actual_time)
     scheduled = to_epoch_ms(occurrence.scheduled_time)
     told_by_lateness = (
@@ -68,8 +70,8 @@ def occurrence_item(occurrence: Occurrence, action_id: str) -> dict[str, Any]:
             "o": occurrence.occurrence,
             "s": None if told_by_lateness else scheduled,  # else actual time less lateness
             "a": actual,
-            "n": occurrence.attempts,
-            "r": str(occurrence.outcome),
+            "n": None if short and occurrence.attempts == 1 else occurrence.attempts,
+            "r": None if short and occurrence.outcome is Outcome.FIRED else str(occurrence.outcome),
             "e": occurrence.error,
             "l": occurrence.late_ms,
             "t": None if occurrence.trigger is Trigger.SCHEDULED else str(occurrence.trigger),
@@ -96,6 +98,11 @@ def occurrence(item: dict[str, Any], action_id: str) -> Occurrence:
         moved_to=from_epoch_ms(item["v"]) if item.get("v") is not None else None,
     )
     return replace(occurrence, execution=execution_of(item.get("x"), occurrence, action_id))
+
+
+def short_occurrence(item: dict[str, Any], action_id: str) -> Occurrence:
+    """A history entry of format 3: one attempt and FIRED where it says neither."""
+    return occurrence({"n": 1, "r": str(Outcome.FIRED), **item}, action_id)
 
 
 STATUS_CODES = {

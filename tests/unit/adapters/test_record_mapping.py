@@ -17,6 +17,7 @@ from tickwork.adapters.dynamodb_record import (
     from_item,
     to_item,
 )
+from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.adapters.record_keys import status_shard
 from tickwork.domain.action import Action, Occurrence, Status, Transition
 from tickwork.domain.catch_up import CatchUp, CatchUpPolicy
@@ -95,11 +96,11 @@ def test_item_uses_seed_names_and_short_names_in_history_and_transitions() -> No
         item["executionRemainder"] == 4 and item["frequency"] == "DAILY" and item["repeat"] is True
     )
     # the bulk of a busy record: short names, epoch milliseconds
-    assert item["history"] == [
-        {"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2, "r": "FIRED"}
+    assert item["history"] == [  # the outcome FIRED, the usual one, left out
+        {"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2}
     ]
     assert item["transitions"][0] == {"t": 1767225600000, "s": "P", "r": "created"}
-    assert item["fmt"] == 2 and "timezone" not in item  # the zone is the schedule's
+    assert item["fmt"] == 3 and "timezone" not in item  # the zone is the schedule's
     assert item["statusShard"] == status_shard("PENDING", "a:1")
     assert item["statusShard"].startswith("PENDING#")
 
@@ -108,6 +109,7 @@ def test_items_of_format_1_written_in_long_names_are_read_as_they_are() -> None:
     """Format 1 was written in long names first, in short names later (no fmt either way)."""
     item = to_item(_action())
     del item["fmt"]
+    item["schedule"] = _action().schedule.to_dict()  # its instants in ISO 8601, as then
     item["history"] = [
         {
             "occurrence": 1,
@@ -129,7 +131,9 @@ def test_items_of_the_first_format_are_read_as_they_are() -> None:
     """Format 1 (no ``fmt``): the zone also top-level."""
     item = to_item(_action())
     del item["fmt"]
+    item["schedule"] = _action().schedule.to_dict()  # its instants in ISO 8601, as then
     item["timezone"] = "UTC"
+    item["history"] = [{"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2, "r": "FIRED"}]
 
     assert from_item(item) == _action()
 
@@ -137,19 +141,60 @@ def test_items_of_the_first_format_are_read_as_they_are() -> None:
 def test_every_item_is_written_in_the_current_format_and_read_by_its_formats_reader() -> None:
     item = to_item(_action())
     assert item["fmt"] == FORMAT_VERSION
-    assert set(READ_FORMATS) == {1, 2}
+    assert set(READ_FORMATS) == {1, 2, 3}
     assert format_of(item) == FORMAT_VERSION
     assert format_of({"id": "a:1"}) == 1
     assert format_of({"id": "a:1", "fmt": Decimal(2)}) == 2  # as boto3 reads it
 
 
-@pytest.mark.parametrize("stated", [3, 0, "2", True, 2.5, None])
+@pytest.mark.parametrize("stated", [4, 0, "2", True, 2.5, None])
 def test_an_item_of_a_format_no_reader_takes_is_refused_naming_it(stated: object) -> None:
     item = {**to_item(_action()), "fmt": stated}
     with pytest.raises(RecordFormatUnknown) as refused:
         from_item(item)
     assert "'a:1'" in str(refused.value)
-    assert "reads formats 1, 2" in str(refused.value)
+    assert "reads formats 1, 2, 3" in str(refused.value)
+
+
+def test_a_claim_by_the_named_execution_is_stored_once_and_read_back_whole() -> None:
+    arn = "arn:aws:states:us-east-1:123456789012:execution:tickwork-fire:a-1-0123456789abcdef-g1-o1"
+    claimed = replace(
+        _action(),
+        status=Status.IN_PROGRESS,
+        execution_arn=arn,
+        claimed_by=arn,
+        claimed_at=datetime(2026, 3, 1, 8, 0, 0, 123000, tzinfo=UTC),
+    )
+    item = to_item(claimed)
+    assert item["claimedBy"] == "=" and item["claimedAt"] == 1772352000123
+    assert from_item(item) == claimed
+    # another execution's claim (a hand-over's record names the one it went to) keeps its ARN
+    other = replace(claimed, claimed_by=arn.replace("-o1", "-o1-l1"))
+    assert to_item(other)["claimedBy"] == other.claimed_by and from_item(to_item(other)) == other
+
+
+def test_an_item_of_format_2_is_read_as_it_was_written() -> None:
+    """Format 2: the claim's ARN and time in full, every history entry's attempts and outcome."""
+    arn = "arn:aws:states:us-east-1:123456789012:execution:tickwork-fire:a-1-0123456789abcdef-g1-o1"
+    claimed = replace(
+        _action(),
+        status=Status.IN_PROGRESS,
+        execution_arn=arn,
+        claimed_by=arn,
+        claimed_at=datetime(2026, 3, 1, 8, 0, 0, 123000, tzinfo=UTC),
+    )
+    item = {
+        **to_item(claimed),
+        "fmt": 2,
+        "schedule": claimed.schedule.to_dict(),
+        "claimedBy": arn,
+        "claimedAt": "2026-03-01T08:00:00.123Z",
+        "history": [{"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2, "r": "FIRED"}],
+    }
+    assert from_item(item) == claimed
+    short = {**item, "history": [{"o": 1, "s": 1772265600000, "a": 1772265600210, "n": 2}]}
+    with pytest.raises(KeyError):  # format 2 left nothing out
+        from_item(short)
 
 
 def test_a_format_2_item_is_not_read_as_format_1_would_be() -> None:
@@ -200,3 +245,30 @@ def test_a_fires_scheduled_time_is_told_by_its_lateness_when_it_can_be() -> None
 
     assert "s" not in item["history"][0] and item["history"][0]["l"] == 210
     assert from_item(item) == action
+
+
+def test_given_the_stacks_machines_a_record_names_its_executions_by_machine_and_name() -> None:
+    refs = ExecutionRefs(
+        "arn:aws:states:us-east-1:123456789012:stateMachine:tickwork-fire",
+        "arn:aws:states:us-east-1:123456789012:stateMachine:tickwork-batch",
+    )
+    home = "arn:aws:states:us-east-1:123456789012:execution"
+    batch = f"{home}:tickwork-batch:b-1772352000-0123456789abcdef"
+    lone = (
+        "arn:aws:states:us-east-1:123456789012:execution:tickwork-fire:a-1-0123456789abcdef-g1-o1"
+    )
+    claimed = replace(
+        _action(),
+        status=Status.IN_PROGRESS,
+        execution_arn=batch,
+        claimed_by=batch,
+        claimed_at=datetime(2026, 3, 1, 8, 0, tzinfo=UTC),
+    )
+    item = to_item(claimed, refs)
+    assert (item["executionArn"], item["claimedBy"]) == ("b:b-1772352000-0123456789abcdef", "=")
+    assert from_item(item, refs) == claimed
+    handed = replace(claimed, claimed_by=lone)  # a hand-over: the claim is another's
+    assert to_item(handed, refs)["claimedBy"] == "f:a-1-0123456789abcdef-g1-o1"
+    assert from_item(to_item(handed, refs), refs) == handed
+    # and without the machines, values are kept as they stand: whole ARNs stay whole
+    assert from_item(to_item(handed)) == handed
