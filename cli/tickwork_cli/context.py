@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
@@ -40,14 +40,30 @@ pass_context = click.make_pass_decorator(Context)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
-def guard[T](call: Callable[[], T]) -> T:
-    """Domain refusals become a clean error naming the field and the fix (exit 1)."""
+def flag_named(field: str, flags: Mapping[str, str] | None) -> str:
+    """``field`` as the user typed it: its flag (``data.url`` is ``--data (url)``), else
+    itself."""
+    if not flags:
+        return field
+    top, dot, rest = field.partition(".")
+    flag = flags.get(top)
+    if flag is None:
+        return field
+    return f"{flag} ({rest})" if dot else flag
+
+
+def guard[T](call: Callable[[], T], flags: Mapping[str, str] | None = None) -> T:
+    """Domain refusals become a clean error naming the field and the fix (exit 1); ``flags``:
+    the flag that set each field, named instead (``delay`` is ``--in``)."""
     try:
         return call()
     except ValidationFailed as refused:
         raise click.ClickException(
             "refused:\n"
-            + "\n".join(f"  {p.field}: {p.problem}. Fix: {p.fix}" for p in refused.problems)
+            + "\n".join(
+                f"  {flag_named(p.field, flags)}: {p.problem}. Fix: {p.fix}"
+                for p in refused.problems
+            )
         ) from refused
     except (TickworkError, ValueError) as error:
         raise click.ClickException(str(error)) from error

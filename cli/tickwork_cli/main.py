@@ -11,6 +11,7 @@ import signal
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,18 @@ from tickwork.steering.lock import is_locked, refuse_if_locked_one_off
 from tickwork.views import action_summary, action_view
 from tickwork_cli import render
 from tickwork_cli.calendars import calendar
-from tickwork_cli.context import DEFAULT_STATE_DIR, Context, guard, json_option, pass_context
+from tickwork_cli.context import (
+    DEFAULT_STATE_DIR,
+    Context,
+    flag_named,
+    guard,
+    json_option,
+    pass_context,
+)
 from tickwork_cli.occurrences import COMMANDS as OCCURRENCE_COMMANDS
 from tickwork_cli.occurrences import coming_occurrences
 from tickwork_cli.outbox import outbox
-from tickwork_cli.start_flags import field_option, start_detail, start_options
+from tickwork_cli.start_flags import field_option, flags_of_fields, start_detail, start_options
 from tickwork_cli.steering import COMMANDS
 from tickwork_cli.target import TargetNotFound
 from tickwork_cli.templates import templates
@@ -283,7 +291,7 @@ def schedule(
     """Publish a Schedule Start built from flags; exactly one of --at/--in/--cron/--rate/--every/
     --expression."""
     detail = guard(lambda: start_detail(flags, first))
-    _publish_start(context, detail, wait, as_json)
+    _publish_start(context, detail, wait, as_json, fields=flags_of_fields(first is not None))
 
 
 def _event_file(file: Path) -> Any:
@@ -397,9 +405,17 @@ def show(context: Context, action_id: str, as_json: bool) -> None:
 @json_option
 @pass_context
 def stats(context: Context, group: str | None, prefix: str | None, as_json: bool) -> None:
-    """Counts of actions by status (and how many need attention), all or of a group / prefix."""
+    """Counts of actions by status, how many of them need attention, and the fires of the last
+    hour and day (fired, of which late; failed), all or of a group / prefix.
+
+    --json prints what GET /stats answers: {"byStatus": {...}, "needsAttention": n,
+    "lastHour": {"fired", "late", "failed"}, "lastDay": {...}}.
+    """
+    from tickwork.api.stats import stats_of
+
     selection = guard(lambda: Selection(group=group, prefix=prefix))
-    render.counts(context.target.dependencies().queries.count(selection), as_json)
+    deps = context.target.dependencies()
+    render.stats(stats_of(deps.queries, deps.tallies, selection, deps.clock.now()), as_json)
 
 
 @cli.command()
@@ -538,11 +554,17 @@ def _wall_clock(detail: dict[str, Any]) -> bool:
 
 # --- helpers --------------------------------------------------------------------------------
 def _publish_start(
-    context: Context, detail: dict[str, Any], wait: float, as_json: bool, source: str = CLI_SOURCE
+    context: Context,
+    detail: dict[str, Any],
+    wait: float,
+    as_json: bool,
+    source: str = CLI_SOURCE,
+    fields: Mapping[str, str] | None = None,
 ) -> None:
+    """``fields``: the flag that set each field of ``detail`` (a refusal names the flag)."""
     deps = context.target.dependencies()
     provisional = f"cli-{uuid.uuid4()}"
-    checked = guard(lambda: check_start(detail, provisional, deps.clock.now(), deps))
+    checked = guard(lambda: check_start(detail, provisional, deps.clock.now(), deps), fields)
     existing = deps.records.get(checked.action_id) if "id" in detail else None
     if existing is not None:
         guard(lambda: refuse_if_locked_one_off(existing, deps.clock.now(), deps))
@@ -576,7 +598,7 @@ def _publish_start(
             raise click.ClickException(
                 f"the stack refused the Start (event {event_id}); nothing was written:\n"
                 + "\n".join(
-                    f"  {p['field']}: {p['problem']}. Fix: {p['fix']}"
+                    f"  {flag_named(p['field'], fields)}: {p['problem']}. Fix: {p['fix']}"
                     for p in refused.get("problems") or []
                 )
                 if refused.get("problems")

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from tickwork.domain.times import parse_iso
 
-__all__ = ["action_detail", "actions_table", "counts", "echo_result", "fire_times", "relative"]
+__all__ = ["action_detail", "actions_table", "echo_result", "fire_times", "relative", "stats"]
 
 console = Console()
 STATUS_STYLE = {
@@ -148,16 +148,26 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
     console.print(history)
 
 
-def counts(by_status: dict[str, int], as_json: bool) -> None:
+def stats(answer: dict[str, Any], as_json: bool) -> None:
+    """``GET /stats``'s answer: the actions by status (each once: the title is their sum),
+    those needing attention apart, and the fires of the last hour and day."""
     if as_json:
-        _json(by_status)
+        _json(answer)
         return
+    by_status: dict[str, int] = answer["byStatus"]
     table = Table(title=f"{sum(by_status.values())} action(s)", title_justify="left")
     table.add_column("status")
     table.add_column("count", justify="right")
     for status, count in by_status.items():
         table.add_row(_status(status), str(count))
     console.print(table)
+    console.print(f"needing attention (of those above): {answer['needsAttention']}")
+    for name, label in (("lastHour", "last hour"), ("lastDay", "last day")):
+        fires = answer[name]
+        console.print(
+            f"fires, {label}: {fires['fired']} fired ({fires['late']} late), "
+            f"{fires['failed']} failed"
+        )
 
 
 def fire_times(rows: list[dict[str, Any]], as_json: bool) -> None:

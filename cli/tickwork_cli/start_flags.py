@@ -13,7 +13,7 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.json_text import loads_strict
 from tickwork.domain.start_fields import START_FIELDS, StartField, field_named
 
-__all__ = ["FIRST_FLAG", "field_option", "start_detail", "start_options"]
+__all__ = ["FIRST_FLAG", "field_option", "flags_of_fields", "start_detail", "start_options"]
 
 FLAGGED = tuple(spec for spec in START_FIELDS if spec.flag)
 WHEN_FLAGS = tuple(spec for spec in FLAGGED if spec.argument == "when")
@@ -55,12 +55,23 @@ def start_options[F: Callable[..., Any]](command: F) -> F:
 def start_detail(flags: Mapping[str, Any], first: str | None = None) -> dict[str, Any]:
     """The Start detail the flags (by field attribute, as ``start_options`` names them) ask
     for; a refusal names the flag."""
-    given = [spec.flag for spec in WHEN_FLAGS if flags.get(spec.attribute) is not None]
+    given = [str(spec.flag) for spec in WHEN_FLAGS if flags.get(spec.attribute) is not None]
     if len(given) != 1:
         choices = ", ".join(f"{spec.flag} {_metavar(spec)}" for spec in WHEN_FLAGS)
+        if not given:
+            raise ValidationFailed.of(
+                "when", "is missing: no flag says when", f"give exactly one of {choices}"
+            )
+        if set(given) == {"--at", "--every"}:
+            raise ValidationFailed.of(
+                "--at and --every",
+                "are each a when: only one may be given",
+                "with --every, give its first fire with --first "
+                "(--every DAILY --first 2030-11-20T09:00:00Z), or drop --every for a one-off",
+            )
         raise ValidationFailed.of(
-            "when",
-            f"{'no' if not given else ' and '.join(map(str, given))} when given",
+            " and ".join(given),
+            "are each a when: only one may be given",
             f"give exactly one of {choices}",
         )
     detail: dict[str, Any] = {}
@@ -80,6 +91,15 @@ def start_detail(flags: Mapping[str, Any], first: str | None = None) -> dict[str
             )
         detail["at"] = first
     return detail
+
+
+def flags_of_fields(first: bool) -> dict[str, str]:
+    """The flag that set each Start field (``at`` is ``--first`` when it came from it): a
+    refusal of the Start names what the user typed."""
+    flags = {spec.name: str(spec.flag) for spec in FLAGGED}
+    if first:
+        flags["at"] = FIRST_FLAG
+    return flags
 
 
 def _metavar(spec: StartField) -> str:

@@ -74,7 +74,7 @@ def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess)
     assert _ticks_of(local, queue, "cli:hello", timeout=1.5) == []
     shown = local.cli_json("show", "cli:hello")
     assert shown["status"] == "COMPLETED" and [h["occurrence"] for h in shown["history"]] == [1]
-    assert local.cli_json("stats", "--group", "hello")["COMPLETED"] == 1
+    assert local.cli_json("stats", "--group", "hello")["byStatus"]["COMPLETED"] == 1
     completed = local.cli_json("list", "--status", "COMPLETED", "--group", "hello")
     assert [a["id"] for a in completed] == ["cli:hello"]
 
@@ -226,8 +226,8 @@ def test_cli_steers_one_action_and_a_whole_group(local: LocalProcess) -> None:
     assert "pause: 3 action(s) done" in run.stderr
     swept = json.loads(run.stdout)
     assert swept["matched"] == 3 and swept["paused"] == 3
-    assert local.cli_json("stats", "--group", "sub-42")["PAUSED"] == 3
-    assert local.cli_json("stats", "--group", "sub-43")["PENDING"] == 1
+    assert local.cli_json("stats", "--group", "sub-42")["byStatus"]["PAUSED"] == 3
+    assert local.cli_json("stats", "--group", "sub-43")["byStatus"]["PENDING"] == 1
 
     # AND refusals name the field and the fix, and change nothing
     refused = local.cli("pause", "--group", "sub 42", check=False)
@@ -278,14 +278,14 @@ def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(own_local: LocalPro
     for n in range(3):
         local.cli_json("schedule", "--id", f"old:{n}", "--in", "2h", "--group", "legacy")
     local.cli_json("cancel", "old:0")
-    before = local.cli_json("stats", "--group", "legacy")
+    before = local.cli_json("stats", "--group", "legacy")["byStatus"]
     assert before["PENDING"] == 2 and before["CANCELLED"] == 1
     assert local.cli_json("recount", "--dry-run")["countersOff"] == 0
     dynamodb, table = local.client("dynamodb"), local.state["outputs"]["ActionsTableName"]
     for item in dynamodb.scan(TableName=table)["Items"]:
         if item["id"]["S"].startswith("#count#"):
             dynamodb.delete_item(TableName=table, Key={"id": item["id"]})
-    assert local.cli_json("stats", "--group", "legacy")["PENDING"] == 0
+    assert local.cli_json("stats", "--group", "legacy")["byStatus"]["PENDING"] == 0
 
     # WHEN `tickwork recount` runs
     run = local.cli("recount", "--json")
@@ -295,7 +295,7 @@ def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(own_local: LocalPro
     summary = json.loads(run.stdout)
     assert summary["actions"] == 3 and summary["countersFixed"] > 0
     assert summary["countersMovedMeanwhile"] == []
-    assert local.cli_json("stats", "--group", "legacy") == before
+    assert local.cli_json("stats", "--group", "legacy")["byStatus"] == before
     assert local.cli_json("recount", "--dry-run")["countersOff"] == 0
 
 

@@ -55,10 +55,8 @@ def get_stats(
 ) -> Stats:
     deps = bootstrap.from_environment()
     selection = Selection(group=group, prefix=prefix or None)
-    counts = deps.queries.count(selection)
-    attention = counts.pop("NEEDS_ATTENTION", 0)
-    fires = stats.fire_counts(deps.queries, deps.tallies, selection, deps.clock.now())
-    return Stats.model_validate({"byStatus": counts, "needsAttention": attention, **fires})
+    now = deps.clock.now()
+    return Stats.model_validate(stats.stats_of(deps.queries, deps.tallies, selection, now))
 
 
 @router.get(

@@ -26,12 +26,25 @@ from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
 from tickwork.ports import ActionQueries, FireTallies
 
-__all__ = ["MAX_BUCKETS", "fire_buckets", "fire_counts"]
+__all__ = ["MAX_BUCKETS", "fire_buckets", "fire_counts", "stats_of"]
 
 MAX_BUCKETS = 500
 _PAGE = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _WINDOWS = {"lastHour": 60, "lastDay": 1440}  # minutes
+ATTENTION = "NEEDS_ATTENTION"  # what ActionQueries.count names the actions needing attention
+
+
+def stats_of(
+    queries: ActionQueries, tallies: FireTallies, selection: Selection, now: datetime
+) -> dict[str, Any]:
+    """What ``GET /stats`` answers, and ``tickwork stats --json``: the actions by status
+    (``byStatus``: each action once), those that need attention apart (``needsAttention``: a
+    part of the statuses, not one of them), and the fires of the last hour and day."""
+    counts = dict(queries.count(selection))
+    attention = counts.pop(ATTENTION, 0)
+    fires = fire_counts(queries, tallies, selection, now)
+    return {"byStatus": counts, "needsAttention": attention, **fires}
 
 
 def fire_counts(

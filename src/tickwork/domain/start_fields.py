@@ -207,6 +207,8 @@ START_FIELDS: tuple[StartField, ...] = (
         fix='give an ISO 8601 time such as "2030-11-20T13:00:00Z"',
         flag="--at",
         metavar="TIME",
+        flag_help="One-off at this time: ISO 8601, or EventBridge Scheduler's at(...); read in "
+        "--timezone when it has no offset. (With --every, give its first fire with --first.)",
         argument="when",
     ),
     StartField(

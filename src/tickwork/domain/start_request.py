@@ -503,10 +503,27 @@ def _validated(detail: dict[str, Any]) -> StartDetail:
         raise ValidationFailed([_problem(item) for item in error.errors()]) from error
 
 
+# Fields a newcomer gives that are another field's job: the command line's flag names (``--in``,
+# ``--every``, ``--first``) and other schedulers' words. Not a spelling: difflib misses them.
+_MEANT = {
+    "in": ("duration", "a one-off this long after the Start, as `tickwork schedule --in` sends"),
+    "every": ("frequency", "a preset, as `tickwork schedule --every` sends"),
+    "first": ("at", "a frequency's first fire, as `tickwork schedule --first` sends"),
+    "expression": ("scheduleExpression", "EventBridge Scheduler's at(), rate() or cron()"),
+    "schedule": ("scheduleExpression", "EventBridge Scheduler's at(), rate() or cron()"),
+    "payload": ("data", "what the action type takes"),
+    "body": ("data", "what the action type takes"),
+    "type": ("action", "the action type"),
+}
+
+
 def _problem(error: Any) -> FieldProblem:
     name = ".".join(str(part) for part in error["loc"]) or "detail"
     allowed = allowed_fields()
     if error["type"] == "extra_forbidden":
+        if name in _MEANT:
+            meant, what = _MEANT[name]
+            return FieldProblem(name, "is not a known field", f"rename it to {meant!r} ({what})")
         close = difflib.get_close_matches(name, allowed, n=1)
         action = f"rename it to {close[0]!r}" if close else "remove it"
         return FieldProblem(
