@@ -40,6 +40,22 @@ pass_context = click.make_pass_decorator(Context)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
+def _tsv(context: click.Context, parameter: click.Parameter, on: bool) -> None:
+    from tickwork_cli import render
+
+    render.use_tsv(on)
+
+
+tsv_option = click.option(
+    "--tsv",
+    is_flag=True,
+    expose_value=False,
+    callback=_tsv,
+    help="Print tables tab-separated (a header line, then a row a line) for cut, awk and sort. "
+    "In a pipe or a file the drawn tables keep every value whole too; --json for scripts.",
+)
+
+
 def flag_named(field: str, flags: Mapping[str, str] | None) -> str:
     """``field`` as the user typed it: its flag (``data.url`` is ``--data (url)``), else
     itself."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -44,6 +45,7 @@ from tickwork_cli.context import (
     guard,
     json_option,
     pass_context,
+    tsv_option,
 )
 from tickwork_cli.occurrences import COMMANDS as OCCURRENCE_COMMANDS
 from tickwork_cli.occurrences import coming_occurrences
@@ -242,6 +244,11 @@ def outputs(context: Context) -> None:
 def env_(context: Context) -> None:
     """Shell exports for the stack's tools: `eval "$(tickwork env)"`.
 
+    Where it cannot run (no stack found) it exits 1 and prints `false` for the eval, so
+    `eval "$(tickwork env)" && aws ...` stops there. Where `tickwork` itself is not found
+    (the venv not active), the shell's eval succeeds on nothing: use
+    `eval "$(tickwork env || echo false)"` in scripts.
+
     \b
     For the local stack: AWS_ENDPOINT_URL and the dummy credentials it takes (so `aws` and
     boto3 reach it with no AWS set up), AWS_REGION, and TICKWORK_BUS, TICKWORK_TABLE,
@@ -251,7 +258,14 @@ def env_(context: Context) -> None:
     """
     import shlex
 
-    target = context.target
+    try:
+        target = context.target
+    except click.ClickException:
+        # Read by `eval "$(tickwork env)"`: a statement that fails, so the eval does too (and
+        # `&&` after it stops) instead of leaving the shell on whatever AWS it had.
+        if not sys.stdout.isatty():
+            click.echo("false  # tickwork env failed: see the error above")
+        raise
     values: dict[str, str | None] = {}
     if target.endpoint_url:
         values |= {
@@ -345,6 +359,7 @@ def send(context: Context, file: Path, wait: float, as_json: bool) -> None:
 )
 @click.option("--limit", default=50, show_default=True, help="At most this many.")
 @json_option
+@tsv_option
 @pass_context
 def list_(
     context: Context,
@@ -403,6 +418,7 @@ def show(context: Context, action_id: str, as_json: bool) -> None:
 @click.option("--group", help="Only this group.")
 @click.option("--prefix", help="Only ids that start with this.")
 @json_option
+@tsv_option
 @pass_context
 def stats(context: Context, group: str | None, prefix: str | None, as_json: bool) -> None:
     """Counts of actions by status, how many of them need attention, and the fires of the last
@@ -474,6 +490,7 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
     "the first 3 after); without it they follow the next fires when the zone has a change.",
 )
 @json_option
+@tsv_option
 @pass_context
 def next_(
     context: Context,

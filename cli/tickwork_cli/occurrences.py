@@ -18,6 +18,7 @@ from tickwork.domain.backfill import Overlap, occurrences_in
 from tickwork.domain.errors import ActionNotFound
 from tickwork.domain.fire_kinds import RANGE_TRIGGERS
 from tickwork.domain.identifiers import check_steered_id
+from tickwork.domain.schedule.wallclock import load_zone
 from tickwork.domain.times import iso, parse_iso
 from tickwork.steering.backfill import backfill as run_backfill
 from tickwork.steering.occurrences import (
@@ -238,10 +239,14 @@ def coming_occurrences(deps: Dependencies, action_id: str, count: int) -> list[d
     action = deps.records.get(check_steered_id(action_id, "--id"))
     if action is None:
         raise ActionNotFound(action_id)
+    zone = load_zone(action.schedule.timezone)
     return [
         {
             "occurrence": item.number,
             "scheduledTime": iso(item.scheduled),
+            # on the wall clock of the action's zone, beside UTC
+            "scheduledLocal": item.scheduled.astimezone(zone).isoformat(),
+            "timezone": zone.key,
             "firesAt": None if item.fires_at is None else iso(item.fires_at),
             "change": _described(item.scheduled, item.fires_at, item.change is not None),
             "note": item.change.note if item.change else None,

@@ -3,17 +3,73 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from datetime import UTC, datetime
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.table import Table
+from rich.text import Text
 
 from tickwork.domain.times import parse_iso
 
-__all__ = ["action_detail", "actions_table", "echo_result", "fire_times", "relative", "stats"]
+__all__ = [
+    "action_detail",
+    "actions_table",
+    "echo_result",
+    "fire_times",
+    "relative",
+    "stats",
+    "use_tsv",
+]
 
-console = Console()
+# Wide enough for any row: where the output is no terminal, nothing is cut to fit.
+_UNCUT = 10_000
+
+
+class _Console(Console):
+    """Tables at the terminal's width; in a pipe or a file (a CI log), at their full width,
+    no value cut short (``COLUMNS`` still decides when it is set)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        measured = super().size
+        if not self.is_terminal and "COLUMNS" not in os.environ:
+            return ConsoleDimensions(_UNCUT, measured.height)
+        return measured
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+
+console = _Console()
+_TSV = [False]  # --tsv: tables as tab-separated lines
+
+
+def use_tsv(on: bool = True) -> None:
+    """Print tables as tab-separated lines (a header, then a row a line; tabs and newlines in a
+    value become spaces) instead of drawn for people."""
+    _TSV[0] = on
+
+
+def _show(table: Table) -> None:
+    """A table: drawn, or tab-separated under --tsv (plain text: no colours, no markup)."""
+    if not _TSV[0]:
+        console.print(table)
+        return
+    columns = table.columns
+    print("\t".join(_plain(column.header) for column in columns))
+    for cells in zip(*(list(column.cells) for column in columns), strict=True):
+        print("\t".join(_plain(cell) for cell in cells))
+
+
+def _plain(cell: Any) -> str:
+    text = Text.from_markup(cell).plain if isinstance(cell, str) else str(cell)
+    return re.sub(r"[\t\r\n]+", " ", text)
+
+
 STATUS_STYLE = {
     "PENDING": "cyan",
     "IN_PROGRESS": "yellow",
@@ -81,7 +137,7 @@ def actions_table(
             "∞" if row["executionRemainder"] is None else str(row["executionRemainder"]),
             row["schedule"],
         )
-    console.print(table)
+    _show(table)
 
 
 def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = None) -> None:
@@ -145,7 +201,7 @@ def action_detail(view: dict[str, Any], as_json: bool, clock_note: str | None = 
             _status(h["outcome"]) if h["outcome"] != "FIRED" else "[green]FIRED[/]",
             h.get("error") or h.get("reason") or "",
         )
-    console.print(history)
+    _show(history)
 
 
 def stats(answer: dict[str, Any], as_json: bool) -> None:
@@ -160,7 +216,13 @@ def stats(answer: dict[str, Any], as_json: bool) -> None:
     table.add_column("count", justify="right")
     for status, count in by_status.items():
         table.add_row(_status(status), str(count))
-    console.print(table)
+    _show(table)
+    if _TSV[0]:  # the rest as name, value lines
+        print(f"needsAttention\t{answer['needsAttention']}")
+        for name in ("lastHour", "lastDay"):
+            for key, value in answer[name].items():
+                print(f"{name}.{key}\t{value}")
+        return
     console.print(f"needing attention (of those above): {answer['needsAttention']}")
     for name, label in (("lastHour", "last hour"), ("lastDay", "last day")):
         fires = answer[name]
@@ -179,7 +241,7 @@ def fire_times(rows: list[dict[str, Any]], as_json: bool) -> None:
         table.add_column(column)
     for row in rows:
         table.add_row(str(row["n"]), row["utc"], row["local"], row["zone"])
-    console.print(table)
+    _show(table)
 
 
 def around_change(around: Any, timezone: str, as_json: bool) -> None:
@@ -222,7 +284,7 @@ def around_change(around: Any, timezone: str, as_json: bool) -> None:
     for side in ("before", "after"):
         for row in answer[side]:
             table.add_row(side, row["utc"], row["local"])
-    console.print(table)
+    _show(table)
 
 
 def occurrences(rows: list[dict[str, Any]], as_json: bool) -> None:
@@ -230,13 +292,20 @@ def occurrences(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         _json(rows)
         return
+    zone = rows[0]["timezone"] if rows else "UTC"
     table = Table(title="coming occurrences", title_justify="left")
-    for column in ("#", "scheduled (UTC)", "fires", "note"):
+    for column in ("#", "scheduled (UTC)", f"local ({zone})", "fires", "note"):
         table.add_column(column)
     for row in rows:
         fires = row["change"] or row["firesAt"]
-        table.add_row(str(row["occurrence"]), row["scheduledTime"], fires, row["note"] or "")
-    console.print(table)
+        table.add_row(
+            str(row["occurrence"]),
+            row["scheduledTime"],
+            row["scheduledLocal"],
+            fires,
+            row["note"] or "",
+        )
+    _show(table)
 
 
 def rejections(rows: list[dict[str, Any]], as_json: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import click
@@ -106,7 +107,23 @@ def _metavar(spec: StartField) -> str:
     return spec.metavar or ("PRESET" if spec.choices else "EXPR")
 
 
-def _json_object(flag: str, text: str) -> dict[str, Any]:
+def _text_of(flag: str, given: str) -> str:
+    """The JSON a flag names: as given, from ``@FILE``, or from stdin (``-`` or ``@-``)."""
+    if given in ("-", "@-"):
+        return click.get_text_stream("stdin").read()
+    if not given.startswith("@"):
+        return given
+    path = Path(given[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValidationFailed.of(
+            flag, f"cannot read {path} ({error.strerror})", f"give a readable file: {flag} @FILE"
+        ) from error
+
+
+def _json_object(flag: str, given: str) -> dict[str, Any]:
+    text = _text_of(flag, given)
     try:
         value = loads_strict(text, field=flag)
     except json.JSONDecodeError as error:

@@ -186,6 +186,8 @@ START_FIELDS: tuple[StartField, ...] = (
         limits=f"{{data}} and {{metadata}} together up to {MAX_PAYLOAD_BYTES // 1024} KiB of JSON",
         flag="--data",
         metavar="JSON",
+        flag_help="The action type's payload: a JSON object, @FILE to read it from a file, or "
+        "- (or @-) from stdin (a shell cannot pass much over 128 KiB as an argument).",
         argument="data",
     ),
     StartField(
@@ -196,6 +198,8 @@ START_FIELDS: tuple[StartField, ...] = (
         limits=f"{{data}} and {{metadata}} together up to {MAX_PAYLOAD_BYTES // 1024} KiB of JSON",
         flag="--metadata",
         metavar="JSON",
+        flag_help="Carried as it is on every tick and lifecycle event: a JSON object, @FILE, or "
+        "- (or @-) from stdin.",
         argument="metadata",
     ),
     StartField(

@@ -3,6 +3,9 @@ first fire of --every is --first, and a refusal names the flag the user typed.""
 
 from __future__ import annotations
 
+import io
+import json
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -76,3 +79,20 @@ def fake_deps():
     from tests.unit.fakes import fake_dependencies
 
     return fake_dependencies(datetime(2026, 12, 5, 9, 0, tzinfo=UTC))
+
+
+def test_data_comes_from_a_file_or_stdin_past_what_a_shell_argument_holds(
+    tmp_path, monkeypatch
+) -> None:
+    # GIVEN a payload of ~150 KiB: more than one argument passes, less than the 192 KiB limit
+    data = {"rows": ["x" * 100] * 1500}
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps(data))
+    when = {"delay": "5m"}
+
+    assert start_detail({**when, "data": f"@{payload}"})["data"] == data
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"from": "stdin"})))
+    assert start_detail({**when, "data": "-"})["data"] == {"from": "stdin"}
+    # a file that is not there is refused naming the flag and the fix
+    message = _refusal(lambda: start_detail({**when, "data": f"@{tmp_path / 'none.json'}"}))
+    assert "--data: cannot read" in message and "@FILE" in message
