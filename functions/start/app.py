@@ -1,4 +1,9 @@
-"""Schedule Start (EventBridge) → validate, index the action, start its first fire's execution."""
+"""Schedule Start (EventBridge) → validate, index the action, start its first fire's execution.
+
+An event whose detail-type the stack does not take (the template's NearMissRule: any other
+detail-type, not from tickwork) → a Schedule Rejected naming the detail-types the stack takes
+when it is a slip of one (Schedule Strat, schedule start); else nothing: it is another
+consumer's."""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from tickwork import bootstrap
 from tickwork.answers import Done, Rejection
 from tickwork.bus_event import bus_event
+from tickwork.domain.events import DetailType
 from tickwork.entry import Entry
-from tickwork.steering.intake import accept_start
+from tickwork.steering.intake import accept_near_miss, accept_start
 from tickwork.steering.start import StartCommand
 
 entry = Entry(correlation_id_path="detail.id")
@@ -19,9 +25,20 @@ entry = Entry(correlation_id_path="detail.id")
 @entry
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     envelope = bus_event(event)  # Powertools' parser: the declared envelope
+    deps = bootstrap.from_environment()
+    if envelope.detail_type != DetailType.START:
+        missed = accept_near_miss(
+            envelope.detail_type, envelope.detail, envelope.id, envelope.source, deps
+        )
+        entry.count("near_miss_rejected" if missed is not None else "not_ours")
+        if missed is None:
+            return {"outcome": "ignored", "detailType": envelope.detail_type}
+        answer = missed.to_wire()
+        entry.logger.info("near miss answered", extra={"result": answer})
+        return answer
     result = accept_start(
         StartCommand(envelope.detail, envelope.id, source=envelope.source),
-        bootstrap.from_environment(),
+        deps,
     )
     if isinstance(result, Rejection) and result.rejected.signature is not None:
         entry.count("rejected_signature")

@@ -87,3 +87,34 @@ def test_the_cli_prints_the_stacks_refusal_of_a_start_it_could_not_check_itself(
     assert ran.returncode == 1, ran
     assert "data.amount" in ran.stderr and "Fix: add data.amount" in ran.stderr
     assert local.cli("show", "due:1", check=False).returncode != 0
+
+
+def test_a_slip_in_the_detail_type_is_answered_and_another_consumers_event_is_not(
+    local: LocalProcess,
+) -> None:
+    # WHEN an event meant for another consumer goes on the bus, then a Start under a mistyped
+    # detail-type, and another with a case slip and a trailing space (all three through the
+    # same rule, in that order)
+    other = _put(local, "Order Created", {"id": "slip:3", "total": 12})
+    typo = _put(local, "Schedule Strat", {"id": "slip:1", "duration": "30m"})
+    case = _put(local, "schedule start ", {"id": "slip:2", "duration": "30m"})
+
+    # THEN the two slips are rejected, naming the detail-type meant and those the stack takes
+    deadline = time.monotonic() + 60
+    found: dict[str, dict[str, Any]] = {}
+    while len(found) < 2:
+        assert time.monotonic() < deadline, f"the slips were never answered: {found}"
+        time.sleep(0.2)
+        found = {r["eventId"]: r for r in local.cli_json("rejections") if r.get("eventId")}
+        found = {k: v for k, v in found.items() if k in (typo, case)}
+    for event_id, sent in ((typo, "Schedule Strat"), (case, "schedule start ")):
+        row = found[event_id]
+        assert row["request"] == sent
+        [problem] = row["problems"]
+        assert problem["field"] == "detail-type"
+        assert "'Schedule Start'" in problem["problem"] and "Schedule Backfill" in problem["fix"]
+    # AND the other consumer's event (delivered before them) is not answered, and no action
+    # was created for any
+    assert other not in {r.get("eventId") for r in local.cli_json("rejections")}
+    listed = {a["id"] for a in local.cli_json("list", "--prefix", "slip:")}
+    assert listed == set()

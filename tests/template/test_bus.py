@@ -29,26 +29,34 @@ def template() -> Template:
     return LocalStack.from_repo().template
 
 
-def _rule(template: Template, function: str) -> dict[str, Any]:
+def _rule(template: Template, function: str, name: str | None = None) -> dict[str, Any]:
+    """The function's bus rule (``name``: the one of that name, where it has more)."""
     (event,) = [
         e
-        for e in template.resources[function]["Properties"]["Events"].values()
-        if e["Type"] == "EventBridgeRule"
+        for rule, e in template.resources[function]["Properties"]["Events"].items()
+        if e["Type"] == "EventBridgeRule" and (name is None or rule == name)
     ]
     return event["Properties"]
 
 
 @pytest.mark.parametrize(
-    ("function", "detail_types"),
+    ("function", "rule", "detail_types"),
     [
-        ("StartFunction", [DetailType.START]),
-        ("ControlFunction", sorted(CONTROL)),
+        ("StartFunction", "StartRule", [DetailType.START]),
+        ("StartFunction", "NearMissRule", [{"anything-but": sorted(INBOUND)}]),
+        ("ControlFunction", None, sorted(CONTROL)),
     ],
 )
 def test_start_and_control_rules_ignore_tickworks_own_source(
-    template: Template, function: str, detail_types: list[str]
+    template: Template, function: str, rule: str | None, detail_types: list[Any]
 ) -> None:
-    pattern = _rule(template, function)["Pattern"]
+    pattern = _rule(template, function, rule)["Pattern"]
+    if rule == "NearMissRule":  # every detail-type but those the stack takes
+        [anything_but] = pattern["detail-type"]
+        pattern = {
+            **pattern,
+            "detail-type": [{"anything-but": sorted(anything_but["anything-but"])}],
+        }
     assert sorted(pattern["detail-type"]) == sorted(detail_types)
     assert pattern["source"] == [{"anything-but": [SOURCE]}]
 

@@ -7,9 +7,10 @@ same strings; ``tests/template`` holds them to these values.
 
 from __future__ import annotations
 
+import difflib
 from enum import StrEnum
 
-__all__ = ["CONTROL", "ESSENTIAL", "INBOUND", "DetailType"]
+__all__ = ["CONTROL", "ESSENTIAL", "INBOUND", "DetailType", "meant_detail_type"]
 
 
 class DetailType(StrEnum):
@@ -72,3 +73,19 @@ ESSENTIAL = frozenset(
         DetailType.RECONCILED,
     }
 )
+
+
+# How near a detail-type must be to one the stack takes to be answered as a slip of it.
+_NEAR = 0.8
+
+
+def meant_detail_type(detail_type: str) -> DetailType | None:
+    """The detail-type the stack takes that ``detail_type`` is a slip of — its case, its spaces,
+    a typo (``Schedule Strat``) — or None: not near any, an event meant for another consumer,
+    which the stack leaves alone."""
+    taken = {str(kind).casefold(): kind for kind in INBOUND}
+    normal = " ".join(detail_type.split()).casefold()
+    if normal in taken:
+        return taken[normal]
+    close = difflib.get_close_matches(normal, list(taken), n=1, cutoff=_NEAR)
+    return taken[close[0]] if close else None

@@ -27,7 +27,7 @@ from tickwork.domain.errors import (
     SignatureRefused,
     ValidationFailed,
 )
-from tickwork.domain.events import CONTROL, DetailType
+from tickwork.domain.events import CONTROL, INBOUND, DetailType, meant_detail_type
 from tickwork.domain.fire import FireFailure, Tick
 from tickwork.domain.times import iso
 from tickwork.fire.proofs import check_proof
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from tickwork.domain.control_events import ControlDetail, OccurrenceDetail
     from tickwork.steering.start import StartCommand, StartResult
 
-__all__ = ["accept_control", "accept_report", "accept_start"]
+__all__ = ["accept_control", "accept_near_miss", "accept_report", "accept_start"]
 
 REFUSALS = (
     ValidationFailed,
@@ -72,6 +72,40 @@ def accept_start(command: StartCommand, deps: Takes) -> StartResult | Rejection:
         return _rejected(
             DetailType.START, command.detail, command.event_id, refused, deps, command.source
         )
+
+
+def accept_near_miss(
+    detail_type: str, detail: Any, event_id: str | None, source: str | None, deps: Takes
+) -> Rejection | None:
+    """An event on the bus whose detail-type the stack does not take: answered with a Schedule
+    Rejected naming the detail-types it takes when it is a slip of one (``Schedule Strat``,
+    ``schedule start``, a trailing space), and kept with the rejections; None (nothing
+    answered, nothing kept) when it is near none: an event for another consumer."""
+    meant = meant_detail_type(detail_type)
+    if meant is None:
+        return None
+    taken = ", ".join(sorted(str(kind) for kind in INBOUND))
+    refused = ValidationFailed.of(
+        "detail-type",
+        f"is {detail_type!r}, which the stack does not take (did you mean {str(meant)!r}?)",
+        f"publish it as {str(meant)!r}; the detail-types the stack takes: {taken}",
+    )
+    rejection = Rejected(
+        action_id=_id_of(detail),
+        request=detail_type,
+        reason=type(refused).__name__,
+        message=str(refused),
+        problems=[p.as_dict() for p in refused.problems],
+        event_id=event_id,
+        source=source,
+    )
+    announce_rejected(rejection, deps)
+    return Rejection(rejection)
+
+
+def _id_of(detail: Any) -> str | None:
+    action_id = detail.get("id") if isinstance(detail, dict) else None
+    return action_id if isinstance(action_id, str) else None
 
 
 def accept_control(
