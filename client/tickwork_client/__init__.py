@@ -18,19 +18,31 @@ from a service".
 from tickwork.domain.errors import FieldProblem, ValidationFailed
 from tickwork.integrity.signature import SIGNATURE_HEADER, verify_signature
 from tickwork_client.local import LocalStackInfo, LocalStackNotFound, find_local_stack
-from tickwork_client.publisher import BusRefused, Published, TickworkClient, check_start_detail
+from tickwork_client.publisher import (
+    BusRefused,
+    Published,
+    StartRefused,
+    TickworkClient,
+    check_start_detail,
+)
 from tickwork_client.stack_api import ApiError, BearerSigner, SigV4Signer, StackApi
 from tickwork_client.views import (
+    ActionPage,
+    ActionSummary,
     ActionView,
     FireView,
     OccurrenceView,
     OutboxMessage,
+    RejectionView,
+    StatsView,
     TransitionView,
 )
 from tickwork_client.when import When, at, cron, every, rate
 
 __all__ = [
     "SIGNATURE_HEADER",
+    "ActionPage",
+    "ActionSummary",
     "ActionView",
     "ApiError",
     "BearerSigner",
@@ -42,8 +54,11 @@ __all__ = [
     "OccurrenceView",
     "OutboxMessage",
     "Published",
+    "RejectionView",
     "SigV4Signer",
     "StackApi",
+    "StartRefused",
+    "StatsView",
     "TickworkClient",
     "TransitionView",
     "ValidationFailed",

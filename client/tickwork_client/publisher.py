@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from urllib.parse import quote
 
 from pydantic import BaseModel
 
@@ -37,10 +38,26 @@ from tickwork.fulfillment.registry import validate_data
 from tickwork.integrity.signed_events import SIGNATURE_FIELD, sign_event
 from tickwork_client.local import LOCAL_CREDENTIALS, find_local_stack
 from tickwork_client.stack_api import ApiError, BearerSigner, StackApi
-from tickwork_client.views import ActionView, FireView, OccurrenceView, OutboxMessage
+from tickwork_client.views import (
+    ActionPage,
+    ActionSummary,
+    ActionView,
+    FireView,
+    OccurrenceView,
+    OutboxMessage,
+    RejectionView,
+    StatsView,
+)
 from tickwork_client.when import When, when_fields
 
-__all__ = ["BusRefused", "Published", "TickworkClient", "check_json", "check_start_detail"]
+__all__ = [
+    "BusRefused",
+    "Published",
+    "StartRefused",
+    "TickworkClient",
+    "check_json",
+    "check_start_detail",
+]
 
 DEFAULT_SOURCE = "tickwork.client"
 _NEXT_FIRES = 5
@@ -56,6 +73,24 @@ _ARGUMENTS = {name: argument for argument, name in _FIELDS.items()}
 
 class BusRefused(Exception):
     """EventBridge did not take the event: its error code and message."""
+
+
+class StartRefused(Exception):
+    """The stack refused a Start this client published (a Schedule Rejected): ``rejection``
+    holds its reason and each field's problem and fix; nothing was written."""
+
+    def __init__(self, action_id: str, event_id: str, rejection: RejectionView) -> None:
+        self.action_id = action_id
+        self.event_id = event_id
+        self.rejection = rejection
+        problems = "; ".join(
+            f"{p.get('field')}: {p.get('problem')}. Fix: {p.get('fix')}"
+            for p in rejection.get("problems") or []
+        )
+        super().__init__(
+            f"the stack refused the Start of {action_id!r} (event {event_id}): "
+            + (problems or str(rejection.get("message")))
+        )
 
 
 @dataclass(frozen=True)
@@ -164,6 +199,7 @@ class TickworkClient:
         self._models = dict(action_models or {})
         self._now = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
+        self._starts: dict[str, str] = {}  # the event id of the last Start published, by id
 
     @classmethod
     def for_local(cls, state_dir: str | Path | None = None, **options: Any) -> TickworkClient:
@@ -412,6 +448,88 @@ class TickworkClient:
         return self._stack().bulk("resume", check_group(group), check_note(note))
 
     # --- reading back -----------------------------------------------------------------------
+    def list_actions(
+        self,
+        *,
+        status: str | None = None,
+        group: str | None = None,
+        prefix: str | None = None,
+        attention: bool = False,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> ActionPage:
+        """A page of actions (``GET /actions``): by ``status`` in fire order; by ``group``,
+        id ``prefix`` or ``attention`` (a failed fire waiting for a retry) in id order.
+        ``nextCursor`` of the page asks for the next; ``actions()`` walks them all."""
+        if status is not None and status not in _STATUSES:
+            raise ValidationFailed.of(
+                "status", f"{status!r} is not a status", f"give one of {', '.join(_STATUSES)}"
+            )
+        if not 1 <= limit <= 200:
+            raise ValidationFailed.of("limit", f"is {limit}", "give 1 to 200")
+        query = {
+            "status": status,
+            "group": None if group is None else check_group(group),
+            "prefix": prefix,
+            "attention": "true" if attention else None,
+            "limit": str(limit),
+            "cursor": cursor,
+        }
+        return self._stack().actions({k: v for k, v in query.items() if v is not None})
+
+    def actions(
+        self,
+        *,
+        status: str | None = None,
+        group: str | None = None,
+        prefix: str | None = None,
+        attention: bool = False,
+        page: int = 200,
+    ) -> Iterator[ActionSummary]:
+        """Every action ``list_actions`` selects, page after page."""
+        cursor: str | None = None
+        while True:
+            found = self.list_actions(
+                status=status,
+                group=group,
+                prefix=prefix,
+                attention=attention,
+                limit=page,
+                cursor=cursor,
+            )
+            yield from found["items"]
+            cursor = found.get("nextCursor")
+            if not cursor:
+                return
+
+    def count(self, *, group: str | None = None, prefix: str | None = None) -> StatsView:
+        """How many actions there are by status (each once), how many need attention, and the
+        fires of the last hour and day (``GET /stats``), all or of a group / id prefix."""
+        query = {"group": None if group is None else check_group(group), "prefix": prefix}
+        return self._stack().stats({k: v for k, v in query.items() if v is not None})
+
+    def retry(self, action_id: str, occurrence: int | None = None) -> dict[str, Any]:
+        """Run a failed fire again now (``POST /actions/{id}/retry``; ``occurrence``: which of
+        its failed fires, default the latest): the stack's answer (``outcome``, ...)."""
+        body = None if occurrence is None else {"occurrence": occurrence}
+        path = f"/actions/{quote(check_action_id(action_id), safe='')}/retry"
+        return self._stack().call("POST", path, body)
+
+    def update(self, action_id: str, **changes: Any) -> ActionView:
+        """Change some of an action's fields, the rest kept (``PATCH /actions/{id}``): the
+        Start's fields by their names (``data=...``, ``cron=...``, ``timezone=...``; a new
+        when replaces the old one). The action as the stack holds it after."""
+        if not changes:
+            raise ValidationFailed.of("changes", "none given", "name a field, e.g. data={...}")
+        path = f"/actions/{quote(check_action_id(action_id), safe='')}"
+        return cast(ActionView, self._stack().call("PATCH", path, changes))
+
+    def rejections(self, limit: int = 20, source: str | None = None) -> list[RejectionView]:
+        """What the stack refused and kept, newest first (``GET /rejections``): each with the
+        request, the action id, the event id, the sender, and each field's problem and fix.
+        ``source``: one sender's (default: all)."""
+        return self._stack().rejections(limit, source)
+
     def status(self, action_id: str) -> ActionView:
         """The action as the stack holds it: ``status``, ``executionTime``, ``history``, ..."""
         return self._stack().action(check_action_id(action_id))
@@ -442,6 +560,8 @@ class TickworkClient:
                     raise
             if seen is not None and wanted(seen):
                 return seen
+            if seen is None:
+                self._raise_if_refused(action_id)
             status = None if seen is None else seen.get("status")
             if status in _ENDED and isinstance(until, str):  # an ended action stays ended
                 raise TimeoutError(f"{action_id} ended {status}, never {until}")
@@ -453,6 +573,16 @@ class TickworkClient:
                     + (hint if seen is None else "")
                 )
             self._sleep(every)
+
+    def _raise_if_refused(self, action_id: str) -> None:
+        """``StartRefused`` when the stack refused the last Start this client published for
+        ``action_id`` (its event id among the rejections kept)."""
+        event_id = self._starts.get(action_id)
+        if event_id is None:
+            return
+        for rejection in self._stack().rejections(50, self._source):
+            if rejection.get("eventId") == event_id:
+                raise StartRefused(action_id, event_id, rejection)
 
     def history(self, action_id: str) -> list[FireView]:
         """The action's latest fires, oldest first: occurrence, times, outcome, execution."""
@@ -504,6 +634,8 @@ class TickworkClient:
         )
         event_id = str(entry["EventId"])
         action_id = str(detail.get("id") or f"evt-{event_id}")
+        if detail_type == DetailType.START:
+            self._starts[action_id] = event_id  # for wait(): a refusal names this event
         return Published(event_id, str(detail_type), action_id, detail)
 
     def _put(self, entry: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,14 @@ from collections.abc import Callable
 from typing import Any, NoReturn, cast
 from urllib.parse import quote, urlsplit
 
-from tickwork_client.views import ActionView, OccurrenceView, OutboxMessage
+from tickwork_client.views import (
+    ActionPage,
+    ActionView,
+    OccurrenceView,
+    OutboxMessage,
+    RejectionView,
+    StatsView,
+)
 
 __all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi"]
 
@@ -79,6 +86,23 @@ class StackApi:
     def action(self, action_id: str) -> ActionView:
         """The action as the API shows it: status, next fire, history and transitions."""
         return cast(ActionView, self.call("GET", f"/actions/{quote(action_id, safe='')}"))
+
+    def actions(self, query: dict[str, str]) -> ActionPage:
+        """``GET /actions``: a page of actions (``status``, ``group``, ``prefix``,
+        ``attention``, ``limit``, ``cursor``)."""
+        filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items())
+        return cast(ActionPage, self.call("GET", f"/actions?{filled}" if filled else "/actions"))
+
+    def stats(self, query: dict[str, str]) -> StatsView:
+        """``GET /stats``: counts by status, attention apart, fires of the last hour and day."""
+        filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items())
+        return cast(StatsView, self.call("GET", f"/stats?{filled}" if filled else "/stats"))
+
+    def rejections(self, limit: int = 20, source: str | None = None) -> list[RejectionView]:
+        """``GET /rejections``: the refusals the stack kept, newest first."""
+        query = f"limit={limit}" + (f"&source={quote(source, safe='')}" if source else "")
+        answer = self.call("GET", f"/rejections?{query}")
+        return cast(list[RejectionView], answer.get("rejections", []))
 
     def occurrences(self, action_id: str, count: int = 10) -> list[OccurrenceView]:
         """``GET /actions/{id}/occurrences``: the coming ones, skips and moves shown."""

@@ -8,10 +8,15 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = [
+    "ActionPage",
+    "ActionSummary",
     "ActionView",
+    "FireCounts",
     "FireView",
     "OccurrenceView",
     "OutboxMessage",
+    "RejectionView",
+    "StatsView",
     "StatusName",
     "TransitionView",
 ]
@@ -120,3 +125,52 @@ class OutboxMessage(TypedDict):
     attributes: NotRequired[dict[str, str | None]]  # a queue's, topic's or push's message's
     tags: NotRequired[dict[str, str]]  # an e-mail's SES message tags
     fire: NotRequired[dict[str, Any]]  # id, occurrence, scheduledTime, attempt, trigger, ...
+
+
+class ActionSummary(TypedDict):
+    """One action of a page (``GET /actions``): its id, type, status, next fire and schedule."""
+
+    id: str
+    action: str
+    status: str
+    group: NotRequired[str]
+    executionTime: NotRequired[str | None]
+    occurrence: NotRequired[int]
+    executionRemainder: NotRequired[int | None]
+    schedule: NotRequired[str]
+
+
+class ActionPage(TypedDict):
+    """A page of actions; ``nextCursor`` asks for the next one (None: the last page)."""
+
+    items: list[ActionSummary]
+    nextCursor: str | None
+
+
+class FireCounts(TypedDict):
+    fired: int
+    late: int  # a part of fired: more than 1 s after its time
+    failed: int
+
+
+class StatsView(TypedDict):
+    """``GET /stats``: actions by status (each once), those needing attention apart (a part
+    of the statuses), and the fires of the last hour and day."""
+
+    byStatus: dict[str, int]
+    needsAttention: int
+    lastHour: FireCounts
+    lastDay: FireCounts
+
+
+class RejectionView(TypedDict):
+    """One refusal the stack kept (``GET /rejections``), newest first."""
+
+    at: str
+    request: str  # the detail-type refused: Schedule Start, ...
+    reason: str
+    message: str
+    id: NotRequired[str | None]
+    eventId: NotRequired[str | None]
+    source: NotRequired[str | None]
+    problems: NotRequired[list[dict[str, str]]]  # field, problem, fix
