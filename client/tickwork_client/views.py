@@ -138,6 +138,8 @@ class ActionSummary(TypedDict):
     occurrence: NotRequired[int]
     executionRemainder: NotRequired[int | None]
     schedule: NotRequired[str]
+    lastOutcome: NotRequired[str | None]  # the last fire's: FIRED, FAILED, NO_ACTION, SKIPPED
+    lastFiredAt: NotRequired[str | None]
 
 
 class ActionPage(TypedDict):

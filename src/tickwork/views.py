@@ -28,6 +28,9 @@ def action_summary(action: Action) -> dict[str, Any]:
         "pauseNote": action.pause.note if action.pause and action.status == Status.PAUSED else None,
         "heldByCalendar": action.held_by_calendar,
         "deferred": str(action.deferred.kind) if action.deferred else None,
+        # the last fire's result, for a list that shows it beside the next fire
+        "lastOutcome": str(action.history[-1].outcome) if action.history else None,
+        "lastFiredAt": iso(action.history[-1].actual_time) if action.history else None,
     }
 
 

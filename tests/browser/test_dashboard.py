@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import CHROMIUM, REPO, ROUTES, Seeded
+from tests.browser.conftest import CHROMIUM, OUTPUT, REPO, ROUTES, Seeded
 from tests.e2e.support import Stack
 from tickwork import bootstrap
 from tickwork.domain.fire import FireFailure
@@ -526,3 +526,64 @@ def test_the_detail_shows_an_actions_retry_policy_dead_letters_and_a_fire_retryi
     retrying = detail.get_by_test_id("retrying")
     expect(retrying).to_contain_text("2 attempt(s) made, 19 left")
     assert errors == [], errors
+
+
+_TIME = r"\d{2}:\d{2}:\d{2} [A-Z]{2,5}([+-]\d{1,2}(:\d{2})?)?"  # 24-hour, with its zone
+
+
+@pytest.mark.parametrize("width", [360, 420, 768, 1280])
+def test_the_dashboard_reads_from_a_phone_to_a_wide_screen(
+    stack: Stack, seeded: Seeded, page: Page, token_link: Callable[[str], str], width: int
+) -> None:
+    import re
+
+    long_id = "sub:cust-42:downgrade"
+    start_action(StartCommand({"id": long_id, "delay": "1h"}), bootstrap.from_environment())
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(token_link("/"))
+    expect(page.get_by_test_id("action-row")).to_have_count(len(seeded.pending) + 3)
+
+    # nothing runs off the side
+    scroll, client = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert scroll <= client, (width, scroll, client)
+    row = page.locator(f'tr[data-id="{long_id}"]')
+    for cell in ("open-action", "row-status", "row-next", "row-result"):
+        box = row.get_by_test_id(cell).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (cell, box)
+    # the id wraps at its separators, never a character a line: at most 3 lines
+    id_box = row.get_by_test_id("open-action").bounding_box()
+    line = page.evaluate(
+        "(e) => parseFloat(getComputedStyle(e).lineHeight) || 20",
+        row.get_by_test_id("open-action").element_handle(),
+    )
+    assert id_box is not None and id_box["height"] <= 3 * line + 2, (id_box, line)
+    # a card at a phone's width: the list's header row is not shown, each value labelled
+    header = page.locator('table[data-testid="actions-table"] thead')
+    if width <= 420:
+        expect(header).to_be_hidden()
+        label = page.evaluate(
+            "(e) => getComputedStyle(e, '::before').content",
+            row.get_by_test_id("row-next").element_handle(),
+        )
+        assert label == '"Next fire"', label
+    else:
+        expect(header).to_be_visible()
+    # every time in one 24-hour form with its zone, the exact instant in its tooltip
+    next_fire = row.get_by_test_id("row-next")
+    assert re.search(_TIME, next_fire.inner_text()), next_fire.inner_text()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T[\d:.]+Z", next_fire.get_attribute("title") or "")
+    result = page.locator(f'tr[data-id="{seeded.completed}"]').get_by_test_id("row-result")
+    expect(result).to_contain_text("Fired")
+    assert re.search(_TIME, result.inner_text()), result.inner_text()
+    assert not re.search(r"\b(AM|PM)\b", page.locator("body").inner_text())
+
+    # tapping an action brings its details into view
+    page.locator(f'tr[data-id="{seeded.completed}"]').click()
+    detail = page.get_by_test_id("detail")
+    expect(detail).to_be_visible()
+    top = page.evaluate("(e) => e.getBoundingClientRect().top", detail.element_handle())
+    assert -2 <= top < 800, top  # (scrolled to its top, to the subpixel)
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"dashboard-{width}px.png"), full_page=True)

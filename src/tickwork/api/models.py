@@ -352,6 +352,14 @@ class ActionSummary(_Response):
         "history keeps."
     )
     last_error: str | None
+    last_outcome: str | None = Field(
+        default=None,
+        description="The last fire's outcome (FIRED, FAILED, NO_ACTION, SKIPPED); null before "
+        "the first.",
+    )
+    last_fired_at: str | None = Field(
+        default=None, description="When the last fire ran, ISO 8601 UTC; null before the first."
+    )
     group: str
     needs_attention: bool = Field(
         description="A fire failed past its retries and has not been retried by hand yet, "
