@@ -8,27 +8,37 @@ STAMP := $(VENV)/.installed
 # rewrites every test module in every worker (about a tenth of the suite's CPU).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help venv demo run client test quick one typecheck layers layout test-unit test-contract test-functional test-e2e test-template model year chaos burst bench lint clean
+.PHONY: help venv runtime demo run client test quick one typecheck layers layout test-unit test-contract test-functional test-e2e test-template model year chaos burst bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(STAMP): pyproject.toml tests/template/checkov-requirements.txt
+# What running the stack needs (the CLI, the local stack): `make demo` and `make run` install only
+# this. The test and lint tools come with $(STAMP), which `make test` and the others need.
+RUNTIME := $(VENV)/.runtime
+
+$(RUNTIME): pyproject.toml
 	@test -x $(BIN)/python || $$(scripts/find-python312) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[local]'
+	@touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME) pyproject.toml tests/template/checkov-requirements.txt
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python tests/template/scanner.py
 	@touch $(STAMP)
 
 venv: $(STAMP) ## create .venv with Python 3.12, tickwork with its dev tools, and checkov in .venv/checkov
 
-demo: $(STAMP) ## watch sample actions fire on a throwaway local stack, then a month of a daily SMS on virtual time (~35 s)
+runtime: $(RUNTIME) ## create .venv with only what running the stack needs (the CLI, the local stack)
+
+demo: $(RUNTIME) ## watch sample actions fire on a throwaway local stack, then a month of a daily SMS on virtual time (~35 s)
 	$(BIN)/tickwork demo
 
-run: $(STAMP) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C
+run: $(RUNTIME) ## the local stack in the foreground on 127.0.0.1:4566 until Ctrl-C
 	$(BIN)/tickwork local
 
-client: $(STAMP) ## build the tickwork-client wheel into dist/ (a service installs it on its own)
+client: $(RUNTIME) ## build the tickwork-client wheel into dist/ (a service installs it on its own)
 	$(BIN)/python -m pip wheel --quiet --no-deps -w dist ./client
 	rm -rf client/build client/*.egg-info
 	@ls dist/tickwork_client-*.whl
