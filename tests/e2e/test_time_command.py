@@ -174,3 +174,32 @@ def test_one_occurrence_skipped_and_moved_with_the_cli_and_the_client(
     )
     assert held["held"] == ["vt:ten"]
     assert virtual.cli_json("show", "vt:ten")["heldByCalendar"] == "open"
+
+
+def _virtual_block() -> list[list[str]]:
+    """The README's virtual-time block, a command a line (continuations joined), each as the
+    arguments after `tickwork`; the first, which starts the stack, left out."""
+    import re
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    found = re.search(r"<!-- virtual-shell -->\n```bash\n(.*?)```", readme, re.S)
+    assert found, "the README's virtual-time block is missing its markers"
+    joined = found.group(1).replace("\\\n", " ")
+    commands = [shlex.split(line, comments=True) for line in joined.splitlines()]
+    assert commands[0][:3] == ["tickwork", "local", "--virtual-time"]
+    return [c[1:] for c in commands[1:] if c]
+
+
+def test_the_readmes_virtual_time_block_shows_what_it_says(virtual: LocalProcess) -> None:
+    for arguments in _virtual_block():
+        run = virtual.cli(*arguments, check=False)
+        target = arguments[arguments.index("--to") + 1] if "--to" in arguments else None
+        if target is not None and parse_iso(target) <= parse_iso(virtual.cli_json("time")["now"]):
+            continue  # the README's date has passed on this machine's clock: nothing to move to
+        assert run.returncode == 0, (arguments, run.stderr)
+    # THEN its outbox line shows the SMS each month's fire sent, with its text filled in
+    sent = virtual.cli_json("outbox", "--kind", "sms")
+    assert sent, "the block's outbox --kind sms shows nothing"
+    assert all(m["body"] == "Rent is due tomorrow, Ada" for m in sent), sent
+    assert {m["fire"]["id"] for m in sent} == {"rent"}
