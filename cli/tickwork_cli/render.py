@@ -32,10 +32,14 @@ class _Console(Console):
     """Tables at the terminal's width; in a pipe or a file (a CI log), at their full width,
     no value cut short (``COLUMNS`` still decides when it is set)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._width = None  # measured at each print: Rich reads COLUMNS once, when made
+
     @property
     def size(self) -> ConsoleDimensions:
         measured = super().size
-        if not self.is_terminal and "COLUMNS" not in os.environ:
+        if not self.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
             return ConsoleDimensions(_UNCUT, measured.height)
         return measured
 

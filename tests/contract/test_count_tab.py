@@ -213,7 +213,7 @@ def test_the_changes_ride_on_the_record_compactly_and_an_older_form_is_dropped(
     item = table.get_item(Key={"id": "t:0"})["Item"]
     [carried] = item["uncounted"].values()
     assert any(c.startswith("c/+#") and " COMPLETED 1" in c for c in carried)
-    assert any(c.startswith("f/+#M") and " onTime 1" in c for c in carried)  # and its hour
+    assert any(c.startswith("f/+#m") and " onTime 1" in c for c in carried)
     assert not any(c.startswith(("c/*", "c/g:", "f/*", "f/g:")) for c in carried), carried
     assert item["fmt"] == FORMAT_VERSION
     assert tab.settle() == 1

@@ -266,7 +266,7 @@ def test_cli_schedules_an_sqs_message_and_refuses_a_target_the_stack_cannot_reac
     assert messages[0]["MessageAttributes"]["tickwork-action-id"]["StringValue"] == "cli:sqs"
     # AND the other was refused, naming the field and the fix, and never written
     assert refused.returncode == 1
-    assert "data.queueArn" in refused.stderr and "Fix:" in refused.stderr
+    assert "--data (queueArn)" in refused.stderr and "Fix:" in refused.stderr  # the flag typed
     assert local.cli("show", "cli:far", check=False).returncode == 1  # never written
     assert [a["id"] for a in local.cli_json("list", "--prefix", "cli:sqs")] == ["cli:sqs"]
 

@@ -12,8 +12,9 @@ says — 3 (``fmt`` 3: the named execution by its machine and name, not its ARN,
 it as ``claimedBy`` ``=``, given the stack's machines (``execution_refs``); ``claimedAt`` in
 epoch milliseconds and the schedule's instants in epoch microseconds; the Start detail
 without the record's own ``id``; a history entry's
-attempts and outcome left out at 1 and FIRED; a fire's hour total told by its minute
-(``dynamodb_tabs``): a recurring record under 1 KB, one write unit a write),
+attempts and outcome left out at 1 and FIRED; a fire's hour total told by its minute in a
+batch's carried changes, read, written from the next release on (``dynamodb_tabs``): a
+recurring record near 1 KB, one write unit a write most of the time),
 2 (``fmt`` 2: a batch's counter changes carried in pairs, ``dynamodb_tabs``, and the zone in
 the schedule only) or 1 (no ``fmt``: ``record_format_1``). An item of another format is
 refused (``RecordFormatUnknown``): a newer tickwork wrote it.
@@ -111,18 +112,28 @@ def _schedule_of(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _request_item(action: Action) -> dict[str, Any] | None:
-    """The Start detail as stored (format 3): without its ``id``, the record's own."""
-    if action.request is None or action.request.get("id") != action.id:
-        return action.request
-    return {name: value for name, value in action.request.items() if name != "id"}
+    """The Start detail as stored (format 3): without its ``id`` when it is the record's own;
+    one that had none (an id the stack gave it) says so with ``"id": null``."""
+    request = action.request
+    if request is None:
+        return None
+    if "id" not in request:
+        return {**request, "id": None}
+    if request["id"] != action.id:
+        return request
+    return {name: value for name, value in request.items() if name != "id"}
 
 
 def _request_of(item: dict[str, Any]) -> dict[str, Any] | None:
-    """A format 3 Start detail with its ``id`` again."""
-    stored = item.get("request")
-    if stored is None or "id" in stored:
-        return stored
-    return {"id": item["id"], **stored}
+    """A format 3 Start detail as it was given: its ``id`` again, or none where it had none."""
+    stored: dict[str, Any] | None = item.get("request")
+    if stored is None:
+        return None
+    if "id" not in stored:
+        return {"id": item["id"], **stored}
+    if stored["id"] is None:
+        return {name: value for name, value in stored.items() if name != "id"}
+    return stored
 
 
 def _claim_item(action: Action, refs: ExecutionRefs | None) -> str | None:

@@ -20,9 +20,13 @@ tab's version and adding the ids it counted to ``settled``: no change is added t
 is dropped before it is added.
 
 From format 3 on, a fire total's minute may tell its hour: ``f/+#M29940641 onTime 1`` is that
-change to the minute's item (``#m29940641``) and to its hour's (``#h499010``) alike, written
-where the hour's change is exactly the minute's (a record of one fire carries one text, not
-two); any other change is written as it is.
+change to the minute's item (``#m29940641``) and to its hour's (``#h499010``) alike, where the
+hour's change is exactly the minute's (a record of one fire carries one text, not two); any
+other change is written as it is. This version reads it but does not write it yet
+(``TELL_HOURS``): a function of the version before, still running while a stack is upgraded,
+would read ``#M`` as an item of its own and count the fire under it. The release after this
+one writes it. A record of a format this code does not read is refused here too
+(``RecordFormatUnknown``), never read as the nearest one.
 
 Items written before tabs had their own item carried ``countsDue`` (``[tab, change...]``, the
 ``#count#`` prefix left out): read as a tab that is settled (its batch added it, or no one
@@ -38,7 +42,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tickwork.adapters.dynamodb_counts import COUNTER_PREFIX, FIRE_PREFIX, Changes
-from tickwork.adapters.dynamodb_record import format_of
+from tickwork.adapters.dynamodb_record import READ_FORMATS, format_of
+from tickwork.domain.errors import RecordFormatUnknown
 from tickwork.domain.identifiers import DEFAULT_GROUP
 
 __all__ = [
@@ -46,6 +51,7 @@ __all__ = [
     "OPEN_TABS_INDEX",
     "TAB_PREFIX",
     "TAB_SHARDS",
+    "TELL_HOURS",
     "UNCOUNTED",
     "TabState",
     "carried_by",
@@ -67,6 +73,7 @@ _ALL = "*"  # the scope of every action's counters
 _BOTH = "+"  # the scope of a change made alike to all and to the record's own group
 _PAIRED_SINCE = 2  # the record format that first wrote a pair once
 _HOURS_TOLD_SINCE = 3  # the record format whose minutes tell their hours' changes
+TELL_HOURS = False  # written from the release after the one that first reads it (see above)
 _MINUTE = re.compile(r"(.*#)m(\d+)")
 _TELLING = re.compile(r"(.*#)M(\d+)")  # a minute that tells its hour (format 3 on)
 
@@ -146,6 +153,8 @@ def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
     """The changes a stored record carries, by tab (legacy ``countsDue`` included)."""
     # Format 1 wrote every change on its own: no scope there is "+".
     version = format_of(item)
+    if not isinstance(version, int) or version not in READ_FORMATS:
+        raise RecordFormatUnknown(str(item.get("id")), str(version), sorted(READ_FORMATS))
     paired = isinstance(version, int) and version >= _PAIRED_SINCE
     hours_told = isinstance(version, int) and version >= _HOURS_TOLD_SINCE
     group = str(item.get("group", DEFAULT_GROUP)) if paired else None
@@ -159,10 +168,13 @@ def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
     return carried
 
 
-def carried_item(carried: dict[str, Changes], group: str) -> dict[str, list[str]] | None:
+def carried_item(
+    carried: dict[str, Changes], group: str, tell_hours: bool | None = None
+) -> dict[str, list[str]] | None:
     """``uncounted`` as stored on a record of ``group`` (None: nothing carried)."""
+    tell = TELL_HOURS if tell_hours is None else tell_hours
     stored = {
-        tab: _encode(_without_told_hours(changes), group)
+        tab: _encode(_without_told_hours(changes) if tell else changes, group)
         for tab, changes in sorted(carried.items())
         if changes
     }

@@ -272,3 +272,14 @@ def test_given_the_stacks_machines_a_record_names_its_executions_by_machine_and_
     assert from_item(to_item(handed, refs), refs) == handed
     # and without the machines, values are kept as they stand: whole ARNs stay whole
     assert from_item(to_item(handed)) == handed
+
+
+def test_a_start_detail_reads_back_as_it_was_given_with_or_without_an_id() -> None:
+    given = replace(_action(), request={"id": "a:1", "delay": "5m"})
+    assert "id" not in to_item(given)["request"] and from_item(to_item(given)) == given
+    # a Start without an id (the stack named it evt-...): read back without one, as given
+    unnamed = replace(_action(), id="evt-1", request={"delay": "5m"})
+    assert from_item(to_item(unnamed)).request == {"delay": "5m"}
+    # one naming another id than the record's is kept whole
+    other = replace(_action(), request={"id": "b:2", "delay": "5m"})
+    assert from_item(to_item(other)).request == {"id": "b:2", "delay": "5m"}

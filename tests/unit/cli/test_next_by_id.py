@@ -11,7 +11,8 @@ from tickwork_cli import render
 from tickwork_cli.occurrences import coming_occurrences
 
 
-def test_next_by_id_shows_the_actions_zone_beside_utc(capsys) -> None:
+def test_next_by_id_shows_the_actions_zone_beside_utc(capsys, monkeypatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # (pytest-xdist sets 80 in its workers)
     deps = fake_dependencies(datetime(2026, 3, 27, 12, 0, tzinfo=UTC))
     detail = {"id": "rent", "cron": "0 9 * * *", "timezone": "Europe/Berlin"}
     start_action(StartCommand(detail, "ev-rent"), deps)
