@@ -156,15 +156,22 @@ def test_an_item_of_a_format_no_reader_takes_is_refused_naming_it(stated: object
     assert "reads formats 1, 2, 3" in str(refused.value)
 
 
-def test_a_claim_by_the_named_execution_is_stored_once_and_read_back_whole() -> None:
-    arn = "arn:aws:states:us-east-1:123456789012:execution:tickwork-fire:a-1-0123456789abcdef-g1-o1"
-    claimed = replace(
+_OWN = "arn:aws:states:us-east-1:123456789012:execution:tickwork-fire:a-1-0123456789abcdef-g1-o1"
+
+
+def _claimed_by_its_own() -> Action:
+    """The action claimed by the execution its record names."""
+    return replace(
         _action(),
         status=Status.IN_PROGRESS,
-        execution_arn=arn,
-        claimed_by=arn,
+        execution_arn=_OWN,
+        claimed_by=_OWN,
         claimed_at=datetime(2026, 3, 1, 8, 0, 0, 123000, tzinfo=UTC),
     )
+
+
+def test_a_claim_by_the_named_execution_is_stored_once_and_read_back_whole() -> None:
+    claimed, arn = _claimed_by_its_own(), _OWN
     item = to_item(claimed)
     assert item["claimedBy"] == "=" and item["claimedAt"] == 1772352000123
     assert from_item(item) == claimed
@@ -175,14 +182,7 @@ def test_a_claim_by_the_named_execution_is_stored_once_and_read_back_whole() -> 
 
 def test_an_item_of_format_2_is_read_as_it_was_written() -> None:
     """Format 2: the claim's ARN and time in full, every history entry's attempts and outcome."""
-    arn = "arn:aws:states:us-east-1:123456789012:execution:tickwork-fire:a-1-0123456789abcdef-g1-o1"
-    claimed = replace(
-        _action(),
-        status=Status.IN_PROGRESS,
-        execution_arn=arn,
-        claimed_by=arn,
-        claimed_at=datetime(2026, 3, 1, 8, 0, 0, 123000, tzinfo=UTC),
-    )
+    claimed, arn = _claimed_by_its_own(), _OWN
     item = {
         **to_item(claimed),
         "fmt": 2,
