@@ -17,7 +17,7 @@ from tickwork.fire.pump import launch_due, pump, pump_shard
 entry = Entry()
 clients = AwsClients()
 workers = LambdaPumpWorkers.from_environment(clients)  # the pump's
-more_workers = LambdaPumpWorkers.itself(clients)  # a worker's, for a busy shard's shares
+more_workers = LambdaPumpWorkers.from_environment(clients, own=True)  # a busy shard's shares
 
 
 @entry

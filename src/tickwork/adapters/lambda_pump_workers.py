@@ -28,19 +28,14 @@ class LambdaPumpWorkers:
         self._clients = clients
 
     @classmethod
-    def from_environment(cls, clients: AwsClients) -> LambdaPumpWorkers | None:
-        """The workers the stack configures: named to the pump (``PUMP_WORKER_FUNCTION``); a
-        worker hands shares to itself (Lambda's ``AWS_LAMBDA_FUNCTION_NAME``: it is the
-        worker function). None: a stack without them, the pump alone."""
+    def from_environment(cls, clients: AwsClients, own: bool = False) -> LambdaPumpWorkers | None:
+        """The workers the stack configures, named to the pump (``PUMP_WORKER_FUNCTION``);
+        ``own``: a worker's, which hands the shares of a busy shard to its own function
+        (Lambda's ``AWS_LAMBDA_FUNCTION_NAME`` where the worker is not given the name). None: a
+        stack without them, the pump alone."""
         function = os.environ.get(WORKER_FUNCTION_VARIABLE)
-        return cls(function, clients) if function else None
-
-    @classmethod
-    def itself(cls, clients: AwsClients) -> LambdaPumpWorkers | None:
-        """A worker's own function, for the shares of a busy shard."""
-        function = os.environ.get(WORKER_FUNCTION_VARIABLE) or os.environ.get(
-            "AWS_LAMBDA_FUNCTION_NAME"
-        )
+        if not function and own:
+            function = os.environ.get("AWS_LAMBDA_FUNCTION_NAME")
         return cls(function, clients) if function else None
 
     def hand_out_shard(self, shard: int) -> None:

@@ -38,8 +38,10 @@ other finds it moved. Only the run moves the watermark; a worker reads from it.
 from __future__ import annotations
 
 import contextvars
+import functools
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -104,7 +106,13 @@ def pump(
     with ThreadPoolExecutor(max_workers=min(workers, len(shards))) as pool:
         # A worker is invoked asynchronously: each hand-out returns at once on AWS.
         outs = [
-            pool.submit(contextvars.copy_context().run, _hand_out_shard, fan_out, k) for k in shards
+            pool.submit(
+                contextvars.copy_context().run,
+                _handed_out,
+                functools.partial(fan_out.hand_out_shard, k),
+                {"shard": k},
+            )
+            for k in shards
         ]
         run.handed_out = [f"shard {k}" for k, out in zip(shards, outs, strict=True) if out.result()]
     return run.as_dict()
@@ -130,7 +138,15 @@ def pump_shard(
     first, *rest = cut
     handed: list[str] = []
     with ThreadPoolExecutor(max_workers=min(workers, len(rest))) as pool:
-        outs = [pool.submit(contextvars.copy_context().run, _hand_out, fan_out, s) for s in rest]
+        outs = [
+            pool.submit(
+                contextvars.copy_context().run,
+                _handed_out,
+                functools.partial(fan_out.hand_out, s),
+                {"fires": len(s), "first": s[0]},
+            )
+            for s in rest
+        ]
         run = launch_due(first, now, deps, workers)
         for share_ids, out in zip(rest, outs, strict=True):
             if out.result():
@@ -139,22 +155,13 @@ def pump_shard(
     return run.as_dict()
 
 
-def _hand_out_shard(fan_out: PumpWorkers, shard: int) -> bool:
-    """Whether the shard went to a worker (a failure is logged: its fires stay parked)."""
+def _handed_out(hand_out: Callable[[], None], what: dict[str, Any]) -> bool:
+    """Whether a shard or a share went to a worker (a failure is logged, ``what`` naming it:
+    its fires stay parked for the next run)."""
     try:
-        fan_out.hand_out_shard(shard)
+        hand_out()
     except Exception:
-        log.exception("hand-out failed", extra={"shard": shard})
-        return False
-    return True
-
-
-def _hand_out(fan_out: PumpWorkers, ids: list[str]) -> bool:
-    """Whether the share went to a worker (a failure is logged: its fires stay parked)."""
-    try:
-        fan_out.hand_out(ids)
-    except Exception:
-        log.exception("hand-out failed", extra={"fires": len(ids), "first": ids[0]})
+        log.exception("hand-out failed", extra=what)
         return False
     return True
 
