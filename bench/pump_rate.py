@@ -103,12 +103,18 @@ def main(argv: list[str] | None = None) -> int:
         launched = sum(n for _, _, n, _ in launches)
         batches = sum(len(run.batches) for *_, run in launches)
         failed = sum(len(run.failed) + len(run.refused) for *_, run in launches)
-    print(f"index entries read per CPU-second (a run's read): {read_rate:,.0f} (median of "
-          f"{len(reads)} passes over {len(due)})")
-    print(f"fires launched per CPU-second (a run's or a worker's launch): {per_cpu:,.0f} "
-          f"(median of {len(launches)} shares); per wall-second, 16 at a time: {per_wall:,.0f}")
-    print(f"launched {launched} of {len(ids)} ({batches} batch executions started); "
-          f"failed or refused {failed}")
+    print(
+        f"index entries read per CPU-second (a run's read): {read_rate:,.0f} (median of "
+        f"{len(reads)} passes over {len(due)})"
+    )
+    print(
+        f"fires launched per CPU-second (a run's or a worker's launch): {per_cpu:,.0f} "
+        f"(median of {len(launches)} shares); per wall-second, 16 at a time: {per_wall:,.0f}"
+    )
+    print(
+        f"launched {launched} of {len(ids)} ({batches} batch executions started); "
+        f"failed or refused {failed}"
+    )
     return 0
 
 

@@ -29,6 +29,7 @@ from chaoskit.receiver import ChaosReceiver
 from chaoskit.report import score, straddling
 from chaoskit.timeline import Timeline
 from chaoskit.totals import Totals, totals
+from tickwork.config import MAX_HISTORY
 from tickwork_local.process import LocalProcess
 
 __all__ = ["ChaosRun", "RunSettings"]
@@ -45,6 +46,9 @@ REPUBLISH_AFTER_FIRST = 0.3  # seconds; a recurrence stays active >= 3 s after i
 REPUBLISH_SLACK = 0.5  # a republish running later than this is skipped
 DETAILS_KEPT = 50  # records of actions with problems saved in the report
 BATCH_MIN_FIRES = 3  # a batch group of the plan (4 fires) is a batch even if one moved on
+# Every fire stays in its record's history: the run reads what fired before a race, and the fire
+# totals, back from the histories (the default HistoryLimit keeps only the last 5 fires).
+HISTORY_LIMIT = MAX_HISTORY
 BLIND_MARGIN = 3.0  # seconds around the restart in which lifecycle events may go unseen
 
 
@@ -72,6 +76,7 @@ class ChaosRun:
             "RetryMaxAttempts": "3",
             "ReconcileSchedule": RECONCILE_SCHEDULE,
             "BatchMinFires": str(BATCH_MIN_FIRES),
+            "HistoryLimit": str(HISTORY_LIMIT),
         }
         program = [sys.executable, str(FAULTY_STACK), "--state-dir", str(settings.state_dir)]
         self.stack = LocalProcess(settings.state_dir, parameters, log, program)
@@ -265,7 +270,8 @@ class ChaosRun:
         """GET /stats against every record: counts by status and the fire totals."""
         answer = self.stack.api.get(f"{self.stack.api_url}/stats", timeout=60)
         answer.raise_for_status()
-        return totals(answer.json(), [self._record(i) for i in sorted(statuses)])
+        records = [self._record(i) for i in sorted(statuses)]
+        return totals(answer.json(), records, HISTORY_LIMIT)
 
     def _expectations(self) -> list[Expected]:
         records = {

@@ -4,7 +4,10 @@
 its tab adds once): actions by status, how many need attention, and the fires recorded in the
 last day (on time and late, failed). Read back here from the records themselves — every
 action's status, and every fired or failed occurrence in their histories — the two must be
-equal after any crash the run planted: a difference is a change lost or added twice.
+equal after any crash the run planted: a difference is a change lost or added twice. A record
+keeps its last ``HistoryLimit`` fires only: a history that long may have dropped some, so the
+fire totals cannot be read back from it — said as a problem of its own (the run sets the limit
+above any action's fires), never taken for a miscount.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ __all__ = ["Totals", "totals"]
 
 
 class Totals:
-    def __init__(self, stats: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, stats: dict[str, Any], records: list[dict[str, Any]], history_limit: int
+    ) -> None:
         self.counted = {
             **{str(s): int(n) for s, n in stats.get("byStatus", {}).items()},
             "needsAttention": int(stats.get("needsAttention", 0)),
@@ -27,6 +32,9 @@ class Totals:
             str(h.get("outcome")) for r in records for h in r.get("history", []) or []
         )
         statuses = Counter(str(r.get("status")) for r in records)
+        self.truncated = sorted(
+            str(r.get("id")) for r in records if len(r.get("history") or []) >= history_limit
+        )
         self.recorded = {
             **{status: statuses.get(status, 0) for status in stats.get("byStatus", {})},
             "needsAttention": sum(bool(r.get("needsAttention")) for r in records),
@@ -36,6 +44,12 @@ class Totals:
 
     @property
     def problems(self) -> list[str]:
+        if self.truncated:
+            return [
+                f"fire totals not checked: {len(self.truncated)} record(s) hold "
+                f"HistoryLimit fires or more and may have dropped some "
+                f"(first: {', '.join(self.truncated[:5])}); raise the run's HistoryLimit"
+            ]
         return [
             f"{name}: the stack counts {self.counted[name]}, its records hold "
             f"{self.recorded.get(name, 0)}"
@@ -47,5 +61,5 @@ class Totals:
         return {"counted": self.counted, "recorded": self.recorded, "problems": self.problems}
 
 
-def totals(stats: dict[str, Any], records: list[dict[str, Any]]) -> Totals:
-    return Totals(stats, records)
+def totals(stats: dict[str, Any], records: list[dict[str, Any]], history_limit: int) -> Totals:
+    return Totals(stats, records, history_limit)

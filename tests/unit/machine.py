@@ -85,5 +85,6 @@ def fail(deps: Dependencies, name: str, error: str = "PermanentFulfillmentError"
         cause='{"errorMessage": "the receiver answered 503"}',
         manual=order.manual,
         trigger=order.trigger,
+        failed_at=deps.clock.now(),  # the report is made as the last attempt ends
     )
     return record_failure(failure, deps)

@@ -241,6 +241,14 @@ class FireFailure(_OneFire):
     trigger: Trigger = Trigger.SCHEDULED
     proof: str = ""  # made by the fulfill step: domain.fire_proof
     execution_arn: str = ""  # the execution whose fire failed, whole (its machine and name)
+    # When its last attempt ended: the overlap window closes there, not at its recording (a
+    # report the bus refused is recorded late). None: not known (a report rebuilt by the
+    # reconciler from an execution that ended without one), the recording's own moment.
+    failed_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.failed_at is not None:  # kept to the millisecond, as on the wire
+            object.__setattr__(self, "failed_at", ceil_ms(self.failed_at))
 
     @property
     def key(self) -> FireKey:
@@ -256,6 +264,7 @@ class FireFailure(_OneFire):
             **({"executionArn": self.execution_arn} if self.execution_arn else {}),
             "error": self.error,
             "cause": self.cause,
+            **({"failedAt": iso(self.failed_at)} if self.failed_at else {}),
             **({"proof": self.proof} if self.proof else {}),
         }
 
@@ -276,6 +285,7 @@ class FireFailure(_OneFire):
             trigger=failure.trigger,
             proof=failure.proof or "",
             execution_arn=failure.execution_arn or "",
+            failed_at=failure.failed_at,
         )
 
 

@@ -98,6 +98,7 @@ class FailureWire(OneFireWire):
     trigger: _Trigger = Trigger.SCHEDULED
     proof: OptionalText = None
     execution_arn: OptionalText = None
+    failed_at: Instant | None = None
 
 
 class ErrorWire(BaseModel):

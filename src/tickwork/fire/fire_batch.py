@@ -222,9 +222,8 @@ class _Batch:
         return _Done(MemberResult(member, MemberOutcome.QUIET, reason=reason))
 
     def _failed(self, member: Member, order: FireOrder, failed: Exception) -> _Done:
-        report = caught_failure(
-            order, type(failed).__name__, _cause(failed), self.execution_arn, self.deps
-        )
+        error, now = type(failed).__name__, self.deps.clock.now()
+        report = caught_failure(order, error, _cause(failed), self.execution_arn, self.deps, now)
         answer = record_failure(report, self.deps)
         return _Done(_ran(member, report, answer.outcome is Done.RECORDED), report)
 

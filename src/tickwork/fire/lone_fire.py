@@ -96,7 +96,7 @@ def failure_of(report: CaughtFailure, execution_arn: str, deps: Fires) -> FireFa
     """The fire machine's "Prove failure": the proved report of a fire that failed past its
     retries — refused (``ActionSuperseded``: the machine ends in "Failure unproved") when this
     execution recorded the fire as having run, so that no report contradicts the record."""
-    failure = prove_failure(report, execution_arn, deps)
+    failure = prove_failure(report, execution_arn, deps, deps.clock.now())
     order = report.order
     if isinstance(ending_recorded_by(order, execution_arn, deps), Tick):
         raise ActionSuperseded(order.action_id, "this execution recorded the fire as run")

@@ -4,6 +4,7 @@ key derived from the stack's seal key, checked before anything is recorded."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from tickwork.domain.errors import ForgedReport
@@ -37,24 +38,34 @@ def with_proof(tick: Tick, deps: Names) -> Tick:
     return tick if key is None else replace(tick, proof=proof_of(key, tick.to_wire()))
 
 
-def prove_failure(report: CaughtFailure, execution_arn: str, deps: Names) -> FireFailure:
+def prove_failure(
+    report: CaughtFailure, execution_arn: str, deps: Names, failed_at: datetime | None = None
+) -> FireFailure:
     """The fire machine's "Prove failure" step: the report of a fire that failed past its
     retries, proved — only when its order is one the stack issued for that execution
-    (``ForgedOrder`` otherwise: a report is never made for an input anyone could write)."""
+    (``ForgedOrder`` otherwise: a report is never made for an input anyone could write).
+    ``failed_at``: when its last attempt ended (the step runs right after the Catch)."""
     check_lone(report.order, execution_arn, deps)
-    return proved_failure(report, execution_arn, deps)
+    return proved_failure(report, execution_arn, deps, failed_at)
 
 
 def caught_failure(
-    order: FireOrder, error: str, cause: str | None, execution_arn: str, deps: Names
+    order: FireOrder,
+    error: str,
+    cause: str | None,
+    execution_arn: str,
+    deps: Names,
+    failed_at: datetime | None = None,
 ) -> FireFailure:
     """The proved report the fire machine's Catch and "Prove failure" make of a fire that failed
     with ``error`` (``cause``): for a task that records failures itself (a batch's, a retry
     rebuilding one from the record)."""
-    return proved_failure(CaughtFailure(order, error, cause), execution_arn, deps)
+    return proved_failure(CaughtFailure(order, error, cause), execution_arn, deps, failed_at)
 
 
-def proved_failure(report: CaughtFailure, execution_arn: str, deps: Names) -> FireFailure:
+def proved_failure(
+    report: CaughtFailure, execution_arn: str, deps: Names, failed_at: datetime | None = None
+) -> FireFailure:
     """The Schedule Failed detail of a fire that failed past its retries, with its proof: the
     state machine's Catch hands the fire's input and its error (``$.error``) here (the handler
     has checked the input is an order the stack issued for that execution)."""
@@ -70,6 +81,7 @@ def proved_failure(report: CaughtFailure, execution_arn: str, deps: Names) -> Fi
         cause=None if report.cause is None else report.cause[:MAX_CAUSE],
         manual=order.manual,
         trigger=order.trigger,
+        failed_at=failed_at,
     )
     key = _key(deps)
     return failure if key is None else replace(failure, proof=proof_of(key, failure.to_wire()))

@@ -83,7 +83,8 @@ def record_tick(
         action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
         if tick.outcome is Outcome.NO_ACTION:
             return action.fired(now, ran, None, tick.result, deps.limits)
-        following, overlap = after_fire(action, tick.scheduled_time, tick.occurrence, now)
+        ended = tick.actual_time
+        following, overlap = after_fire(action, tick.scheduled_time, tick.occurrence, now, ended)
         passed[:] = [overlap]
         held = None if following else holding_calendar(action, lambda a: _after(a, tick, now))
         return action.fired(now, ran, following, tick.result, deps.limits, held, overlap)
@@ -155,10 +156,14 @@ def record_failure(failure: FireFailure, deps: Records) -> RecordAnswer:
         recorded[:] = [(record, action.failure_policy)]
         action = with_fresh_calendar(action, now, deps, afresh=True)  # as it is now
 
-        def after(a: Action) -> datetime | None:
-            return after_fire(a, failure.scheduled_time, failure.occurrence, now)[0]
+        ended = failure.failed_at
 
-        following, overlap = after_fire(action, failure.scheduled_time, failure.occurrence, now)
+        def after(a: Action) -> datetime | None:
+            return after_fire(a, failure.scheduled_time, failure.occurrence, now, ended)[0]
+
+        following, overlap = after_fire(
+            action, failure.scheduled_time, failure.occurrence, now, ended
+        )
         if action.failure_policy is FailurePolicy.STOP:  # it stops at this fire: nothing after
             overlap = NO_OVERLAP
         passed[:] = [overlap]
@@ -244,7 +249,7 @@ def _unseat(seat: NextSeat | None, seated: list[str]) -> None:
 
 
 def _after(action: Action, tick: Tick, now: datetime) -> datetime | None:
-    return after_fire(action, tick.scheduled_time, tick.occurrence, now)[0]
+    return after_fire(action, tick.scheduled_time, tick.occurrence, now, tick.actual_time)[0]
 
 
 def _record_manual_failure(failure: FireFailure, deps: Records) -> RecordAnswer:

@@ -42,7 +42,8 @@ def ending_recorded_by(
     record = ran[-1]
     if record.outcome is Outcome.FAILED:
         error, _, cause = (record.error or "").partition(": ")
-        return caught_failure(order, error or "States.Unknown", cause or None, execution_arn, deps)
+        error = error or "States.Unknown"
+        return caught_failure(order, error, cause or None, execution_arn, deps, record.actual_time)
     key = _key(action, order)
     if key is None:
         return None

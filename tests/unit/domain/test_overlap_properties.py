@@ -94,3 +94,60 @@ def test_a_fire_that_stops_its_schedule_leaves_no_numbers_taken() -> None:
     stopped = action.failed(ended, failed, following, Limits(), overlap=overlap)
     assert stopped.status == Status.FAILED
     assert [h.occurrence for h in stopped.history] == [1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    period=st.sampled_from([2, 10, 60, 3600]),
+    number=st.integers(min_value=1, max_value=50),
+    late=st.floats(min_value=0, max_value=200),
+    attempted=st.floats(min_value=0, max_value=2000),
+    recorded_after=st.floats(min_value=0, max_value=2000),
+    policy=st.sampled_from(list(OverlapPolicy)),
+)
+def test_an_ending_recorded_late_overlaps_only_what_came_due_before_it_ended(
+    period: int,
+    number: int,
+    late: float,
+    attempted: float,
+    recorded_after: float,
+    policy: OverlapPolicy,
+) -> None:
+    """A fire that ended at ``ended`` and was recorded later (a report the bus refused, put by
+    the reconciler; a crashed function): its overlap policy decides for what came due during
+    the attempts only — nothing due after the ending is skipped or buffered as an overlap (it
+    was missed: the catch-up's, judged at the recording, as in any outage)."""
+    action = _claimed(period, number, late, policy)
+    assert action.execution_time is not None and action.claimed_at is not None
+    ended = action.claimed_at + timedelta(seconds=attempted)
+    now = ended + timedelta(seconds=recorded_after)
+
+    following, overlap = after_fire(action, action.execution_time, number, now, ended)
+
+    assert all(action.claimed_at < s.scheduled_time <= ended for s in overlap.skipped)
+    begun = action.claimed_at.timestamp()
+    assert overlap.passed <= int(ended.timestamp() // period) - int(begun // period)
+    assert following is not None
+    if overlap.buffered:
+        assert action.claimed_at < following <= ended  # came due during the attempts
+    elif policy is OverlapPolicy.SKIP and overlap.passed:
+        assert following > ended  # the first after the ending (or later: the catch-up's)
+
+
+def test_a_report_recorded_half_a_minute_late_skips_nothing_due_after_the_failure() -> None:
+    """A 3 s rate whose fire failed a second after its claim, its report put by the reconciler
+    35 s later: the occurrences due meanwhile were missed, not overlapped — the next runs now,
+    late, as its catch-up (ONCE, 60 s) says, and none is recorded SKIPPED."""
+    action = _claimed(3, 1, 0, OverlapPolicy.SKIP)
+    assert action.execution_time is not None and action.claimed_at is not None
+    ended = action.claimed_at + timedelta(seconds=1)
+    now = ended + timedelta(seconds=35)
+
+    following, overlap = after_fire(action, action.execution_time, 1, now, ended)
+
+    assert overlap.skipped == () and overlap.passed == 0
+    assert following is not None and following <= now  # due already: it runs at once, late
+    # recorded as it ended, the same fire would have skipped nothing either
+    assert after_fire(action, action.execution_time, 1, ended)[1].passed == 0
+    # taken as ending when it was recorded, the 12 due in those 36 s would have been skipped
+    assert after_fire(action, action.execution_time, 1, now)[1].passed == 12

@@ -19,7 +19,7 @@ from tests.unit.fakes import FakePublisher, fake_dependencies
 from tickwork.answers import Done
 from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Status
-from tickwork.domain.errors import ActionSuperseded, TickUndelivered
+from tickwork.domain.errors import ActionSuperseded, PermanentFulfillmentError, TickUndelivered
 from tickwork.domain.events import DetailType
 from tickwork.domain.fire import CaughtFailure, FireAttempt, Outcome, Tick
 from tickwork.fire import record
@@ -293,3 +293,52 @@ def test_what_fails_after_the_record_is_finished_by_the_tick_function(
 def _started(deps: Dependencies, occurrence: int) -> list[Any]:
     started = deps.executions.started.values()  # type: ignore[attr-defined]
     return [o for o in started if o.occurrence == occurrence]
+
+
+class _Refusing:
+    """The target answers 400 to every fire (the fulfillment fails for good)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def fulfill(self, request: FulfillmentRequest) -> dict[str, Any]:
+        raise PermanentFulfillmentError("POST https://x.test answered 400")
+
+
+def test_a_failure_recorded_late_skips_nothing_that_came_due_after_it_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 10 s rate (overlapPolicy SKIP) whose fire failed at once, its report recorded 35 s
+    later (the bus refused it; the reconciler put it): the occurrences due meanwhile came due
+    after the fire ended — missed, not overlapped — so none is recorded SKIPPED, and the next
+    runs at once, late, as its catch-up (ONCE within 60 s) says. The report says when the fire
+    failed (``failedAt``)."""
+    deps = fake_dependencies(NOW)
+    start_action(StartCommand({"id": "r", "rate": "rate(10 seconds)"}), deps)
+    refusing = _Refusing(deps.registry.get("TICK"))
+    monkeypatch.setattr(deps.registry, "get", lambda name: refusing)
+    action = deps.records.get("r")
+    assert action is not None and action.execution_time is not None
+    deps.clock.current = action.execution_time + timedelta(milliseconds=40)  # type: ignore[attr-defined]
+    name = machine.current(deps, "r")
+    order = deps.executions.started[name]  # type: ignore[attr-defined]
+    first = FireAttempt(order, deps.executions.execution_arn(name), 0)
+    with pytest.raises(PermanentFulfillmentError):
+        fire_lone(first, deps)
+    failed_at = deps.clock.now()
+    report = CaughtFailure(order, "PermanentFulfillmentError", "{}")
+    failure = failure_of(report, first.execution_arn, deps)
+    assert failure.failed_at == failed_at and failure.to_wire()["failedAt"]
+
+    deps.clock.advance(seconds=35)  # type: ignore[attr-defined]
+    assert record.record_failure(failure, deps).outcome is Done.RECORDED
+
+    after = deps.records.get("r")
+    assert after is not None and after.status == Status.PENDING
+    assert [h.outcome for h in after.history] == [Outcome.FAILED]
+    assert after.execution_time is not None and after.execution_time <= deps.clock.now()
+    assert after.occurrence > 1
+    assert not deps.publisher.of_type("Schedule Skipped")  # type: ignore[attr-defined]

@@ -3,8 +3,10 @@ an outage (``domain.catch_up``), the overlap policy decides for those that came 
 fire was being attempted (``overlapPolicy``: ``domain.fire_policy.OverlapPolicy``).
 
 An occurrence **came due while the fire was being attempted** when its fire time lies after the
-fire's claim (its first attempt) and at or before its ending. (Those due before the claim were
-missed while the fire itself waited — an outage: the catch-up policy's.) For those:
+fire's claim (its first attempt) and at or before its ending: when its last attempt ended, not
+when that was recorded. (Those due before the claim were missed while the fire itself waited —
+an outage: the catch-up policy's; so are those due while its ending waited to be recorded.)
+For those:
 
 - ``SKIP`` (the default): each is recorded SKIPPED, with the reason, in the write that records
   the fire; the fires go on at the first occurrence after the ending. Nothing runs beside a fire.
@@ -58,12 +60,21 @@ NO_OVERLAP = Overlap()
 
 
 def after_fire(
-    action: ActionRecord, scheduled: datetime, occurrence: int, now: datetime
+    action: ActionRecord,
+    scheduled: datetime,
+    occurrence: int,
+    now: datetime,
+    ended: datetime | None = None,
 ) -> tuple[datetime | None, Overlap]:
     """The fire time of the occurrence after the one scheduled at ``scheduled`` (number
-    ``occurrence``) that ended at ``now``, and what its overlap policy passed over on the way.
-    ``action`` is the record as the fire left it (its claim is the fire's)."""
-    due = _came_due(action, scheduled, occurrence, now)
+    ``occurrence``), recorded at ``now``, and what its overlap policy passed over on the way.
+    ``action`` is the record as the fire left it (its claim is the fire's). ``ended``: when
+    its last attempt ended (a tick's actual time, a failure report's ``failedAt``), if known —
+    an occurrence due after it, while the ending waited to be recorded (a report the bus
+    refused, a crashed function), did not come due during the fire: it was missed, and is its
+    catch-up policy's, as in any outage."""
+    ending = now if ended is None else min(ended, now)
+    due = _came_due(action, scheduled, occurrence, ending)
     catching = following_fire(action, scheduled, occurrence, now)
     if not due or (catching is not None and catching < due[0][1]):
         # none came due during the fire; or one due before its claim (while it waited: an
