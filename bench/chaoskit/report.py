@@ -9,6 +9,12 @@ duplicated, early, wrong, and lateness p50/p99/max.
   lost with the stack, its claim released on restart). tickwork fires at least once across a
   crash in the middle of a fire, so this is reported but does not fail the run; the run kills
   at a quiet moment to keep it at 0;
+- overlapped: an expected fire never delivered that the stack recorded SKIPPED under its
+  overlap policy (SKIP, the default) because the fire before it was still being attempted when
+  it came due — a late fire on a busy machine makes this happen by design. It is taken as such
+  only when the receiver corroborates it: that earlier fire's last request arrived at most
+  ``OVERLAP_SLACK`` before this one came due (its attempt ends after its last request).
+  Reported, not a failure; uncorroborated, the fire is lost;
 - early: deliveries (any answer, retries included) received before the scheduled time;
 - wrong: fires nobody expected (e.g. the old data after an update was accepted, a fire after
   an accepted cancel), broken locks, unexpected API answers, and a wrong final status;
@@ -36,10 +42,16 @@ _COLUMNS = (
     "lost",
     "duplicated",
     "replayed",
+    "overlapped",
     "early",
     "wrong",
 )
 AFTER_KILL = "(after the kill, all kinds)"
+# An attempt ends after its last request reached the receiver (the answer, then the stack's
+# clock): a skip is corroborated when that request came at most this long before the
+# occurrence came due. A skip of one due long after the fire before it ended is a lost fire.
+OVERLAP_SLACK = 2.0
+_OVERLAP = "overlap: came due while occurrence "
 
 
 @dataclass
@@ -51,6 +63,7 @@ class Row:
     lost: int = 0
     duplicated: int = 0
     replayed: int = 0
+    overlapped: int = 0
     early: int = 0
     wrong: int = 0
     lateness: list[float] = field(default_factory=list)
@@ -88,8 +101,9 @@ def score(
     kill_at: float,
     recorded: dict[str, list[dict[str, Any]]],
 ) -> Score:
-    """``recorded``: the occurrence history of actions with a delivery on both sides of the
-    kill (see ``straddling``), the evidence of which fires the kill caught mid-way."""
+    """``recorded``: the occurrence history of each action (as the API gives it): the evidence
+    of which fires the kill caught mid-way (see ``straddling``), and of the occurrences the
+    overlap policy skipped."""
     by_action: dict[str, list[Delivery]] = defaultdict(list)
     for delivery in sorted(deliveries, key=lambda d: d.received):
         by_action[delivery.action_id].append(delivery)
@@ -132,10 +146,13 @@ def _score_action(
     by_key: dict[tuple[int, int], list[Delivery]] = defaultdict(list)
     for delivery in deliveries:
         by_key[(delivery.version, delivery.occurrence)].append(delivery)
+    delivered = dict(by_key)
     for key, scheduled in sorted(expected.fires.items()):
         recorded_at = [epoch(h["actualTime"]) for h in history if h["occurrence"] == key[1]]
         replayed = _replayed(by_key.get(key, []), kill_at, recorded_at)
         fire = _score_fire(key, scheduled, by_key.pop(key, []), problems, replayed)
+        if fire.lost and _overlapped(key, scheduled, history, delivered, problems):
+            fire.lost, fire.overlapped = 0, 1
         row.add(fire)
         if scheduled >= kill_at:
             late_row.add(fire)
@@ -183,6 +200,48 @@ def _score_fire(
             f"v{key[0]} occurrence {key[1]} delivered {len(terminal)} times: {_times(terminal)}"
         )
     return row
+
+
+def _overlapped(
+    key: tuple[int, int],
+    scheduled: float,
+    history: list[dict[str, Any]],
+    delivered: dict[tuple[int, int], list[Delivery]],
+    problems: list[str],
+) -> bool:
+    """The fire ``key`` (due at ``scheduled``) was recorded SKIPPED as an overlap of an earlier
+    occurrence whose last request reached the receiver at most ``OVERLAP_SLACK`` before it came
+    due. Its "never delivered" problem is replaced by what the record and the receiver say."""
+    skip = next(
+        (
+            h
+            for h in history
+            if h.get("occurrence") == key[1]
+            and h.get("outcome") == "SKIPPED"
+            and str(h.get("reason") or "").startswith(_OVERLAP)
+            and abs(epoch(str(h.get("scheduledTime"))) - scheduled) < 0.002
+        ),
+        None,
+    )
+    if skip is None:
+        return False
+    earlier = int(str(skip["reason"])[len(_OVERLAP) :].split(" ", 1)[0])
+    requests = delivered.get((key[0], earlier), [])
+    last = max((d.received for d in requests), default=None)
+    lost = f"v{key[0]} occurrence {key[1]} due {scheduled:.3f} never delivered"
+    if last is None or last < scheduled - OVERLAP_SLACK:
+        seen = (
+            "never reached the receiver"
+            if last is None
+            else f"came {scheduled - last:.3f}s before it came due"
+        )
+        problems[problems.index(lost)] = (
+            f"{lost}: recorded SKIPPED as an overlap of occurrence {earlier}, whose last request "
+            f"{seen}"
+        )
+        return False
+    problems.remove(lost)
+    return True
 
 
 def straddling(deliveries: list[Delivery], kill_at: float) -> set[str]:

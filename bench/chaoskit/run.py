@@ -239,7 +239,7 @@ class ChaosRun:
         statuses = {i: str(summary["status"]) for i, summary in list_actions(self.stack).items()}
         deliveries = self.receiver.snapshot()
         caught = straddling(deliveries, self.kill.at)
-        recorded = {i: self._record(i).get("history", []) for i in caught}
+        recorded = {i: self._record(i).get("history", []) for i in statuses}
         result = score(self._expectations(), deliveries, statuses, self.kill.at, recorded)
         faults, unreadable = self.stack.fault_lines(f"{FAULT_LINE} ")
         for line in unreadable:
