@@ -12,7 +12,8 @@ duplicated, early, wrong, and lateness p50/p99/max.
 - overlapped: an expected fire never delivered that the stack recorded SKIPPED under its
   overlap policy (SKIP, the default) because the fire before it was still being attempted when
   it came due — a late fire on a busy machine makes this happen by design. It is taken as such
-  only when the receiver corroborates it: that earlier fire's last request arrived at most
+  only when the earlier fire's history entry (timed by its ending) is not before this one came
+  due, and the receiver corroborates it: that earlier fire's last request arrived at most
   ``OVERLAP_SLACK`` before this one came due (its attempt ends after its last request).
   Reported, not a failure; uncorroborated, the fire is lost;
 - early: deliveries (any answer, retries included) received before the scheduled time;
@@ -229,6 +230,20 @@ def _overlapped(
     requests = delivered.get((key[0], earlier), [])
     last = max((d.received for d in requests), default=None)
     lost = f"v{key[0]} occurrence {key[1]} due {scheduled:.3f} never delivered"
+    # The record's own word first: the earlier fire's entry is timed by its ending (a tick's
+    # actual time, a failure's failedAt), which must not lie before this one came due.
+    ended = [
+        epoch(str(h["actualTime"]))
+        for h in history
+        if h.get("occurrence") == earlier and h.get("outcome") in ("FIRED", "FAILED")
+    ]
+    if not ended or max(ended) + 0.001 < scheduled:
+        when = "is not in the history" if not ended else f"ended {scheduled - max(ended):.3f}s"
+        problems[problems.index(lost)] = (
+            f"{lost}: recorded SKIPPED as an overlap of occurrence {earlier}, which "
+            f"{when}{' before it came due' if ended else ''}"
+        )
+        return False
     if last is None or last < scheduled - OVERLAP_SLACK:
         seen = (
             "never reached the receiver"

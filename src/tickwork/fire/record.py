@@ -338,11 +338,14 @@ def occurrence_of(tick: Tick) -> Occurrence:
 
 
 def _failed_occurrence(failure: FireFailure, retry_count: int, now: datetime) -> Occurrence:
+    """The history entry of a failed fire: its time is when it failed (``failedAt``), however
+    late the report is recorded — the dead letter and a report rebuilt from the entry say the
+    same; a report without it is timed by its recording."""
     cause = _cause_message(failure.cause)
     return Occurrence(
         occurrence=failure.occurrence,
         scheduled_time=failure.scheduled_time,
-        actual_time=now,
+        actual_time=now if failure.failed_at is None else min(failure.failed_at, now),
         attempts=retry_count + 1,
         outcome=Outcome.FAILED,
         error=f"{failure.error}: {cause}"[:1000] if cause else failure.error,

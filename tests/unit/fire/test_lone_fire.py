@@ -315,7 +315,7 @@ def test_a_failure_recorded_late_skips_nothing_that_came_due_after_it_failed(
     later (the bus refused it; the reconciler put it): the occurrences due meanwhile came due
     after the fire ended — missed, not overlapped — so none is recorded SKIPPED, and the next
     runs at once, late, as its catch-up (ONCE within 60 s) says. The report says when the fire
-    failed (``failedAt``)."""
+    failed (``failedAt``), and so does its history entry."""
     deps = fake_dependencies(NOW)
     start_action(StartCommand({"id": "r", "rate": "rate(10 seconds)"}), deps)
     refusing = _Refusing(deps.registry.get("TICK"))
@@ -339,6 +339,7 @@ def test_a_failure_recorded_late_skips_nothing_that_came_due_after_it_failed(
     after = deps.records.get("r")
     assert after is not None and after.status == Status.PENDING
     assert [h.outcome for h in after.history] == [Outcome.FAILED]
+    assert after.history[0].actual_time == failed_at  # when it failed, not when recorded
     assert after.execution_time is not None and after.execution_time <= deps.clock.now()
     assert after.occurrence > 1
     assert not deps.publisher.of_type("Schedule Skipped")  # type: ignore[attr-defined]
