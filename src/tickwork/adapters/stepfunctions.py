@@ -84,6 +84,7 @@ class StepFunctionsExecutions:
             output=json.loads(output) if output else None,
             error=found.get("error"),
             cause=found.get("cause"),
+            stopped_at=found.get("stopDate"),
         )
 
     def running_names(self, most: int) -> set[str] | None:

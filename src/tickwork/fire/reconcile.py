@@ -421,6 +421,7 @@ def _unproved(
         execution_arn=holder,
         error=FIRE_FAILED,
         cause=action.last_error or (state.cause if state else None),
+        failed_at=_ended_at(state, action.execution_time or now),
     )
 
 
@@ -444,7 +445,16 @@ def _unknown(
             "(onUnknownOutcome FAIL; retry it by hand, with the same idempotency key)"
         ),
         manual=key[3],
+        failed_at=_ended_at(state, scheduled),
     )
+
+
+def _ended_at(state: ExecutionState | None, scheduled: datetime) -> datetime | None:
+    """When an execution that ended without a report ended — its fire's ending, for the overlap
+    window (a later one is cut to the recording) — unless before its fire's time (an emulator's
+    executions may be timed on another clock than the stack's): then None, the recording's."""
+    stopped = state.stopped_at if state else None
+    return None if stopped is None or stopped < scheduled else stopped
 
 
 def _relaunch(action: Action, now: datetime, deps: Repairs) -> bool:

@@ -4,6 +4,7 @@ name, stopped, described."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 __all__ = ["AlreadyStarted", "ExecutionInput", "ExecutionStarter", "ExecutionState"]
@@ -35,6 +36,7 @@ class ExecutionState:
     output: dict[str, Any] | None = None  # SUCCEEDED: the Schedule Tick detail it emitted
     error: str | None = None
     cause: str | None = None
+    stopped_at: datetime | None = None  # when it ended (None while it runs)
 
     @property
     def running(self) -> bool:

@@ -43,9 +43,16 @@ class FakeExecutions:
             self.ended.setdefault(name, ExecutionState("ABORTED", error=None, cause=cause))
 
     def end(
-        self, name: str, status: str, output: dict[str, Any] | None = None, **error: str
+        self,
+        name: str,
+        status: str,
+        output: dict[str, Any] | None = None,
+        stopped_at: datetime | None = None,
+        **error: str,
     ) -> None:
-        self.ended[name] = ExecutionState(status, output, error.get("error"), error.get("cause"))
+        self.ended[name] = ExecutionState(
+            status, output, error.get("error"), error.get("cause"), stopped_at
+        )
 
     def describe(self, name: str) -> ExecutionState | None:
         if name not in self.started:

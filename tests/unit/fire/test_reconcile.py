@@ -223,6 +223,29 @@ def test_a_claim_whose_execution_ended_unreported_is_recorded_failed_not_run_aga
     assert not any("-r" in started for started in deps.executions.started)
 
 
+@pytest.mark.parametrize(
+    ("stopped_after", "timed_by"),
+    [(timedelta(seconds=3), "its end"), (timedelta(minutes=-5), "the recording")],
+    ids=["stopped-after-its-fire", "stopped-on-another-clock"],
+)
+def test_a_fire_whose_execution_ended_unreported_is_timed_by_its_end(
+    deps, stopped_after: timedelta, timed_by: str
+) -> None:
+    """The reconciler records it 20 minutes later: the failed entry (and the overlap window)
+    ends when the execution ended, unless that moment is before the fire's own time (an
+    emulator may time its executions on another clock): then at the recording, as before."""
+    _claimed(deps, "stuck")
+    fire_at = NOW + timedelta(minutes=1)
+    name = execution_name("stuck", 1, 1, key=None)
+    deps.executions.end(name, "ABORTED", stopped_at=fire_at + stopped_after)
+    deps.clock.advance(minutes=20)
+
+    assert reconcile(deps)["failed"] == ["stuck"]
+
+    ended = deps.records.get("stuck").history[-1].actual_time
+    assert ended == (fire_at + stopped_after if timed_by == "its end" else deps.clock.now())
+
+
 def test_a_claim_whose_execution_died_is_released_and_fired_again_under_retry(deps) -> None:
     _start(deps, "stuck", "1m", onUnknownOutcome="RETRY")
     deps.clock.current = NOW + timedelta(minutes=1)
