@@ -62,6 +62,12 @@ class Settings:
     # A fire further away than this waits in the table (parked); the pump starts its execution
     # when it comes this close. Standard executions live at most a year.
     launch_ahead: timedelta = timedelta(minutes=15)
+    # A new action's first fire further away than this (and within launch_ahead) is parked due
+    # now, for the pump's next run: the near fires of one batch window created between two runs
+    # share an execution instead of a StartExecution each. 0: every such fire is started at
+    # once (the default: a near fire does not depend on the pump's next run). Keep it above the
+    # pump's period, so that a fire is launched before it is due.
+    near_park: timedelta = timedelta(0)
     early_tolerance: timedelta = timedelta(seconds=5)
     past_grace: timedelta = timedelta(seconds=60)
     # A fire not happened by its time plus this is missed: the watchdog (run with the reconciler)
@@ -138,6 +144,12 @@ class Settings:
                 f"1-{MAX_LAUNCH_AHEAD.total_seconds():g}: an execution waits at most that long, "
                 "and a Standard execution lives at most a year"
             )
+        if self.near_park < timedelta(0):
+            raise ValueError(
+                f"NEAR_PARK_SECONDS={self.near_park.total_seconds():g} is negative: give 0 to "
+                "start every fire within LAUNCH_AHEAD_SECONDS at once, or the seconds from which "
+                "a new action's first fire waits for the pump's next run"
+            )
         if self.concurrency_limits and not self.slots_table_name:
             raise ValueError("CONCURRENCY_LIMITS is set but SLOTS_TABLE_NAME is not: set both")
         if not 2 <= self.batch_min_fires <= self.batch_max_fires <= MAX_BATCH_FIRES:
@@ -179,6 +191,7 @@ class Settings:
             event_source=env.get("EVENT_SOURCE", "tickwork"),
             lock=seconds("LOCK_SECONDS", cls.lock),
             launch_ahead=seconds("LAUNCH_AHEAD_SECONDS", cls.launch_ahead),
+            near_park=seconds("NEAR_PARK_SECONDS", cls.near_park),
             early_tolerance=seconds("EARLY_TOLERANCE_SECONDS", cls.early_tolerance),
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
             missed_grace=seconds("MISSED_GRACE_SECONDS", cls.missed_grace),

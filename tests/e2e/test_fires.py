@@ -170,3 +170,34 @@ def test_a_busy_pump_run_hands_out_shares_to_its_workers_and_each_fire_happens_o
     ticks = [t for i in ids for t in stack.ticks_for(i, count=1, timeout=5)]
     assert sorted(t["id"] for t in ticks) == ids
     assert_never_early(ticks)
+
+
+def test_near_one_offs_wait_for_the_pump_and_share_one_batch_of_their_window(make_stack) -> None:
+    # GIVEN a stack whose near one-offs wait for the pump's next run (NearParkSeconds 300), on
+    # the template's 15-minute horizon (the tests' stack launches 5 s ahead)
+    stack = make_stack(LaunchAheadSeconds="900", NearParkSeconds="300", BatchMinFires="3")
+    at = window_of(parse_iso(in_seconds(600)), Settings.batch_window) + Settings.batch_window
+    ids = [f"near:{n}" for n in range(4)]
+
+    # WHEN four one-offs of one batch window are created ~10 minutes before it (within the
+    # 15-minute horizon), and one 2 minutes before its own fire (within NearParkSeconds)
+    for n, action_id in enumerate(ids):
+        stack.start({"id": action_id, "at": iso(at + timedelta(milliseconds=150 * n))})
+    stack.start({"id": "soon", "at": in_seconds(120)})
+
+    # THEN the four wait parked, due now, with no execution; the soon one has its own at once
+    for action_id in ids:
+        stack.wait_record(action_id, lambda a: a.launch_at is not None)
+        assert stack.record(action_id).execution_arn is None
+    stack.wait_record("soon", lambda a: a.execution_arn is not None)
+
+    # WHEN they come due: the pump's next run started the four as one batch
+    for action_id in [*ids, "soon"]:
+        stack.wait_record(action_id, lambda a: a.status == Status.COMPLETED, timeout=60)
+    runs = [run for run in _pump_runs(stack) if run["launched"]]
+    assert sorted(i for run in runs for i in run["launched"]) == ids
+    assert sum(len(run["batches"]) for run in runs) == 1
+    # and each fired once, never early
+    ticks = [t for i in [*ids, "soon"] for t in stack.ticks_for(i, count=1, timeout=5)]
+    assert sorted(t["id"] for t in ticks) == sorted([*ids, "soon"])
+    assert_never_early(ticks)

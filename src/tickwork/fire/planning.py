@@ -44,12 +44,18 @@ def fire_order(
     )
 
 
-def plan(action: Action, now: datetime, deps: Names) -> Action:
+def plan(action: Action, now: datetime, deps: Names, gather: bool = False) -> Action:
     """Before the record of a new fire is written: name the execution it will run in, or park
-    it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's)."""
+    it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's).
+    ``gather`` (a new action's first fire): one further away than ``NearParkSeconds`` is parked
+    due now, so that the pump's next run starts it with the others of its batch window that
+    came meanwhile — one execution for them, not a StartExecution each."""
     due = action.execution_time
-    if due is not None and due - now > deps.settings.launch_ahead:
-        return action.parked(launch_moment(due, deps.settings))
+    settings = deps.settings
+    if due is not None and due - now > settings.launch_ahead:
+        return action.parked(launch_moment(due, settings))
+    if gather and settings.near_park and due is not None and due - now > settings.near_park:
+        return action.parked(now)
     return action.planned(planned_execution(action, deps)[1])
 
 

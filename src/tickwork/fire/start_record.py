@@ -99,7 +99,7 @@ def scheduled_action(
         deps.limits,
         replacing=existing,
     )
-    action = plan(action, now, deps)
+    action = plan(action, now, deps, gather=True)
     return action.sealed(seal_of(action, deps))
 
 

@@ -471,3 +471,40 @@ def test_a_busy_shard_of_one_launch_moment_launches_it_whole_without_a_hand_out(
     # THEN it launches them all itself, in one batch, and hands nothing out
     assert len(run["launched"]) == counts[shard] and run["handed_out"] == []
     assert len(run["batches"]) == 1 and workers.shares == []
+
+
+@pytest.mark.parametrize("near_park", [timedelta(minutes=5), timedelta(0)])
+def test_near_one_offs_of_one_window_wait_for_the_pumps_next_run_and_share_its_batch(
+    near_park: timedelta,
+) -> None:
+    """NearParkSeconds 300: four one-offs created 10 minutes before their fire (within the
+    horizon) in one batch window wait, parked due now, and the pump's next run starts them as
+    one batch; one due in 2 minutes (within NearParkSeconds) starts at once, alone. With 0 (the
+    default) each starts at once, a StartExecution each, as before."""
+    deps = fake_dependencies(
+        NOW,
+        launch_ahead=AHEAD,
+        near_park=near_park,
+        batch_min_fires=3,
+        batch_state_machine_arn="arn:aws:states:::stateMachine:batch",
+    )
+    at = NOW + timedelta(minutes=10)
+    near = [f"near{n}" for n in range(4)]
+    for n, action_id in enumerate(near):
+        _start(deps, action_id, at=iso(at + timedelta(milliseconds=150 * n)))
+    _start(deps, "soon", at=iso(NOW + timedelta(minutes=2)))
+
+    if not near_park:
+        assert len(deps.executions.started) == 5 and deps.batches.started == {}
+        assert pump(deps)["launched"] == []
+        return
+    assert list(deps.executions.started) == [execution_name("soon", 1, 1, key=None)]
+    assert all(deps.records.items[i].launch_at == NOW for i in near)
+
+    deps.clock.advance(seconds=40)  # the pump's next run
+    run = pump(deps)
+
+    assert sorted(run["launched"]) == near and len(run["batches"]) == 1
+    (batch,) = deps.batches.started.values()
+    assert sorted(m.action_id for m in batch.members) == near
+    assert len(deps.executions.started) == 1  # soon's alone: no StartExecution for the four
