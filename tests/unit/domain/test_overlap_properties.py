@@ -27,14 +27,18 @@ def _claimed(period: int, number: int, late: float, policy: OverlapPolicy) -> Ac
     return pending.claimed(claimed_at, pending.execution_arn, 20)
 
 
+# A rate's period, the fire's number, its claim's delay and how long it was attempted (s).
+FIRES = {
+    "period": st.sampled_from([2, 10, 60, 3600]),
+    "number": st.integers(min_value=1, max_value=50),
+    "late": st.floats(min_value=0, max_value=200),
+    "attempted": st.floats(min_value=0, max_value=2000),
+    "policy": st.sampled_from(list(OverlapPolicy)),
+}
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    period=st.sampled_from([2, 10, 60, 3600]),
-    number=st.integers(min_value=1, max_value=50),
-    late=st.floats(min_value=0, max_value=200),
-    attempted=st.floats(min_value=0, max_value=2000),
-    policy=st.sampled_from(list(OverlapPolicy)),
-)
+@given(**FIRES)
 def test_the_overlap_policy_decides_for_what_came_due_during_the_attempts(
     period: int, number: int, late: float, attempted: float, policy: OverlapPolicy
 ) -> None:
@@ -97,14 +101,7 @@ def test_a_fire_that_stops_its_schedule_leaves_no_numbers_taken() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    period=st.sampled_from([2, 10, 60, 3600]),
-    number=st.integers(min_value=1, max_value=50),
-    late=st.floats(min_value=0, max_value=200),
-    attempted=st.floats(min_value=0, max_value=2000),
-    recorded_after=st.floats(min_value=0, max_value=2000),
-    policy=st.sampled_from(list(OverlapPolicy)),
-)
+@given(**FIRES, recorded_after=st.floats(min_value=0, max_value=2000))
 def test_an_ending_recorded_late_overlaps_only_what_came_due_before_it_ended(
     period: int,
     number: int,
