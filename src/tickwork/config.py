@@ -13,6 +13,7 @@ __all__ = [
     "MAX_BATCH_WINDOW",
     "MAX_HISTORY",
     "MAX_LAUNCH_AHEAD",
+    "MIN_NEAR_PARK",
     "NOTIFICATION_DELIVERIES",
     "TARGET_LISTS",
     "TARGET_PARAMETERS",
@@ -23,6 +24,7 @@ __all__ = [
 MAX_HISTORY = 200
 MAX_KEPT_REJECTIONS = 1000  # the KeepRejections parameter's bound
 MAX_LAUNCH_AHEAD = timedelta(days=300)
+MIN_NEAR_PARK = timedelta(seconds=120)  # two of the pump's shortest periods (rate(1 minute))
 # A batch task runs every fire at once (one thread each) and ends well inside its timeout: a
 # batch of 500 TICK fires takes about 3 s of a 60 s task on the local stack.
 MAX_BATCH_FIRES = 500
@@ -144,11 +146,14 @@ class Settings:
                 f"1-{MAX_LAUNCH_AHEAD.total_seconds():g}: an execution waits at most that long, "
                 "and a Standard execution lives at most a year"
             )
-        if self.near_park < timedelta(0):
+        if self.near_park and not MIN_NEAR_PARK <= self.near_park < self.launch_ahead:
             raise ValueError(
-                f"NEAR_PARK_SECONDS={self.near_park.total_seconds():g} is negative: give 0 to "
-                "start every fire within LAUNCH_AHEAD_SECONDS at once, or the seconds from which "
-                "a new action's first fire waits for the pump's next run"
+                f"NEAR_PARK_SECONDS={self.near_park.total_seconds():g} is outside "
+                f"{MIN_NEAR_PARK.total_seconds():g}-{self.launch_ahead.total_seconds():g} "
+                "(LAUNCH_AHEAD_SECONDS, excluded): give 0 to start every fire within the horizon "
+                "at once, or the seconds from which a new action's first fire waits for the "
+                "pump's next run — two of its periods at least (it runs at most once a minute), "
+                "and under the horizon (past it, every such fire is parked anyway)"
             )
         if self.concurrency_limits and not self.slots_table_name:
             raise ValueError("CONCURRENCY_LIMITS is set but SLOTS_TABLE_NAME is not: set both")

@@ -126,12 +126,22 @@ def wait_second(members: tuple[Member, ...]) -> datetime:
 
 
 def batch_name(
-    second: datetime, members: tuple[Member, ...], repair: int = 0, *, key: bytes | None
+    second: datetime,
+    members: tuple[Member, ...],
+    repair: int = 0,
+    *,
+    key: bytes | None,
+    lives: tuple[str, ...] = (),
 ) -> str:
     """``b-<epoch second>-<16 hex>[-r<repair>]``: valid for Step Functions, the same for the
     same members and repair, another for any other; the digest is keyed (``name_digest``), so
-    no one without the key can tell a batch's name, or its repair's, in advance."""
-    keys = "\n".join(f"{m.action_id}\x1f{m.generation}\x1f{m.occurrence}" for m in members)
+    no one without the key can tell a batch's name, or its repair's, in advance. ``lives``:
+    when each member's record was created, one per member — an id purged and created again
+    starts at generation 1 again, and its batch must not take a name its earlier life's did."""
+    keys = "\n".join(
+        f"{m.action_id}\x1f{m.generation}\x1f{m.occurrence}" + (f"\x1f{life}" if life else "")
+        for m, life in zip(members, lives or ("",) * len(members), strict=True)
+    )
     epoch = int(second.timestamp())
     name = f"{_NAME_PREFIX}{epoch}-{name_digest(key, 'batch', epoch, repair, keys)}"
     return f"{name}-r{repair}" if repair else name

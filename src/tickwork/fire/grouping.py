@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from tickwork.config import Settings
 from tickwork.domain.action import Action
 from tickwork.domain.batch import BatchOrder, Member, batch_name, wait_second, window_of
+from tickwork.domain.times import iso
 from tickwork.fire.needs import Names
 from tickwork.fire.orders import names_key
 
@@ -114,4 +115,5 @@ def _planned(timed: list[tuple[datetime, Action]], key: bytes | None) -> Planned
     fires = tuple(Member(a.id, a.generation, a.occurrence, at) for at, a in timed)
     at = wait_second(fires)
     order = BatchOrder(at, fires)
-    return Planned(batch_name(at, fires, key=key), order, tuple(a for _, a in timed))
+    lives = tuple(iso(a.created_at) for _, a in timed)  # an id created again: another name
+    return Planned(batch_name(at, fires, key=key, lives=lives), order, tuple(a for _, a in timed))

@@ -251,10 +251,16 @@ def _batch_starting(execution: str, action: Action, now: datetime, deps: Repairs
 
 
 def _missed_by_the_pump(action: Action, now: datetime, deps: Repairs) -> bool:
-    """A parked fire is the pump's until a third of the horizon past its launch moment: a
-    start by the reconciler before that would race the pump's batch of its second."""
+    """A parked fire is the pump's until a third of the horizon past its launch moment (a start
+    by the reconciler before that would race the pump's batch of its second) — or, parked
+    nearer its fire than that (NearParkSeconds: due now, created inside the horizon), until
+    half the way from its launch moment to its fire: the pump had two runs at least."""
+    if action.launch_at is None:
+        return False
     grace = deps.settings.launch_ahead / 3
-    return action.launch_at is not None and action.launch_at + grace <= now
+    if action.execution_time is not None:
+        grace = min(grace, (action.execution_time - action.launch_at) / 2)
+    return action.launch_at + grace <= now
 
 
 def _restart_if_lost(action: Action, now: datetime, deps: Repairs) -> bool:

@@ -110,3 +110,17 @@ def test_batch_names_are_keyed_for_their_members_and_repair() -> None:
     repaired = batch_name(second, members, repair=1, key=KEY)
     assert repaired.endswith("-r1") and not repaired.startswith(name)
     assert follow_on_name(name, second, key=KEY) != follow_on_name(name, second, key=None)
+
+
+def test_a_batch_of_ids_created_again_takes_another_name_than_their_earlier_lives() -> None:
+    """An id purged and created again starts at generation 1 again: the batch of its first
+    fire, with the same members due in the same second, must not take the name of the batch
+    its earlier life ran in (a start would meet that execution and take it for its own)."""
+    second = datetime(2026, 1, 1, tzinfo=UTC)
+    members = (Member("a", 1, 1, second), Member("b", 1, 1, second))
+    first = ("2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z")
+    again = ("2026-01-01T00:03:00.000Z", "2026-01-01T00:00:00.000Z")  # a created again
+    name = batch_name(second, members, key=KEY, lives=first)
+    assert name == batch_name(second, members, key=KEY, lives=first)  # deterministic
+    assert name != batch_name(second, members, key=KEY, lives=again)
+    assert is_valid_execution_name(batch_name(second, members, key=KEY, lives=again))

@@ -508,3 +508,20 @@ def test_near_one_offs_of_one_window_wait_for_the_pumps_next_run_and_share_its_b
     (batch,) = deps.batches.started.values()
     assert sorted(m.action_id for m in batch.members) == near
     assert len(deps.executions.started) == 1  # soon's alone: no StartExecution for the four
+
+
+def test_a_near_parked_fire_the_pump_missed_is_the_reconcilers_half_way_to_its_fire() -> None:
+    """NearParkSeconds 300: a one-off created 6 minutes before its fire is parked due now; the
+    pump is down. The reconciler leaves it to the pump for half the way (3 minutes: two pump
+    runs at least), not a third of the horizon (5), then starts it — before it is due."""
+    deps = fake_dependencies(NOW, launch_ahead=AHEAD, near_park=timedelta(minutes=5))
+    _start(deps, "near", at=iso(NOW + timedelta(minutes=6)))
+    assert deps.records.items["near"].launch_at == NOW and deps.executions.started == {}
+
+    deps.clock.advance(minutes=2, seconds=59)
+    assert reconcile(deps)["restarted"] == []
+
+    deps.clock.advance(seconds=1)
+    assert reconcile(deps)["restarted"] == ["near"]
+    assert list(deps.executions.started) == [execution_name("near", 1, 1, key=None)]
+    assert deps.clock.now() < NOW + timedelta(minutes=6)

@@ -66,7 +66,9 @@ def test_a_start_past_a_limit_is_refused_and_writes_nothing(detail, field, words
         ("BATCH_WINDOW_SECONDS", "21", "BATCH_WINDOW_SECONDS=21: give whole seconds, 1-20"),
         ("BATCH_WINDOW_SECONDS", "2.5", "BATCH_WINDOW_SECONDS=2.5: give whole seconds, 1-20"),
         ("BATCH_WINDOW_SECONDS", "0", "BATCH_WINDOW_SECONDS=0: give whole seconds, 1-20"),
-        ("NEAR_PARK_SECONDS", "-1", "NEAR_PARK_SECONDS=-1 is negative: give 0"),
+        ("NEAR_PARK_SECONDS", "-1", "NEAR_PARK_SECONDS=-1 is outside 120-900"),
+        ("NEAR_PARK_SECONDS", "60", "NEAR_PARK_SECONDS=60 is outside 120-900"),
+        ("NEAR_PARK_SECONDS", "900", "NEAR_PARK_SECONDS=900 is outside 120-900"),
     ],
 )
 def test_the_bounds_of_a_record_and_a_batch_are_checked_when_settings_load(
