@@ -257,9 +257,11 @@ def _missed_by_the_pump(action: Action, now: datetime, deps: Repairs) -> bool:
     half the way from its launch moment to its fire: the pump had two runs at least."""
     if action.launch_at is None:
         return False
-    grace = deps.settings.launch_ahead / 3
-    if action.execution_time is not None:
-        grace = min(grace, (action.execution_time - action.launch_at) / 2)
+    settings = deps.settings
+    grace = settings.launch_ahead / 3
+    ahead = None if action.execution_time is None else action.execution_time - action.launch_at
+    if settings.near_park and ahead is not None and ahead > settings.near_park:
+        grace = min(grace, ahead / 2)  # (a fire parked again, due now, waits as before)
     return action.launch_at + grace <= now
 
 
