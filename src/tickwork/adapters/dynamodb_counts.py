@@ -25,6 +25,7 @@ from tickwork.domain.action import Occurrence, Status
 from tickwork.domain.fire_tally import fire_kind
 from tickwork.domain.identifiers import DEFAULT_GROUP
 from tickwork.domain.times import to_epoch_ms
+from tickwork.ports.stores import ATTENTION
 
 __all__ = [
     "ATTENTION",
@@ -47,7 +48,6 @@ Changes = dict[str, dict[str, int]]
 
 COUNTER_PREFIX = "#count#"
 FIRE_PREFIX = "#fires#"
-ATTENTION = "NEEDS_ATTENTION"
 _DAY_SECONDS = 86_400
 
 

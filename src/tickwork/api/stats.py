@@ -24,7 +24,7 @@ from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.fire_tally import FireKind, fire_kind
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
-from tickwork.ports import ActionQueries, FireTallies
+from tickwork.ports import ATTENTION, ActionQueries, FireTallies
 
 __all__ = ["MAX_BUCKETS", "fire_buckets", "fire_counts", "stats_of"]
 
@@ -32,7 +32,6 @@ MAX_BUCKETS = 500
 _PAGE = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _WINDOWS = {"lastHour": 60, "lastDay": 1440}  # minutes
-ATTENTION = "NEEDS_ATTENTION"  # what ActionQueries.count names the actions needing attention
 
 
 def stats_of(

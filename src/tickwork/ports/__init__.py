@@ -20,6 +20,7 @@ from tickwork.ports.secrets import SecretSource
 from tickwork.ports.signatures import SignatureLedger, Spent
 from tickwork.ports.slots import ConcurrencySlots
 from tickwork.ports.stores import (
+    ATTENTION,
     ActionQueries,
     ActionRecords,
     CalendarStore,
@@ -32,6 +33,7 @@ from tickwork.ports.stores import (
 from tickwork.ports.targets import TargetClients
 
 __all__ = [
+    "ATTENTION",
     "ActionQueries",
     "ActionRecords",
     "AlreadyStarted",

@@ -11,7 +11,11 @@ from tickwork.domain.action import Action, Occurrence, Status
 from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.selection import Selection
 
+# What ``ActionQueries.count`` names the actions that need attention, beside the statuses.
+ATTENTION = "NEEDS_ATTENTION"
+
 __all__ = [
+    "ATTENTION",
     "ActionQueries",
     "ActionRecords",
     "CountTabs",
@@ -101,8 +105,8 @@ class ActionQueries(Protocol):
     def count(self, selection: Selection) -> dict[str, int]:
         """How many of the selection (all, a group, an id prefix, or those needing attention)
         are in each status (every status named), and how many need attention
-        (``NEEDS_ATTENTION``). A selection by status is refused (``ValueError``): the answer is
-        already by status."""
+        (``ATTENTION``: ``NEEDS_ATTENTION``). A selection by status is refused (``ValueError``):
+        the answer is already by status."""
 
     def naming_calendar(self, name: str) -> list[Action]:
         """The live actions whose schedule names the calendar ``name``, in id order (from the

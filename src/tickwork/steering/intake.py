@@ -90,22 +90,7 @@ def accept_near_miss(
         f"is {detail_type!r}, which the stack does not take (did you mean {str(meant)!r}?)",
         f"publish it as {str(meant)!r}; the detail-types the stack takes: {taken}",
     )
-    rejection = Rejected(
-        action_id=_id_of(detail),
-        request=detail_type,
-        reason=type(refused).__name__,
-        message=str(refused),
-        problems=[p.as_dict() for p in refused.problems],
-        event_id=event_id,
-        source=source,
-    )
-    announce_rejected(rejection, deps)
-    return Rejection(rejection)
-
-
-def _id_of(detail: Any) -> str | None:
-    action_id = detail.get("id") if isinstance(detail, dict) else None
-    return action_id if isinstance(action_id, str) else None
+    return _rejected(detail_type, detail, event_id, refused, deps, source)
 
 
 def accept_control(
@@ -251,7 +236,7 @@ def accept_report(
 
 
 def _rejected(
-    kind: DetailType,
+    request: str,
     detail: Any,
     event_id: str | None,
     refused: Exception,
@@ -264,7 +249,7 @@ def _rejected(
     )
     rejection = Rejected(
         action_id=action_id if isinstance(action_id, str) else None,
-        request=str(kind),
+        request=str(request),
         reason=type(refused).__name__,
         message=str(refused),
         problems=problems,

@@ -27,6 +27,7 @@ from tickwork.domain.page_cursor import Position
 from tickwork.domain.schedule.calendar import Calendar
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso, to_epoch_ms
+from tickwork.ports.stores import ATTENTION
 
 __all__ = [
     "FakeCountTabs",
@@ -40,7 +41,6 @@ __all__ = [
 
 _HOUR_MS = 3_600_000
 _WATERMARK_LAG = timedelta(minutes=5)
-_ATTENTION = "NEEDS_ATTENTION"
 
 # A counter change: ("count", scope, field) or ("fire", scope, hourly, number, kind) -> amount.
 Changes = Counter[tuple[object, ...]]
@@ -102,7 +102,7 @@ def _changes(before: Action | None, after: Action | None, recorded: Occurrence |
         for scope in ("*", f"g:{group}"):
             changes[("count", scope, status)] += sign
             if attention:
-                changes[("count", scope, _ATTENTION)] += sign
+                changes[("count", scope, ATTENTION)] += sign
     kind = None if recorded is None else fire_kind(recorded)
     if recorded is not None and kind is not None and after is not None:
         minute = to_epoch_ms(recorded.actual_time) // 60_000
@@ -323,7 +323,7 @@ class FakeQueries:
         if selection.prefix is not None or selection.attention:
             return {
                 **{str(s): sum(a.status == s for a in chosen) for s in Status},
-                _ATTENTION: sum(a.needs_attention or selection.attention for a in chosen),
+                ATTENTION: sum(a.needs_attention or selection.attention for a in chosen),
             }
         scope = "*" if selection.group is None else f"g:{selection.group}"
         in_flight = sum(a.status == Status.IN_PROGRESS for a in chosen)
@@ -331,7 +331,7 @@ class FakeQueries:
         totals[Status.PENDING] -= in_flight
         totals[Status.IN_PROGRESS] = in_flight
         counts = {name: max(0, value) for name, value in totals.items()}
-        return {**counts, _ATTENTION: max(0, self.store.counters[(scope, _ATTENTION)])}
+        return {**counts, ATTENTION: max(0, self.store.counters[(scope, ATTENTION)])}
 
     def _chosen(self, selection: Selection, by_id: bool) -> list[Action]:
         chosen = [
