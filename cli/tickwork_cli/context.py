@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import click
@@ -68,6 +68,16 @@ def flag_named(field: str, flags: Mapping[str, str] | None) -> str:
     return f"{flag} ({rest})" if dot else flag
 
 
+def problem_lines(
+    problems: Iterable[Mapping[str, str]], flags: Mapping[str, str] | None = None
+) -> str:
+    """A refusal's problems (``field``, ``problem``, ``fix``), a line each, naming the flag that
+    set each field where there is one."""
+    return "\n".join(
+        f"  {flag_named(p['field'], flags)}: {p['problem']}. Fix: {p['fix']}" for p in problems
+    )
+
+
 def guard[T](call: Callable[[], T], flags: Mapping[str, str] | None = None) -> T:
     """Domain refusals become a clean error naming the field and the fix (exit 1); ``flags``:
     the flag that set each field, named instead (``delay`` is ``--in``)."""
@@ -75,11 +85,7 @@ def guard[T](call: Callable[[], T], flags: Mapping[str, str] | None = None) -> T
         return call()
     except ValidationFailed as refused:
         raise click.ClickException(
-            "refused:\n"
-            + "\n".join(
-                f"  {flag_named(p.field, flags)}: {p.problem}. Fix: {p.fix}"
-                for p in refused.problems
-            )
+            "refused:\n" + problem_lines([p.as_dict() for p in refused.problems], flags)
         ) from refused
     except (TickworkError, ValueError) as error:
         raise click.ClickException(str(error)) from error

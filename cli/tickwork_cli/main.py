@@ -41,10 +41,10 @@ from tickwork_cli.calendars import calendar
 from tickwork_cli.context import (
     DEFAULT_STATE_DIR,
     Context,
-    flag_named,
     guard,
     json_option,
     pass_context,
+    problem_lines,
     tsv_option,
 )
 from tickwork_cli.occurrences import COMMANDS as OCCURRENCE_COMMANDS
@@ -614,10 +614,7 @@ def _publish_start(
         if refused is not None:
             raise click.ClickException(
                 f"the stack refused the Start (event {event_id}); nothing was written:\n"
-                + "\n".join(
-                    f"  {flag_named(p['field'], fields)}: {p['problem']}. Fix: {p['fix']}"
-                    for p in refused.get("problems") or []
-                )
+                + problem_lines(refused["problems"], fields)
                 if refused.get("problems")
                 else f"the stack refused the Start (event {event_id}): {refused.get('message')}"
             )

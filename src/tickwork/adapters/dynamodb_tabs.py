@@ -155,8 +155,8 @@ def carried_by(item: dict[str, Any]) -> dict[str, Changes]:
     version = format_of(item)
     if not isinstance(version, int) or version not in READ_FORMATS:
         raise RecordFormatUnknown(str(item.get("id")), str(version), sorted(READ_FORMATS))
-    paired = isinstance(version, int) and version >= _PAIRED_SINCE
-    hours_told = isinstance(version, int) and version >= _HOURS_TOLD_SINCE
+    paired = version >= _PAIRED_SINCE
+    hours_told = version >= _HOURS_TOLD_SINCE
     group = str(item.get("group", DEFAULT_GROUP)) if paired else None
     carried = {
         str(tab): _with_hours(_decode(texts, group)) if hours_told else _decode(texts, group)

@@ -11,6 +11,7 @@ stored ``f:``/``b:`` value is never a bare name, and an ARN always begins ``arn:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 __all__ = ["ExecutionRefs"]
 
@@ -27,7 +28,9 @@ class ExecutionRefs:
     fire_machine_arn: str
     batch_machine_arn: str | None = None
 
+    @cached_property
     def _prefixes(self) -> tuple[tuple[str, str], ...]:
+        """(code, ARN prefix) of each machine: made once, read at every record's read and write."""
         found = [(_FIRE, _executions_of(self.fire_machine_arn))]
         if self.batch_machine_arn and self.batch_machine_arn != self.fire_machine_arn:
             found.append((_BATCH, _executions_of(self.batch_machine_arn)))
@@ -37,7 +40,7 @@ class ExecutionRefs:
         """The value an item keeps for the execution ``arn``."""
         if arn is None:
             return None
-        for code, prefix in self._prefixes():
+        for code, prefix in self._prefixes:
             name = arn.removeprefix(prefix)
             if name != arn and ":" not in name:
                 return code + name
@@ -47,7 +50,7 @@ class ExecutionRefs:
         """The execution's ARN from what an item keeps."""
         if value is None:
             return None
-        for code, prefix in self._prefixes():
+        for code, prefix in self._prefixes:
             if value.startswith(code):
                 return prefix + value.removeprefix(code)
         return value

@@ -77,15 +77,15 @@ ESSENTIAL = frozenset(
 
 # How near a detail-type must be to one the stack takes to be answered as a slip of it.
 _NEAR = 0.8
+_TAKEN = {str(kind).casefold(): kind for kind in INBOUND}  # as compared: case left out
 
 
 def meant_detail_type(detail_type: str) -> DetailType | None:
     """The detail-type the stack takes that ``detail_type`` is a slip of — its case, its spaces,
     a typo (``Schedule Strat``) — or None: not near any, an event meant for another consumer,
     which the stack leaves alone."""
-    taken = {str(kind).casefold(): kind for kind in INBOUND}
     normal = " ".join(detail_type.split()).casefold()
-    if normal in taken:
-        return taken[normal]
-    close = difflib.get_close_matches(normal, list(taken), n=1, cutoff=_NEAR)
-    return taken[close[0]] if close else None
+    if normal in _TAKEN:
+        return _TAKEN[normal]
+    close = difflib.get_close_matches(normal, list(_TAKEN), n=1, cutoff=_NEAR)
+    return _TAKEN[close[0]] if close else None
