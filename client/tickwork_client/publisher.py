@@ -21,7 +21,6 @@ from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import quote
 
 from pydantic import BaseModel
 
@@ -37,7 +36,7 @@ from tickwork.fulfillment.defaults import builtin_data_models
 from tickwork.fulfillment.registry import validate_data
 from tickwork.integrity.signed_events import SIGNATURE_FIELD, sign_event
 from tickwork_client.local import LOCAL_CREDENTIALS, find_local_stack
-from tickwork_client.stack_api import ApiError, BearerSigner, StackApi
+from tickwork_client.stack_api import ApiError, BearerSigner, StackApi, action_path
 from tickwork_client.views import (
     ActionPage,
     ActionSummary,
@@ -475,7 +474,7 @@ class TickworkClient:
             "limit": str(limit),
             "cursor": cursor,
         }
-        return self._stack().actions({k: v for k, v in query.items() if v is not None})
+        return self._stack().actions(query)
 
     def actions(
         self,
@@ -506,13 +505,13 @@ class TickworkClient:
         """How many actions there are by status (each once), how many need attention, and the
         fires of the last hour and day (``GET /stats``), all or of a group / id prefix."""
         query = {"group": None if group is None else check_group(group), "prefix": prefix}
-        return self._stack().stats({k: v for k, v in query.items() if v is not None})
+        return self._stack().stats(query)
 
     def retry(self, action_id: str, occurrence: int | None = None) -> dict[str, Any]:
         """Run a failed fire again now (``POST /actions/{id}/retry``; ``occurrence``: which of
         its failed fires, default the latest): the stack's answer (``outcome``, ...)."""
         body = None if occurrence is None else {"occurrence": occurrence}
-        path = f"/actions/{quote(check_action_id(action_id), safe='')}/retry"
+        path = action_path(check_action_id(action_id), "/retry")
         return self._stack().call("POST", path, body)
 
     def update(self, action_id: str, **changes: Any) -> ActionView:
@@ -521,7 +520,7 @@ class TickworkClient:
         when replaces the old one). The action as the stack holds it after."""
         if not changes:
             raise ValidationFailed.of("changes", "none given", "name a field, e.g. data={...}")
-        path = f"/actions/{quote(check_action_id(action_id), safe='')}"
+        path = action_path(check_action_id(action_id))
         return cast(ActionView, self._stack().call("PATCH", path, changes))
 
     def rejections(self, limit: int = 20, source: str | None = None) -> list[RejectionView]:

@@ -12,7 +12,7 @@ import http.client
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, cast
 from urllib.parse import quote, urlsplit
 
@@ -25,9 +25,20 @@ from tickwork_client.views import (
     StatsView,
 )
 
-__all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi"]
+__all__ = ["ApiError", "BearerSigner", "SigV4Signer", "Signer", "StackApi", "action_path"]
 
 Signer = Callable[[str, str, dict[str, str], bytes], dict[str, str]]
+
+
+def action_path(action_id: str, tail: str = "") -> str:
+    """``/actions/{id}`` (the id quoted whole: ids hold ``:`` and ``/``), then ``tail``."""
+    return f"/actions/{quote(action_id, safe='')}{tail}"
+
+
+def _with_query(path: str, query: Mapping[str, str | None]) -> str:
+    """``path`` with the query's values given (None: left out), each quoted."""
+    filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items() if v is not None)
+    return f"{path}?{filled}" if filled else path
 
 
 class ApiError(Exception):
@@ -85,28 +96,26 @@ class StackApi:
 
     def action(self, action_id: str) -> ActionView:
         """The action as the API shows it: status, next fire, history and transitions."""
-        return cast(ActionView, self.call("GET", f"/actions/{quote(action_id, safe='')}"))
+        return cast(ActionView, self.call("GET", action_path(action_id)))
 
-    def actions(self, query: dict[str, str]) -> ActionPage:
+    def actions(self, query: Mapping[str, str | None]) -> ActionPage:
         """``GET /actions``: a page of actions (``status``, ``group``, ``prefix``,
-        ``attention``, ``limit``, ``cursor``)."""
-        filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items())
-        return cast(ActionPage, self.call("GET", f"/actions?{filled}" if filled else "/actions"))
+        ``attention``, ``limit``, ``cursor``; None: not given)."""
+        return cast(ActionPage, self.call("GET", _with_query("/actions", query)))
 
-    def stats(self, query: dict[str, str]) -> StatsView:
+    def stats(self, query: Mapping[str, str | None]) -> StatsView:
         """``GET /stats``: counts by status, attention apart, fires of the last hour and day."""
-        filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items())
-        return cast(StatsView, self.call("GET", f"/stats?{filled}" if filled else "/stats"))
+        return cast(StatsView, self.call("GET", _with_query("/stats", query)))
 
     def rejections(self, limit: int = 20, source: str | None = None) -> list[RejectionView]:
         """``GET /rejections``: the refusals the stack kept, newest first."""
-        query = f"limit={limit}" + (f"&source={quote(source, safe='')}" if source else "")
-        answer = self.call("GET", f"/rejections?{query}")
+        query = {"limit": str(limit), "source": source}
+        answer = self.call("GET", _with_query("/rejections", query))
         return cast(list[RejectionView], answer.get("rejections", []))
 
     def occurrences(self, action_id: str, count: int = 10) -> list[OccurrenceView]:
         """``GET /actions/{id}/occurrences``: the coming ones, skips and moves shown."""
-        answer = self.call("GET", f"/actions/{quote(action_id, safe='')}/occurrences?count={count}")
+        answer = self.call("GET", action_path(action_id, f"/occurrences?count={count}"))
         return cast(list[OccurrenceView], answer.get("occurrences", []))
 
     def outbox(
@@ -114,9 +123,8 @@ class StackApi:
     ) -> list[OutboxMessage]:
         """``GET /local/outbox``: what the local stack's fires sent, newest first."""
         query = {"kind": kind, "id": action_id, "limit": str(limit)}
-        filled = "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items() if v is not None)
         try:
-            answer = self.call("GET", f"/local/outbox?{filled}")
+            answer = self.call("GET", _with_query("/local/outbox", query))
         except ApiError as error:
             if error.status == 404:
                 raise ApiError(
