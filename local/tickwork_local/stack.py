@@ -27,6 +27,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 from tickwork.adapters.clients import AwsClients
+from tickwork.adapters.dynamodb_stream_counts import TALLY_ITEM_ID
 from tickwork.adapters.execution_refs import ExecutionRefs
 from tickwork.domain.errors import ValidationFailed
 from tickwork.domain.times import iso
@@ -128,6 +129,9 @@ LOCAL_PARAMETERS = {
     # A deployed stack sends the essential events by default (each event is billed); on a
     # developer's machine every lifecycle event is shown (`tickwork watch`, the tests' taps)
     "LifecycleEvents": "all",
+    # ... and the counts follow the writes within a second (a deployed stack folds its stream
+    # once a minute: each fold is billed)
+    "CountSchedule": "rate(1 second)",
     "AllowPrivateTargets": "true",
     "EmailFromAddress": "tickwork@example.com",
     "SqsTargetArns": _EVERYTHING.format("sqs"),
@@ -501,8 +505,35 @@ class LocalStack:
         """The table as the scheduled runs would find it, read once a step of the time
         machine (``_forget_glance``)."""
         if self._glanced is None:
-            self._glanced = glance_at(self._actions_items(GLANCED), self.running_arns, self.refs)
+            self._glanced = glance_at(
+                self._actions_items(GLANCED), self.running_arns, self.refs, self.unfolded()
+            )
         return self._glanced
+
+    def unfolded(self) -> bool:
+        """Whether the actions table's stream holds a write of an action after the last one
+        the folds read (``#tally``'s ``done``), read from the emulator's own table."""
+        from moto.dynamodb.models import dynamodb_backends
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        table = dynamodb_backends[ACCOUNT][self.region].tables[self.outputs["ActionsTableName"]]
+        shard = table.stream_shard
+        if shard is None:
+            return False
+        tally: Any = table.items.get(DynamoType({"S": TALLY_ITEM_ID}))
+        done: Any = None
+        if tally is not None:
+            if "intent" in tally.attrs:
+                return True
+            known = tally.attrs.get("done")
+            done = known.value.get(shard.id) if known is not None else None
+        after = shard.starting_sequence_number if done is None else int(done.value) + 1
+        records = list(shard.items)
+        first = after - shard.starting_sequence_number
+        return any(
+            not str(record.record["dynamodb"]["Keys"]["id"]["S"]).startswith("#")
+            for record in records[max(first, 0) :]
+        )
 
     def running_arns(self) -> set[str]:
         """The executions of the stack's state machines running now, read from the emulator's

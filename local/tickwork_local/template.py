@@ -140,6 +140,8 @@ class Template:
                 name = props.get("TableName", default_name)
                 refs[logical] = name
                 attrs[(logical, "Arn")] = self.arn("dynamodb", f"table/{name}")
+                # the stream's label is the moment it was made (the emulator's, too): any
+                attrs[(logical, "StreamArn")] = self.arn("dynamodb", f"table/{name}/stream/*")
             elif kind == "AWS::SQS::Queue":
                 refs[logical] = f"queue:{default_name}"  # replaced by the real URL once created
                 attrs[(logical, "Arn")] = self.arn("sqs", default_name)
@@ -312,7 +314,7 @@ class Template:
 
     def create_table(self, dynamodb: Any, logical: str) -> str:
         """Create the table ``logical`` with ``dynamodb`` (a boto3 client) from its own
-        properties here — keys, indexes, billing, TTL — and return its name."""
+        properties here — keys, indexes, billing, TTL, stream — and return its name."""
         props = self.resources[logical]["Properties"]
         keys = (
             "AttributeDefinitions",
@@ -322,8 +324,14 @@ class Template:
             "BillingMode",
         )
         name = str(self.resolve({"Ref": logical}))
+        stream = props.get("StreamSpecification")
+        extra = (
+            {"StreamSpecification": {"StreamEnabled": True, **self.resolve(stream)}}
+            if stream
+            else {}
+        )
         dynamodb.create_table(
-            TableName=name, **{k: self.resolve(props[k]) for k in keys if k in props}
+            TableName=name, **{k: self.resolve(props[k]) for k in keys if k in props}, **extra
         )
         ttl = props.get("TimeToLiveSpecification")
         if ttl:

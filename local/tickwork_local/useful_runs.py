@@ -10,6 +10,9 @@ fire late.
 - **pump**: the earliest launch moment of a parked fire, the
   only thing its run acts on. The runs left out move its watermark as runs that found nothing
   would have (``nothing_due_until``), so the next run reads from there.
+- **counts**: now, while the table's stream holds a write of an action that no fold has
+  read yet (the folds' progress item, ``#tally``, against the stream's last record); else
+  none until something happens.
 - **reconciler**: now, while a claim, a fire asked for by hand or a batch's tab is open (each
   may need it after a while, so every run is made); else the earliest of: a waiting fire
   whose execution is not running coming within its look-ahead (``reconcile.HORIZON``): a lost
@@ -45,6 +48,7 @@ class Glance:
     unnoted: list[float]  # PENDING fires (parked or not) the watchdog has not noted missed
     open_work: bool  # a claim, a fire asked for by hand, or a batch's tab
     list_running: Callable[[], set[str]]  # the executions running, asked only if needed
+    unfolded: bool = False  # the table's stream holds a write of an action not folded yet
 
     @functools.cached_property
     def running(self) -> frozenset[str]:
@@ -67,6 +71,7 @@ def glance_at(
     items: Iterable[Mapping[str, str]],
     running: Callable[[], set[str]],
     refs: ExecutionRefs | None = None,
+    unfolded: bool = False,
 ) -> Glance:
     """The glance from the table's items, each given as its ``GLANCED`` attributes' values
     (numbers as the digits DynamoDB keeps); ``refs``: the stack's machines, to tell the ARN of
@@ -88,7 +93,7 @@ def glance_at(
             else:
                 named = item.get("executionArn")
                 waiting.append((fire, refs.read(named) if refs else named))
-    return Glance(launches, waiting, unnoted, open_work, running)
+    return Glance(launches, waiting, unnoted, open_work, running, unfolded)
 
 
 class UsefulRuns:
@@ -137,8 +142,21 @@ class _Reconciler(UsefulRuns):
         return min(moments, default=None)
 
 
+class _Counts(UsefulRuns):
+    exact = True
+
+    def moment(self, last_run: float) -> float | None:
+        if not self._glance().unfolded:
+            return None
+        return bootstrap.from_environment().clock.now().timestamp()
+
+
 def useful_runs(function_logical_id: str, glance: Callable[[], Glance]) -> UsefulRuns | None:
     """What tells the runs of this scheduled function worth making (None: make every one)."""
-    kinds: dict[str, type[UsefulRuns]] = {"PumpFunction": _Pump, "ReconcilerFunction": _Reconciler}
+    kinds: dict[str, type[UsefulRuns]] = {
+        "PumpFunction": _Pump,
+        "ReconcilerFunction": _Reconciler,
+        "CountFunction": _Counts,
+    }
     kind = kinds.get(function_logical_id)
     return kind(glance) if kind else None

@@ -28,8 +28,10 @@ from tickwork.adapters.dynamodb_count_tab import DynamoDBCountTabs
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.dynamodb_queries import DynamoDBQueries
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
+from tickwork.adapters.dynamodb_stream_counts import DynamoDBStreamCounts
 from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
 from tickwork.domain.action import Action, Limits
+from tickwork.domain.selection import Selection
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.ports import ActionQueries, ActionRecords, CountTabs, FireTallies, ParkedFires
 from tickwork_local.template import Template
@@ -77,6 +79,29 @@ def emulated_aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(key, value)
 
 
+class FoldedQueries(DynamoDBQueries):
+    """The queries as a reader sees them once the count function has folded every write (on
+    AWS, within ``CountSchedule``): the real fold runs before each count."""
+
+    def __init__(self, name: str, **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)
+        self._counts = DynamoDBStreamCounts(name)
+
+    def count(self, selection: Selection) -> dict[str, int]:
+        self._counts.fold()
+        return super().count(selection)
+
+
+class FoldedTallies(DynamoDBFireTallies):
+    """The fire totals once every write is folded (see ``FoldedQueries``)."""
+
+    def read(
+        self, group: str | None, hourly: bool, first: int, last: int
+    ) -> dict[int, dict[str, int]]:
+        DynamoDBStreamCounts(self._name).fold()
+        return super().read(group, hourly, first, last)
+
+
 @pytest.fixture(params=["fake", "dynamodb"])
 def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stores]:
     clock = FakeClock(NOW)
@@ -99,9 +124,9 @@ def stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
         memo = CountedMemo()
         yield Stores(
             DynamoDBRecords(name, memo=memo),
-            DynamoDBQueries(name, clock=clock, memo=memo),
+            FoldedQueries(name, clock=clock, memo=memo),
             DynamoDBParkedFires(name),
-            DynamoDBFireTallies(name),
+            FoldedTallies(name),
             DynamoDBCountTabs(name, memo=memo),
             clock,
         )

@@ -92,6 +92,11 @@ class Stack:
     def stop(self, action_id: str) -> str:
         return self.local.publish(DetailType.STOP, {"id": action_id})
 
+    def wait_counted(self, timeout: float = 30) -> None:
+        """Until the count function has folded every action's write into the counts and fire
+        totals (on AWS they follow the writes by up to ``CountSchedule``; here a second)."""
+        wait_until(lambda: not self.local.unfolded(), timeout, "the counts to be folded")
+
     def record(self, action_id: str) -> Action:
         action = self.records.get(action_id)
         assert action is not None, f"no record for {action_id}"

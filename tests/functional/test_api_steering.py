@@ -42,6 +42,7 @@ def test_pause_and_resume_show_in_the_record_lists_and_counts(api: Api, stack: S
     assert shown["status"] == "PAUSED" and shown["pauseNote"] == "card expired"
     listed = api.get("/actions?status=PAUSED").json["items"]
     assert [a["id"] for a in listed] == ["sub:1"] and listed[0]["pauseNote"] == "card expired"
+    stack.wait_counted()
     assert api.get("/stats").json["byStatus"]["PAUSED"] == 1
 
     resumed = api.post(action_path("sub:1", "resume"))
@@ -156,7 +157,9 @@ def test_a_one_off_under_way_is_409_to_a_cancel_and_a_pause(api: Api, stack: Sta
     assert stack.record("soon").status == Status.IN_PROGRESS
 
 
-def test_groups_and_prefixes_list_count_pause_and_cancel_a_page_at_a_time(api: Api) -> None:
+def test_groups_and_prefixes_list_count_pause_and_cancel_a_page_at_a_time(
+    api: Api, stack: Stack
+) -> None:
     for n in range(5):
         create(api, f"sub:42:{n}", rate="rate(1 hour)", group="subscription-42")
     create(api, "sub:43:0", rate="rate(1 hour)", group="subscription-43")
@@ -167,6 +170,7 @@ def test_groups_and_prefixes_list_count_pause_and_cancel_a_page_at_a_time(api: A
     assert rest["nextCursor"] is None
     prefixed = api.get("/actions?prefix=sub:4").json["items"]
     assert len(prefixed) == 6 and all(a["id"].startswith("sub:4") for a in prefixed)
+    stack.wait_counted()
     counts = api.get("/stats?group=subscription-42").json["byStatus"]
     assert counts["PENDING"] == 5 and counts["PAUSED"] == 0
 
@@ -178,6 +182,7 @@ def test_groups_and_prefixes_list_count_pause_and_cancel_a_page_at_a_time(api: A
     ).json
     assert done["nextCursor"] is None
     assert {r["outcome"] for r in page.json["results"] + done["results"]} == {"paused"}
+    stack.wait_counted()
     assert api.get("/stats?group=subscription-42").json["byStatus"]["PAUSED"] == 5
     assert api.get("/stats?group=subscription-43").json["byStatus"]["PAUSED"] == 0
 

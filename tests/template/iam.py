@@ -119,6 +119,10 @@ def _arn(service: str, region: str, resource: str) -> str:
 
 def _resources(service: str, params: dict[str, Any], region: str) -> tuple[str, ...]:
     """The ARNs IAM authorises a call against, from its parameters."""
+    if service == "dynamodb" and "StreamArn" in params:  # DynamoDB Streams: the stream
+        return (params["StreamArn"],)
+    if service == "dynamodb" and "ShardIterator" in params:  # it names its stream first
+        return (params["ShardIterator"].split("|", 1)[0],)
     if service == "dynamodb":
         tables = [params["TableName"]] if "TableName" in params else list(params["RequestItems"])
         index = f"/index/{params['IndexName']}" if params.get("IndexName") else ""

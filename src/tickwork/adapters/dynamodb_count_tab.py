@@ -1,11 +1,11 @@
-"""A batch's record writes on its tab, and the settlement of tabs (``dynamodb_tabs``).
+"""A batch's record writes, and the settlement of tabs an earlier release left open
+(``dynamodb_tabs``).
 
-``DynamoDBTabbedRecords`` is the records port of one attempt of a batch task: a write that
-changes what an action counts as, or records a fire, puts the record alone (a plain conditional
-put, one write unit a KB) carrying those changes under the tab; the tab item is written before
-the first record that carries it. Changes the stored version carries for another tab are
-carried on while that tab is open, and dropped once it is settled. ``settle`` settles the tab
-at the task's end: the changes it wrote, in one transaction per up to 99 counter items.
+``DynamoDBTabbedRecords`` is the records port of one attempt of a batch task. Its writes are
+the records' own (dynamodb_records): plain puts whose changes the count function folds from the
+stream, once, like every other write's; so its tab carries nothing and ``settle`` adds nothing.
+(The release before carried a batch's changes on its records under a tab and settled them at
+the task's end, which is what ``DynamoDBCountTabs`` still does for a tab left open.)
 
 ``DynamoDBCountTabs`` is the port the reconciler and a retried task settle other tabs through
 (and where a batch's tasks note which members' events went out: ``#announced#<batch>``, a number
@@ -13,14 +13,12 @@ set of the members' places in the batch's order, ADDed after each PutEvents call
 their events, read by a retried or redriven task):
 ``open_tabs`` lists the tabs opened by a moment that are still open (from the sparse
 ``OpenTabs`` index), and ``settle`` adds what a tab's members still carry under it, read from
-their records. Both go through ``_settle``: fenced on the tab's version, so whoever comes second
-adds nothing twice.
+their records, fenced on the tab's version, so whoever comes second adds nothing twice.
 """
 
 from __future__ import annotations
 
 import random
-import threading
 import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -31,29 +29,21 @@ from tickwork.adapters.clients import AwsClients, OnTable
 from tickwork.adapters.counted_memo import CountedMemo
 from tickwork.adapters.dynamodb_counts import (
     Changes,
-    counted_as,
     counter_add,
-    deltas,
-    fire_changes,
     merged,
 )
 from tickwork.adapters.dynamodb_reads import items_by_id
-from tickwork.adapters.dynamodb_record import to_item
-from tickwork.adapters.dynamodb_records import DynamoDBRecords, fits
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.adapters.dynamodb_tabs import (
     OPEN_TABS_INDEX,
     TAB_SHARDS,
-    UNCOUNTED,
     TabState,
     carried_by,
-    carried_item,
-    open_tab_item,
     tab_key,
     tab_of,
     tab_settlement,
 )
 from tickwork.adapters.execution_refs import ExecutionRefs
-from tickwork.domain.action import Action, Occurrence
 from tickwork.domain.times import to_epoch_ms
 
 if TYPE_CHECKING:
@@ -68,103 +58,10 @@ _SETTLE_ATTEMPTS = 8
 
 
 class DynamoDBTabbedRecords(DynamoDBRecords):
-    def __init__(
-        self,
-        table_name: str,
-        tab: str,
-        members: list[str],
-        now: datetime,
-        table: Table | None = None,
-        clients: AwsClients | None = None,
-        memo: CountedMemo | None = None,
-        refs: ExecutionRefs | None = None,
-    ) -> None:
-        super().__init__(table_name, table, clients, memo, refs)
-        self._tab = tab
-        self._members = sorted(set(members))
-        self._opened_at = to_epoch_ms(now)
-        self._due: dict[str, Changes] = {}
-        self._opened = False
-        self._lock = threading.Lock()
-        self._open_tabs: dict[str, bool] = {}  # other tabs as read once: open, or settled
-        self._tab_reads = threading.Lock()
-
-    def save(
-        self, action: Action, expected_version: int, recorded: Occurrence | None = None
-    ) -> None:
-        self._open()  # first: the tab's name is settled before a record carries it
-        item = to_item(action, self._refs)
-        stored = self._stored(action, expected_version)
-        carried = dict(stored.carried)
-        mine = merged(
-            carried.pop(self._tab, {}),
-            deltas(stored.counted, counted_as(item)),
-            fire_changes(action.group, recorded),
-        )
-        kept = {tab: changes for tab, changes in carried.items() if self._still_open(tab)}
-        if mine:
-            kept[self._tab] = mine
-        uncounted = carried_item(kept, action.group)
-        if uncounted is not None:
-            item[UNCOUNTED] = uncounted
-        fits(item)
-        self._put(item, "version = :expected", {":expected": expected_version})
-        self._memo.remember(item)
-        with self._lock:
-            if mine:
-                self._due[action.id] = mine
-            else:
-                self._due.pop(action.id, None)
+    """The records as a batch's attempt writes them: counted by the fold, like any write."""
 
     def settle(self) -> int:
-        """Settle this tab: add the changes this attempt's writes carry (those a later write of
-        a member settled already left out). How many records it counted."""
-        with self._lock:
-            due = dict(self._due)
-            opened = self._opened
-        if not opened:
-            return 0
-        counted = _settle(self._table, self._name, self._tab, lambda _state: due)
-        with self._lock:
-            for action_id in due:
-                self._due.pop(action_id, None)
-        return counted
-
-    def _open(self) -> None:
-        """Write the tab's item (once, before the first record that carries the tab). A tab of
-        this name already there was left by an earlier run of this attempt (a redrive numbers
-        the attempts from 0 again): it is settled from its members' records, as the reconciler
-        would, and this run's tab takes the next free name (``<batch>#<attempt>.<run>``)."""
-        with self._lock:
-            if self._opened:
-                return
-            base, run = self._tab, 0
-            while True:
-                item = open_tab_item(self._tab, self._members, self._opened_at)
-                try:
-                    self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(id)")
-                    break
-                except ClientError as error:
-                    if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                        raise
-                DynamoDBCountTabs(self._name, self._given, self._clients, refs=self._refs).settle(
-                    self._tab
-                )
-                run += 1
-                self._tab = f"{base}.{run}"
-            self._opened = True
-
-    def _still_open(self, tab: str) -> bool:
-        """Whether another tab the stored record carries changes for is open: read once per
-        tab for the whole task (its members mostly carry one, their last batch's). A tab read
-        open may settle meanwhile: carrying its changes on is harmless (a settled tab's changes
-        are dropped by a later write, and it never settles twice); one read settled stays so."""
-        with self._tab_reads:  # the members' threads wait for the one read
-            known = self._open_tabs.get(tab)
-            if known is None:
-                state = self._tab_state(tab)
-                known = self._open_tabs[tab] = state is not None and state.open
-        return known
+        return 0  # nothing is carried: each write is folded from the stream
 
 
 class DynamoDBCountTabs(OnTable):
@@ -186,16 +83,8 @@ class DynamoDBCountTabs(OnTable):
     def open(
         self, tab: str, attempt: int, members: list[str], now: datetime
     ) -> DynamoDBTabbedRecords:
-        return DynamoDBTabbedRecords(
-            self._name,
-            f"{tab}#{attempt}",
-            members,
-            now,
-            self._given,
-            self._clients,
-            self._memo,
-            self._refs,
-        )
+        del tab, attempt, members, now  # a tab of this release carries nothing
+        return DynamoDBTabbedRecords(self._name, self._given, self._clients, self._memo, self._refs)
 
     def open_tabs(self, opened_by: datetime, limit: int = 1000) -> list[str]:
         by = to_epoch_ms(opened_by)

@@ -29,8 +29,11 @@ from tickwork.ports.stores import ATTENTION
 
 __all__ = [
     "ATTENTION",
+    "COUNTER_KEYS",
     "COUNTER_PREFIX",
     "FIRE_PREFIX",
+    "FOLDED",
+    "TALLY",
     "Changes",
     "CountedAs",
     "counted_as",
@@ -38,9 +41,11 @@ __all__ = [
     "counter_ids",
     "deltas",
     "fire_changes",
+    "fire_changes_at",
     "fire_counter_id",
     "fire_counter_ids",
     "merged",
+    "tally_of",
 ]
 
 # Counter changes by counter item: {item id: {field: amount}} (counters and fire totals alike).
@@ -49,6 +54,13 @@ Changes = dict[str, dict[str, int]]
 COUNTER_PREFIX = "#count#"
 FIRE_PREFIX = "#fires#"
 _DAY_SECONDS = 86_400
+# A record's attribute that tells the stream's fold what its write counts for
+# (dynamodb_stream_counts): "<version>", or "<version> <kind> <minute>" when it records a fire.
+TALLY = "tally"
+# A counter item's attribute: the last fold that added to it (dynamodb_stream_counts).
+FOLDED = "folded"
+# A counter item's attributes that are not counts.
+COUNTER_KEYS = frozenset({"id", "ttl", FOLDED})
 
 
 @dataclass(frozen=True)
@@ -121,8 +133,20 @@ def fire_changes(group: str, occurrence: Occurrence | None) -> Changes:
     kind = None if occurrence is None else fire_kind(occurrence)
     if occurrence is None or kind is None:
         return {}
-    minute = to_epoch_ms(occurrence.actual_time) // 60_000
-    return {item: {str(kind): 1} for item in fire_counter_ids(group, minute)}
+    return fire_changes_at(group, str(kind), to_epoch_ms(occurrence.actual_time) // 60_000)
+
+
+def fire_changes_at(group: str, kind: str, minute: int) -> Changes:
+    """The fire totals' ADDs for a fire of ``kind`` recorded in ``minute`` (since the epoch)."""
+    return {item: {kind: 1} for item in fire_counter_ids(group, minute)}
+
+
+def tally_of(version: int, occurrence: Occurrence | None) -> str:
+    """A record write's ``tally``: its version, and the fire it records (kind and minute)."""
+    kind = None if occurrence is None else fire_kind(occurrence)
+    if occurrence is None or kind is None:
+        return str(version)
+    return f"{version} {kind!s} {to_epoch_ms(occurrence.actual_time) // 60_000}"
 
 
 def fire_counter_id(group: str | None, hourly: bool, number: int) -> str:

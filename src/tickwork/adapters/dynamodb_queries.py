@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tickwork.adapters.clients import AwsClients, OnTable
 from tickwork.adapters.counted_memo import CountedMemo
-from tickwork.adapters.dynamodb_counts import ATTENTION, counter_ids
+from tickwork.adapters.dynamodb_counts import ATTENTION, COUNTER_KEYS, counter_ids
 from tickwork.adapters.dynamodb_reads import items_by_id, query_pages
 from tickwork.adapters.dynamodb_record import from_item
 from tickwork.adapters.execution_refs import ExecutionRefs
@@ -280,7 +280,7 @@ class DynamoDBQueries(OnTable):
         totals: Counter[str] = Counter()
         for item in items_by_id(self._table, ids):
             for name, value in item.items():
-                if name != "id":
+                if name not in COUNTER_KEYS:
                     totals[name] += int(str(value))
         in_flight = self._in_flight(selection.group)
         totals[Status.PENDING] -= in_flight

@@ -1,16 +1,17 @@
 """ActionRecords over the actions table: one record read, created, replaced or deleted whole,
 every write fenced on the version read.
 
-A write that changes what the action is counted as (its status, group, need of attention or
-expiry day: dynamodb_counts), or records a fire (the fire totals), is one transaction with the
-counter items' ``ADD``s, so a count or a total is never off by a crash; any other write is one
-conditional PutItem. What the stored version counts as comes from the shared ``CountedMemo``
-(no read), else from one consistent read.
+A write is one conditional PutItem (one write unit a KB): it moves no counter itself. Its
+``tally`` says which version it wrote and which fire it records, and the count function folds
+the table's stream into the counters and fire totals, each write once
+(dynamodb_stream_counts; docs/protocol.md, "Counts and fire totals").
 
-A stored record may carry a batch's changes not settled yet (``dynamodb_tabs``). A write that
-replaces it settles them in its own transaction when their tab is still open (fenced on the
-tab's version), and drops them when it is not (its batch, a retry or the reconciler added
-them); so does a delete.
+A stored record may still carry a batch's changes not settled yet (``uncounted``, written by
+the release before: dynamodb_tabs). A write that replaces it settles them in a transaction of
+its own when their tab is still open (fenced on the tab's version), with its own counter
+changes and no ``tally``, and drops them when it is not (its batch, a retry or the reconciler
+added them). A delete takes the record off its counters in its transaction, settling what it
+carries the same way; the fold never counts a delete.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from botocore.exceptions import ClientError
 from tickwork.adapters.clients import AwsClients, OnTable
 from tickwork.adapters.counted_memo import CountedMemo, Stored
 from tickwork.adapters.dynamodb_counts import (
+    TALLY,
     Changes,
     counted_as,
     counter_add,
     deltas,
     fire_changes,
     merged,
+    tally_of,
 )
 from tickwork.adapters.dynamodb_record import from_item, to_item
 from tickwork.adapters.dynamodb_sizes import MAX_ITEM_BYTES, item_size
@@ -115,28 +118,30 @@ class DynamoDBRecords(OnTable):
     def _write(
         self, action: Action, expected_version: int | None, recorded: Occurrence | None = None
     ) -> None:
-        """Put the record, fenced on ``expected_version`` (None: it must not exist); when what
-        it counts as changes, or it records a fire, or it replaces a version carrying an open
-        tab's changes, in one transaction with the counters' ADDs."""
+        """Put the record, fenced on ``expected_version`` (None: it must not exist), with its
+        ``tally`` for the fold; one that replaces a version carrying an open tab's changes
+        settles them, and counts itself, in one transaction with the counters' ADDs."""
         item = to_item(action, self._refs)
         fits(item)
+        if expected_version is None:
+            condition, values = "attribute_not_exists(id)", {}
+        else:
+            condition, values = "version = :expected", {":expected": expected_version}
         for attempt in range(_TRANSACTION_ATTEMPTS):
             stored = None if expected_version is None else self._stored(action, expected_version)
             settling = [] if stored is None else self._open_tabs_of(stored)
+            if not settling:
+                self._put({**item, TALLY: tally_of(action.version, recorded)}, condition, values)
+                self._memo.remember(item)
+                return
+            assert stored is not None
             changes = merged(
-                deltas(stored.counted if stored else None, counted_as(item)),
+                deltas(stored.counted, counted_as(item)),
                 fire_changes(action.group, recorded),
                 *(c for _, c in settling),
             )
-            if expected_version is None:
-                condition, values = "attribute_not_exists(id)", {}
-            else:
-                condition, values = "version = :expected", {":expected": expected_version}
             try:
-                if changes or settling:
-                    self._transact(item, condition, values, changes, settling)
-                else:
-                    self._put(item, condition, values)
+                self._transact(item, condition, values, changes, settling)
             except _Contended:
                 time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
                 continue

@@ -18,7 +18,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from tickwork.adapters.dynamodb_counts import ATTENTION, COUNTER_PREFIX, counted_as, deltas
+from tickwork.adapters.dynamodb_counts import (
+    ATTENTION,
+    COUNTER_KEYS,
+    COUNTER_PREFIX,
+    counted_as,
+    deltas,
+)
 from tickwork.domain.action import Status
 
 __all__ = ["Recount", "recount"]
@@ -51,7 +57,7 @@ def recount(
         action_id = str(item["id"])
         if action_id.startswith(COUNTER_PREFIX):
             stored[action_id] = {
-                name: int(str(value)) for name, value in item.items() if name not in _KEYS
+                name: int(str(value)) for name, value in item.items() if name not in COUNTER_KEYS
             }
             continue
         counted = counted_as(item) if "status" in item else None
@@ -76,7 +82,6 @@ def recount(
     return result
 
 
-_KEYS = {"id", "ttl"}
 _FIELDS = [*(str(status) for status in Status), ATTENTION]  # every count a counter item holds
 
 

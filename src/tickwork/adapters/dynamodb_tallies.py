@@ -6,7 +6,7 @@ They are added by the record writes that record the fires, exactly once (dynamod
 from __future__ import annotations
 
 from tickwork.adapters.clients import OnTable
-from tickwork.adapters.dynamodb_counts import fire_counter_id
+from tickwork.adapters.dynamodb_counts import COUNTER_KEYS, fire_counter_id
 from tickwork.adapters.dynamodb_reads import items_by_id
 
 __all__ = ["DynamoDBFireTallies"]
@@ -18,6 +18,6 @@ class DynamoDBFireTallies(OnTable):
     ) -> dict[int, dict[str, int]]:
         ids = {fire_counter_id(group, hourly, n): n for n in range(first, last + 1)}
         return {
-            ids[str(item["id"])]: {k: int(str(v)) for k, v in item.items() if k != "id"}
+            ids[str(item["id"])]: {k: int(str(v)) for k, v in item.items() if k not in COUNTER_KEYS}
             for item in items_by_id(self._table, list(ids))
         }

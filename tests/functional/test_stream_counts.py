@@ -1,0 +1,156 @@
+"""GIVEN records written, replaced and purged in any order, and folds of the table's stream
+that die after any number of their counter ADDs WHEN the next fold runs THEN the counts equal
+what the records add up to and every recorded fire is in the fire totals once: a fold that
+died is done again from its intent, and no counter gets a fold's ADD twice.
+docs/protocol.md, "Counts and fire totals"."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+
+from tests.contract.conftest import REPO, emulated_aws_env
+from tests.unit.fakes import FakeClock
+from tickwork.adapters.dynamodb_queries import DynamoDBQueries
+from tickwork.adapters.dynamodb_records import DynamoDBRecords
+from tickwork.adapters.dynamodb_stream_counts import DynamoDBStreamCounts
+from tickwork.adapters.dynamodb_tallies import DynamoDBFireTallies
+from tickwork.domain.action import Action, Limits, Occurrence, Status
+from tickwork.domain.fire import Outcome
+from tickwork.domain.selection import Selection
+from tickwork.domain.start_request import parse_start_detail
+from tickwork.domain.times import to_epoch_ms
+from tickwork_local.template import Template
+
+NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+_RUNS = itertools.count()
+_COUNTED = [str(s) for s in Status if s != Status.IN_PROGRESS]  # (claims: counted as PENDING)
+
+
+class _Died(Exception):
+    """The fold's function was killed here."""
+
+
+class _DyingTable:
+    """The table as a fold sees it, killed after ``adds`` counter ADDs (None: never)."""
+
+    def __init__(self, table: Any, adds: int | None) -> None:
+        self._table = table
+        self._left = adds
+
+    def update_item(self, **kwargs: Any) -> Any:
+        if self._left is not None:
+            if self._left == 0:
+                raise _Died()
+            self._left -= 1
+        return self._table.update_item(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+
+@pytest.fixture
+def table_name(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    emulated_aws_env(monkeypatch)
+    with mock_aws():
+        yield Template(REPO / "template.yaml").create_table(
+            boto3.client("dynamodb"), "ActionsTable"
+        )
+
+
+def _new(action_id: str, clock: FakeClock, group: str) -> Action:
+    detail = {"id": action_id, "at": (clock.now() + timedelta(minutes=10)).isoformat()}
+    if group != "default":
+        detail["group"] = group
+    request = parse_start_detail(detail, clock.now())
+    first = request.schedule.first_fire_time(clock.now())
+    assert first is not None
+    return Action.scheduled(action_id, request, first, clock.now(), "h", None, Limits())
+
+
+# One step: ("create" | "fire" | "fail" | "pause" | "purge", action number) or ("fold", adds
+# before it dies, or None: it runs to its end).
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["create", "fire", "fail", "pause", "purge"]), st.integers(0, 4)),
+        st.tuples(st.just("fold"), st.one_of(st.none(), st.integers(0, 6))),
+    ),
+    max_size=16,
+)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    steps=_STEPS,
+    groups=st.lists(st.sampled_from(["default", "g", "g.0", "default-0"]), min_size=5, max_size=5),
+)
+def test_folds_that_die_anywhere_leave_counts_and_totals_that_add_up(
+    table_name: str, steps: list[tuple[str, Any]], groups: list[str]
+) -> None:
+    table = boto3.resource("dynamodb").Table(table_name)
+    # Each example on the same table and stream: its own ids, and its own minute for the fire
+    # totals; the counts compared as they moved from what the examples before left.
+    run = next(_RUNS)
+    clock = FakeClock(NOW + timedelta(minutes=run))
+    assert DynamoDBStreamCounts(table_name).fold().caught_up
+    queries = DynamoDBQueries(table_name, clock=clock)
+    before = queries.count(Selection())
+    records = DynamoDBRecords(table_name)
+    fired: Counter[str] = Counter()  # kind -> fires recorded
+    for step, n in steps:
+        action_id = f"a{run}:{n}" if step != "fold" else ""
+        current = records.get(action_id) if action_id else None
+        if step == "create" and current is None:
+            records.create(_new(action_id, clock, groups[n]))
+        elif step == "fire" and current is not None and current.status == Status.PENDING:
+            _record(records, current, clock, Outcome.FIRED)
+            fired["onTime"] += 1
+        elif step == "fail" and current is not None and current.status == Status.PENDING:
+            _record(records, current, clock, Outcome.FAILED)
+            fired["failed"] += 1
+        elif step == "pause" and current is not None and current.status == Status.PENDING:
+            records.save(
+                replace(current, status=Status.PAUSED, version=current.version + 1), current.version
+            )
+        elif step == "purge" and current is not None:
+            records.delete(action_id)
+        elif step == "fold":
+            counts = DynamoDBStreamCounts(table_name, table=_DyingTable(table, n))  # type: ignore[arg-type]
+            with contextlib.suppress(_Died):
+                counts.fold()
+
+    assert DynamoDBStreamCounts(table_name).fold().caught_up
+
+    after = queries.count(Selection())
+    mine = [i for i in table.scan()["Items"] if str(i["id"]).startswith(f"a{run}:")]
+    stored = Counter(str(item["status"]) for item in mine)
+    assert {s: after[s] - before[s] for s in _COUNTED} == {s: stored[s] for s in _COUNTED}
+    minute = to_epoch_ms(clock.now()) // 60_000
+    read = DynamoDBFireTallies(table_name).read(None, False, minute, minute)
+    assert read.get(minute, {}) == {kind: n for kind, n in fired.items() if n}
+
+
+def _record(records: DynamoDBRecords, action: Action, clock: FakeClock, outcome: Outcome) -> None:
+    assert action.execution_time is not None
+    occurrence = Occurrence(1, clock.now(), clock.now(), 1, outcome, late_ms=0)
+    done = replace(
+        action,
+        status=Status.COMPLETED if outcome is Outcome.FIRED else Status.FAILED,
+        version=action.version + 1,
+        ttl=int((clock.now() + timedelta(days=10)).timestamp()),
+        history=(occurrence,),
+    )
+    records.save(done, action.version, recorded=occurrence)
