@@ -40,6 +40,7 @@ PROGRESS_EVERY = 10.0
 CREATE_TIMEOUT = 120.0  # for Starts on the bus to land in the table
 QUIET_SECONDS = 6.0  # no delivery for this long (and nothing active) = settled
 SETTLE_TIMEOUT = 90.0  # after the last planned fire
+FOLD_PATIENCE = 30.0  # for GET /stats to count what the records hold (the count function's folds)
 KILL_QUIET_WINDOW = 1.5  # no fire due within this many seconds of the kill
 KILL_WAIT_LIMIT = 30.0  # give up waiting for a quiet moment after this long
 REPUBLISH_AFTER_FIRST = 0.3  # seconds; a recurrence stays active >= 3 s after its first fire
@@ -267,11 +268,19 @@ class ChaosRun:
         )
 
     def _totals(self, statuses: dict[str, str]) -> Totals:
-        """GET /stats against every record: counts by status and the fire totals."""
-        answer = self.stack.api.get(f"{self.stack.api_url}/stats", timeout=60)
-        answer.raise_for_status()
+        """GET /stats against every record: counts by status and the fire totals. The counts
+        follow the writes once the count function has folded them (a second, locally): read
+        again until they agree, or ``FOLD_PATIENCE`` has passed — a change lost or added twice
+        never comes right, and is what is reported then."""
         records = [self._record(i) for i in sorted(statuses)]
-        return totals(answer.json(), records, HISTORY_LIMIT)
+        deadline = time.monotonic() + FOLD_PATIENCE
+        while True:
+            answer = self.stack.api.get(f"{self.stack.api_url}/stats", timeout=60)
+            answer.raise_for_status()
+            counted = totals(answer.json(), records, HISTORY_LIMIT)
+            if counted.agree or time.monotonic() > deadline:
+                return counted
+            time.sleep(0.5)
 
     def _expectations(self) -> list[Expected]:
         records = {

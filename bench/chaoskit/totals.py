@@ -1,7 +1,7 @@
 """The stack's counts and fire totals against its records, once a chaos run has settled.
 
-`GET /stats` answers from counter items that every record write moves (or, in a batch, that
-its tab adds once): actions by status, how many need attention, and the fires recorded in the
+`GET /stats` answers from counter items that the count function adds every record write to,
+once, folded from the table's stream (within a second, locally): actions by status, how many need attention, and the fires recorded in the
 last day (on time and late, failed). Read back here from the records themselves — every
 action's status, and every fired or failed occurrence in their histories — the two must be
 equal after any crash the run planted: a difference is a change lost or added twice. A record
@@ -41,6 +41,11 @@ class Totals:
             "fired": outcomes["FIRED"],
             "failed": outcomes["FAILED"],
         }
+
+    @property
+    def agree(self) -> bool:
+        """The counts are the records' (or the totals cannot be read back: nothing to wait for)."""
+        return bool(self.truncated) or not self.problems
 
     @property
     def problems(self) -> list[str]:

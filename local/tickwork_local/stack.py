@@ -528,11 +528,9 @@ class LocalStack:
             known = tally.attrs.get("done")
             done = known.value.get(shard.id) if known is not None else None
         after = shard.starting_sequence_number if done is None else int(done.value) + 1
-        records = list(shard.items)
-        first = after - shard.starting_sequence_number
         return any(
             not str(record.record["dynamodb"]["Keys"]["id"]["S"]).startswith("#")
-            for record in records[max(first, 0) :]
+            for record in shard.items[max(after - shard.starting_sequence_number, 0) :]
         )
 
     def running_arns(self) -> set[str]:

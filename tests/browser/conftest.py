@@ -101,6 +101,7 @@ def seeded(stack: Stack) -> Seeded:
         before = action
         action = action.fired(actual, record, following, {"delivered": "tick-event"}, deps.limits)
         deps.records.save(action, expected_version=before.version, recorded=record)
+    stack.wait_counted()  # and folded into the counts, as the count function does
     return Seeded(pending, failed, error, completed)
 
 

@@ -430,6 +430,7 @@ def test_a_late_answer_for_an_earlier_filter_never_replaces_the_counts_shown(
     deps = bootstrap.from_environment()
     for action_id, group in (("g:a1", "a"), ("g:b1", "b"), ("g:b2", "b")):
         start_action(StartCommand({"id": action_id, "rate": "rate(1 hour)", "group": group}), deps)
+    stack.wait_counted()
     page.goto(token_link("/"))
     page.get_by_test_id("auto-refresh").uncheck()  # only the loads the test makes
     pending = page.get_by_test_id("count-PENDING-value")

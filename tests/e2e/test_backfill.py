@@ -62,6 +62,7 @@ def test_a_past_range_runs_once_each_through_the_machines(stack: Stack, api: Api
     # backfilled fires run late by design: never counted late (their ticks, history, /stats)
     assert all(t["lateMs"] == 0 for t in ticks)
     assert all(h.late_ms == 0 for h in record.history)
+    stack.wait_counted()
     last_hour = api.get("/stats").json["lastHour"]
     assert last_hour["fired"] == 8 and last_hour["late"] == 0, last_hour
 

@@ -94,6 +94,7 @@ def test_fires_due_in_one_second_share_one_execution_and_each_fires_once(make_st
     # the batch recorded its fires itself: the tick function saw none of its ticks
     assert stack.invocations("TickFunction") == []
     # and counted them once, for all of them at once
+    stack.wait_counted()
     counts = stack.queries.count(Selection(group="default"))
     assert (counts["COMPLETED"], counts["PENDING"], counts["IN_PROGRESS"]) == (6, 0, 0)
 

@@ -63,6 +63,7 @@ def test_a_service_lists_counts_updates_and_retries_through_typed_calls(
         assert [a["id"] for a in client.list_actions(attention=True)["items"]] == ["bill:hook"]
 
         # AND counts as GET /stats gives them: each action once, attention apart
+        stack.wait_counted()
         counted = client.count(group="billing")
         assert counted["byStatus"]["PENDING"] == 5 and counted["byStatus"]["FAILED"] == 1
         assert counted["needsAttention"] == 1 and sum(counted["byStatus"].values()) == 6

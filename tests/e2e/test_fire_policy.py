@@ -111,6 +111,7 @@ def test_a_target_down_for_good_is_tried_until_its_age_then_dead_lettered_once(
     assert attributes["RETRY_ATTEMPTS"]["StringValue"] == str(attempts - 1)
     assert attributes["tickwork-action-id"]["StringValue"] == "bill:1"
     # AND the failure is counted
+    stack.wait_counted()
     assert stack.queries.count(Selection())["FAILED"] == 1
 
 

@@ -53,6 +53,25 @@ def _ticks_of(local: LocalProcess, queue: str, action_id: str, timeout: float) -
     return got
 
 
+def _wait_counted(local: LocalProcess, group: str, status: str, count: int) -> None:
+    """Until ``tickwork stats`` counts ``count`` of the group in ``status``: the counts follow
+    the writes once the count function has folded them (a second, locally)."""
+    deadline = time.monotonic() + 30
+    while local.cli_json("stats", "--group", group)["byStatus"][status] != count:
+        assert time.monotonic() < deadline, f"{group} never counted {count} {status}"
+        time.sleep(0.2)
+
+
+def _wait_folds_done(dynamodb: Any, table: str) -> None:
+    """Until no fold of the count function is under way (``#tally`` holds no intent)."""
+    deadline = time.monotonic() + 30
+    while "intent" in dynamodb.get_item(TableName=table, Key={"id": {"S": "#tally"}}).get(
+        "Item", {}
+    ):
+        assert time.monotonic() < deadline, "a fold stayed under way"
+        time.sleep(0.2)
+
+
 def test_cli_schedule_fires_once_seen_by_a_subscribed_queue(local: LocalProcess) -> None:
     local.cli_in_process = False  # the installed `tickwork` command, as a developer types it
     # GIVEN a worker queue subscribed to Schedule Tick with a bus rule
@@ -226,7 +245,7 @@ def test_cli_steers_one_action_and_a_whole_group(local: LocalProcess) -> None:
     assert "pause: 3 action(s) done" in run.stderr
     swept = json.loads(run.stdout)
     assert swept["matched"] == 3 and swept["paused"] == 3
-    assert local.cli_json("stats", "--group", "sub-42")["byStatus"]["PAUSED"] == 3
+    _wait_counted(local, "sub-42", "PAUSED", 3)  # the count function folds within a second
     assert local.cli_json("stats", "--group", "sub-43")["byStatus"]["PENDING"] == 1
 
     # AND refusals name the field and the fix, and change nothing
@@ -278,10 +297,12 @@ def test_cli_recount_rebuilds_counts_an_upgrade_left_at_zero(own_local: LocalPro
     for n in range(3):
         local.cli_json("schedule", "--id", f"old:{n}", "--in", "2h", "--group", "legacy")
     local.cli_json("cancel", "old:0")
+    _wait_counted(local, "legacy", "CANCELLED", 1)
+    dynamodb, table = local.client("dynamodb"), local.state["outputs"]["ActionsTableName"]
+    _wait_folds_done(dynamodb, table)  # none under way while the counters are taken away
     before = local.cli_json("stats", "--group", "legacy")["byStatus"]
     assert before["PENDING"] == 2 and before["CANCELLED"] == 1
     assert local.cli_json("recount", "--dry-run")["countersOff"] == 0
-    dynamodb, table = local.client("dynamodb"), local.state["outputs"]["ActionsTableName"]
     for item in dynamodb.scan(TableName=table)["Items"]:
         if item["id"]["S"].startswith("#count#"):
             dynamodb.delete_item(TableName=table, Key={"id": item["id"]})

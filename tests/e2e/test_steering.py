@@ -49,6 +49,7 @@ def test_pause_stops_the_fires_and_resume_goes_on_from_now(stack: Stack) -> None
     time.sleep(5)
     assert len(stack.ticks_for("pulse")) == fired_before
     assert paused.pause is not None and paused.pause.note == "deploy"
+    stack.wait_counted()
     assert stack.queries.count(Selection())["PAUSED"] == 1
 
     # WHEN it is resumed: the fires missed while paused are not caught up

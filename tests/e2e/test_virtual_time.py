@@ -109,12 +109,13 @@ def test_the_time_api_reads_and_moves_virtual_time_never_backwards(stack: Stack)
             assert raw.recv(4096).startswith(b"HTTP/1.1 400")
 
         # AND an advance's counts are its own: a minute holds 60 runs of the pump (FAST: every
-        # second) and at most one of the reconciler (every 5 minutes), made or left out, and
-        # none of them is counted in the next advance
+        # second), 60 of the count function (the local stack's: every second) and at most one
+        # of the reconciler (every 5 minutes), made or left out, and none of them is counted in
+        # the next advance
         for _ in range(2):
             status, minute, _ = call("POST", {"advance": "60s"})
             assert status == 200
-            assert 60 <= minute["scheduledRuns"] + minute["scheduledRunsLeftOut"] <= 61
+            assert 120 <= minute["scheduledRuns"] + minute["scheduledRunsLeftOut"] <= 121
 
 
 @pytest.mark.real_time

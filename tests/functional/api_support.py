@@ -111,3 +111,4 @@ def with_history(
         )
         stack.records.save(changed, expected_version=action.version, recorded=occurrence)
         action = changed
+    stack.wait_counted()  # and folded into the counts, as the count function does

@@ -32,6 +32,7 @@ def signed_api() -> Iterator[tuple[Stack, str]]:
     with mock_aws(), LocalStack.from_repo().running() as local:
         stack = Stack(local)
         start_action(StartCommand({"id": "dash:1", "delay": "1h"}), stack.deps)
+        stack.wait_counted()
         with local.serving_api(auth="sigv4") as url:
             yield stack, url
 

@@ -2,11 +2,15 @@
 (they start at zero), or to check them.
 
 One consistent Scan of the table (the only one anywhere in tickwork, run by hand) reads every
-record and the counter items themselves. Each counter item
-whose counts differ from what the records add up to is then written with the right counts,
-fenced on the counts it was read with: a counter that a write moved during the recount is left
-as it is and reported, so a recount never undoes a write it did not see. Run it again when the
-stack is quiet to settle those.
+record and the counter items themselves. The counts of one scope and day are the sum of its
+shards' items (the folds of the stream add to shard 0, a purge takes an action off its own
+shard: dynamodb_stream_counts). A scope and day whose sum differs from what the records add up
+to is written again: the right counts on shard 0, nothing on its other shards — each item
+fenced on the counts it was read with, so a counter that a write moved during the recount is
+left as it is and reported, and a recount never undoes a write it did not see. Shard 0 keeps
+the id of the last fold that added to it (``folded``). Run it when the folds have caught up
+and nothing writes (a write not folded yet is not in the counters, and is in the records);
+again, to settle what moved meanwhile.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from tickwork.adapters.dynamodb_counts import (
     ATTENTION,
     COUNTER_KEYS,
     COUNTER_PREFIX,
+    FOLDED,
     counted_as,
     deltas,
 )
@@ -52,6 +57,7 @@ def recount(
     """Rebuild the counter items of ``table`` (a boto3 Table) from its records."""
     wanted: dict[str, Counter[str]] = {}
     stored: dict[str, dict[str, int]] = {}
+    folded: dict[str, str] = {}
     result = Recount()
     for item in _scan(table, progress):
         action_id = str(item["id"])
@@ -59,27 +65,47 @@ def recount(
             stored[action_id] = {
                 name: int(str(value)) for name, value in item.items() if name not in COUNTER_KEYS
             }
+            if FOLDED in item:
+                folded[action_id] = str(item[FOLDED])
             continue
         counted = counted_as(item) if "status" in item else None
         if counted is None:
             continue
         result.actions += 1
         for counter, fields in deltas(None, counted).items():
-            wanted.setdefault(counter, Counter()).update(fields)
-    for counter in sorted(set(wanted) | set(stored)):
+            wanted.setdefault(_first_shard(counter), Counter()).update(fields)
+    shards: dict[str, list[str]] = {}
+    for counter in stored:
+        shards.setdefault(_first_shard(counter), []).append(counter)
+    for first in sorted(set(wanted) | set(shards)):
         result.counters_checked += 1
-        right = {name: value for name, value in wanted.get(counter, Counter()).items() if value}
-        found = {name: value for name, value in stored.get(counter, {}).items() if value}
-        if right == found:
+        right = {name: value for name, value in wanted.get(first, Counter()).items() if value}
+        found: Counter[str] = Counter()
+        for counter in shards.get(first, []):
+            found.update(stored[counter])
+        if right == {name: value for name, value in found.items() if value}:
             continue
         if dry_run:
-            result.counters_fixed.append(counter)
+            result.counters_fixed.append(first)
             continue
-        if _replace(table, counter, stored.get(counter), right):
-            result.counters_fixed.append(counter)
+        # the right counts on shard 0; the other shards' counts taken off
+        rewrites = [(first, right)] + [
+            (c, {}) for c in sorted(shards.get(first, [])) if c != first and any(stored[c].values())
+        ]
+        moved = []
+        for counter, counts in rewrites:
+            if not _replace(table, counter, stored.get(counter), counts, folded.get(counter)):
+                moved.append(counter)
+        if moved:
+            result.counters_moved += moved
         else:
-            result.counters_moved.append(counter)
+            result.counters_fixed.append(first)
     return result
+
+
+def _first_shard(counter: str) -> str:
+    """The counter item of shard 0 of ``counter``'s scope and day (the folds add there)."""
+    return counter.rpartition("#")[0] + "#0"
 
 
 _FIELDS = [*(str(status) for status in Status), ATTENTION]  # every count a counter item holds
@@ -99,8 +125,15 @@ def _scan(table: Any, progress: Callable[[str], None]) -> Iterator[dict[str, Any
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _replace(table: Any, counter: str, seen: dict[str, int] | None, right: dict[str, int]) -> bool:
-    """Write ``right`` as the counts of ``counter`` if it still holds what was ``seen``."""
+def _replace(
+    table: Any,
+    counter: str,
+    seen: dict[str, int] | None,
+    right: dict[str, int],
+    folded: str | None = None,
+) -> bool:
+    """Write ``right`` as the counts of ``counter`` if it still holds what was ``seen``, with
+    the last fold that added to it (``folded``) kept."""
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
     if seen is None:
@@ -115,7 +148,9 @@ def _replace(table: Any, counter: str, seen: dict[str, int] | None, right: dict[
             else:
                 parts.append(f"attribute_not_exists(#c{n})")
         condition = " AND ".join(parts)
-    kwargs: dict[str, Any] = {"Item": {"id": counter, **right}, "ConditionExpression": condition}
+    kept = {FOLDED: folded} if folded else {}
+    item = {"id": counter, **right, **kept}
+    kwargs: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
     if names:
         kwargs["ExpressionAttributeNames"] = names
     if values:

@@ -119,6 +119,7 @@ class _Read:
     to: dict[str, int] = field(default_factory=dict)
     changes: list[Changes] = field(default_factory=list)
     records: int = 0
+    actions: int = 0  # of them, writes of actions' records (not of the stack's own items)
     more: bool = False
     listed: set[str] = field(default_factory=set)  # the stream's shards now
 
@@ -148,7 +149,7 @@ class DynamoDBStreamCounts(OnTable):
                 progress.done.update(progress.intent["to"])
             read = self._read(progress.done, None, limit)
             result.records += read.records
-            if not read.more and not any(read.changes):
+            if not read.more and not read.actions:
                 # Nothing, or only writes of the stack's own items (the counters, this item):
                 # left as they are, read again next time. Writing them done would be a write
                 # on the stream each run, for the next run to read.
@@ -232,24 +233,26 @@ class DynamoDBStreamCounts(OnTable):
         return read
 
     @staticmethod
-    def _take(read: _Read, shard: str, taken: list[tuple[int, Changes]]) -> None:
+    def _take(read: _Read, shard: str, taken: list[tuple[int, Changes | None]]) -> None:
         for number, changes in taken:
-            read.changes.append(changes)
+            read.changes.append(changes or {})
             read.to[shard] = number
             read.records += 1
+            read.actions += changes is not None
 
     def _records(
         self, shard: str, after: int | None, upto: int | None, room: int | None
-    ) -> tuple[list[tuple[int, Changes]], bool]:
+    ) -> tuple[list[tuple[int, Changes | None]], bool]:
         """(sequence number, changes) of the shard's records after ``after``, up to ``upto``
-        or ``room`` of them; and whether the shard's end was reached."""
+        or ``room`` of them (None: a write of the stack's own items); and whether the shard's
+        end was reached."""
         kwargs: dict[str, Any] = {"StreamArn": self._arn(), "ShardId": shard}
         if after is None:
             kwargs["ShardIteratorType"] = "TRIM_HORIZON"
         else:
             kwargs.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=str(after))
         iterator = self._streams().get_shard_iterator(**kwargs).get("ShardIterator")
-        taken: list[tuple[int, Changes]] = []
+        taken: list[tuple[int, Changes | None]] = []
         while iterator:
             want = _PAGE if room is None else min(_PAGE, room - len(taken))
             if want <= 0:
@@ -260,7 +263,8 @@ class DynamoDBStreamCounts(OnTable):
                 number = int(record["dynamodb"]["SequenceNumber"])
                 if upto is not None and number > upto:
                     return taken, False
-                taken.append((number, write_changes(record)))
+                own = str(record["dynamodb"]["Keys"]["id"]["S"]).startswith("#")
+                taken.append((number, None if own else write_changes(record)))
             if upto is not None and taken and taken[-1][0] >= upto:
                 return taken, False
             iterator = page.get("NextShardIterator")
