@@ -109,6 +109,7 @@ class RateUsage:
     log_bytes: float = 0.0  # ingested by CloudWatch Logs
     traces: float = 0.0  # X-Ray traces recorded
     stored_gb_months: float = 0.0  # table storage (and its backups) the fires leave
+    stream_reads: float = 0.0  # GetRecords calls on the table's stream (the count function's)
     # Why the run is not the layout it measures (fires meant to share executions ran alone,
     # Starts refused): no price is reported for it. None: as intended.
     degraded: str | None = None
@@ -141,6 +142,7 @@ class RateUsage:
             stored_gb_months=self.stored_gb_months,
             log_bytes=self.log_bytes,
             traces=self.traces,
+            stream_reads=self.stream_reads,
         )
 
     @property
@@ -174,6 +176,7 @@ class RateUsage:
             log_bytes=max(0.0, self.log_bytes - other.log_bytes),
             traces=max(0.0, self.traces - other.traces),
             stored_gb_months=max(0.0, self.stored_gb_months - other.stored_gb_months),
+            stream_reads=self.stream_reads - other.stream_reads,
             degraded=self.degraded or other.degraded,
         )
 
@@ -249,6 +252,7 @@ def _run(
                 )
             patience = fires_each * scenario.interval + scenario.seconds * scenario.spacing
             _wait_all(local, recorder, ids, first, patience)
+            _wait_folded(local)  # the count function's folds of these writes are billed too
             with recorder.unrecorded():
                 local.wait_idle(timeout=120)
                 return _usage(scenario, fires_each, local, recorder, actions, parameters)
@@ -292,6 +296,15 @@ def _wait_all(
                 return
             time.sleep(0.5)
     raise TimeoutError(f"only some of {len(ids)} actions completed")
+
+
+def _wait_folded(local: LocalStack, timeout: float = 180) -> None:
+    """Until the count function (every ``CountSchedule``) has folded every action's write."""
+    deadline = time.monotonic() + timeout
+    while local.unfolded():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the count function did not fold the run's writes")
+        time.sleep(0.5)
 
 
 def _usage(
@@ -364,6 +377,8 @@ def _usage(
             usage.read_units += reads
             usage.write_units += writes
             usage.index_units.update(by_index)
+        elif call.service == "dynamodbstreams" and call.operation == "GetRecords":
+            usage.stream_reads += 1
         elif call.service == "events" and call.operation == "PutEvents":
             entries = call.params.get("Entries", [])
             # each 64 KB of an entry is an event billed

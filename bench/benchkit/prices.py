@@ -13,6 +13,9 @@ LAMBDA_PER_GB_SECOND_ARM64 = 0.0000133334
 LAMBDA_PER_GB_SECOND = LAMBDA_PER_GB_SECOND_ARM64  # template.yaml: Architectures [arm64]
 DYNAMODB_PER_WRITE_REQUEST_UNIT = 0.625 / 1_000_000  # on-demand, per 1 KB written
 DYNAMODB_PER_READ_REQUEST_UNIT = 0.125 / 1_000_000  # on-demand, per 4 KB strongly read
+# DynamoDB Streams: a GetRecords call is a streams read request unit (the count function reads
+# the stream itself: a Lambda trigger's reads would be free)
+DYNAMODB_STREAMS_PER_READ_REQUEST = 0.02 / 100_000
 DYNAMODB_STORAGE_PER_GB_MONTH = 0.25
 DYNAMODB_PITR_PER_GB_MONTH = 0.20  # continuous backups, on the table's size
 DYNAMODB_ITEM_OVERHEAD = 100  # bytes stored (and billed) per item beside its attributes
@@ -40,6 +43,7 @@ def per_million(
     stored_gb_months: float = 0.0,
     log_bytes: float = 0.0,
     traces: float = 0.0,
+    stream_reads: float = 0.0,
 ) -> dict[str, float]:
     """What ``units`` fires (or actions) used, in dollars per million of them, by service.
     ``stored_gb_months``: the table's storage the fires leave, billed with its backups;
@@ -52,6 +56,7 @@ def per_million(
             read_units * DYNAMODB_PER_READ_REQUEST_UNIT
             + (write_units + index_write_units) * DYNAMODB_PER_WRITE_REQUEST_UNIT
             + stored_gb_months * (DYNAMODB_STORAGE_PER_GB_MONTH + DYNAMODB_PITR_PER_GB_MONTH)
+            + stream_reads * DYNAMODB_STREAMS_PER_READ_REQUEST
         )
         * scale,
         "EventBridge": events * EVENTBRIDGE_PER_CUSTOM_EVENT * scale,

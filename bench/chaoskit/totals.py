@@ -1,13 +1,13 @@
 """The stack's counts and fire totals against its records, once a chaos run has settled.
 
 `GET /stats` answers from counter items that the count function adds every record write to,
-once, folded from the table's stream (within a second, locally): actions by status, how many need attention, and the fires recorded in the
-last day (on time and late, failed). Read back here from the records themselves — every
-action's status, and every fired or failed occurrence in their histories — the two must be
-equal after any crash the run planted: a difference is a change lost or added twice. A record
-keeps its last ``HistoryLimit`` fires only: a history that long may have dropped some, so the
-fire totals cannot be read back from it — said as a problem of its own (the run sets the limit
-above any action's fires), never taken for a miscount.
+once, folded from the table's stream (within a second, locally): actions by status, how many
+need attention, and the fires recorded in the last day (on time and late, failed). Read back
+here from the records themselves — every action's status, and every fired or failed occurrence
+in their histories — the two must be equal after any crash the run planted: a difference is a
+change lost or added twice. A record keeps its last ``HistoryLimit`` fires only: a history that
+long may have dropped some, so the fire totals cannot be read back from it — said as a problem
+of its own (the run sets the limit above any action's fires), never taken for a miscount.
 """
 
 from __future__ import annotations
