@@ -131,7 +131,9 @@ def _serving_stack(
     ):
         table = stack.outputs["ActionsTableName"]
         journal = Journal(state_dir, {table})
-        restored = journal.restore(stack.client("dynamodb"), kept)  # read before the clock
+        with stack.unstreamed():  # the restored items are no writes to fold
+            restored = journal.restore(stack.client("dynamodb"), kept)  # read before the clock
+        stack.counts_restored()
         journal.compact()
         with journal.installed():
             # Every execution died with the last process: restart all that should run.

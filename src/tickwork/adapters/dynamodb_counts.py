@@ -7,11 +7,12 @@ counter at all; the few actions in flight are counted from the status index when
 finished record is counted under the UTC day its TTL expires on: DynamoDB deletes it without
 telling anyone, so a count simply leaves out the days that have passed.
 
-Every write that changes what an action is counted as is one transaction: the record (fenced on
-its version, as always) and the counter items' ``ADD``s, so a count is never off by a crash.
-Counter items are ``#count#<scope>#<day>#<shard>`` (scope ``*`` for all, ``g:<group>`` for a
-group; day 0 for records that do not expire; shard from the action's id, so concurrent writes
-rarely meet on one item): 8 shards x (1 + expiry days) items per scope.
+A write that changes what an action is counted as moves no counter itself: its ``tally`` tells
+the count function's fold of the table's stream, which adds it once (dynamodb_stream_counts);
+a purge takes the record off its counters in its own transaction. Counter items are
+``#count#<scope>#<day>#<shard>`` (scope ``*`` for all, ``g:<group>`` for a group; day 0 for
+records that do not expire; shard from the action's id for a purge's, 0 for a fold's; a count
+adds the shards up): 8 shards x (1 + expiry days) items per scope.
 """
 
 from __future__ import annotations

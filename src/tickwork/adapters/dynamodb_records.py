@@ -122,7 +122,7 @@ class DynamoDBRecords(OnTable):
         ``tally`` for the fold; one that replaces a version carrying an open tab's changes
         settles them, and counts itself, in one transaction with the counters' ADDs."""
         item = to_item(action, self._refs)
-        fits(item)
+        fits({**item, TALLY: tally_of(action.version, recorded)})
         if expected_version is None:
             condition, values = "attribute_not_exists(id)", {}
         else:

@@ -57,7 +57,7 @@ def recount(
     """Rebuild the counter items of ``table`` (a boto3 Table) from its records."""
     wanted: dict[str, Counter[str]] = {}
     stored: dict[str, dict[str, int]] = {}
-    folded: dict[str, str] = {}
+    folded: dict[str, Any] = {}
     result = Recount()
     for item in _scan(table, progress):
         action_id = str(item["id"])
@@ -66,7 +66,7 @@ def recount(
                 name: int(str(value)) for name, value in item.items() if name not in COUNTER_KEYS
             }
             if FOLDED in item:
-                folded[action_id] = str(item[FOLDED])
+                folded[action_id] = item[FOLDED]
             continue
         counted = counted_as(item) if "status" in item else None
         if counted is None:
@@ -130,10 +130,10 @@ def _replace(
     counter: str,
     seen: dict[str, int] | None,
     right: dict[str, int],
-    folded: str | None = None,
+    folded: Any = None,
 ) -> bool:
-    """Write ``right`` as the counts of ``counter`` if it still holds what was ``seen``, with
-    the last fold that added to it (``folded``) kept."""
+    """Write ``right`` as the counts of ``counter`` if it still holds what was ``seen``, and
+    the last fold that added to it is still ``folded`` (kept as it is: the fold's fence)."""
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
     if seen is None:
@@ -147,6 +147,12 @@ def _replace(
                 parts.append(f"#c{n} = :c{n}")
             else:
                 parts.append(f"attribute_not_exists(#c{n})")
+        names["#folded"] = FOLDED
+        if folded is None:
+            parts.append("attribute_not_exists(#folded)")
+        else:
+            values[":folded"] = folded
+            parts.append("#folded = :folded")
         condition = " AND ".join(parts)
     kept = {FOLDED: folded} if folded else {}
     item = {"id": counter, **right, **kept}

@@ -10,13 +10,15 @@ changes: what each moved its action from (the old image) and to (the new), and t
 recorded (``write_changes``). A busy minute's hundred writes to one counter are one ADD.
 
 Exactly once: the ``#tally`` item holds, per stream shard, the last sequence number folded
-(``done``) and the fold under way (``intent``: its id and, per shard, the last number it
-covers), written — fenced on the item's version — before any counter is touched. Each counter
-item's ADD sets ``folded`` to the fold's id, on the condition that it is not that id already.
-A fold that died half way is done again, from its intent, by the next run before anything
-else: a counter it reached is passed over, the others get their ADD. Folds follow one another
-(the next one's intent is written only once the last one's is done), so one id per counter
-item tells all that is needed.
+(``done``) and, while a fold is under way, its ``intent`` (per shard, the last number it
+covers), written — fenced on the item's version — before any counter is touched; the fold's
+number is that version, greater than every fold's before it. Each counter item's ADD sets
+``folded`` to the fold's number, on the condition that it holds no number as great: a fold
+that died half way is done again, from its intent, by the next run before anything else (a
+counter it reached refuses the ADD), and a fold that overlapped a later one (two runs at once)
+never adds behind it. A fold that ends writes its ``done`` with no intent. A fold under way
+whose records the stream no longer holds (24 hours) is given up, logged: ``tickwork recount``
+rebuilds the counts by status.
 
 Not folded: a write without ``tally`` (an earlier release's, during an upgrade, or a write
 that settles a batch's tab of that release: each counted by its own transaction), a write
@@ -30,8 +32,8 @@ one scope and day are then one item.
 
 from __future__ import annotations
 
+import logging
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -60,6 +62,8 @@ __all__ = ["TALLY_ITEM_ID", "DynamoDBStreamCounts", "Folded", "write_changes"]
 TALLY_ITEM_ID = "#tally"  # the folds' progress; no action id can start with "#"
 _DESERIALIZER = TypeDeserializer()
 _PAGE = 1000  # GetRecords' most
+_EMPTY_PAGES = 20  # empty pages read past before a fold under way's end is taken as gone
+log = logging.getLogger("tickwork")
 
 
 @dataclass
@@ -70,7 +74,7 @@ class Folded:
     records: int = 0  # stream records read
     counted: int = 0  # of them, writes that changed a count or a total
     counters: int = 0  # counter items given an ADD
-    replayed: bool = False  # the run first did again a fold that had died half way
+    replayed: bool = False  # the run did again a fold that had died half way
     caught_up: bool = True  # False: it stopped at its limit with more to read
 
     def as_dict(self) -> dict[str, Any]:
@@ -86,9 +90,12 @@ class Folded:
 
 @dataclass
 class _Progress:
+    """The ``#tally`` item as read. Sequence numbers are kept as DynamoDB Streams gives them
+    (text: up to 40 digits, more than a DynamoDB number holds) and compared as integers."""
+
     version: int
-    done: dict[str, int]  # shard id -> last sequence number folded
-    intent: dict[str, Any] | None  # {"id": str, "to": {shard: number}}
+    done: dict[str, str]  # shard id -> last sequence number folded
+    intent: dict[str, str] | None  # the fold under way: shard id -> last number it covers
 
     @classmethod
     def of(cls, item: dict[str, Any] | None) -> _Progress:
@@ -97,13 +104,8 @@ class _Progress:
         intent = item.get("intent")
         return cls(
             int(str(item.get("version", 0))),
-            {str(k): int(str(v)) for k, v in (item.get("done") or {}).items()},
-            None
-            if not intent
-            else {
-                "id": str(intent["id"]),
-                "to": {str(k): int(str(v)) for k, v in intent["to"].items()},
-            },
+            {str(k): str(v) for k, v in (item.get("done") or {}).items()},
+            None if not intent else {str(k): str(v) for k, v in intent.items()},
         )
 
 
@@ -111,17 +113,21 @@ class _Progress:
 class _Shard:
     id: str
     parent: str | None
-    ending: int | None  # None: still open
+    closed: bool
 
 
 @dataclass
 class _Read:
-    to: dict[str, int] = field(default_factory=dict)
+    to: dict[str, str] = field(default_factory=dict)
     changes: list[Changes] = field(default_factory=list)
     records: int = 0
     actions: int = 0  # of them, writes of actions' records (not of the stack's own items)
-    more: bool = False
+    more: bool = False  # it stopped at its limit with more to read
     listed: set[str] = field(default_factory=set)  # the stream's shards now
+
+
+class _Gone(Exception):
+    """The stream no longer holds the records a fold under way covered (past its 24 hours)."""
 
 
 class DynamoDBStreamCounts(OnTable):
@@ -142,30 +148,45 @@ class DynamoDBStreamCounts(OnTable):
         result = Folded()
         while True:
             progress = _Progress.of(self._progress_item())
-            if progress.intent is not None:  # the last fold: done again, or seen done
-                read = self._read(progress.done, progress.intent["to"], limit=None)
-                result.counters += self._add(read.changes, progress.intent["id"])
-                result.replayed = result.replayed or result.folds == 0
-                progress.done.update(progress.intent["to"])
-            read = self._read(progress.done, None, limit)
+            if progress.intent is not None:  # a fold that died: done again first
+                result.counters += self._replay(progress)
+                result.replayed = True
+                continue  # its end written (or moved on by another fold): read again
+            read = self._read(progress.done, limit)
             result.records += read.records
             if not read.more and not read.actions:
                 # Nothing, or only writes of the stack's own items (the counters, this item):
                 # left as they are, read again next time. Writing them done would be a write
                 # on the stream each run, for the next run to read.
-                self._close(progress)
                 return result
-            fold_id = uuid.uuid4().hex
             # shards gone from the stream (24 hours after they closed) are forgotten
-            progress.done = {k: v for k, v in progress.done.items() if k in read.listed}
-            if not self._begin(progress, fold_id, read.to):
+            done = {k: v for k, v in progress.done.items() if k in read.listed}
+            number = progress.version + 1  # this fold's: greater than every fold's before
+            if not self._write_progress(progress.version, done, read.to):
                 continue  # another fold moved on meanwhile: read its progress again
             result.folds += 1
             result.counted += sum(1 for changes in read.changes if changes)
-            result.counters += self._add(read.changes, fold_id)
+            result.counters += self._add(read.changes, number)
+            self._write_progress(number, {**done, **read.to}, None)  # done: its intent gone
             result.caught_up = not read.more
             if not read.more or (deadline is not None and time.monotonic() > deadline):
                 return result
+
+    def _replay(self, progress: _Progress) -> int:
+        """Do again the fold under way (it died after its intent): its counters that already
+        took its ADD refuse it, the others take it; then write it done."""
+        assert progress.intent is not None
+        number = progress.version
+        try:
+            changes = self._covered(progress.done, progress.intent)
+        except _Gone:
+            # Past the stream's 24 hours: what it had not added is lost (`tickwork recount`
+            # rebuilds the counts by status); the folds go on from where it ended.
+            log.error("a fold under way could not be done again: its records are gone")
+            changes = []
+        added = self._add(changes, number)
+        self._write_progress(number, {**progress.done, **progress.intent}, None)
+        return added
 
     # --- the stream ---------------------------------------------------------------------------
     def _arn(self) -> str:
@@ -191,68 +212,85 @@ class DynamoDBStreamCounts(OnTable):
             for shard in described.get("Shards", []):
                 ending = shard.get("SequenceNumberRange", {}).get("EndingSequenceNumber")
                 shards.append(
-                    _Shard(
-                        str(shard["ShardId"]),
-                        shard.get("ParentShardId"),
-                        None if ending is None else int(ending),
-                    )
+                    _Shard(str(shard["ShardId"]), shard.get("ParentShardId"), ending is not None)
                 )
             last = described.get("LastEvaluatedShardId")
             if not last:
                 return shards
             kwargs["ExclusiveStartShardId"] = last
 
-    def _read(self, done: dict[str, int], upto: dict[str, int] | None, limit: int | None) -> _Read:
-        """The changes of the records after ``done``: in each shard of ``upto`` up to its
-        number (a fold done again), or up to ``limit`` records in all, each shard's parent's
-        before its own (a new fold)."""
+    def _covered(self, done: dict[str, str], upto: dict[str, str]) -> list[Changes]:
+        """The changes of a fold under way: in each shard it covers, the records after
+        ``done`` up to its number, every one of them (``_Gone``: some are no longer held)."""
         read = _Read()
-        if upto is not None:
-            for shard_id, end in sorted(upto.items()):
-                taken, _ = self._records(shard_id, done.get(shard_id), end, None)
-                self._take(read, shard_id, taken)
-            return read
+        for shard, end in sorted(upto.items()):
+            taken, _ = self._records(shard, done.get(shard), end, None)
+            if not taken or int(taken[-1][0]) != int(end):
+                raise _Gone(shard)
+            self._take(read, shard, taken)
+        return read.changes
+
+    def _read(self, done: dict[str, str], limit: int) -> _Read:
+        """The changes of the records after ``done``, up to ``limit`` of them in all, each
+        shard's parent's before its own (a child waits until its parent is read to its end)."""
+        read = _Read()
         shards = self._shards()
         listed = {shard.id: shard for shard in shards}
         read.listed = set(listed)
         finished: set[str] = set()
         for shard in _parents_first(shards):
             if shard.parent in listed and shard.parent not in finished:
-                read.more = True
-                continue  # its parent's records come first: the next fold
-            room = None if limit is None else limit - read.records
-            if room is not None and room <= 0:
+                continue  # its parent's records come first: a later fold
+            room = limit - read.records
+            if room <= 0:
                 read.more = True
                 break
             taken, reached_end = self._records(shard.id, done.get(shard.id), None, room)
             self._take(read, shard.id, taken)
-            if shard.ending is not None and reached_end:
+            if shard.closed and reached_end:
                 finished.add(shard.id)
-            elif not reached_end and room is not None and len(taken) >= room:
+            elif len(taken) >= room:
                 read.more = True
         return read
 
     @staticmethod
-    def _take(read: _Read, shard: str, taken: list[tuple[int, Changes | None]]) -> None:
+    def _take(read: _Read, shard: str, taken: list[tuple[str, Changes | None]]) -> None:
         for number, changes in taken:
             read.changes.append(changes or {})
             read.to[shard] = number
             read.records += 1
             read.actions += changes is not None
 
+    def _iterator(self, shard: str, after: str | None) -> str | None:
+        """An iterator after ``after`` (from the oldest record the stream still holds when it
+        holds none that old); None: the shard is gone."""
+        kwargs: dict[str, Any] = {"StreamArn": self._arn(), "ShardId": shard}
+        if after is not None:
+            kwargs.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=after)
+        else:
+            kwargs["ShardIteratorType"] = "TRIM_HORIZON"
+        try:
+            found = self._streams().get_shard_iterator(**kwargs).get("ShardIterator")
+            return None if found is None else str(found)
+        except ClientError as error:
+            code = error.response["Error"]["Code"]
+            if code == "TrimmedDataAccessException" and after is not None:
+                return self._iterator(shard, None)  # what followed it is all still unread
+            if code == "ResourceNotFoundException":
+                return None
+            raise
+
     def _records(
-        self, shard: str, after: int | None, upto: int | None, room: int | None
-    ) -> tuple[list[tuple[int, Changes | None]], bool]:
+        self, shard: str, after: str | None, upto: str | None, room: int | None
+    ) -> tuple[list[tuple[str, Changes | None]], bool]:
         """(sequence number, changes) of the shard's records after ``after``, up to ``upto``
         or ``room`` of them (None: a write of the stack's own items); and whether the shard's
-        end was reached."""
-        kwargs: dict[str, Any] = {"StreamArn": self._arn(), "ShardId": shard}
-        if after is None:
-            kwargs["ShardIteratorType"] = "TRIM_HORIZON"
-        else:
-            kwargs.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=str(after))
-        iterator = self._streams().get_shard_iterator(**kwargs).get("ShardIterator")
-        taken: list[tuple[int, Changes | None]] = []
+        end was reached. Up to ``upto``, empty pages are read past (DynamoDB Streams may answer
+        one before records that follow); otherwise the first one ends the reading."""
+        iterator = self._iterator(shard, after)
+        taken: list[tuple[str, Changes | None]] = []
+        empty = 0
+        last = None if upto is None else int(upto)
         while iterator:
             want = _PAGE if room is None else min(_PAGE, room - len(taken))
             if want <= 0:
@@ -260,15 +298,16 @@ class DynamoDBStreamCounts(OnTable):
             page = self._streams().get_records(ShardIterator=iterator, Limit=want)
             records = page.get("Records", [])
             for record in records:
-                number = int(record["dynamodb"]["SequenceNumber"])
-                if upto is not None and number > upto:
+                number = str(record["dynamodb"]["SequenceNumber"])
+                if last is not None and int(number) > last:
                     return taken, False
                 own = str(record["dynamodb"]["Keys"]["id"]["S"]).startswith("#")
                 taken.append((number, None if own else write_changes(record)))
-            if upto is not None and taken and taken[-1][0] >= upto:
+            if last is not None and taken and int(taken[-1][0]) >= last:
                 return taken, False
             iterator = page.get("NextShardIterator")
-            if not records:
+            empty = 0 if records else empty + 1
+            if empty and (last is None or empty > _EMPTY_PAGES):
                 return taken, iterator is None  # caught up (an open shard), or its end
         return taken, True
 
@@ -276,27 +315,18 @@ class DynamoDBStreamCounts(OnTable):
     def _progress_item(self) -> dict[str, Any] | None:
         return self._table.get_item(Key={"id": TALLY_ITEM_ID}, ConsistentRead=True).get("Item")
 
-    def _begin(self, progress: _Progress, fold_id: str, to: dict[str, int]) -> bool:
-        """Write the fold's intent (and the last one's end), fenced on the item's version."""
-        return self._write_progress(progress, {"id": fold_id, "to": to})
-
-    def _close(self, progress: _Progress) -> None:
-        """Caught up: a fold done again is written done (its intent removed)."""
-        if progress.intent is not None:
-            self._write_progress(progress, None)
-
-    def _write_progress(self, progress: _Progress, intent: dict[str, Any] | None) -> bool:
-        item: dict[str, Any] = {
-            "id": TALLY_ITEM_ID,
-            "version": progress.version + 1,
-            "done": dict(progress.done),
-        }
+    def _write_progress(
+        self, version: int, done: dict[str, str], intent: dict[str, str] | None
+    ) -> bool:
+        """Write ``#tally`` as version ``version + 1``, if it is still ``version``: the folds
+        read to ``done``, and the one under way (``intent``: up to where), if any."""
+        item: dict[str, Any] = {"id": TALLY_ITEM_ID, "version": version + 1, "done": done}
         if intent is not None:
             item["intent"] = intent
-        condition = "attribute_not_exists(id)" if progress.version == 0 else "version = :v"
+        condition = "attribute_not_exists(id)" if version == 0 else "version = :v"
         kwargs: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
-        if progress.version:
-            kwargs["ExpressionAttributeValues"] = {":v": progress.version}
+        if version:
+            kwargs["ExpressionAttributeValues"] = {":v": version}
         try:
             self._table.put_item(**kwargs)
         except ClientError as error:
@@ -306,27 +336,28 @@ class DynamoDBStreamCounts(OnTable):
         return True
 
     # --- the counters -------------------------------------------------------------------------
-    def _add(self, changes: list[Changes], fold_id: str) -> int:
-        """Each counter item's share of ``changes``, added once for ``fold_id``."""
+    def _add(self, changes: list[Changes], number: int) -> int:
+        """Each counter item's share of ``changes``, added once by fold ``number``: a counter
+        a fold of that number or a later one reached refuses it."""
         added = 0
         for counter, fields in sorted(_unsharded(merged(*changes)).items()):
             names = {f"#f{n}": name for n, name in enumerate(fields)}
             values: dict[str, Any] = {f":v{n}": value for n, value in enumerate(fields.values())}
             names["#folded"] = FOLDED
-            values[":fold"] = fold_id
+            values[":fold"] = number
             adds = ", ".join(f"#f{n} :v{n}" for n in range(len(fields)))
             try:
                 self._table.update_item(
                     Key={"id": counter},
                     UpdateExpression=f"SET #folded = :fold ADD {adds}",
-                    ConditionExpression="attribute_not_exists(#folded) OR #folded <> :fold",
+                    ConditionExpression="attribute_not_exists(#folded) OR #folded < :fold",
                     ExpressionAttributeNames=names,
                     ExpressionAttributeValues=values,
                 )
             except ClientError as error:
                 if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                     raise
-                continue  # this fold reached it before it died
+                continue  # this fold, or a later one, reached it already
             added += 1
         return added
 

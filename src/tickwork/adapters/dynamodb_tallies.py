@@ -1,7 +1,8 @@
 """FireTallies over the actions table: how many fires were recorded on time, late or failed,
 by minute and by hour, in all and per group, in counter items ``#fires#<scope>#m<minute>`` and
 ``#fires#<scope>#h<hour>`` (dynamodb_counts), so /stats reads a bounded number of small items.
-They are added by the record writes that record the fires, exactly once (dynamodb_records)."""
+They are added by the count function's fold of the writes that record the fires, exactly once
+(dynamodb_stream_counts)."""
 
 from __future__ import annotations
 
