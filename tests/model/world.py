@@ -148,6 +148,8 @@ class World:
     crashes: int = 0
     bus_seen: int = 0
     used: set[str] = field(default_factory=set)  # execution arns ever started (names are unique)
+    # the orders of executions lost with the emulator, by name: which fire each ran
+    lost_orders: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         deps = fake_dependencies(
@@ -186,10 +188,29 @@ class World:
         """The emulator restarted: every execution is gone (their names with them)."""
         for starter in (self.fires, self.batches):
             self.used.update(starter.execution_arn(name) for name in starter.started)
+            self.lost_orders.update(starter.started)
             starter.started.clear()
             starter.ended.clear()
         self.runs.clear()
         self.inbox.clear()
+
+    def generation_of(self, action_id: str, execution: str | None) -> int | None:
+        """The generation of the action whose fire the execution named ``execution`` ran (its
+        order's, or its batch member's): None when it is not known (no execution ran it)."""
+        order = None
+        if execution is not None:
+            order = (
+                self.fires.started.get(execution)
+                or self.batches.started.get(execution)
+                or self.lost_orders.get(execution)
+            )
+        if order is None:
+            return None
+        members = getattr(order, "members", None)
+        if members is None:
+            return int(order.generation)
+        mine = [m.generation for m in members if m.action_id == action_id]
+        return int(mine[0]) if mine else None
 
     def ever_started(self, arn: str) -> bool:
         starter = self.batches if ":execution:batch:" in arn else self.fires
