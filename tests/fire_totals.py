@@ -17,12 +17,16 @@ __all__ = ["record_fires"]
 
 
 def record_fires(
-    records: ActionRecords, group: str, fires: Iterable[tuple[datetime, FireKind]]
+    records: ActionRecords,
+    group: str,
+    fires: Iterable[tuple[datetime, FireKind]],
+    action_id: str | None = None,
 ) -> Action:
-    """Record each fire (when it happened, and how it counts) on a new action of ``group``."""
+    """Record each fire (when it happened, and how it counts) on a new action of ``group``
+    (``action_id``, else ``tallied:<group>``)."""
     fires = list(fires)
     first = min(at for at, _ in fires)
-    detail = {"id": f"tallied:{group}", "at": first.isoformat(), "group": group}
+    detail = {"id": action_id or f"tallied:{group}", "at": first.isoformat(), "group": group}
     request = parse_start_detail(detail, first - timedelta(minutes=1))
     action = Action.scheduled(detail["id"], request, first, first, "h", None, Limits())
     records.create(action)

@@ -154,3 +154,72 @@ def _record(records: DynamoDBRecords, action: Action, clock: FakeClock, outcome:
         history=(occurrence,),
     )
     records.save(done, action.version, recorded=occurrence)
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    fires=st.lists(
+        st.tuples(
+            # minutes from an hour's start, those at the hours' edges among them
+            st.one_of(st.sampled_from([0, 59, 60, 61, 119, 120, 179]), st.integers(0, 179)),
+            st.integers(0, 59),  # the second of the minute
+            st.sampled_from(["onTime", "late", "failed"]),
+            st.sampled_from(["default", "g", "h1"]),  # a group shaped like an hour item
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    folds=st.sets(st.integers(0, 11), max_size=3),
+)
+def test_fire_totals_read_back_by_minute_and_hour_from_one_item_an_hour(
+    table_name: str, fires: list[tuple[int, int, str, str]], folds: set[int]
+) -> None:
+    from tests.fire_totals import record_fires
+    from tickwork.domain.fire_tally import FireKind
+
+    run = next(_RUNS)
+    start = NOW + timedelta(days=run)  # each example its own hours
+    hour = to_epoch_ms(start) // 3_600_000
+    records = DynamoDBRecords(table_name)
+    counts = DynamoDBStreamCounts(table_name)
+    expected: dict[str | None, Counter[tuple[int, str]]] = {}
+    for n, (minute, second, kind, group) in enumerate(fires):
+        at = start + timedelta(minutes=minute, seconds=second)
+        record_fires(records, group, [(at, FireKind(kind))], action_id=f"r{run}:{n}")
+        for scope in (None, group):
+            expected.setdefault(scope, Counter())[(hour * 60 + minute, kind)] += 1
+        if n in folds:
+            counts.fold()
+    assert counts.fold().caught_up
+
+    tallies = DynamoDBFireTallies(table_name)
+    first, last = hour * 60, hour * 60 + 179
+    for scope, fired in expected.items():
+        by_minute: dict[int, dict[str, int]] = {}
+        by_hour: dict[int, dict[str, int]] = {}
+        for (minute, kind), n in fired.items():
+            by_minute.setdefault(minute, Counter())[kind] += n  # type: ignore[index]
+            by_hour.setdefault(minute // 60, Counter())[kind] += n  # type: ignore[index]
+        assert tallies.read(scope, False, first, last) == {
+            m: dict(c) for m, c in sorted(by_minute.items())
+        }
+        assert tallies.read(scope, True, hour, hour + 2) == {
+            h: dict(c) for h, c in sorted(by_hour.items())
+        }
+        # a window cut inside an hour reads only its own minutes
+        assert tallies.read(scope, False, first + 30, first + 89) == {
+            m: dict(c) for m, c in sorted(by_minute.items()) if first + 30 <= m <= first + 89
+        }
+    # one item an hour a scope: the fold wrote no minute item
+    table = boto3.resource("dynamodb").Table(table_name)
+    ids = [str(item["id"]) for item in table.scan()["Items"]]
+    assert not [i for i in ids if i.startswith("#fires#") and "#m" in i]
+    written = {
+        i for i in ids if i.startswith("#fires#") and int(i.rpartition("#h")[2]) // 24 == hour // 24
+    }
+    hours = {(scope, m // 60) for scope, fired in expected.items() for m, _ in fired}
+    assert written == {
+        f"#fires#{'*' if scope is None else 'g:' + scope}#h{h}" for scope, h in hours
+    }

@@ -17,6 +17,7 @@ adds the shards up): 8 shards x (1 + expiry days) items per scope.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "COUNTER_PREFIX",
     "FIRE_PREFIX",
     "FOLDED",
+    "MINUTE_MARK",
     "TALLY",
     "Changes",
     "CountedAs",
@@ -44,8 +46,8 @@ __all__ = [
     "fire_changes",
     "fire_changes_at",
     "fire_counter_id",
-    "fire_counter_ids",
     "merged",
+    "minute_field",
     "tally_of",
 ]
 
@@ -62,6 +64,9 @@ TALLY = "tally"
 FOLDED = "folded"
 # A counter item's attributes that are not counts.
 COUNTER_KEYS = frozenset({"id", "ttl", FOLDED})
+# An hour's fire-total field ``<kind>@<mm>`` counts the fires of one of its minutes.
+MINUTE_MARK = "@"
+_MINUTE_ITEM = re.compile(rf"({re.escape(FIRE_PREFIX)}.*#)m(\d+)")
 
 
 @dataclass(frozen=True)
@@ -116,10 +121,17 @@ def deltas(before: CountedAs | None, after: CountedAs | None) -> dict[str, dict[
 
 
 def merged(*parts: Changes) -> Changes:
-    """The changes of ``parts`` added up, by item and field; those that cancel out left out."""
+    """The changes of ``parts`` added up, by item and field; those that cancel out left out. A
+    fire total's minute item of the release before (``#fires#<scope>#m<minute>``, from a tab it
+    left open) is added as the minute's fields of its hour item."""
     total: dict[str, Counter[str]] = {}
     for changes in parts:
         for item, fields in changes.items():
+            minute = _MINUTE_ITEM.fullmatch(item)
+            if minute is not None:
+                number = int(minute[2])
+                item = f"{minute[1]}h{number // 60}"
+                fields = {minute_field(name, number): value for name, value in fields.items()}
             total.setdefault(item, Counter()).update(fields)
     return {
         item: {name: value for name, value in fields.items() if value}
@@ -138,8 +150,16 @@ def fire_changes(group: str, occurrence: Occurrence | None) -> Changes:
 
 
 def fire_changes_at(group: str, kind: str, minute: int) -> Changes:
-    """The fire totals' ADDs for a fire of ``kind`` recorded in ``minute`` (since the epoch)."""
-    return {item: {kind: 1} for item in fire_counter_ids(group, minute)}
+    """The fire totals' ADDs for a fire of ``kind`` recorded in ``minute`` (since the epoch):
+    its hour's item, in all and in its group, each its hour's field and its minute's."""
+    fields = {kind: 1, minute_field(kind, minute): 1}
+    return {fire_counter_id(scope, True, minute // 60): dict(fields) for scope in (None, group)}
+
+
+def minute_field(kind: str, minute: int) -> str:
+    """The field of an hour's fire-total item that counts the fires of ``kind`` in ``minute``
+    (since the epoch, inside that hour): ``<kind>@<minute of the hour, 00-59>``."""
+    return f"{kind}{MINUTE_MARK}{minute % 60:02d}"
 
 
 def tally_of(version: int, occurrence: Occurrence | None) -> str:
@@ -151,18 +171,10 @@ def tally_of(version: int, occurrence: Occurrence | None) -> str:
 
 
 def fire_counter_id(group: str | None, hourly: bool, number: int) -> str:
-    """The fire-count item of one minute (or hour) since the epoch, all or of a group."""
+    """The fire-count item of one hour (``hourly``; or, as the release before wrote them, one
+    minute) since the epoch, all or of a group."""
     scope = "*" if group is None else f"g:{group}"
     return f"{FIRE_PREFIX}{scope}#{'h' if hourly else 'm'}{number}"
-
-
-def fire_counter_ids(group: str, minute: int) -> list[str]:
-    """The items one fire at ``minute`` is counted in: its minute and hour, all and its group."""
-    return [
-        fire_counter_id(scope, hourly, minute // 60 if hourly else minute)
-        for scope in (None, group)
-        for hourly in (False, True)
-    ]
 
 
 def counter_ids(group: str | None, days: range, shards: int) -> list[str]:

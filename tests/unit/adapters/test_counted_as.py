@@ -3,7 +3,17 @@ and record, one move for a status change, expiry days for finished records."""
 
 from __future__ import annotations
 
-from tickwork.adapters.dynamodb_counts import ATTENTION, counted_as, counter_ids, deltas
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tickwork.adapters.dynamodb_counts import (
+    ATTENTION,
+    counted_as,
+    counter_ids,
+    deltas,
+    fire_changes_at,
+    merged,
+)
 from tickwork.adapters.record_keys import shard_of
 
 ID = "invoice:42"
@@ -56,3 +66,26 @@ def test_a_purge_takes_it_off_and_a_non_action_item_counts_as_nothing() -> None:
 def test_a_count_reads_day_zero_and_the_expiry_days_of_every_shard() -> None:
     ids = counter_ids("billing", range(10, 12), 2)
     assert ids == [f"#count#g:billing#{day}#{shard}" for day in (0, 10, 11) for shard in (0, 1)]
+
+
+@given(
+    minute=st.one_of(st.sampled_from([0, 59, 60, 29_940_659]), st.integers(0, 40_000_000)),
+    kind=st.sampled_from(["onTime", "late", "failed"]),
+    group=st.sampled_from(["default", "g", "m1"]),
+)
+def test_a_fire_is_totalled_on_its_hour_item_once_whether_written_now_or_by_the_release_before(
+    minute: int, kind: str, group: str
+) -> None:
+    """A fire's totals now: its hour's item, the hour's field and its minute's, in all and in
+    its group. A tab the release before left open carries the minute's item and the hour's:
+    added up, they are the same ADDs."""
+    now = fire_changes_at(group, kind, minute)
+    legacy = {
+        f"#fires#{scope}#{unit}": {kind: 1}
+        for scope in ("*", f"g:{group}")
+        for unit in (f"m{minute}", f"h{minute // 60}")
+    }
+    hour_fields = {kind: 1, f"{kind}@{minute % 60:02d}": 1}
+    assert now == {f"#fires#{s}#h{minute // 60}": hour_fields for s in ("*", f"g:{group}")}
+    assert merged(legacy) == merged(now) == now
+    assert merged(now, now) == {item: {k: 2 for k in f} for item, f in now.items()}
