@@ -20,6 +20,7 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,7 @@ LOCAL_PARAMETERS = {
     # ... and the counts follow the writes within a second (a deployed stack folds its stream
     # once a minute: each fold is billed)
     "CountSchedule": "rate(1 second)",
+    "CountLagSeconds": "0",
     "AllowPrivateTargets": "true",
     "EmailFromAddress": "tickwork@example.com",
     "SqsTargetArns": _EVERYTHING.format("sqs"),
@@ -506,7 +508,11 @@ class LocalStack:
         machine (``_forget_glance``)."""
         if self._glanced is None:
             self._glanced = glance_at(
-                self._actions_items(GLANCED), self.running_arns, self.refs, self.unfolded()
+                self._actions_items(GLANCED),
+                self.running_arns,
+                self.refs,
+                self.unfolded_since(),
+                float(self.template.parameters.get("CountLagSeconds") or 0),
             )
         return self._glanced
 
@@ -548,24 +554,39 @@ class LocalStack:
     def unfolded(self) -> bool:
         """Whether the actions table's stream holds a write of an action after the last one
         the folds read (``#tally``'s ``done``), read from the emulator's own table."""
+        return self.unfolded_since() is not None
+
+    def unfolded_since(self) -> float | None:
+        """When the oldest write of an action the folds have not read was made (unix seconds,
+        as the stream stamps it); 0 for a fold under way, None when there is none."""
         from moto.dynamodb.models.dynamo_type import DynamoType
 
         table = self._actions_table()
         shard = table.stream_shard
         if shard is None:
-            return False
+            return None
         tally: Any = table.items.get(DynamoType({"S": TALLY_ITEM_ID}))
         done: Any = None
         if tally is not None:
             if "intent" in tally.attrs:
-                return True
+                return 0.0
             known = tally.attrs.get("done")
             done = known.value.get(shard.id) if known is not None else None
         after = shard.starting_sequence_number if done is None else int(done.value) + 1
-        return any(
-            not str(record.record["dynamodb"]["Keys"]["id"]["S"]).startswith("#")
-            for record in shard.items[max(after - shard.starting_sequence_number, 0) :]
-        )
+        for record in shard.items[max(after - shard.starting_sequence_number, 0) :]:
+            written = record.record["dynamodb"]
+            if not str(written["Keys"]["id"]["S"]).startswith("#"):
+                made = written["ApproximateCreationDateTime"]  # moto's: naive, UTC
+                return float(made.replace(tzinfo=UTC).timestamp())
+        return None
+
+    def fold_now(self) -> None:
+        """Run the count function as a run asked for by hand (``{"lagSeconds": 0}``): every
+        write waiting folded now, as the scheduled run would once CountLagSeconds passed."""
+        count = next(spec.name for spec in self.functions if spec.logical_id == "CountFunction")
+        _, error = self.runtime.invoke(count, {"lagSeconds": 0})
+        if error is not None:
+            raise RuntimeError(f"the count function failed: {error}")
 
     def running_arns(self) -> set[str]:
         """The executions of the stack's state machines running now, read from the emulator's

@@ -26,6 +26,7 @@ fire late.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,7 +49,10 @@ class Glance:
     unnoted: list[float]  # PENDING fires (parked or not) the watchdog has not noted missed
     open_work: bool  # a claim, a fire asked for by hand, or a batch's tab
     list_running: Callable[[], set[str]]  # the executions running, asked only if needed
-    unfolded: bool = False  # the table's stream holds a write of an action not folded yet
+    # when the oldest write of an action the stream holds and the folds have not read was
+    # made (None: there is none)
+    unfolded_since: float | None = None
+    count_lag: float = 0.0  # CountLagSeconds: a fold waits until that write is this old
 
     @functools.cached_property
     def running(self) -> frozenset[str]:
@@ -71,7 +75,8 @@ def glance_at(
     items: Iterable[Mapping[str, str]],
     running: Callable[[], set[str]],
     refs: ExecutionRefs | None = None,
-    unfolded: bool = False,
+    unfolded_since: float | None = None,
+    count_lag: float = 0.0,
 ) -> Glance:
     """The glance from the table's items, each given as its ``GLANCED`` attributes' values
     (numbers as the digits DynamoDB keeps); ``refs``: the stack's machines, to tell the ARN of
@@ -93,7 +98,7 @@ def glance_at(
             else:
                 named = item.get("executionArn")
                 waiting.append((fire, refs.read(named) if refs else named))
-    return Glance(launches, waiting, unnoted, open_work, running, unfolded)
+    return Glance(launches, waiting, unnoted, open_work, running, unfolded_since, count_lag)
 
 
 class UsefulRuns:
@@ -147,8 +152,16 @@ class _Counts(UsefulRuns):
 
     def moment(self, last_run: float) -> float | None:
         # A write to fold: the next run finds it (the last run's instant: never after now,
-        # where the functions' clock, kept to the millisecond, may read a hair later).
-        return last_run if self._glance().unfolded else None
+        # where the functions' clock, kept to the millisecond, may read a hair later) — or,
+        # with CountLagSeconds, the first run once it is that old (the runs before fold
+        # nothing; on AWS they are the schedule's fixed cost).
+        # The stream stamps its writes on the wall clock, where the lag is counted: what is
+        # left of it is carried over to the runs' own clock (virtual time's too).
+        seen = self._glance()
+        if seen.unfolded_since is None:
+            return None
+        left = seen.unfolded_since + seen.count_lag - time.time()
+        return last_run + left if seen.count_lag > 0 and left > 0 else last_run
 
 
 def useful_runs(function_logical_id: str, glance: Callable[[], Glance]) -> UsefulRuns | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -223,3 +224,56 @@ def test_fire_totals_read_back_by_minute_and_hour_from_one_item_an_hour(
     assert written == {
         f"#fires#{'*' if scope is None else 'g:' + scope}#h{h}" for scope, h in hours
     }
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    # each step: records written (0: none), then a fold run that many seconds after the first
+    # write still waiting; the lag at the lag's edges among others
+    steps=st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from([0.0, 59.9, 60.0, 61.0, 300.0])),
+        min_size=1,
+        max_size=8,
+    ),
+    at_once=st.sampled_from([2, 5, 1000]),
+)
+def test_writes_younger_than_the_lag_wait_for_a_later_fold_and_are_then_counted_once(
+    table_name: str,
+    steps: list[tuple[int, float]],
+    at_once: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CountLagSeconds: a run folds nothing while the oldest write waiting is younger than the
+    lag and fewer than FOLD_AT_ONCE wait; else it folds them all. Whatever the runs, every
+    write is counted once when the lag has passed (or a run asks for lag 0)."""
+    import tickwork.adapters.dynamodb_stream_counts as stream_counts
+
+    monkeypatch.setattr(stream_counts, "FOLD_AT_ONCE", at_once)
+    lag = 60.0
+    run = next(_RUNS)
+    clock = FakeClock(NOW + timedelta(minutes=run))
+    counts = DynamoDBStreamCounts(table_name)
+    assert counts.fold().caught_up
+    queries = DynamoDBQueries(table_name, clock=clock)
+    before = queries.count(Selection())[Status.PENDING]
+    records = DynamoDBRecords(table_name)
+    created = 0
+    first_waiting: float | None = None
+    for n, (writes, after) in enumerate(steps):
+        for k in range(writes):
+            records.create(_new(f"l{run}:{n}:{k}", clock, "default"))
+            created += 1
+            first_waiting = time.time() if first_waiting is None else first_waiting
+        waiting = created - (queries.count(Selection())[Status.PENDING] - before)
+        moment = (first_waiting or time.time()) + after
+        folded = counts.fold(lag=lag, now=moment)
+        counted = queries.count(Selection())[Status.PENDING] - before
+        if waiting and after < lag and waiting < at_once:
+            assert folded.waiting == waiting and counted == created - waiting, folded
+        else:
+            assert folded.waiting == 0 and counted == created, folded
+            first_waiting = None
+    assert counts.fold(lag=lag, now=time.time() + lag).caught_up
+    assert queries.count(Selection())[Status.PENDING] - before == created

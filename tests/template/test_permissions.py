@@ -450,6 +450,11 @@ def run_every_path(s: Scenario) -> None:
     # Count: the writes so far folded from the table's stream into the counters, once.
     folded, error = s.invoke("CountFunction", SCHEDULED_EVENT)
     assert error is None and folded["caughtUp"], folded
+    # A run asked for by hand: its lag given in the event, named when it is not a number.
+    folded, error = s.invoke("CountFunction", {"lagSeconds": 0})
+    assert error is None and folded["waiting"] == 0, folded
+    refused, error = s.invoke("CountFunction", {"lagSeconds": "soon"})
+    assert error == "ValueError" and "lagSeconds" in refused["errorMessage"], refused
 
     # API: create, list (all and by status: indexes), stats, get, update (replaces), cancel,
     # purge, retry a failed action.

@@ -36,6 +36,7 @@ import logging
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import TypeDeserializer
@@ -57,12 +58,18 @@ from tickwork.domain.identifiers import DEFAULT_GROUP
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import Table
 
-__all__ = ["TALLY_ITEM_ID", "DynamoDBStreamCounts", "Folded", "write_changes"]
+__all__ = ["FOLD_AT_ONCE", "TALLY_ITEM_ID", "DynamoDBStreamCounts", "Folded", "write_changes"]
 
 TALLY_ITEM_ID = "#tally"  # the folds' progress; no action id can start with "#"
 _DESERIALIZER = TypeDeserializer()
 _PAGE = 1000  # GetRecords' most
 _EMPTY_PAGES = 20  # empty pages read past before a fold under way's end is taken as gone
+# Writes waiting that are folded at once, whatever the lag: a fold's own writes are then a
+# small share of theirs.
+FOLD_AT_ONCE = 1000
+# A stream record read: its sequence number, its changes (None: a write of the stack's own
+# items) and when it was made (epoch seconds).
+_Taken = tuple[str, Changes | None, float | None]
 log = logging.getLogger("tickwork")
 
 
@@ -76,6 +83,7 @@ class Folded:
     counters: int = 0  # counter items given an ADD
     replayed: bool = False  # the run did again a fold that had died half way
     caught_up: bool = True  # False: it stopped at its limit with more to read
+    waiting: int = 0  # writes left for a later run: the oldest younger than the lag
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +93,7 @@ class Folded:
             "counters": self.counters,
             "replayed": self.replayed,
             "caughtUp": self.caught_up,
+            "waiting": self.waiting,
         }
 
 
@@ -124,6 +133,7 @@ class _Read:
     actions: int = 0  # of them, writes of actions' records (not of the stack's own items)
     more: bool = False  # it stopped at its limit with more to read
     listed: set[str] = field(default_factory=set)  # the stream's shards now
+    oldest: float | None = None  # when the oldest action write read was made (epoch seconds)
 
 
 class _Gone(Exception):
@@ -142,9 +152,18 @@ class DynamoDBStreamCounts(OnTable):
         super().__init__(table_name, table, clients)
         self._stream_arn: str | None = None
 
-    def fold(self, limit: int = 10_000, deadline: float | None = None) -> Folded:
+    def fold(
+        self,
+        limit: int = 10_000,
+        deadline: float | None = None,
+        lag: float = 0.0,
+        now: float | None = None,
+    ) -> Folded:
         """Fold what the stream took since the last fold, in folds of up to ``limit`` records,
-        until it is caught up or ``deadline`` (``time.monotonic()``) has passed."""
+        until it is caught up or ``deadline`` (``time.monotonic()``) has passed. With ``lag``
+        (seconds), writes are left for a later run while the oldest of them was made less than
+        ``lag`` before ``now`` (``time.time()``) and they are fewer than ``FOLD_AT_ONCE``: a
+        fold's own writes (its progress, each counter) are then shared by more of them."""
         result = Folded()
         while True:
             progress = _Progress.of(self._progress_item())
@@ -159,6 +178,11 @@ class DynamoDBStreamCounts(OnTable):
                 # left as they are, read again next time. Writing them done would be a write
                 # on the stream each run, for the next run to read.
                 return result
+            if lag > 0 and not read.more and read.actions < FOLD_AT_ONCE:
+                moment = time.time() if now is None else now
+                if read.oldest is not None and read.oldest > moment - lag:
+                    result.waiting = read.actions
+                    return result
             # shards gone from the stream (24 hours after they closed) are forgotten
             done = {k: v for k, v in progress.done.items() if k in read.listed}
             number = progress.version + 1  # this fold's: greater than every fold's before
@@ -254,12 +278,14 @@ class DynamoDBStreamCounts(OnTable):
         return read
 
     @staticmethod
-    def _take(read: _Read, shard: str, taken: list[tuple[str, Changes | None]]) -> None:
-        for number, changes in taken:
+    def _take(read: _Read, shard: str, taken: list[_Taken]) -> None:
+        for number, changes, made in taken:
             read.changes.append(changes or {})
             read.to[shard] = number
             read.records += 1
             read.actions += changes is not None
+            if changes is not None and made is not None:
+                read.oldest = made if read.oldest is None else min(read.oldest, made)
 
     def _iterator(self, shard: str, after: str | None) -> str | None:
         """An iterator after ``after`` (from the oldest record the stream still holds when it
@@ -282,13 +308,14 @@ class DynamoDBStreamCounts(OnTable):
 
     def _records(
         self, shard: str, after: str | None, upto: str | None, room: int | None
-    ) -> tuple[list[tuple[str, Changes | None]], bool]:
-        """(sequence number, changes) of the shard's records after ``after``, up to ``upto``
-        or ``room`` of them (None: a write of the stack's own items); and whether the shard's
+    ) -> tuple[list[_Taken], bool]:
+        """(sequence number, changes, when it was made) of the shard's records after ``after``,
+        up to ``upto`` or ``room`` of them (changes None: a write of the stack's own items); and
+        whether the shard's
         end was reached. Up to ``upto``, empty pages are read past (DynamoDB Streams may answer
         one before records that follow); otherwise the first one ends the reading."""
         iterator = self._iterator(shard, after)
-        taken: list[tuple[str, Changes | None]] = []
+        taken: list[_Taken] = []
         empty = 0
         last = None if upto is None else int(upto)
         while iterator:
@@ -302,7 +329,8 @@ class DynamoDBStreamCounts(OnTable):
                 if last is not None and int(number) > last:
                     return taken, False
                 own = str(record["dynamodb"]["Keys"]["id"]["S"]).startswith("#")
-                taken.append((number, None if own else write_changes(record)))
+                made = _epoch_seconds(record["dynamodb"].get("ApproximateCreationDateTime"))
+                taken.append((number, None if own else write_changes(record), made))
             if last is not None and taken and int(taken[-1][0]) >= last:
                 return taken, False
             iterator = page.get("NextShardIterator")
@@ -380,6 +408,13 @@ def write_changes(record: dict[str, Any]) -> Changes:
         group = str(new.get("group", DEFAULT_GROUP))
         changes = merged(changes, fire_changes_at(group, fire[0], int(fire[1])))
     return changes
+
+
+def _epoch_seconds(moment: Any) -> float | None:
+    """A stream record's ``ApproximateCreationDateTime`` (a datetime as boto3 reads it)."""
+    if isinstance(moment, datetime):
+        return moment.timestamp()
+    return None if moment is None else float(moment)
 
 
 def _plain(image: dict[str, Any] | None) -> dict[str, Any] | None:
