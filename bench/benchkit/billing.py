@@ -40,9 +40,13 @@ DAYS_KEPT = 30  # usecases' finished_ttl: a finished record is kept 30 days
 SECONDS_A_MONTH = 30.44 * 86_400
 
 
-def ingested_log_bytes(invocation: Invocation, traced: bool = False) -> int:
-    """What CloudWatch Logs ingests for one invocation."""
-    lines = [*PLATFORM_LINES, *([XRAY_LINE] if traced else [])]
+def ingested_log_bytes(
+    invocation: Invocation, traced: bool = False, system_lines: bool = True
+) -> int:
+    """What CloudWatch Logs ingests for one invocation: what it wrote, and Lambda's own lines
+    when its system log level lets them through (``system_lines``: INFO, the text format's
+    only level; at WARN a successful invocation has none)."""
+    lines = [*PLATFORM_LINES, *([XRAY_LINE] if traced else [])] if system_lines else []
     platform = sum(len(line.encode()) for line in lines)
     events = len(lines) + invocation.log_events
     return invocation.log_bytes + platform + events * prices.CLOUDWATCH_LOG_EVENT_OVERHEAD
@@ -52,6 +56,9 @@ def ingested_log_bytes(invocation: Invocation, traced: bool = False) -> int:
 class Tracing:
     functions: bool  # Lambda's Tracing: Active
     machines: bool  # the state machines' Tracing
+    # Lambda writes its START/END/REPORT lines: the text log format, or a LoggingConfig whose
+    # SystemLogLevel is INFO or DEBUG (its Globals')
+    system_lines: bool = True
 
     @staticmethod
     def sampled(count: int, seconds: float) -> float:
@@ -82,14 +89,19 @@ def tracing(template_path: Any, parameters: dict[str, str]) -> Tracing:
             return value(then) if value(conditions[condition]) else value(otherwise)
         return node
 
-    functions = value(template["Globals"]["Function"].get("Tracing", "PassThrough"))
+    globals_ = template["Globals"]["Function"]
+    functions = value(globals_.get("Tracing", "PassThrough"))
+    logging_config = globals_.get("LoggingConfig", {})
+    system_lines = value(logging_config.get("LogFormat", "Text")) != "JSON" or value(
+        logging_config.get("SystemLogLevel", "INFO")
+    ) in ("INFO", "DEBUG")
     machines = any(
         str(value(resource["Properties"].get("Tracing", {}).get("Enabled", False))).lower()
         == "true"
         for resource in template["Resources"].values()
         if resource["Type"] == "AWS::Serverless::StateMachine"
     )
-    return Tracing(functions == "Active", machines)
+    return Tracing(functions == "Active", machines, system_lines)
 
 
 def stored_bytes(item: dict[str, Any], indexes: tuple[IndexSpec, ...]) -> int:

@@ -22,8 +22,8 @@ from typing import Any
 from moto import mock_aws
 
 from benchkit import prices
-from benchkit.billing import ingested_log_bytes
-from benchkit.indexes import table_indexes
+from benchkit.billing import ingested_log_bytes, tracing
+from benchkit.indexes import TEMPLATE, table_indexes
 from benchkit.recorder import Invocation, Recorder
 from benchkit.units import call_units, item_size
 from tickwork.domain.events import DetailType
@@ -202,8 +202,9 @@ def _usage(scenario: Scenario, local: LocalStack, recorder: Recorder, before: se
         usage.gb_seconds += billed * invocation.memory_mb / 1024
     actions_table = local.outputs["ActionsTableName"]
     table_keys, indexes = table_indexes()
+    system_lines = tracing(TEMPLATE, PARAMETERS).system_lines
     for invocation in recorder.invocations:
-        usage.log_bytes += ingested_log_bytes(invocation)
+        usage.log_bytes += ingested_log_bytes(invocation, system_lines=system_lines)
     for call in recorder.calls:
         usage.calls[f"{call.caller}: {call.service}.{call.operation}"] += 1
         if call.service == "dynamodb":

@@ -366,7 +366,9 @@ def _usage(
         billed = math.ceil(invocation.wall_seconds * 1000) / 1000
         gb_seconds = billed * invocation.memory_mb / 1024
         usage.gb_seconds += gb_seconds if run is None else max(0.0, gb_seconds - runs.fixed.gb_s)
-        usage.log_bytes += billing.ingested_log_bytes(invocation, traced.functions)
+        usage.log_bytes += billing.ingested_log_bytes(
+            invocation, traced.functions, traced.system_lines
+        )
     if traced.functions:
         usage.traces += sum(billing.Tracing.sampled(n, span) for n in invoked.values())
     for call in recorder.calls:

@@ -31,5 +31,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         entry.count("rejected_signature")  # unsigned, forged, expired, replayed or stale
     entry.count(str(result.outcome))
     answer = result.to_wire()
-    entry.logger.info("control event handled", extra={"result": answer})
+    entry.logged("control event handled", answer, notable=isinstance(result, Rejection))
     return answer

@@ -37,7 +37,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     call = TaskCall.from_wire(event)
     if call.report is not None:
         entry.count("failed")
-        return failure_of(call.report, _arn(call, deps.executions), deps).to_wire()
+        failure = failure_of(call.report, _arn(call, deps.executions), deps).to_wire()
+        entry.logged("fire failed", failure, notable=True)  # why, in the function's log too
+        return failure
     if call.batch is not None:
         members = fire_batch(call.batch, _arn(call, deps.batches), call.retry_count, deps)
         _count(members)

@@ -37,7 +37,12 @@ def worker(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 
 
 def _counted(run: dict[str, Any]) -> dict[str, Any]:
+    # Only the kinds that happened: a metric with no data is none (the alarm on pump_refused
+    # treats missing data as fine), and a run a minute of zeros would be logs billed for
+    # nothing.
     for kind, ids in run.items():
-        entry.count(f"pump_{kind}", len(ids))
-    entry.logger.info("pumped", extra={kind: len(ids) for kind, ids in run.items()})
+        if ids:
+            entry.count(f"pump_{kind}", len(ids))
+    sizes = {kind: len(ids) for kind, ids in run.items()}
+    entry.logged("pumped", sizes, notable=bool(run.get("refused") or run.get("failed")))
     return run

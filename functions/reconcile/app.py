@@ -33,5 +33,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     for action_id in missed:  # and per action, which EventBridge Scheduler's metrics are not
         entry.count_for("fire_missed", "action", action_id)
     entry.count("reconciler_unfinished", len(repaired.get("unfinished", [])))
-    entry.logger.info("reconciled", extra=repaired)
+    entry.logged("reconciled", repaired, notable=any(repairs.values()) or bool(missed))
     return repaired

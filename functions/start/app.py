@@ -34,7 +34,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         if missed is None:
             return {"outcome": "ignored", "detailType": envelope.detail_type}
         answer = missed.to_wire()
-        entry.logger.info("near miss answered", extra={"result": answer})
+        entry.logged("near miss answered", answer, notable=True)
         return answer
     result = accept_start(
         StartCommand(envelope.detail, envelope.id, source=envelope.source),
@@ -45,5 +45,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     scheduled = result.outcome in (Done.CREATED, Done.REPLACED)
     entry.count("scheduled" if scheduled else str(result.outcome))
     answer = result.to_wire()
-    entry.logger.info("start handled", extra={"result": answer})
+    entry.logged("start handled", answer, notable=isinstance(result, Rejection))
     return answer

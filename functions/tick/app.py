@@ -35,7 +35,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         if result.late_ms is not None:
             entry.measure("fire_lateness", result.late_ms)
     answer = result.to_wire()
-    entry.logger.info("fire recorded", extra={"result": answer})
+    entry.logged("fire recorded", answer, notable=isinstance(result, Rejection))
     return answer
 
 

@@ -73,6 +73,16 @@ class Entry:
         """Name this invocation's correlation id once the handler knows it (its lines only)."""
         self.logger.thread_safe_append_keys(correlation_id=correlation_id)
 
+    def logged(self, message: str, answer: dict[str, Any], notable: bool) -> None:
+        """The invocation's answer, logged: at WARNING when it is ``notable`` (a rejection, a
+        refused launch, a repair), else at DEBUG. A plain success is already in the metrics,
+        the record and the events; a line per invocation of it would be logs billed for every
+        fire (LogLevel DEBUG shows them)."""
+        if notable:
+            self.logger.warning(message, extra={"result": answer})
+        else:
+            self.logger.debug(message, extra={"result": answer})
+
     def count(self, name: str, value: float = 1) -> None:
         add_metric(self.metrics, name, MetricUnit.Count, value)
 

@@ -94,7 +94,8 @@ class Stack:
 
     def wait_counted(self, timeout: float = 30) -> None:
         """Until the count function has folded every action's write into the counts and fire
-        totals (on AWS they follow the writes by up to ``CountSchedule``; here a second)."""
+        totals (on AWS they follow the writes by up to ``CountLagSeconds`` plus ``CountSchedule``;
+        here a second)."""
         wait_until(lambda: not self.local.unfolded(), timeout, "the counts to be folded")
 
     def record(self, action_id: str) -> Action:

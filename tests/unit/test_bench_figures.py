@@ -201,8 +201,11 @@ def test_logs_traces_and_lambda_follow_the_template() -> None:
     from benchkit.indexes import TEMPLATE
     from benchkit.recorder import Invocation
 
-    assert billing.tracing(TEMPLATE, {}) == billing.Tracing(functions=False, machines=False)
-    assert billing.tracing(TEMPLATE, {"Tracing": "Active"}) == billing.Tracing(True, True)
+    # Lambda's system logs at WARN (LoggingConfig): no START/END/REPORT lines billed
+    assert billing.tracing(TEMPLATE, {}) == billing.Tracing(
+        functions=False, machines=False, system_lines=False
+    )
+    assert billing.tracing(TEMPLATE, {"Tracing": "Active"}) == billing.Tracing(True, True, False)
     # X-Ray's default rule: the first each second, then 5 % of the rest
     assert billing.Tracing.sampled(10, 10) == 10
     assert billing.Tracing.sampled(110, 10) == 10 + 5
@@ -211,6 +214,8 @@ def test_logs_traces_and_lambda_follow_the_template() -> None:
     assert quiet == sum(len(line) for line in billing.PLATFORM_LINES) + 3 * 26
     spoke = billing.ingested_log_bytes(Invocation("f", 0.1, 0.1, 256, log_bytes=500, log_events=2))
     assert spoke == quiet + 500 + 2 * 26
+    silent = Invocation("f", 0.1, 0.1, 256, log_bytes=500, log_events=2)
+    assert billing.ingested_log_bytes(silent, system_lines=False) == 500 + 2 * 26
     assert prices.LAMBDA_PER_GB_SECOND == prices.LAMBDA_PER_GB_SECOND_ARM64
 
 

@@ -61,9 +61,9 @@ class DynamoDBParkedFires(OnTable):
             if len(found) >= limit:
                 break
         settled = park_bucket(until_ms - _SKEW_MS)
-        mark = min(earliest, settled) if earliest is not None else settled
-        if shard is None and (stored is None or mark != first):
-            self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": max(mark, first)})
+        mark = max(min(earliest, settled) if earliest is not None else settled, first)
+        if shard is None and (stored is None or mark != first):  # only when it moves
+            self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": mark})
         found.sort()
         return found[:limit]
 

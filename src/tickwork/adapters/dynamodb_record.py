@@ -5,7 +5,9 @@ epoch milliseconds, repeat, frequency, executionRemainder, status, retryCount, c
 updatedAt) beside tickwork's own (schedule with its zone, version, generation, occurrence, ...),
 the keys of the table's indexes (``record_keys``), and the parts in their stored forms
 (``record_codecs``). For the write units a record costs, ``catchUp`` is left out at its default
-(ONCE after 60 s) and ``changedAt`` while it equals ``createdAt``; both read back as those.
+(ONCE after 60 s) and ``changedAt`` while it equals ``createdAt``; ``group`` in the default
+group, ``retryCount`` at 0, ``data`` and ``metadata`` when empty (``{}``) and the schedule's
+``timezone`` in UTC likewise: each reads back as that (every reader of format 3 took them so).
 
 Formats: every item is written in ``FORMAT_VERSION`` and read by the reader of the format it
 says — 3 (``fmt`` 3: the named execution by its machine and name, not its ARN, and a claim by
@@ -95,6 +97,8 @@ def _schedule_item(schedule: Schedule) -> dict[str, Any]:
     """The schedule as stored (format 3): its instants in microseconds since the epoch, a
     third of their text."""
     stored = schedule.to_dict()
+    if stored.get("timezone") == "UTC":  # read back as UTC when absent
+        del stored["timezone"]
     for name in _SCHEDULE_INSTANTS:
         if name in stored:
             stored[name] = (parse_iso(stored[name], name) - _EPOCH) // _MICROSECOND
@@ -151,14 +155,15 @@ def to_item(action: Action, refs: ExecutionRefs | None = None) -> dict[str, Any]
         "id": action.id,
         FORMAT: FORMAT_VERSION,
         "action": action.action,
-        "data": action.data,
-        "metadata": action.metadata,
+        # What a reader takes for absent is left out (a recurring record under 1 KB)
+        "data": None if action.data == {} else action.data,
+        "metadata": None if action.metadata == {} else action.metadata,
         "executionTime": _epoch_ms(action.execution_time),
         "repeat": action.repeat,
         "frequency": action.frequency,
         "executionRemainder": action.execution_remainder,
         "status": str(action.status),
-        "retryCount": action.retry_count,
+        "retryCount": action.retry_count or None,
         "createdAt": iso(action.created_at),
         "updatedAt": iso(action.updated_at),
         "schedule": _schedule_item(action.schedule),
@@ -180,7 +185,7 @@ def to_item(action: Action, refs: ExecutionRefs | None = None) -> dict[str, Any]
         "request": _request_item(action),
         "catchUp": None if action.catch_up == CatchUp() else action.catch_up.to_dict(),
         "seal": action.seal,
-        "group": action.group,
+        "group": None if action.group == DEFAULT_GROUP else action.group,
         **index_keys(action),
         "onFailure": action.on_failure and str(action.on_failure),
         "onUnknownOutcome": action.on_unknown_outcome and str(action.on_unknown_outcome),
