@@ -293,6 +293,23 @@ def test_the_pump_launches_a_parked_fire_from_its_events_file(stack, invoke, eve
     assert launched.launch_at is None and launched.execution_arn is not None
 
 
+def test_the_count_function_folds_on_its_schedule_and_when_asked_from_its_events_files(
+    stack, invoke, event
+) -> None:
+    # GIVEN a Start's writes waiting in the table's stream
+    invoke("StartFunction", event("start/cron"))
+    assert stack.local.unfolded()
+
+    # WHEN the count function runs on its schedule, then as asked by hand (lag 0)
+    scheduled, error = invoke("CountFunction", event("count/scheduled"))
+    assert error is None, scheduled
+    now, error = invoke("CountFunction", event("count/now"))
+
+    # THEN the writes are folded (on the local stack the schedule's lag is 0 as well)
+    assert error is None and now["waiting"] == 0 and now["caughtUp"], now
+    assert scheduled["folds"] + now["folds"] >= 1 and not stack.local.unfolded()
+
+
 def test_a_pump_worker_launches_its_share_and_its_shard_from_their_events_files(
     stack, invoke, event
 ) -> None:
