@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import boto3
 import pytest
 from moto import mock_aws
 
+from tests.contract.conftest import REPO, emulated_aws_env
 from tests.e2e.support import Stack
 from tickwork_local.stack import LocalStack
+from tickwork_local.template import Template
 
 
 @pytest.fixture
@@ -29,3 +32,13 @@ def invoke(stack: Stack) -> Callable[[str, dict[str, Any]], tuple[Any, str | Non
         return stack.local.runtime.invoke(name, event)
 
     return call
+
+
+@pytest.fixture
+def table_name(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The template's actions table alone (its indexes and stream), in moto."""
+    emulated_aws_env(monkeypatch)
+    with mock_aws():
+        yield Template(REPO / "template.yaml").create_table(
+            boto3.client("dynamodb"), "ActionsTable"
+        )

@@ -5,20 +5,15 @@ minute)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from moto import mock_aws
 
-from tests.contract.conftest import REPO, emulated_aws_env
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.record_keys import PUMP_ITEM_ID
-from tickwork_local.template import Template
 
 HOUR = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)
 
@@ -36,15 +31,6 @@ class _Counting:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
-
-
-@pytest.fixture
-def table_name(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    emulated_aws_env(monkeypatch)
-    with mock_aws():
-        yield Template(REPO / "template.yaml").create_table(
-            boto3.client("dynamodb"), "ActionsTable"
-        )
 
 
 @settings(

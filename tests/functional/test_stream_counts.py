@@ -10,7 +10,6 @@ import contextlib
 import itertools
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,9 +18,7 @@ import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from moto import mock_aws
 
-from tests.contract.conftest import REPO, emulated_aws_env
 from tests.unit.fakes import FakeClock
 from tickwork.adapters.dynamodb_queries import DynamoDBQueries
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
@@ -32,7 +29,6 @@ from tickwork.domain.fire import Outcome
 from tickwork.domain.selection import Selection
 from tickwork.domain.start_request import parse_start_detail
 from tickwork.domain.times import to_epoch_ms
-from tickwork_local.template import Template
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
 _RUNS = itertools.count()
@@ -59,15 +55,6 @@ class _DyingTable:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
-
-
-@pytest.fixture
-def table_name(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    emulated_aws_env(monkeypatch)
-    with mock_aws():
-        yield Template(REPO / "template.yaml").create_table(
-            boto3.client("dynamodb"), "ActionsTable"
-        )
 
 
 def _new(action_id: str, clock: FakeClock, group: str) -> Action:
