@@ -10,6 +10,7 @@ container, from the environment template.yaml sets.
 
 from __future__ import annotations
 
+import functools
 from functools import cache
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
@@ -18,6 +19,7 @@ from tickwork.adapters.essential_events import EssentialEvents
 from tickwork.clock import SystemClock
 from tickwork.config import Settings
 from tickwork.dependencies import Dependencies
+from tickwork.fire import grouping
 from tickwork.fulfillment.defaults import default_registry
 from tickwork.ports import Spent
 
@@ -204,7 +206,15 @@ def _aws_adapters(settings: Settings, aws: AwsClients, ports: Ports) -> None:
             refs=refs,
         ),
     )
-    ports.setdefault("parked", DynamoDBParkedFires(table, clients=aws))
+    ports.setdefault(
+        "parked",
+        DynamoDBParkedFires(
+            table,
+            clients=aws,
+            launch_moment=functools.partial(grouping.launch_moment, settings=settings),
+            first_not_due=functools.partial(grouping.first_not_due, settings=settings),
+        ),
+    )
     ports.setdefault("tallies", DynamoDBFireTallies(table, clients=aws))
     ports.setdefault("rejections", DynamoDBRejections(table, settings.keep_rejections, clients=aws))
     ports.setdefault("calendars", DynamoDBCalendars(table, clients=aws))

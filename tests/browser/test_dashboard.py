@@ -403,6 +403,7 @@ def test_the_detail_shows_skipped_and_moved_occurrences_and_a_missed_fire(
     start_action(StartCommand({"id": "late:1", "rate": "rate(1 hour)"}), deps)
     late = stack.record("late:1")
     stack.records.save(late.noted_missed(datetime.now(UTC)), expected_version=late.version)
+    stack.wait_counted()  # the counts the page shows are folded from the writes
 
     page.goto(token_link("/"))
     rows = page.get_by_test_id("action-row")

@@ -288,6 +288,7 @@ def test_the_pump_launches_a_parked_fire_from_its_events_file(stack, invoke, eve
         "batches": [],
         "failed": [],
         "handed_out": [],
+        "waiting": [],
     }
     launched = stack.record("test:schedule")
     assert launched.launch_at is None and launched.execution_arn is not None

@@ -25,16 +25,17 @@ class _Counting:
         self._table = table
         self.watermark_puts = 0
 
-    def put_item(self, **kwargs: Any) -> Any:
-        self.watermark_puts += kwargs["Item"]["id"] == PUMP_ITEM_ID
-        return self._table.put_item(**kwargs)
+    def update_item(self, **kwargs: Any) -> Any:
+        moves = "parkedFrom" in kwargs.get("UpdateExpression", "")
+        self.watermark_puts += kwargs["Key"]["id"] == PUMP_ITEM_ID and moves
+        return self._table.update_item(**kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
 
 
 @settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     runs=st.lists(

@@ -1,25 +1,50 @@
-"""ParkedFires over the actions table: the fires whose execution is due for launch, from the
-sparse ``Parked`` index, and the pump's watermark (``#pump``) that keeps its reads short.
+"""ParkedFires over the actions table: the fires whose execution is due for launch, and the
+pump's watermarks (``#pump``) that keep its reads short. A parked fire is found one of two ways
+(record_keys):
 
-A parked record carries ``parkShard`` = ``<hour of its launch moment>#<0-15>`` and ``launchAt``
-(dynamodb_record.py). A read looks at the hours from the watermark — the earliest hour that may
-still hold a fire due for launch — to the hour of ``until``, every shard, so it grows with the
-fires launched, never with the actions stored. The watermark then moves to the earliest hour
-that still held a due fire (fires the caller could not launch are read again next time), else
-to the hour of five minutes ago: a fire parked "due now" by a function whose clock lags by less
-is still found.
+- **By its launch moment**, in the sparse ``Parked`` index, when it was parked to launch within
+  ``PARK_INDEX_SECONDS`` of its write (due now: a near fire gathered for its window, a fire
+  parked again, one whose window's launch moment had come). Its ``parkShard`` is
+  ``<hour of its launch moment>#<0-15>``. A read looks at the hours from the watermark
+  (``parkedFrom``: the earliest hour that may still hold a fire due for launch) to the hour of
+  ``until``, every shard. The watermark then moves to the earliest hour that still held a due
+  fire (fires the caller could not launch are read again next time), else to the hour of five
+  minutes ago: a fire parked "due now" by a function whose clock lags by less is still found.
+- **By its fire time**, in ``ByStatus`` (its PENDING partitions), when it was parked to launch
+  later — the default path of every fire further away than the horizon, which then costs no
+  index entry in and out. A fire due at ``e`` is due for launch once the start of its batch
+  window less ``LaunchAheadSeconds`` has come (fire.grouping.launch_moment): a read takes, in
+  each of the 8 PENDING partitions, the fire times from that partition's watermark
+  (``launchedTo``) up to the end of the window ``until + LaunchAheadSeconds`` falls in. The
+  pending fires read there that are not parked (started at once, chained, launched already) are
+  passed over by the pump, which reads every record it launches. After launching, the pump
+  moves each watermark it read (``advance``) up to that end, but never past a fire it read and
+  did not finish (failed, refused, cut off by its limit, handed to a worker whose outcome it
+  does not see, not due yet): the next run reads it again. Such a fire was parked more than
+  ``PARK_INDEX_SECONDS`` before its launch moment, so no watermark had passed its fire time
+  when it was written (the windows are aligned: a window that starts after the launch horizon
+  of the write starts at or after the end the watermark reached).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from tickwork.adapters.clients import OnTable
+from tickwork.adapters.clients import AwsClients, OnTable
 from tickwork.adapters.dynamodb_reads import query_pages
-from tickwork.adapters.record_keys import PARK_SHARDS, PUMP_ITEM_ID, park_bucket, park_shard
-from tickwork.domain.times import to_epoch_ms
+from tickwork.adapters.record_keys import (
+    PARK_SHARDS,
+    PUMP_ITEM_ID,
+    SHARDS,
+    park_bucket,
+    park_shard,
+    status_shard_of,
+)
+from tickwork.domain.action import Status
+from tickwork.domain.times import from_epoch_ms, to_epoch_ms
 
 __all__ = ["DynamoDBParkedFires"]
 
@@ -29,11 +54,48 @@ __all__ = ["DynamoDBParkedFires"]
 # parked fire an hour older than that is still launched: the reconciler starts a parked fire
 # the pump missed. (It was 24: 400 queries in every new stack's first run.)
 _FIRST_LOOKBACK = 1
+_FIRST_LOOKBACK_MS = _FIRST_LOOKBACK * 3_600_000
 # The watermark stays this far behind the pump's now.
 _SKEW_MS = 300_000
+# The ByStatus watermarks: per PENDING partition, fire times (ms) below which every parked
+# fire found there was launched.
+_LAUNCHED_TO = "launchedTo"
+_DEFAULT_AHEAD = timedelta(minutes=15)
+_DEFAULT_WINDOW_MS = 20_000
+
+
+def _default_launch_moment(due: datetime) -> datetime:
+    ms = to_epoch_ms(due)
+    return from_epoch_ms(ms - ms % _DEFAULT_WINDOW_MS) - _DEFAULT_AHEAD
+
+
+def _default_first_not_due(until: datetime) -> datetime:
+    ms = to_epoch_ms(until + _DEFAULT_AHEAD)
+    return from_epoch_ms(ms - ms % _DEFAULT_WINDOW_MS + _DEFAULT_WINDOW_MS)
+
+
+def _ahead_ms(moment: datetime, first_not_due: Callable[[datetime], datetime]) -> int:
+    """How far after a launch moment the earliest fire launched at it can be: the first fire
+    not due by the moment just before it (the start of its window)."""
+    return to_epoch_ms(first_not_due(moment - timedelta(milliseconds=1))) - to_epoch_ms(moment)
 
 
 class DynamoDBParkedFires(OnTable):
+    def __init__(
+        self,
+        table_name: str,
+        table: Any = None,
+        clients: AwsClients | None = None,
+        launch_moment: Callable[[datetime], datetime] | None = None,
+        first_not_due: Callable[[datetime], datetime] | None = None,
+    ) -> None:
+        """``launch_moment``: when a fire due at a time is due for launch; ``first_not_due``:
+        the earliest fire time not due for launch by a moment (fire.grouping's; without them,
+        the defaults': 15 minutes ahead of 20 s windows)."""
+        super().__init__(table_name, table, clients)
+        self._launch_moment = launch_moment or _default_launch_moment
+        self._first_not_due = first_not_due or _default_first_not_due
+
     def due(self, until: datetime, limit: int = 1000) -> list[str]:
         """Ids of the parked fires to launch by ``until``, earliest launch first."""
         return [action_id for _, action_id in self.due_moments(until, limit)]
@@ -46,11 +108,57 @@ class DynamoDBParkedFires(OnTable):
         self, until: datetime, limit: int = 1000, shard: int | None = None
     ) -> list[tuple[int, str]]:
         """``due``, each id with its launch moment (ms since the epoch); ``shard``: in that
-        shard of the index only, the watermark read but left where it is (a pump worker's)."""
+        shard of the Parked index and that PENDING partition only (a pump worker's), the
+        watermarks read but left where they are. The Parked index's watermark moves here; the
+        ByStatus ones when the caller has launched what it read (``advance``)."""
         until_ms = to_epoch_ms(until)
-        last = park_bucket(until_ms)
         stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
-        first = int(str(stored["parkedFrom"])) if stored else last - _FIRST_LOOKBACK
+        found = self._by_launch(stored, until_ms, limit, shard)
+        found += self._by_fire_time(stored, until_ms, limit, shard)
+        earliest: dict[str, int] = {}
+        for moment, action_id in found:
+            earliest[action_id] = min(moment, earliest.get(action_id, moment))
+        return sorted((moment, action_id) for action_id, moment in earliest.items())[:limit]
+
+    def advance(self, until: datetime, held: list[int], shard: int | None = None) -> None:
+        """After a run that read ``due_moments(until, shard=shard)`` and launched what it could:
+        move the ByStatus watermarks it read (every PENDING partition, or ``shard``'s) up to
+        the end of what was due by ``until``, but not past a fire whose launch moment is in
+        ``held`` (ms): those the run read and did not finish are read again next time. One
+        write; each watermark only moves forward."""
+        mark = self._through(to_epoch_ms(until))
+        if held:  # a fire launched at a moment is due at or after the window it starts
+            earliest = from_epoch_ms(min(held))
+            mark = min(mark, to_epoch_ms(earliest) + _ahead_ms(earliest, self._first_not_due))
+        partitions = list(range(SHARDS)) if shard is None else [shard] if shard < SHARDS else []
+        if partitions:
+            self._move_launched_to(partitions, mark)
+
+    def nothing_due_until(self, until: datetime) -> None:
+        """Move the watermarks as a ``due(until)`` that found nothing would, without its reads:
+        for a caller that knows no fire is parked to launch by ``until`` (the local stack's
+        virtual time, leaving out the pump runs that would have found nothing)."""
+        mark = park_bucket(to_epoch_ms(until) - _SKEW_MS)
+        conflict = self._table.meta.client.exceptions.ConditionalCheckFailedException
+        with suppress(conflict):  # one write, only forward: a watermark at or past it stays
+            self._table.update_item(
+                Key={"id": PUMP_ITEM_ID},
+                UpdateExpression="SET parkedFrom = :mark",
+                ConditionExpression="attribute_not_exists(parkedFrom) OR parkedFrom < :mark",
+                ExpressionAttributeValues={":mark": mark},
+            )
+        self.advance(until, [])
+
+    # --- the Parked index: by launch moment ---------------------------------------------------
+    def _by_launch(
+        self, stored: dict[str, Any] | None, until_ms: int, limit: int, shard: int | None
+    ) -> list[tuple[int, str]]:
+        last = park_bucket(until_ms)
+        first = (
+            int(str(stored["parkedFrom"]))
+            if stored and "parkedFrom" in stored
+            else last - _FIRST_LOOKBACK
+        )
         found: list[tuple[int, str]] = []
         earliest: int | None = None
         for bucket in range(first, last + 1):
@@ -62,23 +170,13 @@ class DynamoDBParkedFires(OnTable):
                 break
         settled = park_bucket(until_ms - _SKEW_MS)
         mark = max(min(earliest, settled) if earliest is not None else settled, first)
-        if shard is None and (stored is None or mark != first):  # only when it moves
-            self._table.put_item(Item={"id": PUMP_ITEM_ID, "parkedFrom": mark})
-        found.sort()
-        return found[:limit]
-
-    def nothing_due_until(self, until: datetime) -> None:
-        """Move the watermark as a ``due(until)`` that found nothing would, without its reads:
-        for a caller that knows no fire is parked to launch by ``until`` (the local stack's
-        virtual time, leaving out the pump runs that would have found nothing)."""
-        mark = park_bucket(to_epoch_ms(until) - _SKEW_MS)
-        conflict = self._table.meta.client.exceptions.ConditionalCheckFailedException
-        with suppress(conflict):  # one write, only forward: a watermark at or past it stays
-            self._table.put_item(
-                Item={"id": PUMP_ITEM_ID, "parkedFrom": mark},
-                ConditionExpression="attribute_not_exists(parkedFrom) OR parkedFrom < :mark",
+        if shard is None and (stored is None or "parkedFrom" not in stored or mark != first):
+            self._table.update_item(  # only when it moves; the ByStatus marks are kept
+                Key={"id": PUMP_ITEM_ID},
+                UpdateExpression="SET parkedFrom = :mark",
                 ExpressionAttributeValues={":mark": mark},
             )
+        return found
 
     def _parked_in(self, key: str, until_ms: int, want: int) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {
@@ -92,3 +190,77 @@ class DynamoDBParkedFires(OnTable):
             if len(found) >= want:
                 break
         return found
+
+    # --- ByStatus: by fire time ---------------------------------------------------------------
+    def _through(self, until_ms: int) -> int:
+        """The first fire time (ms) not due for launch by ``until_ms``."""
+        return to_epoch_ms(self._first_not_due(from_epoch_ms(until_ms)))
+
+    def _by_fire_time(
+        self, stored: dict[str, Any] | None, until_ms: int, limit: int, shard: int | None
+    ) -> list[tuple[int, str]]:
+        through = self._through(until_ms)
+        marks = (stored or {}).get(_LAUNCHED_TO) or {}
+        partitions = range(SHARDS) if shard is None else [shard] if shard < SHARDS else []
+        first = through - _FIRST_LOOKBACK_MS
+        unmarked = [k for k in partitions if str(k) not in marks]
+        if shard is None and unmarked:  # a new stack's first run: from an hour back on
+            self._move_launched_to(unmarked, first)
+        found: list[tuple[int, str]] = []
+        for k in partitions:
+            start = int(str(marks.get(str(k), first)))
+            if start >= through:
+                continue
+            kwargs: dict[str, Any] = {
+                "IndexName": "ByStatus",
+                "KeyConditionExpression": "statusShard = :k AND executionTime BETWEEN :a AND :b",
+                "ExpressionAttributeValues": {
+                    ":k": status_shard_of(Status.PENDING, k),
+                    ":a": start,
+                    ":b": through - 1,
+                },
+            }
+            taken = 0
+            for items in query_pages(self._table, kwargs):
+                for item in items:
+                    fire_ms = int(str(item["executionTime"]))
+                    launch = self._launch_moment(from_epoch_ms(fire_ms))
+                    found.append((to_epoch_ms(launch), str(item["id"])))
+                taken += len(items)
+                if taken >= limit:
+                    break
+        return found
+
+    def _move_launched_to(self, partitions: list[int], mark: int, again: bool = True) -> None:
+        """The watermarks of ``partitions`` to ``mark``, each only forward: one write (a
+        partition already past it — a worker of a run before — is then moved on its own)."""
+        client = self._table.meta.client
+        names = {"#l": _LAUNCHED_TO, **{f"#k{k}": str(k) for k in partitions}}
+        try:
+            self._table.update_item(
+                Key={"id": PUMP_ITEM_ID},
+                UpdateExpression="SET " + ", ".join(f"#l.#k{k} = :mark" for k in partitions),
+                ConditionExpression=" AND ".join(
+                    f"(attribute_not_exists(#l.#k{k}) OR #l.#k{k} < :mark)" for k in partitions
+                ),
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues={":mark": mark},
+            )
+        except client.exceptions.ConditionalCheckFailedException:
+            if len(partitions) > 1:
+                for k in partitions:
+                    self._move_launched_to([k], mark)
+        except client.exceptions.ClientError as error:
+            # no map yet (a new stack, or the item as the release before left it): made whole
+            if error.response["Error"]["Code"] != "ValidationException" or not again:
+                raise
+            with suppress(client.exceptions.ConditionalCheckFailedException):
+                self._table.update_item(
+                    Key={"id": PUMP_ITEM_ID},
+                    UpdateExpression="SET #l = :marks",
+                    ConditionExpression="attribute_not_exists(#l)",
+                    ExpressionAttributeNames={"#l": _LAUNCHED_TO},
+                    ExpressionAttributeValues={":marks": {str(k): mark for k in partitions}},
+                )
+                return
+            self._move_launched_to(partitions, mark, again=False)  # made meanwhile

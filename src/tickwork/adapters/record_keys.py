@@ -12,11 +12,16 @@
 - ``calendarShard`` + ``id`` (ByCalendar): present only while the action is live and its
   schedule names a calendar (``<name>#<shard>``), for a calendar's edit to find the schedules
   it must check and plan again, never by a scan;
-- ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked. The key
-  is the hour the pump launches it in plus a shard: a busy hour is spread over
-  ``PARK_SHARDS`` partitions, and the pump reads only the hours since its last run (a
-  watermark item, ``PUMP_ITEM_ID``), so its reads grow with the fires it launches, never with
-  the actions stored.
+- ``launchAt``: present while the next fire is parked — when the pump launches it;
+- ``parkShard`` + ``launchAt`` (Parked): present only while the next fire is parked to launch
+  within ``PARK_INDEX_SECONDS`` of the write that parked it (due now: a near fire gathered for
+  its window, a fire parked again, a fire whose window's launch moment has come). The key is
+  the hour the pump launches it in plus a shard: a busy hour is spread over ``PARK_SHARDS``
+  partitions, and the pump reads only the hours since its last run (a watermark item,
+  ``PUMP_ITEM_ID``). A fire parked to launch later is in no index of its own: the pump finds it
+  in ByStatus, by its fire time, from a watermark of its own (``dynamodb_parked``), so such a
+  fire costs no index entry in and out. Either way its reads grow with the fires it launches,
+  never with the actions stored.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
     "PARK_BUCKET_MS",
+    "PARK_INDEX_SECONDS",
     "PARK_SHARDS",
     "PUMP_ITEM_ID",
     "SHARDS",
@@ -41,6 +47,7 @@ __all__ = [
     "shard_of",
     "status_partitions",
     "status_shard",
+    "status_shard_of",
 ]
 
 SHARDS = 8
@@ -48,6 +55,11 @@ SHARDS = 8
 PARK_SHARDS = 16
 
 PARK_BUCKET_MS = 3_600_000  # an hour of launches per bucket
+
+# A fire parked to launch within this of its write is in the Parked index; one later is found
+# by its fire time (dynamodb_parked): by then the pump's watermark on fire times has not passed
+# it, whatever the clocks' and the index's lag up to this.
+PARK_INDEX_SECONDS = 20
 
 PUMP_ITEM_ID = "#pump"  # the pump's watermark; no action id can start with "#"
 
@@ -58,6 +70,11 @@ def shard_of(action_id: str) -> int:
 
 def status_shard(status: str, action_id: str) -> str:
     return f"{indexed_status(status)}#{shard_of(action_id)}"
+
+
+def status_shard_of(status: str, shard: int) -> str:
+    """The ByStatus partition key of ``status`` in shard ``shard`` (0 to SHARDS - 1)."""
+    return f"{indexed_status(status)}#{shard}"
 
 
 def indexed_status(status: str) -> str:
@@ -115,5 +132,7 @@ def _parked_keys(action: Action) -> dict[str, Any]:
     if not action.is_parked or action.launch_at is None:
         return {}
     launch_ms = to_epoch_ms(action.launch_at)
+    if launch_ms - to_epoch_ms(action.updated_at) > PARK_INDEX_SECONDS * 1000:
+        return {"launchAt": launch_ms}  # found by its fire time (ByStatus)
     shard = park_shard_of(action.id)
     return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}

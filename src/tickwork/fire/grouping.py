@@ -63,6 +63,14 @@ def launch_moment(due: datetime, settings: Settings) -> datetime:
     return window(due, settings) - settings.launch_ahead
 
 
+def first_not_due(until: datetime, settings: Settings) -> datetime:
+    """The earliest fire time whose launch moment is after ``until``: every fire due before it
+    is due for launch by then (the end of the batch window ``until`` plus
+    ``LaunchAheadSeconds`` falls in)."""
+    start = window(until + settings.launch_ahead, settings)
+    return window(start + max(settings.batch_window, timedelta(seconds=1)), settings)
+
+
 def by_window[T](
     fires: Iterable[tuple[datetime, T]], settings: Settings
 ) -> dict[datetime, list[T]]:

@@ -53,9 +53,9 @@ def plan(action: Action, now: datetime, deps: Names, gather: bool = False) -> Ac
     due = action.execution_time
     settings = deps.settings
     if due is not None and due - now > settings.launch_ahead:
-        return action.parked(launch_moment(due, settings))
+        return action.parked(launch_moment(due, settings), now)
     if gather and settings.near_park and due is not None and due - now > settings.near_park:
-        return action.parked(now)
+        return action.parked(now, now)
     return action.planned(planned_execution(action, deps)[1])
 
 

@@ -59,7 +59,7 @@ from tickwork.fire.planning import fire_order, planned_execution
 from tickwork.fire.writes import is_due_parked
 from tickwork.ports.pump_workers import PumpWorkers
 
-__all__ = ["PumpRun", "launch_due", "launch_parked", "pump", "pump_shard"]
+__all__ = ["PumpRun", "held", "launch_due", "launch_parked", "pump", "pump_shard"]
 
 log = logging.getLogger("tickwork")
 
@@ -76,6 +76,7 @@ class PumpRun:
     refused: list[str] = field(default_factory=list)  # left parked: the next run retries
     batches: list[str] = field(default_factory=list)  # the batch executions started
     failed: list[str] = field(default_factory=list)  # an error (logged): the next run retries
+    waiting: list[str] = field(default_factory=list)  # parked, not due for launch yet
     # to the pump's workers: "shard <k>" (a busy run's), or a shard's ids (a busy shard's)
     handed_out: list[str] = field(default_factory=list)
 
@@ -100,7 +101,12 @@ def pump(
     now = deps.clock.now()
     due = deps.parked.due_moments(now, share + 1 if fan_out is not None else limit)
     if fan_out is None or len(due) <= share:
-        return launch_due([action_id for _, action_id in due], now, deps, workers).as_dict()
+        run = launch_due([action_id for _, action_id in due], now, deps, workers)
+        if due:
+            deps.parked.advance(now, held(due, run, cut=len(due) >= limit))
+        return run.as_dict()
+    # Each worker reads its shard from the watermarks and moves its own (advance): the run's
+    # would pass fires the workers have not launched yet.
     run = PumpRun()
     shards = list(deps.parked.shards)
     with ThreadPoolExecutor(max_workers=min(workers, len(shards))) as pool:
@@ -134,7 +140,10 @@ def pump_shard(
     due = deps.parked.due_moments(now, limit, shard=shard)
     cut = shares(due, share) if fan_out is not None else []
     if fan_out is None or len(cut) <= 1:  # one share (a launch moment holds up to two): here
-        return launch_due([action_id for _, action_id in due], now, deps, workers).as_dict()
+        run = launch_due([action_id for _, action_id in due], now, deps, workers)
+        if due:
+            deps.parked.advance(now, held(due, run, cut=len(due) >= limit), shard=shard)
+        return run.as_dict()
     first, *rest = cut
     handed: list[str] = []
     with ThreadPoolExecutor(max_workers=min(workers, len(rest))) as pool:
@@ -152,7 +161,18 @@ def pump_shard(
             if out.result():
                 handed += share_ids
     run.handed_out = handed
+    # the shares handed out are held: their workers' outcomes are not seen here
+    deps.parked.advance(now, held(due, run, cut=len(due) >= limit), shard=shard)
     return run.as_dict()
+
+
+def held(due: list[tuple[int, str]], run: PumpRun, cut: bool) -> list[int]:
+    """The launch moments of the fires ``due`` listed that the run did not finish (launched,
+    or found moved on): the next run reads from the earliest (``ParkedFires.advance``) — and
+    from the last listed when the list was ``cut`` at its limit (what follows was not read)."""
+    finished = set(run.launched) | set(run.moved)
+    kept = [moment for moment, action_id in due if action_id not in finished]
+    return kept + ([due[-1][0]] if cut and due else [])
 
 
 def _handed_out(hand_out: Callable[[], None], what: dict[str, Any]) -> bool:
@@ -180,7 +200,10 @@ def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WO
         read = [r.result() for r in reads]
         run.failed += [i for i, (_, failed) in zip(due_ids, read, strict=True) if failed]
         due = [a for a, _ in read if a is not None and is_due_parked(a, now)]
-        run.moved += sorted(set(due_ids) - {a.id for a in due} - set(run.failed))
+        run.waiting += sorted(
+            a.id for a, _ in read if a is not None and a.is_parked and not is_due_parked(a, now)
+        )
+        run.moved += sorted(set(due_ids) - {a.id for a in due} - set(run.failed) - set(run.waiting))
         batches, alone = group(due, deps)
         for planned in batches:
             if refused.is_set():

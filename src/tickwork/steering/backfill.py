@@ -15,7 +15,7 @@ from tickwork.domain.backfill import BackfillRequest, Overlap, check_range
 from tickwork.domain.errors import ActionNotFound, ValidationFailed
 from tickwork.domain.identifiers import check_steered_id
 from tickwork.domain.steering import check_note
-from tickwork.domain.times import ceil_ms
+from tickwork.domain.times import ceil_ms, require_utc
 from tickwork.fire.backfill_step import step_backfill
 from tickwork.steering.needs import Steers
 
@@ -44,8 +44,10 @@ def backfill(
             "overlap", f"{overlap!r} is not an overlap policy", "give REFUSE (default) or SKIP"
         ) from error
     now = deps.clock.now()
-    # to the millisecond, as occurrences are kept: inward, so the range holds the same ones
-    start = ceil_ms(start)
+    # in UTC (an offset that leaves the calendar there is refused, naming the field), to the
+    # millisecond, as occurrences are kept: inward, so the range holds the same ones
+    start = ceil_ms(require_utc(start, "startTime"))
+    end = require_utc(end, "endTime")
     end = end - timedelta(microseconds=end.microsecond % 1000)
     check_range(start, end, now)
     asked = BackfillRequest(start, end, policy, now, request_id, note)

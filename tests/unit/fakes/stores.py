@@ -321,6 +321,9 @@ class FakeParkedFires:
 
     shards = range(4)
 
+    def advance(self, until: datetime, held: list[int], shard: int | None = None) -> None:
+        """Nothing to move: the fake finds every parked fire by its record."""
+
     def due_moments(
         self, until: datetime, limit: int = 1000, shard: int | None = None
     ) -> list[tuple[int, str]]:

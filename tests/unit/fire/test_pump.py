@@ -57,6 +57,7 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
         "batches": [],
         "failed": [],
         "handed_out": [],
+        "waiting": [],
     }
     assert deps.executions.started == {}
 
@@ -154,6 +155,7 @@ def test_a_late_launch_runs_at_once_and_finds_the_record_naming_it(deps) -> None
         "batches": [],
         "failed": [],
         "handed_out": [],
+        "waiting": [],
     }
     own = deps.executions.execution_arn(execution_name("late", 1, 1, key=None))
     assert deps.records.items["late"].claimed_by == own
@@ -174,6 +176,7 @@ def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> 
         "batches": [],
         "failed": [],
         "handed_out": [],
+        "waiting": [],
     }
     assert all(deps.records.items[f"p{n}"].is_parked for n in range(3))
     assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]

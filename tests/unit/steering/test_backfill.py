@@ -8,7 +8,7 @@ reconciler runs and recorded fires interleave, every occurrence asked for runs e
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -175,6 +175,8 @@ def test_a_failed_backfilled_fire_needs_attention_and_keeps_its_key() -> None:
         (DAY_START + 2 * HOUR, DAY_START, "startTime"),  # backwards
         (NOW - timedelta(days=3_700), DAY_START, "startTime"),  # over ten years back
         (NOW - timedelta(days=60), NOW - timedelta(hours=2), "endTime"),  # over MAX_BACKFILL
+        # an offset that takes the instant out of the calendar in UTC (year 0)
+        (DAY_START, datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=19))), "endTime"),
     ],
 )
 def test_a_bad_range_is_refused_naming_the_field(

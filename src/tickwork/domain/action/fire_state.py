@@ -310,10 +310,11 @@ class FireState(ActionRecord):
         """The execution this version's fire will run in (named before it is started)."""
         return replace(self, execution_arn=execution_arn, launch_at=None)
 
-    def parked(self, launch_at: datetime) -> Self:
+    def parked(self, launch_at: datetime, now: datetime) -> Self:
         """This version's fire waits in the table; the pump starts its execution at
-        ``launch_at``."""
-        return replace(self, execution_arn=None, launch_at=launch_at)
+        ``launch_at``. Written ``now`` (its ``updated_at``: how far ahead it was parked decides
+        how the pump finds it, record_keys)."""
+        return replace(self, execution_arn=None, launch_at=launch_at, updated_at=now)
 
     def manual_claimed(self, now: datetime, number: int, execution_arn: str | None) -> Self:
         """Claimed by an execution, by its ARN (None: released, its execution lost)."""
