@@ -442,16 +442,21 @@ def recount(context: Context, dry_run: bool, as_json: bool) -> None:
     """Rebuild the count items (what `stats`, the API and the dashboard count) from the records.
 
     Needed once on a stack that held actions before counts were kept in counter items (those
-    start at zero), and safe to run at any time: one consistent scan of the table (read
-    capacity in proportion to its size), then each counter that is off is rewritten, fenced on
-    what it held. A counter that a write moved meanwhile is left alone and listed: run the
-    command again when the stack is quiet. Needs dynamodb:Scan and dynamodb:PutItem on the table.
+    start at zero). It first folds the writes the count function has not added yet (whatever
+    CountLagSeconds), then makes one consistent scan of the table (read capacity in proportion
+    to its size) and rewrites each counter that is off, fenced on what it held. Run it when
+    nothing writes: a counter that a write moved meanwhile is left alone and listed, and the
+    writes made during the scan are counted (writesDuringRecount) — run it again when the stack
+    is quiet. Needs dynamodb:Scan, GetItem, PutItem and UpdateItem on the table, and
+    DescribeTable, DescribeStream, GetShardIterator and GetRecords on it and its stream.
     """
     from tickwork.adapters.dynamodb_recount import recount as rebuild
 
     target = context.target
     table = target.aws.table(target.outputs["ActionsTableName"])
-    result = rebuild(table, lambda line: click.echo(line, err=True), dry_run=dry_run)
+    result = rebuild(
+        table, lambda line: click.echo(line, err=True), dry_run=dry_run, clients=target.aws
+    )
     summary = result.as_dict()
     if dry_run:
         summary["countersOff"] = summary.pop("countersFixed")

@@ -72,3 +72,41 @@ def test_a_counter_a_write_moved_meanwhile_is_left_alone(stack) -> None:
         "PENDING": 99,
         **kept,
     }
+
+
+def test_a_recount_before_the_lag_passed_folds_the_waiting_writes_first_and_counts_once(
+    table_name: str,
+) -> None:
+    """A write waiting for its fold (CountLagSeconds) is in the records: the recount folds it
+    before its scan, so the fold the lag would have made later adds nothing again."""
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    import boto3
+
+    from tests.unit.fakes import FakeClock
+    from tickwork.adapters.dynamodb_queries import DynamoDBQueries
+    from tickwork.adapters.dynamodb_records import DynamoDBRecords
+    from tickwork.adapters.dynamodb_stream_counts import DynamoDBStreamCounts
+    from tickwork.domain.action import Action, Limits
+    from tickwork.domain.start_request import parse_start_detail
+
+    clock = FakeClock(datetime(2026, 12, 5, 12, 0, tzinfo=UTC))
+    records, counts = DynamoDBRecords(table_name), DynamoDBStreamCounts(table_name)
+    queries = DynamoDBQueries(table_name, clock=clock)
+    for n in range(2):
+        detail = {"id": f"w:{n}", "at": (clock.now() + timedelta(minutes=10)).isoformat()}
+        request = parse_start_detail(detail, clock.now())
+        due = request.schedule.first_fire_time(clock.now())
+        assert due is not None
+        records.create(Action.scheduled(f"w:{n}", request, due, clock.now(), "h", None, Limits()))
+    assert counts.fold(lag=300).waiting == 2  # the scheduled run leaves them for later
+    table = boto3.resource("dynamodb").Table(table_name)
+
+    assert recount(table, dry_run=True).folded_first == 2  # seen waiting, not folded
+    done = recount(table)
+
+    assert done.folded_first == 2 and done.writes_during == 0
+    assert queries.count(Selection()).get(Status.PENDING, 0) == 2
+    counts.fold(lag=300, now=time.time() + 301)  # the run after the lag: nothing left
+    assert queries.count(Selection()).get(Status.PENDING, 0) == 2

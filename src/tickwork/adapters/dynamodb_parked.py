@@ -14,13 +14,15 @@ pump's watermarks (``#pump``) that keep its reads short. A parked fire is found 
   later — the default path of every fire further away than the horizon, which then costs no
   index entry in and out. A fire due at ``e`` is due for launch once the start of its batch
   window less ``LaunchAheadSeconds`` has come (fire.grouping.launch_moment): a read takes, in
-  each of the 8 PENDING partitions, the fire times from that partition's watermark
-  (``launchedTo``) up to the end of the window ``until + LaunchAheadSeconds`` falls in. The
-  pending fires read there that are not parked (started at once, chained, launched already) are
-  passed over by the pump, which reads every record it launches. After launching, the pump
-  moves each watermark it read (``advance``) up to that end, but never past a fire it read and
-  did not finish (failed, refused, cut off by its limit, handed to a worker whose outcome it
-  does not see, not due yet): the next run reads it again. Such a fire was parked more than
+  the 8 PENDING partitions, the fire times up to the end of the window ``until +
+  LaunchAheadSeconds`` falls in, from a watermark per park shard (``launchedTo``: each fire
+  belongs to the shard of ``park_shard_of`` its id, the Parked index's, so a pump worker of a
+  shard takes its fires whichever way they are found). The pending fires read there that are
+  not parked (started at once, chained, launched already) are passed over by the pump, which
+  reads every record it launches. After launching, the pump moves the watermarks it read
+  (``advance``) up to that end, but never past a fire it read and did not finish (failed,
+  refused, cut off by its limit, handed to a worker whose outcome it does not see, not due
+  yet): the next run reads it again. A fire found by fire time was parked more than
   ``PARK_INDEX_SECONDS`` before its launch moment, so no watermark had passed its fire time
   when it was written (the windows are aligned: a window that starts after the launch horizon
   of the write starts at or after the end the watermark reached).
@@ -41,6 +43,7 @@ from tickwork.adapters.record_keys import (
     SHARDS,
     park_bucket,
     park_shard,
+    park_shard_of,
     status_shard_of,
 )
 from tickwork.domain.action import Status
@@ -130,9 +133,7 @@ class DynamoDBParkedFires(OnTable):
         if held:  # a fire launched at a moment is due at or after the window it starts
             earliest = from_epoch_ms(min(held))
             mark = min(mark, to_epoch_ms(earliest) + _ahead_ms(earliest, self._first_not_due))
-        partitions = list(range(SHARDS)) if shard is None else [shard] if shard < SHARDS else []
-        if partitions:
-            self._move_launched_to(partitions, mark)
+        self._move_launched_to(list(self.shards) if shard is None else [shard], mark)
 
     def nothing_due_until(self, until: datetime) -> None:
         """Move the watermarks as a ``due(until)`` that found nothing would, without its reads:
@@ -199,23 +200,26 @@ class DynamoDBParkedFires(OnTable):
     def _by_fire_time(
         self, stored: dict[str, Any] | None, until_ms: int, limit: int, shard: int | None
     ) -> list[tuple[int, str]]:
+        """The fires due by ``until_ms`` in ByStatus's PENDING partitions, from the watermark of
+        each fire's park shard on (``shard``: that park shard's fires only, as the Parked
+        index's shards are a worker's: a fire is one worker's whichever way it is found)."""
         through = self._through(until_ms)
-        marks = (stored or {}).get(_LAUNCHED_TO) or {}
-        partitions = range(SHARDS) if shard is None else [shard] if shard < SHARDS else []
+        marks = {str(k): int(str(v)) for k, v in ((stored or {}).get(_LAUNCHED_TO) or {}).items()}
+        mine = list(self.shards) if shard is None else [shard]
         first = through - _FIRST_LOOKBACK_MS
-        unmarked = [k for k in partitions if str(k) not in marks]
+        unmarked = [k for k in mine if str(k) not in marks]
         if shard is None and unmarked:  # a new stack's first run: from an hour back on
             self._move_launched_to(unmarked, first)
+        start = min(marks.get(str(k), first) for k in mine)
+        if start >= through:
+            return []
         found: list[tuple[int, str]] = []
-        for k in partitions:
-            start = int(str(marks.get(str(k), first)))
-            if start >= through:
-                continue
+        for partition in range(SHARDS):
             kwargs: dict[str, Any] = {
                 "IndexName": "ByStatus",
                 "KeyConditionExpression": "statusShard = :k AND executionTime BETWEEN :a AND :b",
                 "ExpressionAttributeValues": {
-                    ":k": status_shard_of(Status.PENDING, k),
+                    ":k": status_shard_of(Status.PENDING, partition),
                     ":a": start,
                     ":b": through - 1,
                 },
@@ -223,10 +227,13 @@ class DynamoDBParkedFires(OnTable):
             taken = 0
             for items in query_pages(self._table, kwargs):
                 for item in items:
-                    fire_ms = int(str(item["executionTime"]))
+                    action_id, fire_ms = str(item["id"]), int(str(item["executionTime"]))
+                    own = park_shard_of(action_id)
+                    if (shard is not None and own != shard) or fire_ms < marks.get(str(own), first):
+                        continue  # another worker's, or passed by its shard's watermark
                     launch = self._launch_moment(from_epoch_ms(fire_ms))
-                    found.append((to_epoch_ms(launch), str(item["id"])))
-                taken += len(items)
+                    found.append((to_epoch_ms(launch), action_id))
+                    taken += 1
                 if taken >= limit:
                     break
         return found

@@ -8,9 +8,14 @@ shard: dynamodb_stream_counts). A scope and day whose sum differs from what the 
 to is written again: the right counts on shard 0, nothing on its other shards — each item
 fenced on the counts it was read with, so a counter that a write moved during the recount is
 left as it is and reported, and a recount never undoes a write it did not see. Shard 0 keeps
-the id of the last fold that added to it (``folded``). Run it when the folds have caught up
-and nothing writes (a write not folded yet is not in the counters, and is in the records);
-again, to settle what moved meanwhile.
+the id of the last fold that added to it (``folded``).
+
+A write the folds have not added yet is in the records and not in the counters: a recount
+first folds every write waiting (``CountLagSeconds`` does not hold it back), so that the
+counters it compares hold every write before its scan, and a fold after it adds nothing the
+scan counted. Run it when nothing writes: a write made during the scan is in the records the
+scan read and is folded later too — the recount reports how many the stream took meanwhile
+(``writesDuringRecount``), to run it again when quiet.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from tickwork.adapters.clients import AwsClients
 from tickwork.adapters.dynamodb_counts import (
     ATTENTION,
     COUNTER_KEYS,
@@ -30,6 +36,7 @@ from tickwork.adapters.dynamodb_counts import (
     counted_as,
     deltas,
 )
+from tickwork.adapters.dynamodb_stream_counts import DynamoDBStreamCounts
 from tickwork.domain.action import Status
 
 __all__ = ["Recount", "recount"]
@@ -41,6 +48,8 @@ class Recount:
     counters_checked: int = 0
     counters_fixed: list[str] = field(default_factory=list)
     counters_moved: list[str] = field(default_factory=list)  # a write changed them meanwhile
+    folded_first: int = 0  # writes waiting for a fold, added before the scan
+    writes_during: int = 0  # writes the stream took during the scan: run it again when quiet
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -48,17 +57,30 @@ class Recount:
             "countersChecked": self.counters_checked,
             "countersFixed": len(self.counters_fixed),
             "countersMovedMeanwhile": self.counters_moved,
+            "foldedFirst": self.folded_first,
+            "writesDuringRecount": self.writes_during,
         }
 
 
 def recount(
-    table: Any, progress: Callable[[str], None] = lambda _: None, dry_run: bool = False
+    table: Any,
+    progress: Callable[[str], None] = lambda _: None,
+    dry_run: bool = False,
+    clients: AwsClients | None = None,
 ) -> Recount:
-    """Rebuild the counter items of ``table`` (a boto3 Table) from its records."""
+    """Rebuild the counter items of ``table`` (a boto3 Table) from its records, the writes
+    waiting for a fold folded first (``dry_run``: only counted, nothing written)."""
     wanted: dict[str, Counter[str]] = {}
     stored: dict[str, dict[str, int]] = {}
     folded: dict[str, Any] = {}
     result = Recount()
+    stream = DynamoDBStreamCounts(table.name, table=table, clients=clients)
+    if dry_run:
+        result.folded_first = stream.waiting()
+    else:
+        while not (done := stream.fold(lag=0)).caught_up:
+            result.folded_first += done.counted
+        result.folded_first += done.counted
     for item in _scan(table, progress):
         action_id = str(item["id"])
         if action_id.startswith(COUNTER_PREFIX):
@@ -100,6 +122,8 @@ def recount(
             result.counters_moved += moved
         else:
             result.counters_fixed.append(first)
+    if not dry_run:
+        result.writes_during = stream.waiting()
     return result
 
 

@@ -196,6 +196,14 @@ class DynamoDBStreamCounts(OnTable):
             if not read.more or (deadline is not None and time.monotonic() > deadline):
                 return result
 
+    def waiting(self) -> int:
+        """The writes of actions the stream holds that no fold has added yet (a fold under way
+        that died counts as one), read without folding them."""
+        progress = _Progress.of(self._progress_item())
+        if progress.intent is not None:
+            return 1 + self._read(progress.intent, 10_000).actions
+        return self._read(progress.done, 10_000).actions
+
     def _replay(self, progress: _Progress) -> int:
         """Do again the fold under way (it died after its intent): its counters that already
         took its ADD refuse it, the others take it; then write it done."""
