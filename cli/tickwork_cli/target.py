@@ -156,6 +156,10 @@ class Target:
                 "EVENT_SOURCE": parameters.get("EventSource", "tickwork"),
                 "LOCK_SECONDS": parameters.get("LockSeconds", ""),
                 "LAUNCH_AHEAD_SECONDS": parameters.get("LaunchAheadSeconds", ""),
+                # The fires it parks (resume, run now, retry, a calendar's re-plan) launch when
+                # the stack's pump looks for them: the same windows and near parking.
+                "BATCH_WINDOW_SECONDS": parameters.get("BatchWindowSeconds", ""),
+                "NEAR_PARK_SECONDS": parameters.get("NearParkSeconds", ""),
                 # Where the stack's last rejections are kept (a ring of this many slots).
                 "KEEP_REJECTIONS": parameters.get("KeepRejections", ""),
                 "SLOTS_TABLE_NAME": self.outputs.get("SlotsTableName", ""),

@@ -12,7 +12,7 @@ from tickwork import bootstrap
 from tickwork.adapters.clients import AwsClients
 from tickwork.adapters.lambda_pump_workers import LambdaPumpWorkers
 from tickwork.entry import Entry
-from tickwork.fire.pump import launch_due, pump, pump_shard
+from tickwork.fire.pump import launch_share, pump, pump_shard
 
 entry = Entry()
 clients = AwsClients()
@@ -33,7 +33,7 @@ def worker(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if "shard" in event:
         return _counted(pump_shard(deps, int(event["shard"]), fan_out=more_workers))
     ids = [str(action_id) for action_id in event.get("ids", [])]
-    return _counted(launch_due(ids, deps.clock.now(), deps).as_dict())
+    return _counted(launch_share(ids, deps.clock.now(), deps).as_dict())
 
 
 def _counted(run: dict[str, Any]) -> dict[str, Any]:

@@ -77,6 +77,12 @@ def _default_first_not_due(until: datetime) -> datetime:
     return from_epoch_ms(ms - ms % _DEFAULT_WINDOW_MS + _DEFAULT_WINDOW_MS)
 
 
+def _marks_of(stored: dict[str, Any] | None) -> dict[str, int]:
+    """The ByStatus watermarks of ``#pump`` as read: park shard (text) -> fire time (ms)."""
+    found = (stored or {}).get(_LAUNCHED_TO)
+    return {str(k): int(str(v)) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
 def _ahead_ms(moment: datetime, first_not_due: Callable[[datetime], datetime]) -> int:
     """How far after a launch moment the earliest fire launched at it can be: the first fire
     not due by the moment just before it (the start of its window)."""
@@ -98,6 +104,9 @@ class DynamoDBParkedFires(OnTable):
         super().__init__(table_name, table, clients)
         self._launch_moment = launch_moment or _default_launch_moment
         self._first_not_due = first_not_due or _default_first_not_due
+        # the watermarks as the last read found them (``advance`` writes only those that move:
+        # a mark read earlier is at most the one stored, and a stored mark only grows)
+        self._marks_read: dict[str, int] | None = None
 
     def due(self, until: datetime, limit: int = 1000) -> list[str]:
         """Ids of the parked fires to launch by ``until``, earliest launch first."""
@@ -116,6 +125,7 @@ class DynamoDBParkedFires(OnTable):
         ByStatus ones when the caller has launched what it read (``advance``)."""
         until_ms = to_epoch_ms(until)
         stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
+        self._marks_read = _marks_of(stored)
         found = self._by_launch(stored, until_ms, limit, shard)
         found += self._by_fire_time(stored, until_ms, limit, shard)
         earliest: dict[str, int] = {}
@@ -123,17 +133,31 @@ class DynamoDBParkedFires(OnTable):
             earliest[action_id] = min(moment, earliest.get(action_id, moment))
         return sorted((moment, action_id) for action_id, moment in earliest.items())[:limit]
 
-    def advance(self, until: datetime, held: list[int], shard: int | None = None) -> None:
+    def advance(
+        self, until: datetime, held: list[tuple[int, str | None]], shard: int | None = None
+    ) -> None:
         """After a run that read ``due_moments(until, shard=shard)`` and launched what it could:
-        move the ByStatus watermarks it read (every PENDING partition, or ``shard``'s) up to
-        the end of what was due by ``until``, but not past a fire whose launch moment is in
-        ``held`` (ms): those the run read and did not finish are read again next time. One
-        write; each watermark only moves forward."""
-        mark = self._through(to_epoch_ms(until))
-        if held:  # a fire launched at a moment is due at or after the window it starts
-            earliest = from_epoch_ms(min(held))
-            mark = min(mark, to_epoch_ms(earliest) + _ahead_ms(earliest, self._first_not_due))
-        self._move_launched_to(list(self.shards) if shard is None else [shard], mark)
+        move the watermarks of the park shards it read (every one, or ``shard``) up to the end
+        of what was due by ``until`` — each shard not past the earliest fire of that shard in
+        ``held`` (launch moment, id; an id of None holds every shard): those the run read and
+        did not finish are read again next time. One write, of the watermarks that move (each
+        only forward); none when none moves."""
+        through = self._through(to_epoch_ms(until))
+        shards = list(self.shards) if shard is None else [shard]
+        marks = dict.fromkeys(shards, through)
+        for moment, action_id in held:  # a fire of that moment is due at or after its window
+            at = from_epoch_ms(moment)
+            hold = moment + _ahead_ms(at, self._first_not_due)
+            for k in shards if action_id is None else [park_shard_of(action_id)]:
+                if k in marks:
+                    marks[k] = min(marks[k], hold)
+        known = self._marks_read
+        if known is None:
+            stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True)
+            known = _marks_of(stored.get("Item"))
+        moving = {k: m for k, m in marks.items() if str(k) not in known or known[str(k)] < m}
+        if moving:
+            self._move_launched_to(moving)
 
     def nothing_due_until(self, until: datetime) -> None:
         """Move the watermarks as a ``due(until)`` that found nothing would, without its reads:
@@ -204,12 +228,12 @@ class DynamoDBParkedFires(OnTable):
         each fire's park shard on (``shard``: that park shard's fires only, as the Parked
         index's shards are a worker's: a fire is one worker's whichever way it is found)."""
         through = self._through(until_ms)
-        marks = {str(k): int(str(v)) for k, v in ((stored or {}).get(_LAUNCHED_TO) or {}).items()}
+        marks = _marks_of(stored)
         mine = list(self.shards) if shard is None else [shard]
         first = through - _FIRST_LOOKBACK_MS
         unmarked = [k for k in mine if str(k) not in marks]
         if shard is None and unmarked:  # a new stack's first run: from an hour back on
-            self._move_launched_to(unmarked, first)
+            self._move_launched_to(dict.fromkeys(unmarked, first))
         start = min(marks.get(str(k), first) for k in mine)
         if start >= through:
             return []
@@ -238,25 +262,26 @@ class DynamoDBParkedFires(OnTable):
                     break
         return found
 
-    def _move_launched_to(self, partitions: list[int], mark: int, again: bool = True) -> None:
-        """The watermarks of ``partitions`` to ``mark``, each only forward: one write (a
-        partition already past it — a worker of a run before — is then moved on its own)."""
+    def _move_launched_to(self, marks: dict[int, int], again: bool = True) -> None:
+        """The watermarks of these park shards to these fire times, each only forward: one
+        write (a shard already past its mark — a worker of a run before — then moves on its
+        own)."""
         client = self._table.meta.client
-        names = {"#l": _LAUNCHED_TO, **{f"#k{k}": str(k) for k in partitions}}
+        names = {"#l": _LAUNCHED_TO, **{f"#k{k}": str(k) for k in marks}}
         try:
             self._table.update_item(
                 Key={"id": PUMP_ITEM_ID},
-                UpdateExpression="SET " + ", ".join(f"#l.#k{k} = :mark" for k in partitions),
+                UpdateExpression="SET " + ", ".join(f"#l.#k{k} = :m{k}" for k in marks),
                 ConditionExpression=" AND ".join(
-                    f"(attribute_not_exists(#l.#k{k}) OR #l.#k{k} < :mark)" for k in partitions
+                    f"(attribute_not_exists(#l.#k{k}) OR #l.#k{k} < :m{k})" for k in marks
                 ),
                 ExpressionAttributeNames=names,
-                ExpressionAttributeValues={":mark": mark},
+                ExpressionAttributeValues={f":m{k}": mark for k, mark in marks.items()},
             )
         except client.exceptions.ConditionalCheckFailedException:
-            if len(partitions) > 1:
-                for k in partitions:
-                    self._move_launched_to([k], mark)
+            if len(marks) > 1:
+                for k, mark in marks.items():
+                    self._move_launched_to({k: mark})
         except client.exceptions.ClientError as error:
             # no map yet (a new stack, or the item as the release before left it): made whole
             if error.response["Error"]["Code"] != "ValidationException" or not again:
@@ -267,7 +292,7 @@ class DynamoDBParkedFires(OnTable):
                     UpdateExpression="SET #l = :marks",
                     ConditionExpression="attribute_not_exists(#l)",
                     ExpressionAttributeNames={"#l": _LAUNCHED_TO},
-                    ExpressionAttributeValues={":marks": {str(k): mark for k in partitions}},
+                    ExpressionAttributeValues={":marks": {str(k): m for k, m in marks.items()}},
                 )
                 return
-            self._move_launched_to(partitions, mark, again=False)  # made meanwhile
+            self._move_launched_to(marks, again=False)  # made meanwhile

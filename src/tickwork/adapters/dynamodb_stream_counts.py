@@ -182,6 +182,7 @@ class DynamoDBStreamCounts(OnTable):
                 moment = time.time() if now is None else now
                 if read.oldest is not None and read.oldest > moment - lag:
                     result.waiting = read.actions
+                    result.caught_up = True  # all read: what is left waits for the lag
                     return result
             # shards gone from the stream (24 hours after they closed) are forgotten
             done = {k: v for k, v in progress.done.items() if k in read.listed}
@@ -410,6 +411,8 @@ def write_changes(record: dict[str, Any]) -> Changes:
     if int(version) != int(str(new.get("version", -1))):
         return {}  # written by another hand over a version that told its own
     old = _plain(images.get("OldImage"))
+    if old is not None and str(old.get("version")) == str(new.get("version")):
+        return {}  # a write that kept its version wrote no change of its own to count
     before = counted_as(old) if old is not None and "status" in old else None
     changes = deltas(before, counted_as(new))
     if len(fire) == 2:

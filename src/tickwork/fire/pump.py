@@ -59,7 +59,7 @@ from tickwork.fire.planning import fire_order, planned_execution
 from tickwork.fire.writes import is_due_parked
 from tickwork.ports.pump_workers import PumpWorkers
 
-__all__ = ["PumpRun", "held", "launch_due", "launch_parked", "pump", "pump_shard"]
+__all__ = ["PumpRun", "held", "launch_due", "launch_parked", "launch_share", "pump", "pump_shard"]
 
 log = logging.getLogger("tickwork")
 
@@ -161,18 +161,38 @@ def pump_shard(
             if out.result():
                 handed += share_ids
     run.handed_out = handed
-    # the shares handed out are held: their workers' outcomes are not seen here
+    # the shares handed out are passed: their workers park due now what they do not launch
     deps.parked.advance(now, held(due, run, cut=len(due) >= limit), shard=shard)
     return run.as_dict()
 
 
-def held(due: list[tuple[int, str]], run: PumpRun, cut: bool) -> list[int]:
-    """The launch moments of the fires ``due`` listed that the run did not finish (launched,
-    or found moved on): the next run reads from the earliest (``ParkedFires.advance``) — and
-    from the last listed when the list was ``cut`` at its limit (what follows was not read)."""
-    finished = set(run.launched) | set(run.moved)
-    kept = [moment for moment, action_id in due if action_id not in finished]
-    return kept + ([due[-1][0]] if cut and due else [])
+def held(due: list[tuple[int, str]], run: PumpRun, cut: bool) -> list[tuple[int, str | None]]:
+    """The fires ``due`` listed that the run did not finish (launched, found moved on, or
+    handed to a worker, which parks due now what it does not launch: ``launch_share``), each
+    with its launch moment: the next run reads its shard from there (``ParkedFires.advance``)
+    — and every shard from the last listed when the list was ``cut`` at its limit (what
+    follows was not read: ``None``)."""
+    finished = set(run.launched) | set(run.moved) | set(run.handed_out)
+    kept: list[tuple[int, str | None]] = [
+        (moment, action_id) for moment, action_id in due if action_id not in finished
+    ]
+    return kept + ([(due[-1][0], None)] if cut and due else [])
+
+
+def launch_share(due_ids: list[str], now: datetime, deps: Pumps) -> PumpRun:
+    """A pump worker's share of a busy shard (``launch_due``); each fire it read due and did
+    not launch (an error, a refusal before its turn) is parked due now (**park due now**),
+    into the Parked index: the shard's watermark has passed the share, whose outcome its
+    worker does not see."""
+    run = launch_due(due_ids, now, deps)
+    for action_id in sorted(set(due_ids) - set(run.launched) - set(run.moved)):
+        try:
+            action = deps.records.get(action_id)
+            if action is not None:
+                writes.park_due_now(deps.records, action, now)
+        except Exception:  # the reconciler starts a parked fire the pump missed
+            log.exception("could not park due now", extra={"id": action_id})
+    return run
 
 
 def _handed_out(hand_out: Callable[[], None], what: dict[str, Any]) -> bool:

@@ -92,6 +92,7 @@ class Rule(StrEnum):
     RECORD_MANUAL = "record a manual fire"
     MARK_LAUNCHED = "mark launched"
     PARK_AGAIN = "park again"
+    PARK_DUE_NOW = "park due now"
     NAME_EXECUTION = "name the execution"
     MOVE_OWN_OCCURRENCE = "move its own occurrence"
     NOTE_MISSED = "note a missed fire"
@@ -480,6 +481,22 @@ def park_again(
         return current.parked_again(now, now)
 
     return update(records, seen.id, Rule.PARK_AGAIN, parked, first=seen)
+
+
+def park_due_now(records: ActionRecords, seen: Action, now: datetime) -> Written | None:
+    """**park due now**: a pump worker read a parked fire due for launch and did not launch it
+    (an error, a refusal before its turn): it waits due now, in the Parked index, where the
+    next run finds it whatever the watermarks (guard: the same fire, still parked, not due now
+    already)."""
+
+    def parked(current: Action) -> Action | None:
+        if current.fire_key != seen.fire_key or not current.is_parked:
+            return None
+        if current.launch_at is not None and current.launch_at == current.updated_at:
+            return None  # parked due now already (in the Parked index)
+        return current.parked_again(now, now)
+
+    return update(records, seen.id, Rule.PARK_DUE_NOW, parked, first=seen)
 
 
 def name_leg(

@@ -132,10 +132,12 @@ class ParkedFires(Protocol):
         """``due``, each id with its launch moment (ms since the epoch); ``shard`` (one of
         ``shards``): that shard's only, the watermark left where it is."""
 
-    def advance(self, until: datetime, held: list[int], shard: int | None = None) -> None:
+    def advance(
+        self, until: datetime, held: list[tuple[int, str | None]], shard: int | None = None
+    ) -> None:
         """After launching what ``due_moments(until, shard=shard)`` found: the fires read and
-        not finished (their launch moments, ``held``) are found again by the next call; the
-        others, launched or moved on, need not be."""
+        not finished (``held``: each launch moment with its id; None for every shard's) are
+        found again by the next call; the others, launched or moved on, need not be."""
 
     @property
     def shards(self) -> range:

@@ -321,7 +321,9 @@ class FakeParkedFires:
 
     shards = range(4)
 
-    def advance(self, until: datetime, held: list[int], shard: int | None = None) -> None:
+    def advance(
+        self, until: datetime, held: list[tuple[int, str | None]], shard: int | None = None
+    ) -> None:
         """Nothing to move: the fake finds every parked fire by its record."""
 
     def due_moments(

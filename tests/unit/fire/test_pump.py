@@ -16,7 +16,7 @@ from tickwork.domain.action import Status
 from tickwork.domain.errors import RepairsIncomplete
 from tickwork.domain.naming import execution_name
 from tickwork.domain.times import iso
-from tickwork.fire.pump import launch_due, pump, pump_shard
+from tickwork.fire.pump import launch_share, pump, pump_shard
 from tickwork.fire.reconcile import reconcile
 from tickwork.fire.record import record_tick
 from tickwork.steering.pause import pause_action, resume_action
@@ -180,6 +180,24 @@ def test_a_refusal_in_the_pump_leaves_the_rest_parked_for_the_next_run(deps) -> 
     }
     assert all(deps.records.items[f"p{n}"].is_parked for n in range(3))
     assert sorted(pump(deps)["launched"]) == ["p0", "p1", "p2"]
+
+
+def test_a_share_s_worker_parks_due_now_what_a_refusal_left_it(deps) -> None:
+    """A share handed to a worker: its shard's watermark has passed it, so each fire the worker
+    read due and did not launch is parked due now (the Parked index), for the next run."""
+    for n in range(3):
+        _start(deps, f"s{n}", at=iso(NOW + timedelta(hours=1, minutes=n)))
+    deps.clock.advance(hours=1)
+    deps.executions.refusals = ["ThrottlingException"]
+
+    run = launch_share(["s0", "s1", "s2"], deps.clock.now(), deps)
+
+    assert run.refused and len(run.launched) < 3  # (launches run side by side: some may go)
+    now = deps.clock.now()
+    for action_id in sorted({"s0", "s1", "s2"} - set(run.launched)):
+        left = deps.records.items[action_id]
+        assert left.is_parked and left.launch_at == now == left.updated_at, left
+    assert sorted(pump(deps)["launched"] + run.launched) == ["s0", "s1", "s2"]
 
 
 def test_a_cancel_racing_the_pump_wins_and_nothing_fires(deps) -> None:
@@ -372,7 +390,7 @@ class _Workers:
             if self.shards:
                 run = pump_shard(self.deps, self.shards.pop(0), fan_out=self, share=share)
             else:
-                run = launch_due(self.shares.pop(0), self.deps.clock.now(), self.deps).as_dict()
+                run = launch_share(self.shares.pop(0), self.deps.clock.now(), self.deps).as_dict()
             launched += run["launched"]
         return launched
 
