@@ -19,8 +19,10 @@ from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_a
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.dynamodb_records import DynamoDBRecords
 from tickwork.adapters.record_keys import PARK_INDEX_SECONDS
+from tickwork.config import Settings
 from tickwork.domain.action import Action, Limits
 from tickwork.domain.start_request import parse_start_detail
+from tickwork.fire import grouping
 from tickwork.fire.pump import PumpRun, held
 
 AHEAD = timedelta(minutes=15)
@@ -28,14 +30,17 @@ _CLOCK = [datetime(2026, 12, 5, 12, 0, tzinfo=UTC)]  # moves on across examples:
 _IDS = itertools.count()
 
 
+# the grouping rule the stack wires into the adapter (bootstrap), at the default settings
+_SETTINGS = Settings(table_name="t", event_bus_name="b", state_machine_arn="arn:aws:states:::m")
+assert _SETTINGS.launch_ahead == AHEAD
+
+
 def _launch_moment(due: datetime) -> datetime:
-    ms = int(due.timestamp() * 1000)
-    return datetime.fromtimestamp((ms - ms % 20_000) / 1000, UTC) - AHEAD
+    return grouping.launch_moment(due, _SETTINGS)
 
 
 def _first_not_due(until: datetime) -> datetime:
-    ms = int((until + AHEAD).timestamp() * 1000)
-    return datetime.fromtimestamp((ms - ms % 20_000 + 20_000) / 1000, UTC)
+    return grouping.first_not_due(until, _SETTINGS)
 
 
 class Pumping(RuleBasedStateMachine):

@@ -47,6 +47,7 @@ from tickwork.adapters.record_keys import (
     status_shard_of,
 )
 from tickwork.domain.action import Status
+from tickwork.domain.batch import window_of
 from tickwork.domain.times import from_epoch_ms, to_epoch_ms
 
 __all__ = ["DynamoDBParkedFires"]
@@ -64,17 +65,15 @@ _SKEW_MS = 300_000
 # fire found there was launched.
 _LAUNCHED_TO = "launchedTo"
 _DEFAULT_AHEAD = timedelta(minutes=15)
-_DEFAULT_WINDOW_MS = 20_000
+_DEFAULT_WINDOW = timedelta(seconds=20)
 
 
 def _default_launch_moment(due: datetime) -> datetime:
-    ms = to_epoch_ms(due)
-    return from_epoch_ms(ms - ms % _DEFAULT_WINDOW_MS) - _DEFAULT_AHEAD
+    return window_of(due, _DEFAULT_WINDOW) - _DEFAULT_AHEAD
 
 
 def _default_first_not_due(until: datetime) -> datetime:
-    ms = to_epoch_ms(until + _DEFAULT_AHEAD)
-    return from_epoch_ms(ms - ms % _DEFAULT_WINDOW_MS + _DEFAULT_WINDOW_MS)
+    return window_of(until + _DEFAULT_AHEAD, _DEFAULT_WINDOW) + _DEFAULT_WINDOW
 
 
 def _marks_of(stored: dict[str, Any] | None) -> dict[str, int]:
@@ -127,7 +126,7 @@ class DynamoDBParkedFires(OnTable):
         stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True).get("Item")
         self._marks_read = _marks_of(stored)
         found = self._by_launch(stored, until_ms, limit, shard)
-        found += self._by_fire_time(stored, until_ms, limit, shard)
+        found += self._by_fire_time(self._marks_read, until_ms, limit, shard)
         earliest: dict[str, int] = {}
         for moment, action_id in found:
             earliest[action_id] = min(moment, earliest.get(action_id, moment))
@@ -222,13 +221,12 @@ class DynamoDBParkedFires(OnTable):
         return to_epoch_ms(self._first_not_due(from_epoch_ms(until_ms)))
 
     def _by_fire_time(
-        self, stored: dict[str, Any] | None, until_ms: int, limit: int, shard: int | None
+        self, marks: dict[str, int], until_ms: int, limit: int, shard: int | None
     ) -> list[tuple[int, str]]:
         """The fires due by ``until_ms`` in ByStatus's PENDING partitions, from the watermark of
         each fire's park shard on (``shard``: that park shard's fires only, as the Parked
         index's shards are a worker's: a fire is one worker's whichever way it is found)."""
         through = self._through(until_ms)
-        marks = _marks_of(stored)
         mine = list(self.shards) if shard is None else [shard]
         first = through - _FIRST_LOOKBACK_MS
         unmarked = [k for k in mine if str(k) not in marks]

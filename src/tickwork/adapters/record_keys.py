@@ -69,7 +69,7 @@ def shard_of(action_id: str) -> int:
 
 
 def status_shard(status: str, action_id: str) -> str:
-    return f"{indexed_status(status)}#{shard_of(action_id)}"
+    return status_shard_of(status, shard_of(action_id))
 
 
 def status_shard_of(status: str, shard: int) -> str:
