@@ -502,9 +502,10 @@ SCHEDULED = ("PumpFunction", "ReconcilerFunction")
 def _scheduled_runs(
     recorder: Recorder, by_invocation: dict[int, list[Call]], units: Units
 ) -> _Runs:
-    """The pump's and the reconciler's runs: a run that started nothing is idle; the median
-    idle pump run is the fixed cost of every run (a production pump runs once a minute
-    whatever the load, and its fires' share of a run is the rest)."""
+    """The pump's and the reconciler's runs: a run that started nothing and wrote no record is
+    idle; the median idle pump run is the fixed cost of every run (a production pump runs once
+    a minute whatever the load, and its fires' share of a run is the rest). A new stack's
+    first run writes its watermarks into being (``#pump``): once a stack, not a fire's."""
     by_index: dict[int, _Run] = {}
     idle_reads: list[float] = []
     idle_gb: list[float] = []
@@ -513,8 +514,7 @@ def _scheduled_runs(
             continue
         calls = by_invocation.get(invocation.index, [])
         worked = invocation.function == "PumpFunction" and any(
-            call.operation in ("StartExecution", "PutItem", "UpdateItem", "TransactWriteItems")
-            for call in calls
+            call.operation == "StartExecution" or _writes_a_record(call) for call in calls
         )
         by_index[invocation.index] = _Run(worked)
         if not worked and invocation.function == "PumpFunction":
@@ -534,6 +534,20 @@ def _scheduled_runs(
         median(idle_gb) if idle_gb else 0.0,
     )
     return _Runs(by_index, fixed)
+
+
+def _writes_a_record(call: Call) -> bool:
+    """A write of an action's record (not of the stack's own items, ids starting with #)."""
+    if call.service != "dynamodb":
+        return False
+    if call.operation == "TransactWriteItems":
+        return True
+    if call.operation not in ("PutItem", "UpdateItem", "DeleteItem"):
+        return False
+    key = call.params.get("Key") or call.params.get("Item") or {}
+    found = key.get("id")
+    value = found.get("S") if isinstance(found, dict) else found
+    return not str(value or "#").startswith("#")
 
 
 def _limits(parameters: dict[str, str] | None) -> tuple[int, int]:

@@ -160,6 +160,8 @@ class Target:
                 # the stack's pump looks for them: the same windows and near parking.
                 "BATCH_WINDOW_SECONDS": parameters.get("BatchWindowSeconds", ""),
                 "NEAR_PARK_SECONDS": parameters.get("NearParkSeconds", ""),
+                # Its executions (run now, resume, retry) wait as the stack's do.
+                "FIRE_PRECISION": parameters.get("FirePrecision", ""),
                 # Where the stack's last rejections are kept (a ring of this many slots).
                 "KEEP_REJECTIONS": parameters.get("KeepRejections", ""),
                 "SLOTS_TABLE_NAME": self.outputs.get("SlotsTableName", ""),

@@ -36,6 +36,9 @@ MAX_BATCH_WINDOW = timedelta(seconds=20)
 NOTIFICATION_DELIVERIES = ("aws", "log")
 # Which events tickwork puts on its bus: "all", or "essential" (domain.events.ESSENTIAL).
 LIFECYCLE_EVENTS = ("all", "essential")
+# When a lone fire at a fraction of a second fires (FirePrecision): the next whole second, or
+# its millisecond.
+FIRE_PRECISIONS = ("second", "millisecond")
 # The stack's allow-lists of target ARNs, by IAM service prefix, and their environment names.
 TARGET_LISTS = {
     "sqs": "TARGET_ARNS_SQS",
@@ -71,6 +74,10 @@ class Settings:
     # pump's period, so that a fire is launched before it is due.
     near_park: timedelta = timedelta(0)
     early_tolerance: timedelta = timedelta(seconds=5)
+    # FirePrecision: "second" — a lone fire's execution waits to the whole second at or after
+    # its fire time (Step Functions' Wait ends on whole seconds), so its task never sleeps;
+    # "millisecond" — it waits to the second before and its task sleeps off the milliseconds.
+    fire_precision: str = "second"
     past_grace: timedelta = timedelta(seconds=60)
     # A fire not happened by its time plus this is missed: the watchdog (run with the reconciler)
     # announces it (Schedule Missed) and the action needs attention until it fires.
@@ -170,6 +177,13 @@ class Settings:
                 f"seconds, 1-{MAX_BATCH_WINDOW.total_seconds():g} (a batch's task sleeps through "
                 "its window inside the fulfill function's timeout)"
             )
+        if self.fire_precision not in FIRE_PRECISIONS:
+            raise ValueError(
+                f"FIRE_PRECISION={self.fire_precision!r}: give one of "
+                f"{', '.join(FIRE_PRECISIONS)} (second: a fire at a fraction of a second fires "
+                "at the next whole second; millisecond: at its millisecond, its task asleep "
+                "until then)"
+            )
         if self.lifecycle_events not in LIFECYCLE_EVENTS:
             raise ValueError(
                 f"LIFECYCLE_EVENTS={self.lifecycle_events!r}: give one of "
@@ -198,6 +212,7 @@ class Settings:
             launch_ahead=seconds("LAUNCH_AHEAD_SECONDS", cls.launch_ahead),
             near_park=seconds("NEAR_PARK_SECONDS", cls.near_park),
             early_tolerance=seconds("EARLY_TOLERANCE_SECONDS", cls.early_tolerance),
+            fire_precision=env.get("FIRE_PRECISION") or cls.fire_precision,
             past_grace=seconds("PAST_GRACE_SECONDS", cls.past_grace),
             missed_grace=seconds("MISSED_GRACE_SECONDS", cls.missed_grace),
             history_limit=int(env.get("HISTORY_LIMIT", cls.history_limit)),

@@ -44,6 +44,13 @@ def ceil_ms(moment: datetime) -> datetime:
     return moment if micro == 0 else moment + timedelta(microseconds=1000 - micro)
 
 
+def ceil_second(moment: datetime) -> datetime:
+    """The whole second at or after ``moment``."""
+    if moment.microsecond == 0:
+        return moment
+    return moment.replace(microsecond=0) + timedelta(seconds=1)
+
+
 def to_epoch_ms(moment: datetime) -> int:
     delta = ceil_ms(moment) - _EPOCH
     return delta.days * 86_400_000 + delta.seconds * 1000 + delta.microseconds // 1000

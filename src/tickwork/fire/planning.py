@@ -11,7 +11,7 @@ from tickwork.domain.action import Action
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
 from tickwork.domain.steering import ManualFire
-from tickwork.domain.times import iso
+from tickwork.domain.times import ceil_second, iso
 from tickwork.fire.grouping import launch_moment
 from tickwork.fire.needs import Names
 from tickwork.fire.orders import names_key
@@ -29,15 +29,20 @@ def fire_order(
     trigger: Trigger = Trigger.SCHEDULED,
 ) -> FireOrder:
     """The execution's input: which fire it is for, and when its Wait ends (at the fire: an
-    execution is started at most ``LaunchAheadSeconds`` before it)."""
+    execution is started at most ``LaunchAheadSeconds`` before it). Step Functions ends a Wait
+    on a whole second: with ``FirePrecision`` second (the default) the Wait ends at the whole
+    second at or after the fire, so the task never sleeps off milliseconds (up to 1 s later
+    than the fire's millisecond, never earlier); with millisecond, at the second before, and
+    the task sleeps to the millisecond."""
     if action.execution_time is None:
         raise ValueError(f"action {action.id!r} has no next fire to launch")
+    due = action.execution_time
     return FireOrder(
         action_id=action.id,
         generation=action.generation,
         occurrence=action.occurrence,
-        fire_at=action.execution_time,
-        wait_until=action.execution_time,
+        fire_at=due,
+        wait_until=due if deps.settings.fire_precision == "millisecond" else ceil_second(due),
         leg=leg,
         repair=repair,
         trigger=trigger,

@@ -38,14 +38,36 @@ def test_start_writes_pending_record_and_starts_named_execution() -> None:
     assert [t for t, _ in deps.publisher.events] == ["Schedule Started"]
 
 
-def test_wait_until_keeps_the_milliseconds_of_the_fire() -> None:
-    # Step Functions truncates it to 12:10:00; Fulfill then sleeps off the last 0.701 s.
+@given(ms=st.sampled_from([0, 1, 500, 701, 999]) | st.integers(0, 999))
+@settings(max_examples=30, deadline=None)
+def test_wait_until_is_the_whole_second_at_or_after_the_fire_by_default(ms: int) -> None:
+    # Step Functions ends a Wait on a whole second: rounded up, the fire is never early and its
+    # task never sleeps (FirePrecision=second).
     deps = fake_dependencies(NOW)
+    fire_at = NOW + timedelta(minutes=10, milliseconds=ms)
+
+    start_action(StartCommand({"id": "a:1", "at": iso(fire_at)}, "ev-1"), deps)
+
+    payload = deps.executions.started[execution_name("a:1", 1, 1, key=None)].to_wire()
+    assert payload["fireAt"] == iso(fire_at)
+    wait_until = datetime.fromisoformat(payload["waitUntil"])
+    assert wait_until.microsecond == 0
+    assert fire_at <= wait_until < fire_at + timedelta(seconds=1)
+
+
+def test_wait_until_keeps_the_milliseconds_of_the_fire_at_millisecond_precision() -> None:
+    # Step Functions truncates it to 12:10:00; Fulfill then sleeps off the last 0.701 s.
+    deps = fake_dependencies(NOW, fire_precision="millisecond")
 
     start_action(StartCommand({"id": "a:1", "at": "2026-03-07T12:10:00.701Z"}, "ev-1"), deps)
 
     payload = deps.executions.started[execution_name("a:1", 1, 1, key=None)].to_wire()
     assert payload["waitUntil"] == payload["fireAt"] == "2026-03-07T12:10:00.701Z"
+
+
+def test_an_unknown_fire_precision_is_refused_naming_the_setting() -> None:
+    with pytest.raises(ValueError, match=r"FIRE_PRECISION='seconds'.*second, millisecond"):
+        fake_dependencies(NOW, fire_precision="seconds")
 
 
 def test_same_event_twice_is_unchanged_and_starts_nothing_new() -> None:
