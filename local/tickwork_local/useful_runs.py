@@ -7,9 +7,10 @@ and errs early: a run
 that finds nothing is only time lost, a run left out that would have found work would be a
 fire late.
 
-- **pump**: the earliest launch moment of a parked fire, the
-  only thing its run acts on. The runs left out move its watermark as runs that found nothing
-  would have (``nothing_due_until``), so the next run reads from there.
+- **pump**: the earliest launch moment of a parked fire, the only thing its run acts on (a
+  fire parked far that its shard's watermark passed was launched without a write: no longer
+  the pump's). The runs left out move its watermark as runs that found nothing would have
+  (``nothing_due_until``), so the next run reads from there.
 - **counts**: now, while the table's stream holds a write of an action that no fold has
   read yet (the folds' progress item, ``#tally``, against the stream's last record); else
   none until something happens.
@@ -30,10 +31,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from tickwork import bootstrap
 from tickwork.adapters.dynamodb_parked import DynamoDBParkedFires
 from tickwork.adapters.execution_refs import ExecutionRefs
+from tickwork.adapters.record_keys import PUMP_ITEM_ID, park_shard_of
 from tickwork.domain.action import Status
 from tickwork.fire.reconcile import HORIZON
 
@@ -61,18 +64,37 @@ class Glance:
 
 # The attributes a glance reads of each item of the actions table.
 GLANCED = (
+    "id",
     "status",
     "executionTime",
     "executionArn",
     "launchAt",
+    "parkShard",
     "manualShard",
     "tabShard",
     "missed",
+    "launchedTo",
 )
 
 
+def _launched_to(items: list[Mapping[str, Any]]) -> dict[str, int]:
+    """The pump's ByStatus watermarks (``#pump``'s ``launchedTo``): park shard -> fire ms."""
+    for item in items:
+        if item.get("id") == PUMP_ITEM_ID and isinstance(item.get("launchedTo"), Mapping):
+            marks = item["launchedTo"]
+            return {str(k): int(_number(v)) for k, v in marks.items()}
+    return {}
+
+
+def _number(value: Any) -> str:
+    """A number of a map as the emulator keeps it: typed ({"N": "12"}) or wrapped."""
+    if isinstance(value, Mapping):
+        return str(value.get("N"))
+    return str(getattr(value, "value", value))
+
+
 def glance_at(
-    items: Iterable[Mapping[str, str]],
+    items: Iterable[Mapping[str, Any]],
     running: Callable[[], set[str]],
     refs: ExecutionRefs | None = None,
     unfolded_since: float | None = None,
@@ -85,7 +107,9 @@ def glance_at(
     waiting: list[tuple[float, str | None]] = []
     unnoted: list[float] = []
     open_work = False
-    for item in items:
+    every = list(items)
+    marks = _launched_to(every)
+    for item in every:
         status = item.get("status")
         if "tabShard" in item or "manualShard" in item or status == Status.IN_PROGRESS:
             open_work = True
@@ -93,7 +117,13 @@ def glance_at(
             fire = int(item["executionTime"]) / 1000
             if "missed" not in item:
                 unnoted.append(fire)
-            if "launchAt" in item:
+            if "launchAt" in item and "parkShard" not in item:
+                # parked far: launched without a write once its shard's watermark passed it;
+                # then only the reconciler's missed-fire moment (in ``unnoted``) is its
+                shard = str(park_shard_of(str(item.get("id", ""))))
+                if int(item["executionTime"]) >= marks.get(shard, -1):
+                    launches.append(int(item["launchAt"]) / 1000)
+            elif "launchAt" in item:
                 launches.append(int(item["launchAt"]) / 1000)
             else:
                 named = item.get("executionArn")

@@ -8,10 +8,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+import pytest
+
+from tests.browser.conftest import CHROMIUM
 from tests.e2e.support import Stack
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason=f"no Chromium at {CHROMIUM}: install Debian's package (apt-get install -y chromium)",
+)
 
 
 def test_docs_render_with_the_network_cut_to_the_api_alone(

@@ -76,6 +76,40 @@ def test_a_workers_shards_together_hold_every_due_fire_and_leave_the_watermark(
     assert sorted(stores.parked.due(until)) == ids
 
 
+def test_a_fire_parked_far_is_passed_only_once_a_run_finished_it(stores: Stores) -> None:
+    # GIVEN fires parked far (found by their fire time, launched without a write) in windows of
+    # their own, and one parked near (in the Parked index: the pump names its execution)
+    now = stores.clock.now()
+    far = [
+        stores.add(
+            f"p:{n:03d}",
+            minutes=90 + n,
+            launch_at=now + timedelta(minutes=75 + n),
+            far_park=True,
+        )
+        for n in range(6)
+    ]
+    near = stores.add("p:near", minutes=90, launch_at=now + timedelta(minutes=75))
+    assert all(a.parked_far for a in far) and not near.parked_far
+    assert stores.parked.passed([*far, near]) == set()  # no run has read them
+
+    # WHEN a run reads them due and finishes all but the fourth
+    until = now + timedelta(hours=2)
+    found = stores.parked.due_moments(until, 1000)
+    assert {a.id for a in far} <= {i for _, i in found}
+    held = [m for m in found if m[1] == far[3].id]
+    stores.parked.advance(until, held)
+
+    # THEN those before it are passed, it is not, nor is a fire parked near, whatever happened
+    passed = stores.parked.passed([*far, near])
+    assert {a.id for a in far[:3]} <= passed
+    assert far[3].id not in passed and near.id not in passed
+    # and once a run finishes it too, every far one is
+    stores.parked.due_moments(until, 1000)
+    stores.parked.advance(until, [])
+    assert stores.parked.passed([*far, near]) == {a.id for a in far}
+
+
 def test_fires_are_tallied_by_minute_and_hour_all_and_by_group(stores: Stores) -> None:
     at = stores.clock.now()
     minute = to_epoch_ms(at) // 60_000

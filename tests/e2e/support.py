@@ -16,6 +16,7 @@ from tickwork.dependencies import Dependencies
 from tickwork.domain.action import Action
 from tickwork.domain.events import INBOUND, DetailType
 from tickwork.domain.times import iso, parse_iso
+from tickwork.fire.planning import planned_execution
 from tickwork_local.process import FAST_PARAMETERS
 from tickwork_local.stack import EventTap, LocalStack
 
@@ -116,6 +117,20 @@ class Stack:
             raise AssertionError(f"{action_id} never reached the expected state; last: {last[0]}")
         assert last[0] is not None
         return last[0]
+
+    def wait_launched(self, action_id: str, timeout: float = 15) -> Action:
+        """Until the action's fire has its execution: named by the record, or — parked far —
+        its own, started by the pump without a write (the record waits for it)."""
+
+        def launched(action: Action) -> bool:
+            if action.execution_arn is not None:
+                return True
+            if not action.parked_far:
+                return False
+            arn = planned_execution(action, self.deps)[1]
+            return any(e["executionArn"] == arn for e in self.executions())
+
+        return self.wait_record(action_id, launched, timeout)
 
     def ticks_for(self, action_id: str, count: int = 0, timeout: float = 0) -> list[dict[str, Any]]:
         def mine() -> list[dict[str, Any]]:

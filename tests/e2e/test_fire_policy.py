@@ -36,7 +36,7 @@ def test_a_one_off_cancelled_inside_its_lock_never_calls_its_target(
 ) -> None:
     stack: Stack = make_stack(**DEPLOYED)
     stack.start(_hook("sub:cust-43:cancel", receiver, 60))
-    stack.wait_record("sub:cust-43:cancel", lambda a: a.execution_arn is not None)
+    stack.wait_launched("sub:cust-43:cancel")
 
     # WHEN it is cancelled 60 s before its fire: inside the stack's 120 s lock
     answer = cancel_action("sub:cust-43:cancel", stack.deps).to_wire()
@@ -55,7 +55,7 @@ def test_a_paused_one_off_in_its_lock_waits_and_fires_once_resumed_never_before(
 ) -> None:
     stack: Stack = make_stack(**DEPLOYED)
     stack.start(_hook("sub:pause", receiver, 30))
-    stack.wait_record("sub:pause", lambda a: a.execution_arn is not None)
+    stack.wait_launched("sub:pause")
 
     assert pause_action("sub:pause", "customer called", stack.deps).to_wire()["outcome"] == (
         "paused"

@@ -273,8 +273,7 @@ def test_the_pump_launches_a_parked_fire_from_its_events_file(stack, invoke, eve
     parked = stack.record("test:schedule")
     now = datetime.now(UTC)
     stack.records.save(
-        replace(parked, version=parked.version + 1, execution_arn=None, launch_at=now),
-        parked.version,
+        replace(parked.parked_again(now, now), version=parked.version + 1), parked.version
     )
 
     # WHEN the pump runs on its schedule (sam local invoke PumpFunction -e events/pump/...)
@@ -317,11 +316,9 @@ def test_a_pump_worker_launches_its_share_and_its_shard_from_their_events_files(
     # GIVEN a fire parked again, due for launch now, and another parked far ahead
     invoke("StartFunction", event("start/cron"))
     parked = stack.record("test:schedule")
+    now = datetime.now(UTC)
     stack.records.save(
-        replace(
-            parked, version=parked.version + 1, execution_arn=None, launch_at=datetime.now(UTC)
-        ),
-        parked.version,
+        replace(parked.parked_again(now, now), version=parked.version + 1), parked.version
     )
 
     # WHEN a worker is handed a share naming it (sam local invoke PumpWorkerFunction -e ...)

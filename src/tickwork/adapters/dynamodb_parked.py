@@ -46,7 +46,7 @@ from tickwork.adapters.record_keys import (
     park_shard_of,
     status_shard_of,
 )
-from tickwork.domain.action import Status
+from tickwork.domain.action import Action, Status
 from tickwork.domain.batch import window_of
 from tickwork.domain.times import from_epoch_ms, to_epoch_ms
 
@@ -157,6 +157,21 @@ class DynamoDBParkedFires(OnTable):
         moving = {k: m for k, m in marks.items() if str(k) not in known or known[str(k)] < m}
         if moving:
             self._move_launched_to(moving)
+
+    def passed(self, parked: list[Action]) -> set[str]:
+        """The far-parked fires whose fire time is below the ByStatus watermark of their park
+        shard (``launchedTo``)."""
+        far = [a for a in parked if a.parked_far and a.execution_time is not None]
+        if not far:
+            return set()
+        stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True)
+        marks = _marks_of(stored.get("Item"))
+        return {
+            a.id
+            for a in far
+            if a.execution_time is not None
+            and to_epoch_ms(a.execution_time) < marks.get(str(park_shard_of(a.id)), -1)
+        }
 
     def nothing_due_until(self, until: datetime) -> None:
         """Move the watermarks as a ``due(until)`` that found nothing would, without its reads:

@@ -325,6 +325,8 @@ def _read(
             parse_iso(item["changedAt"], "changedAt") if item.get("changedAt") else created_at
         ),
         launch_at=from_epoch_ms(item["launchAt"]) if item.get("launchAt") is not None else None,
+        # parked far: found by its fire time, so written without a Parked entry (record_keys)
+        far_park=item.get("launchAt") is not None and item.get("parkShard") is None,
         deferred=codecs.deferred(item.get("deferred")),
         manual=ManualFires(
             in_flight=tuple(codecs.manual(m) for m in item.get("manual", [])),

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tickwork.domain.action import LIVE, Action, Status
+from tickwork.domain.action import LIVE, PARK_INDEX_MS, Action, Status
 from tickwork.domain.times import to_epoch_ms
 
 __all__ = [
@@ -58,8 +58,8 @@ PARK_BUCKET_MS = 3_600_000  # an hour of launches per bucket
 
 # A fire parked to launch within this of its write is in the Parked index; one later is found
 # by its fire time (dynamodb_parked): by then the pump's watermark on fire times has not passed
-# it, whatever the clocks' and the index's lag up to this.
-PARK_INDEX_SECONDS = 20
+# it, whatever the clocks' and the index's lag up to this (the domain's ``Action.parked_far``).
+PARK_INDEX_SECONDS = PARK_INDEX_MS // 1000
 
 PUMP_ITEM_ID = "#pump"  # the pump's watermark; no action id can start with "#"
 
@@ -132,7 +132,7 @@ def _parked_keys(action: Action) -> dict[str, Any]:
     if not action.is_parked or action.launch_at is None:
         return {}
     launch_ms = to_epoch_ms(action.launch_at)
-    if launch_ms - to_epoch_ms(action.updated_at) > PARK_INDEX_SECONDS * 1000:
+    if action.parked_far:
         return {"launchAt": launch_ms}  # found by its fire time (ByStatus)
     shard = park_shard_of(action.id)
     return {"launchAt": launch_ms, "parkShard": park_shard(park_bucket(launch_ms), shard)}

@@ -479,11 +479,14 @@ class ActionView(ActionSummary):
     generation: int
     version: int
     execution_arn: str | None = Field(
-        description="The execution waiting for the next fire; null while the fire is parked."
+        description="The execution waiting for the next fire; null while the fire is parked "
+        "(one parked beyond the horizon stays so once the pump started its execution, until "
+        "that execution claims it: the execution is named for the action in the console)."
     )
     launch_at: str | None = Field(
         description="While the next fire is parked (further away than LaunchAheadSeconds), "
-        "when the pump starts its execution; null otherwise."
+        "when the pump starts its execution (once past, it has started it, or will at its "
+        "next run); null otherwise."
     )
     last_result: dict[str, Any] | None
     created_at: str

@@ -72,8 +72,13 @@ def park_again(
 def stop_own_execution(action: Action, cause: str, deps: Launches) -> None:
     """Stop the execution that waits for this action's fire alone. A batch's is left running:
     it holds other actions' fires too, and finds this one changed (each fire is fenced on its
-    key), so it ends this one quietly."""
+    key), so it ends this one quietly. A fire parked far whose launch moment has come may have
+    been started without a name: its own execution, if it was, is stopped (if it went into a
+    batch, there is none to stop)."""
     arn = action.execution_arn
+    launch_at = action.launch_at
+    if action.parked_far and launch_at is not None and launch_at <= deps.clock.now():
+        arn = planned_execution(action, deps)[1]
     if kind_of(arn, deps) is Machine.FIRE:
         assert arn is not None
         deps.executions.stop(arn, cause)

@@ -2,25 +2,33 @@
 
 A fire further away than the horizon waits in the table only (``launch.plan`` parks it), so
 the account's open executions are the fires due within the horizon, not every pending action.
-The pump runs on the template's schedule. For each parked fire due for launch it marks the
-record launched into the execution it names (a write fenced on its version: the record names
-an execution before it exists, docs/protocol.md), then starts it under the fire's deterministic
-name (a repeat is harmless). The fires due in the same second, when there are at least
+The pump runs on the template's schedule. For each parked fire due for launch it starts its
+execution under the fire's deterministic name (a repeat is harmless). A fire parked far — the
+default path of every fire further away than the horizon, found by its fire time — is started
+without a write: its record names no execution and waits for whichever proved execution of its
+fire claims it first (``Action.waits_for``); the watermark the run moves past it is what says it
+was launched. A fire parked near (in the Parked index: due now, parked again) is first marked
+launched into the execution it names (a write fenced on its version, which takes it out of the
+index: docs/protocol.md). The fires due in one batch window, when there are at least
 ``BatchMinFires`` of them, share one execution of the batch machine instead
-(``fire.grouping``): the pump marks each member launched into the batch, then starts it.
-Nothing is missed or doubled:
+(``fire.grouping``), its members marked or not alike. Nothing is missed or doubled:
 
 - a pump that was down finds every fire it should have launched (the index is read from a
   watermark, not from "now"); the execution fires late and the action's catch-up policy
   decides, as for any missed fire;
-- a Start, update, pause or cancel that races the pump moves the record's version: the pump
-  reads it again and marks the same fire, or leaves it (whatever moved it launches it); a batch
-  that lists a member the pump could not mark finds it moved on, and leaves it quietly;
-- a crash between the mark and the start leaves a record naming an execution that never
-  started: the reconciler starts it (``restarted``);
-- a refused start (``ExecutionLimitExceeded``, throttling) leaves the fire parked, due now, and
-  ends the run: the next run retries it, and the refusals raise the alarm. A refused batch
-  leaves every one of its fires parked the same way.
+- a Start, update, pause or cancel that races the pump moves the record to a new fire key (or,
+  parked near, its version: the pump reads it again and marks the same fire, or leaves it);
+  an execution for the old key finds it moved on and ends quietly, having called nothing;
+- two launches of one fire (runs that met on it) are fenced by its claim: one execution claims
+  it, the other finds it claimed, or recorded, and ends quietly;
+- a crash between a mark and the start leaves a record naming an execution that never
+  started: the reconciler starts it (``restarted``); a fire parked far whose execution never
+  started (or was lost) is still unclaimed past its time: the reconciler starts it alone
+  ``MissedGraceSeconds`` after it;
+- a refused start (``ExecutionLimitExceeded``, throttling) leaves the fire parked, due (a
+  marked one parked again, due now), and ends the run: the next run retries it (the watermark
+  holds at it), and the refusals raise the alarm. A refused batch leaves every one of its fires
+  parked the same way.
 
 **Fan-out.** A run that finds more than ``PumpShareFires`` fires due hands each shard of the
 Parked index to a pump worker (``PumpWorkers``: the template's ``PumpWorkerFunction``, invoked
@@ -63,9 +71,9 @@ __all__ = ["PumpRun", "held", "launch_due", "launch_parked", "launch_share", "pu
 
 log = logging.getLogger("tickwork")
 
-# Launches in flight at once: each is a read, a StartExecution and a write (~3 round trips), so
-# one at a time would cap the pump near 20 fires a second, under Step Functions' StartExecution
-# refill rate (the capacity model in the README).
+# Launches in flight at once: each is a read and a StartExecution (and a write, parked near:
+# ~2-3 round trips), so one at a time would cap the pump near 20-30 fires a second, under Step
+# Functions' StartExecution refill rate (the capacity model in the README).
 WORKERS = 16
 
 
@@ -206,12 +214,20 @@ def _handed_out(hand_out: Callable[[], None], what: dict[str, Any]) -> bool:
     return True
 
 
-def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WORKERS) -> PumpRun:
+def launch_due(
+    due_ids: list[str],
+    now: datetime,
+    deps: Pumps,
+    workers: int = WORKERS,
+    name_all: bool = False,
+) -> PumpRun:
     """Launch the fires of ``due_ids`` still parked and due at ``now`` as the pump does: read
-    each record, group them by second (batches, the rest alone), mark and start. Each batch and
-    each lone fire on its own: one that fails (an error, logged) is named in ``failed`` and
-    keeps no other from its launch; it is still parked, or names an execution the reconciler
-    starts."""
+    each record, group them by second (batches, the rest alone), mark and start — a fire
+    parked far is started without a mark (``Action.parked_far``: the watermark the run moves
+    past it is what says it was launched), unless ``name_all`` (the reconciler's launches of
+    what the pump missed: no watermark passes them). Each batch and each lone fire on its own:
+    one that fails (an error, logged) is named in ``failed`` and keeps no other from its
+    launch; it is still parked, or names an execution the reconciler starts."""
     run = PumpRun()
     refused = threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due_ids) or 1))) as pool:
@@ -230,7 +246,7 @@ def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WO
                 run.refused += [a.id for a in planned.actions]
                 continue
             try:
-                outcome = _launch_batch(planned, now, deps, run, pool)
+                outcome = _launch_batch(planned, now, deps, run, pool, name_all)
             except Exception:
                 log.exception("batch launch failed", extra={"batch": planned.name})
                 outcome = "failed"
@@ -242,7 +258,7 @@ def launch_due(due_ids: list[str], now: datetime, deps: Pumps, workers: int = WO
             if refused.is_set():
                 return action.id, None  # still parked: the next run
             try:
-                outcome = launch_parked(action.id, now, deps, action)
+                outcome = launch_parked(action.id, now, deps, action, name_all)
             except Exception:
                 log.exception("launch failed", extra={"id": action.id})
                 return action.id, "failed"
@@ -268,14 +284,22 @@ def _read(deps: Pumps, action_id: str) -> tuple[Action | None, bool]:
 
 
 def _launch_batch(
-    planned: Planned, now: datetime, deps: Pumps, run: PumpRun, pool: ThreadPoolExecutor
+    planned: Planned,
+    now: datetime,
+    deps: Pumps,
+    run: PumpRun,
+    pool: ThreadPoolExecutor,
+    name_all: bool = False,
 ) -> str:
     """Mark each member launched into the batch (the pool's workers at a time: the record names
-    the batch before it starts), then start it: "launched", or "refused" (every member it
-    named parked again)."""
+    the batch before it starts) — a member parked far is launched without a mark, unless
+    ``name_all`` — then start it: "launched", or "refused" (every member it named parked
+    again; those it did not name are still parked, due)."""
     arn = deps.batches.execution_arn(planned.name)
 
     def mark(action: Action) -> Action | None:
+        if action.parked_far and not name_all:
+            return action  # the batch claims it at its time, as it claims a named member
         return _mark(action, now, arn, deps)
 
     marks = [pool.submit(contextvars.copy_context().run, mark, a) for a in planned.actions]
@@ -294,7 +318,8 @@ def _launch_batch(
             start_batch(planned.name, planned.order, deps)
     except LaunchRefused as refused:
         for action in named:
-            park_again(action, arn, now, deps, refused)
+            if not action.parked_far:  # (one launched without a name is still parked, due)
+                park_again(action, arn, now, deps, refused)
         run.refused += [a.id for a in planned.actions]
         return "refused"
     if named:
@@ -314,14 +339,29 @@ def _mark(action: Action, now: datetime, arn: str, deps: Pumps) -> Action | None
     return None if written is None else written.after
 
 
-def launch_parked(action_id: str, now: datetime, deps: Pumps, action: Action | None = None) -> str:
+def launch_parked(
+    action_id: str,
+    now: datetime,
+    deps: Pumps,
+    action: Action | None = None,
+    name_all: bool = False,
+) -> str:
     """Mark the parked fire of ``action_id`` launched into its own execution, then start it:
     "launched", "moved" (no longer parked, or not due yet) or "refused" (parked again).
-    ``action``: its record as just read, if the caller has it."""
+    ``action``: its record as just read, if the caller has it. A fire parked far is started
+    without a mark (unless ``name_all``): the record, naming no execution, waits for the proved
+    execution of its fire (``Action.waits_for``); refused, it is still parked, due."""
     action = action or deps.records.get(action_id)
     if action is None or not is_due_parked(action, now):
         return "moved"
     name, arn = planned_execution(action, deps)
+    if action.parked_far and not name_all:
+        try:
+            start_lone(name, fire_order(action, now, deps), deps)
+        except LaunchRefused as refused:
+            log.warning("fire left parked: %s", refused, extra={"id": action.id})
+            return "refused"
+        return "launched"
     marked = _mark(action, now, arn, deps)
     if marked is None:
         return "moved"

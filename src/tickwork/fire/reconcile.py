@@ -13,8 +13,11 @@ its record moved on ends quietly):
   whose launch moment passed by more than a third of the horizon (the pump is down or far
   behind: it had that long; with the defaults, 5 of its runs, and a reconciler every 5 minutes
   still launches it before it is due) is launched as the pump would, the fires due in one
-  second together in a batch (``pump.launch_due``); one just past its launch moment is left
-  to the pump's next run, never raced to a lone start.
+  second together in a batch (``pump.launch_due``), each named as it starts; one just past its
+  launch moment is left to the pump's next run, never raced to a lone start. A fire parked far
+  that the pump launched without a write (its shard's watermark passed it:
+  ``ParkedFires.passed``) is its execution's — alone or in a batch no record names — until
+  ``MissedGraceSeconds`` after its time; still unclaimed then, it is started alone.
 - **recorded** — IN_PROGRESS, and the claiming execution SUCCEEDED, but its Schedule Tick never
   got recorded (a lost event, a tick handler that kept failing, a bus that refused the tick past
   the Emit tick retries): record the tick from the execution's output, after putting it on the
@@ -135,19 +138,32 @@ def reconcile(
     unrepaired: list[str] = []
     until = None if horizon is None else now + horizon
     overdue: list[str] = []  # parked fires the pump missed
+    far: list[Action] = []  # parked far: launched without a name once the pump passed them
     for action in deps.queries.in_fire_order(Status.PENDING, limit, until):
         if not in_time("pending"):
             break
-        if action.is_parked:
+        if action.parked_far:
+            far.append(action)
+        elif action.is_parked:
+            if _missed_by_the_pump(action, now, deps):
+                overdue.append(action.id)
+        else:
+            with _alone(action.id, unrepaired):
+                if _restart_if_lost(action, now, deps):
+                    repairs.restarted.append(action.id)
+    passed = deps.parked.passed(far) if far else set()
+    for action in far:
+        if action.id not in passed:
             if _missed_by_the_pump(action, now, deps):
                 overdue.append(action.id)
             continue
         with _alone(action.id, unrepaired):
-            if _restart_if_lost(action, now, deps):
+            if _restart_unnamed(action, now, deps):
                 repairs.restarted.append(action.id)
     if overdue and in_time("overdue"):  # each batch and lone fire on its own, failures named
         with _alone("parked fires the pump missed", unrepaired):
-            run = launch_due(overdue, now, deps, workers)
+            # named as they start: no watermark of the pump's says they were launched
+            run = launch_due(overdue, now, deps, workers, name_all=True)
             repairs.restarted.extend(run.launched)
             unrepaired.extend(run.failed)
     claims = deps.queries.in_fire_order(Status.IN_PROGRESS, limit) if in_time("claims") else []
@@ -271,6 +287,26 @@ def _restart_if_lost(action: Action, now: datetime, deps: Repairs) -> bool:
     if state is not None and state.running:
         return False
     if state is None and _batch_starting(current, action, now, deps):
+        return False
+    fresh = deps.records.get(action.id)
+    if fresh is None or fresh.version != action.version:
+        return False  # it moved on while we looked: the normal flow has it
+    return _relaunch(fresh, now, deps)
+
+
+def _restart_unnamed(action: Action, now: datetime, deps: Repairs) -> bool:
+    """A fire parked far that the pump launched (its watermark passed it) without naming the
+    execution: its own lone one, or a batch no record names. Until ``MissedGraceSeconds``
+    after its time nothing is asked (a run looks at every fire due within its horizon: no call
+    each). Past it, still unclaimed: the execution that had it is lost, stopped or never
+    started — unless its own is running (waiting for a concurrency slot, retrying) — and it is
+    started alone, named first, so that a batch still holding it can no longer claim it."""
+    due = action.execution_time
+    if due is None or due + deps.settings.missed_grace > now:
+        return False  # its execution, alone or a batch, claims it at its time: nothing asked
+    name, _ = planned_execution(action, deps)
+    state = deps.executions.describe(name)
+    if state is not None and state.running:
         return False
     fresh = deps.records.get(action.id)
     if fresh is None or fresh.version != action.version:

@@ -20,7 +20,7 @@ from tickwork.fire.needs import Watches
 
 __all__ = ["note_missed"]
 
-_PARKED = "never launched: the pump is stopped or far behind"
+_PARKED = "never launched (the pump is stopped or far behind), or the execution it started is lost"
 _WAITING = "its execution has not fired it: lost, stopped, or the stack was down or behind"
 
 

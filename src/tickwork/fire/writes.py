@@ -225,9 +225,10 @@ def order_agrees(record: Action | None, fire: FireAttempt) -> Action:
         raise ActionSuperseded(order.action_id, f"another execution holds it: {record.claimed_by}")
     if record.status != Status.PENDING:
         raise ActionSuperseded(order.action_id, f"record is {record.status}")
-    if not same_execution(record.execution_arn, fire.execution_arn):
-        # Only the execution the record names may claim its fire: any other is a stale one
-        # (the fire was parked again, handed over, repaired) and ends quietly.
+    if not record.waits_for(fire.execution_arn):
+        # Only the execution the record names may claim its fire (or, parked far, any the pump
+        # started for it: the first claim decides): any other is a stale one (the fire was
+        # parked again, handed over, repaired) and ends quietly.
         raise ActionSuperseded(
             order.action_id, f"the record names another execution: {record.execution_arn}"
         )
@@ -309,15 +310,15 @@ def hand_over(
 ) -> Written | None:
     """**hand over**: the claim on the fire ``key``, and the record's named execution, move
     from the batch to the fire's own lone execution ``to_arn`` before it starts (guard: the
-    batch holds the claim; or, a fire that failed before its claim, the record is PENDING and
-    names the batch)."""
+    batch holds the claim; or, a fire that failed before its claim, the record waits for the
+    batch: names it, or is parked far, launched into it without a name)."""
 
     def handed(current: Action) -> Action | None:
         if current.fire_key != key:
             return None
         if current.holds_claim(batch_arn):
             return current.handed_over(now, batch_arn, to_arn, limits.transitions)
-        if current.status == Status.PENDING and same_execution(current.execution_arn, batch_arn):
+        if current.waits_for(batch_arn):
             return current.with_execution(now, to_arn)
         return None
 
@@ -396,13 +397,14 @@ def release_manual(
 def ended_by(record: Action, key: FireKey, execution_arn: str) -> bool:
     """The record rule's guard: the record is at the fire ``key`` (waiting or running), and the
     ending is that of the execution that may run it — the one holding its claim, or (a skip, a
-    failure before the claim) the one the record names. An ending of any other (a stale
-    execution, a replay) records nothing."""
+    failure before the claim) one it waits for (``Action.waits_for``: the one the record names,
+    or, parked far, any the pump started for it). An ending of any other (a stale execution, a
+    replay) records nothing."""
     if record.status not in ACTIVE or record.fire_key != key:
         return False
     if record.holds_claim(execution_arn):
         return True
-    return record.status == Status.PENDING and same_execution(record.execution_arn, execution_arn)
+    return record.waits_for(execution_arn)
 
 
 def record(
@@ -503,11 +505,13 @@ def name_leg(
     records: ActionRecords, seen: Action, waking: str, leg_arn: str, now: datetime
 ) -> Written | None:
     """**name the execution** (a leg): an execution woke early and hands its wait to a new leg
-    (guard: the record, still at the fire, waiting or running, names the execution that woke)."""
+    (guard: the record, still at the fire, waiting or running, names the execution that woke,
+    or waits for it: parked far, launched without a name)."""
 
     def named(current: Action) -> Action | None:
         moved_on = current.fire_key != seen.fire_key or current.status not in ACTIVE
-        if moved_on or not same_execution(current.execution_arn, waking):
+        named = same_execution(current.execution_arn, waking) or current.waits_for(waking)
+        if moved_on or not named:
             return None  # it moved on meanwhile (a cancel, a pause): whatever moved it has it
         return current.with_execution(now, leg_arn)
 

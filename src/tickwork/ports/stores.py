@@ -139,6 +139,12 @@ class ParkedFires(Protocol):
         not finished (``held``: each launch moment with its id; None for every shard's) are
         found again by the next call; the others, launched or moved on, need not be."""
 
+    def passed(self, parked: list[Action]) -> set[str]:
+        """Of these records, the ids of those parked far (``Action.parked_far``) that the
+        watermark of their shard has passed: the pump finished them (launched without naming
+        an execution, or found moved on, or handed to a worker, which parks due now what it
+        did not launch). One read of the watermarks."""
+
     @property
     def shards(self) -> range:
         """The shards the parked fires are spread over (a pump worker reads one)."""

@@ -27,7 +27,13 @@ B = "arn:aws:states:us-east-1:1:execution:t-batch:b-1"
 ARNS = st.sampled_from([A, B, "a-1", "b-1", None])
 
 
-def _record(status: Status, named: str | None, claimed: str | None, parked: bool) -> Action:
+def _record(
+    status: Status, named: str | None, claimed: str | None, parked: bool, near: bool = False
+) -> Action:
+    """``parked``: to launch 15 minutes before its fire, parked a day before (far: launched
+    without a name), or — ``near`` — parked 20 s before its launch, the edge of the Parked
+    index (the pump names its execution)."""
+    launch_at = NOW - timedelta(minutes=15)
     return Action(
         id="b-1",
         action="TICK",
@@ -40,15 +46,18 @@ def _record(status: Status, named: str | None, claimed: str | None, parked: bool
         generation=3,
         version=7,
         created_at=NOW - timedelta(days=2),
-        updated_at=NOW - timedelta(days=1),
+        updated_at=launch_at - timedelta(seconds=20) if near else NOW - timedelta(days=1),
         spec_hash="h",
         execution_arn=named,
         claimed_by=claimed,
-        launch_at=NOW - timedelta(minutes=15) if parked else None,
+        launch_at=launch_at if parked else None,
+        far_park=parked and not near,  # as the write that parked it decided (FireState.parked)
     )
 
 
-RECORDS = st.builds(_record, st.sampled_from(list(Status)), ARNS, ARNS, st.booleans())
+RECORDS = st.builds(
+    _record, st.sampled_from(list(Status)), ARNS, ARNS, st.booleans(), st.booleans()
+)
 
 
 def _ending(occurrence: int = 2) -> Occurrence:
@@ -68,10 +77,15 @@ def test_a_claim_is_taken_only_of_a_pending_fire_by_the_execution_it_names(
     record: Action, execution: str
 ) -> None:
     named = record.execution_arn in (execution, execution.rpartition(":")[2])
-    allowed = record.status is Status.PENDING and named
+    # parked a day before its launch, naming no execution: the pump started one without a
+    # write, and a proved execution of its fire claims it (never one parked 20 s before)
+    far = record.launch_at is not None and record.execution_arn is None and record.far_park
+    allowed = record.status is Status.PENDING and (named or far)
     _made_or_refused(lambda: record.claimed(NOW, execution, 20), allowed)
     if allowed:
-        assert record.claimed(NOW, execution, 20).holds_claim(execution)
+        claimed = record.claimed(NOW, execution, 20)
+        assert claimed.holds_claim(execution)
+        assert not claimed.is_parked
 
 
 @given(RECORDS, st.sampled_from([A, B]))

@@ -308,41 +308,73 @@ class FakeQueries:
 
 
 class FakeParkedFires:
-    """Parked fires due for launch, with the adapter's watermark: once a call has looked up to
-    ``until``, a later one does not look further back than five minutes before it (nor than
-    the earliest hour that still held a due fire)."""
+    """Parked fires due for launch, with the adapter's watermarks: a fire parked near (in the
+    Parked index) is found from an hour watermark — once a call has looked up to ``until``, a
+    later one does not look further back than five minutes before it (nor than the earliest
+    hour that still held a due fire); a fire parked far (``Action.parked_far``, found by its
+    fire time) from a watermark per shard that ``advance`` moves past what a run finished
+    (here in launch moments, which follow fire times in order)."""
 
     def __init__(self, store: FakeStore) -> None:
         self.store = store
         self.from_hour: int | None = None
+        self.launched_to: dict[int, int] = {}  # shard -> launch moment (ms) passed
 
     def due(self, until: datetime, limit: int = 1000) -> list[str]:
         return [action_id for _, action_id in self.due_moments(until, limit)]
 
     shards = range(4)
 
+    def _shard(self, action_id: str) -> int:
+        return sum(action_id.encode()) % len(self.shards)
+
     def advance(
         self, until: datetime, held: list[tuple[int, str | None]], shard: int | None = None
     ) -> None:
-        """Nothing to move: the fake finds every parked fire by its record."""
+        shards = list(self.shards) if shard is None else [shard]
+        marks = dict.fromkeys(shards, to_epoch_ms(until) + 1)
+        for moment, action_id in held:
+            for k in shards if action_id is None else [self._shard(action_id)]:
+                if k in marks:
+                    marks[k] = min(marks[k], moment)
+        for k, mark in marks.items():
+            self.launched_to[k] = max(self.launched_to.get(k, mark), mark)
+
+    def passed(self, parked: list[Action]) -> set[str]:
+        return {
+            a.id
+            for a in parked
+            if a.parked_far
+            and a.launch_at is not None
+            and to_epoch_ms(a.launch_at) < self.launched_to.get(self._shard(a.id), 0)
+        }
 
     def due_moments(
         self, until: datetime, limit: int = 1000, shard: int | None = None
     ) -> list[tuple[int, str]]:
         until_ms = to_epoch_ms(until)
         first = self.from_hour if self.from_hour is not None else until_ms // _HOUR_MS - 1
+
+        def found(a: Action) -> bool:
+            launch = to_epoch_ms(a.launch_at) if a.launch_at is not None else None
+            if not a.is_parked or launch is None or launch > until_ms:
+                return False
+            if shard is not None and self._shard(a.id) != shard:
+                return False
+            if a.parked_far:  # (a new pump's first look: from the hour before, as near)
+                return launch >= self.launched_to.get(self._shard(a.id), first * _HOUR_MS)
+            return first * _HOUR_MS <= launch
+
         due = sorted(
             (to_epoch_ms(a.launch_at), a.id)
             for a in self.store.items.values()
-            if a.is_parked
-            and a.launch_at is not None
-            and first * _HOUR_MS <= to_epoch_ms(a.launch_at) <= until_ms
-            and (shard is None or sum(a.id.encode()) % len(self.shards) == shard)
+            if found(a) and a.launch_at is not None
         )
         if shard is not None:  # a worker's: the watermark stays
             return due[:limit]
+        near = [moment for moment, i in due if not self.store.items[i].parked_far]
         settled = to_epoch_ms(until - _WATERMARK_LAG) // _HOUR_MS
-        earliest = due[0][0] // _HOUR_MS if due else settled
+        earliest = near[0] // _HOUR_MS if near else settled
         self.from_hour = max(min(earliest, settled), first)
         return due[:limit]
 

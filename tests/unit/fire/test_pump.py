@@ -45,6 +45,13 @@ def _fire(deps, action_id: str) -> None:
     record_tick(fulfill_fire(fire, deps), deps)
 
 
+def _started(deps) -> list[str]:
+    """The ids of the fires in the executions started, once for each execution: a fire parked
+    far is launched without a write (its record still parked, naming none)."""
+    members = [m.action_id for b in deps.batches.started.values() for m in b.members]
+    return members + [o.action_id for o in deps.executions.started.values()]
+
+
 def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(deps) -> None:
     _start(deps, "far", at=iso(NOW + timedelta(hours=2)))
 
@@ -61,14 +68,17 @@ def test_the_pump_launches_a_parked_fire_once_when_it_comes_within_the_horizon(d
     }
     assert deps.executions.started == {}
 
-    # at it: one execution, waiting to the fire itself, and the record names it
+    # at it: one execution, waiting to the fire itself; the record, parked far, is not written
+    # (it names no execution: the first proved execution of its fire to claim it runs it)
     deps.clock.advance(minutes=1)
+    before = deps.records.items["far"]
     assert pump(deps)["launched"] == ["far"]
     name = execution_name("far", 1, 1, key=None)
     assert list(deps.executions.started) == [name]
     assert deps.executions.started[name].wait_until == NOW + timedelta(hours=2)
     record = deps.records.items["far"]
-    assert record.launch_at is None and record.execution_arn == deps.executions.execution_arn(name)
+    assert record.version == before.version and record.execution_arn is None
+    assert record.waits_for(deps.executions.execution_arn(name))
 
     # again: nothing more
     assert pump(deps)["launched"] == []
@@ -190,6 +200,7 @@ def test_a_share_s_worker_parks_due_now_what_a_refusal_left_it(deps) -> None:
     deps.clock.advance(hours=1)
     deps.executions.refusals = ["ThrottlingException"]
 
+    deps.parked.advance(deps.clock.now(), [])  # the run that handed the share out passed it
     run = launch_share(["s0", "s1", "s2"], deps.clock.now(), deps)
 
     assert run.refused and len(run.launched) < 3  # (launches run side by side: some may go)
@@ -353,11 +364,15 @@ def test_a_reconciler_run_between_the_pumps_marks_and_its_start_starts_nothing_a
     assert repaired["restarted"] == [] and deps.executions.started == {}
     assert len(deps.batches.started) == 1
 
-    # A batch that never starts (the pump died after its marks) is repaired after the grace.
+    # A batch that never starts (lost: its fires were parked far, launched without a name) is
+    # repaired alone once its fires are MissedGraceSeconds past due and still unclaimed.
     deps.batches.started.clear()
-    deps.clock.advance(minutes=5)  # within the reconciler's 10 minutes, past the grace
+    deps.clock.advance(minutes=5)
+    assert reconcile(deps)["restarted"] == []  # it may yet claim them: not due
+    deps.clock.current = NOW + timedelta(minutes=20, seconds=1) + deps.settings.missed_grace
     assert sorted(reconcile(deps)["restarted"]) == ["s0", "s1", "s2"]
     assert len(deps.executions.started) == 3
+    assert not any(deps.records.items[f"s{n}"].is_parked for n in range(3))  # named now
 
 
 class _Workers:
@@ -415,19 +430,16 @@ def test_a_busy_run_hands_each_shard_to_a_worker_and_each_fire_is_launched_once(
 
     assert run["launched"] == [] and workers.shards == list(deps.parked.shards)
     assert run["handed_out"] == [f"shard {k}" for k in deps.parked.shards]
-    assert all(deps.records.items[i].is_parked for i in ids)  # the workers', not run yet
+    assert _started(deps) == []  # the workers', not run yet
     launched = workers.run_all(share=20)
     assert sorted(launched) == ids  # each once, across workers and their shares
-    assert not any(deps.records.items[i].is_parked for i in ids)
     assert pump(deps, fan_out=workers, share=20)["launched"] == []
-    members = [m.action_id for b in deps.batches.started.values() for m in b.members]
-    alone = [o.action_id for o in deps.executions.started.values()]
-    assert sorted(members + alone) == ids  # every fire in one execution: a batch, or alone
+    assert sorted(_started(deps)) == ids  # every fire in one execution: a batch, or alone
 
 
 def test_a_busy_shard_launches_its_first_share_and_hands_out_the_rest(batching) -> None:
     deps = batching
-    ids = _park_many(deps, 200, timedelta(seconds=50))
+    _park_many(deps, 200, timedelta(seconds=50))
     workers = _Workers(deps)
     deps.clock.advance(hours=1, minutes=1)
     now = deps.clock.now()
@@ -439,10 +451,9 @@ def test_a_busy_shard_launches_its_first_share_and_hands_out_the_rest(batching) 
     assert len(run["launched"]) >= 10 and run["handed_out"]
     assert sorted(run["launched"] + run["handed_out"]) == sorted(in_shard)
     assert [i for share in workers.shares for i in share] == run["handed_out"]  # in order
-    assert all(deps.records.items[i].is_parked for i in run["handed_out"])
+    assert not set(run["handed_out"]) & set(_started(deps))
     workers.run_all(share=10)
-    assert not any(deps.records.items[i].is_parked for i in in_shard)
-    assert sum(deps.records.items[i].is_parked for i in ids) == len(ids) - len(in_shard)
+    assert sorted(_started(deps)) == sorted(in_shard)  # the shard's, each once; no other
 
 
 def test_a_shard_that_cannot_be_handed_out_stays_parked_for_the_next_run(batching) -> None:
@@ -454,12 +465,13 @@ def test_a_shard_that_cannot_be_handed_out_stays_parked_for_the_next_run(batchin
     first = pump(deps, fan_out=workers, share=20)
     assert len(first["handed_out"]) == len(deps.parked.shards) - 1
     workers.run_all(share=20)
-    left = [i for i in ids if deps.records.items[i].is_parked]
+    left = sorted(set(ids) - set(_started(deps)))
     assert left  # the shard refused: still parked, due
+    assert all(deps.records.items[i].is_parked for i in left)
 
     again = pump(deps, fan_out=workers, share=1000)  # fewer than a share: the run launches
-    assert sorted(again["launched"]) == sorted(left) and again["handed_out"] == []
-    assert not any(deps.records.items[i].is_parked for i in ids)
+    assert sorted(again["launched"]) == left and again["handed_out"] == []
+    assert sorted(_started(deps)) == ids  # each once
 
 
 def test_a_run_within_a_share_hands_nothing_out(batching) -> None:

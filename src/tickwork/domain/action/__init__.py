@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from tickwork.domain.action.fire_state import FireState
+from tickwork.domain.action.fire_state import PARK_INDEX_MS, FireState
 from tickwork.domain.action.record import (
     ACTIVE,
     FINISHED,
@@ -23,6 +23,7 @@ __all__ = [
     "ACTIVE",
     "FINISHED",
     "LIVE",
+    "PARK_INDEX_MS",
     "SUPERSEDED_STARTS",
     "Action",
     "Limits",

@@ -27,8 +27,15 @@ from tickwork.domain.steering import (
     TamperedCalendar,
     held_note,
 )
+from tickwork.domain.times import to_epoch_ms
 
-__all__ = ["FireState"]
+__all__ = ["PARK_INDEX_MS", "FireState"]
+
+# A fire parked to launch within this of its write is in the Parked index, and the pump names
+# its execution as it launches it; one parked further ahead is found by its fire time (the
+# pump's watermark on fire times had not passed it when it was written, whatever the clocks'
+# and the index's lag up to this) and launched without a write (``parked_far``).
+PARK_INDEX_MS = 20_000
 
 _held = held_note
 
@@ -45,16 +52,34 @@ def _with(
 class FireState(ActionRecord):
     """The fire's side of an action."""
 
+    @property
+    def parked_far(self) -> bool:
+        """Parked to launch more than ``PARK_INDEX_MS`` after the write that parked it (later
+        writes of the parked record change nothing of it: ``far_park``) — the
+        default path of a fire further away than the horizon: the pump finds it by its fire
+        time and starts its execution without a write (docs/protocol.md, "A lone fire"), so
+        the record names none; the proved execution of its fire that claims it first runs it.
+        One parked nearer its launch (due now, parked again) is in the Parked index, and the
+        pump names its execution before starting it (**mark launched**)."""
+        return self.is_parked and self.execution_arn is None and self.far_park
+
+    def waits_for(self, execution_arn: str) -> bool:
+        """PENDING, its fire this execution's to claim: the record names it, or names none
+        because the fire is parked far (any proved execution of the fire the pump started)."""
+        if self.status != Status.PENDING:
+            return False
+        return same_execution(self.execution_arn, execution_arn) or self.parked_far
+
     def claimed(self, now: datetime, execution_arn: str, limit: int) -> Self:
-        """PENDING → IN_PROGRESS: the execution (its ARN), which the record names, may run the
-        fire now."""
-        if self.status != Status.PENDING or not same_execution(self.execution_arn, execution_arn):
+        """PENDING → IN_PROGRESS: the execution (its ARN), which the record names (or any, its
+        fire parked far: ``waits_for``), may run the fire now; no longer parked."""
+        if not self.waits_for(execution_arn):
             raise TransitionRefused(
                 self.id, "claimed", f"it is {self.status}, naming {self.execution_arn}"
             )
         # (not a transition: the fire's history entry names the execution that claimed it)
         moved = self._moved(now, Status.IN_PROGRESS, "claimed", limit, noted=False)
-        return replace(moved, claimed_by=execution_arn, claimed_at=now)
+        return replace(moved, claimed_by=execution_arn, claimed_at=now, launch_at=None)
 
     def noted_calendar_put(self) -> Self:
         """A calendar its schedule names was put while its fire is under way: the next version,
@@ -291,9 +316,10 @@ class FireState(ActionRecord):
         return self if self.tampered_calendar is None else replace(self, tampered_calendar=None)
 
     def with_execution(self, now: datetime, execution_arn: str) -> Self:
-        """Its fire's execution named (a leg, a repair, a hand-over before the claim)."""
+        """Its fire's execution named (a leg, a repair, a hand-over before the claim): no
+        longer parked (a fire parked far was launched without a name)."""
         self._starting_from("given an execution", ACTIVE)
-        return replace(self._touched(now), execution_arn=execution_arn)
+        return replace(self._touched(now), execution_arn=execution_arn, launch_at=None)
 
     def launched(self, now: datetime, execution_arn: str) -> Self:
         """The pump started the parked fire's execution."""
@@ -304,7 +330,7 @@ class FireState(ActionRecord):
     def parked_again(self, now: datetime, launch_at: datetime) -> Self:
         """Its execution could not be started (a quota, throttling): the pump tries again."""
         self._starting_from("parked again", Status.PENDING)
-        return replace(self._touched(now), execution_arn=None, launch_at=launch_at)
+        return replace(self._touched(now), execution_arn=None, launch_at=launch_at, far_park=False)
 
     def planned(self, execution_arn: str) -> Self:
         """The execution this version's fire will run in (named before it is started)."""
@@ -314,7 +340,8 @@ class FireState(ActionRecord):
         """This version's fire waits in the table; the pump starts its execution at
         ``launch_at``. Written ``now`` (its ``updated_at``: how far ahead it was parked decides
         how the pump finds it, record_keys)."""
-        return replace(self, execution_arn=None, launch_at=launch_at, updated_at=now)
+        far = to_epoch_ms(launch_at) - to_epoch_ms(now) > PARK_INDEX_MS
+        return replace(self, execution_arn=None, launch_at=launch_at, updated_at=now, far_park=far)
 
     def manual_claimed(self, now: datetime, number: int, execution_arn: str | None) -> Self:
         """Claimed by an execution, by its ARN (None: released, its execution lost)."""

@@ -149,8 +149,7 @@ class ActionRecord:
     on_failure: FailurePolicy | None = None  # None: CONTINUE for a recurrence, STOP for a one-off
     # A claimed fire whose execution ended without a tick or a report (None: FAIL).
     on_unknown_outcome: UnknownOutcomePolicy | None = None
-    # New with every schedule the id is given (stored as ``chain``): part of each fire's
-    # idempotency key, so no two schedules of one id ever share a key.
+    # New with each schedule of the id (``chain``): in its fires' idempotency keys, never shared.
     lineage: str = ""
     pause: Pause | None = None  # set while paused (kept by a replace of a paused action)
     deferred: Deferred | None = None  # waits for the imminent fire (inside the lock)
@@ -160,9 +159,10 @@ class ActionRecord:
     # When a change was last applied to it (created, replaced, updated, cancelled, paused,
     # resumed, a fire asked for): a signed request older than this is stale. Fires leave it.
     changed_at: datetime | None = None
-    # Set while the next fire is parked: further away than LaunchAheadSeconds, it has no
-    # execution yet, and the pump starts one at this moment (fire.pump).
+    # Set while the next fire is parked (no execution yet: the pump starts one at this moment),
+    # and whether it was parked far ahead of it (``FireState.parked_far``).
     launch_at: datetime | None = None
+    far_park: bool = False
     # Occurrences skipped or moved by request (domain.occurrence_changes), in time order; each
     # leaves once its occurrence is recorded.
     occurrence_changes: tuple[OccurrenceChange, ...] = ()
@@ -272,7 +272,7 @@ class ActionRecord:
 
     @property
     def is_parked(self) -> bool:
-        """Its next fire waits in the table, with no execution yet."""
+        """Its next fire waits in the table, no execution named for it (the pump launches it)."""
         return self.status == Status.PENDING and self.launch_at is not None
 
     def change_of(self, scheduled: datetime) -> OccurrenceChange | None:
