@@ -77,8 +77,10 @@ class RateScenario:
 
 
 RATE_SCENARIOS = (
-    # nothing within reach to share with: one fire each 37 s, a recurring one every 111 s
-    RateScenario("lone (nothing to share with)", 1, 3, spacing=37, interval=111),
+    # nothing within reach to share with: one fire each 37 s, a recurring one every 111 s;
+    # nine of them, the fires of one CountLagSeconds (300 s): the count function's fold of their
+    # writes is shared by them as in a steady stream of lone fires, not by three alone
+    RateScenario("lone (nothing to share with)", 1, 9, spacing=37, interval=111),
     RateScenario("1 a second", 1, 20),
     RateScenario("10 a second", 10, 3),
     RateScenario("100 a second", 100, 3),

@@ -388,7 +388,7 @@ def run_every_path(s: Scenario) -> None:
     fire_a_batch(s, soon)
     pump_by_shards(s, soon)
     s.start({"id": "perm:missed", "at": soon(1), "catchUp": "SKIP", "misfireThreshold": "1s"})
-    time.sleep(2.2)  # missed: more than its threshold late
+    time.sleep(3.2)  # missed: more than its threshold late past its planned whole second
     assert s.fulfill("perm:missed")[1] == "OccurrenceSkipped"
 
     # Fulfill records its fire before it puts the tick: a one-off completes (Schedule
@@ -501,7 +501,8 @@ def pump_by_shards(s: Scenario, soon: Any) -> None:
         s.start({"id": action_id, "at": at})
         parked = records.get(action_id)
         assert parked is not None and parked.is_parked
-        due = replace(parked, launch_at=now, version=parked.version + 1)
+        # parked due now, in the Parked index (as a refusal or a worker leaves it): marked
+        due = replace(parked.parked_again(now, now), version=parked.version + 1)
         records.save(due, expected_version=parked.version)
     # the status watermarks as a new stack has none: each worker of shards 0-7 reads its
     # partition from an hour back (a run in the same batch window as the one before reads none)
@@ -573,7 +574,9 @@ def fire_a_batch(s: Scenario, soon: Any) -> None:
             parked = records.get(action_id)
             assert parked is not None and parked.is_parked
             now = datetime.now(UTC)
-            due = replace(parked, execution_time=second, launch_at=now, version=parked.version + 1)
+            due = replace(  # parked due now (the Parked index): the pump names the batch
+                parked.parked_again(now, now), execution_time=second, version=parked.version + 1
+            )
             records.save(due, expected_version=parked.version)
         pumped, error = s.invoke("PumpFunction", SCHEDULED_EVENT)
         assert error is None and len(pumped["batches"]) == 1, pumped

@@ -32,13 +32,16 @@ def fire_name(
     leg: int = 0,
     repair: int = 0,
     manual: int = 0,
+    handed: bool = False,
 ) -> str:
     """The name the stack gives that fire of the action's record (keyed for this life of
-    the id, as ``launch`` names it)."""
+    the id, as ``launch`` names it; ``handed``: the one a batch hands it over to)."""
     action = deps.records.get(action_id)
     assert action is not None
     key = names_key_of(action, deps)
-    return execution_name(action_id, generation, occurrence, leg, repair, manual, key=key)
+    return execution_name(
+        action_id, generation, occurrence, leg, repair, manual, key=key, handed=handed
+    )
 
 
 def current(deps: Dependencies, action_id: str) -> str:

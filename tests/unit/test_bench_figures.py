@@ -232,3 +232,22 @@ def test_a_run_whose_fires_ran_alone_or_whose_starts_were_refused_gets_no_price(
     refused = RateUsage("x", "one-off", 10, events_by_type=Counter({"Schedule Rejected": 2}))
     assert _refused_starts(refused) == "2 Start(s) refused"
     assert _refused_starts(RateUsage("x", "one-off", 10)) is None
+
+
+def test_a_pump_run_that_only_writes_the_stacks_own_items_is_not_charged_to_fires() -> None:
+    """A new stack's first pump run writes its watermarks into being (``#pump``): once a
+    stack, not a fire's. A run that writes a record (or starts an execution) worked."""
+    from benchkit.cost_rates import _writes_a_record
+    from benchkit.recorder import Call
+
+    def call(operation: str, item_id: str, typed: bool = False) -> Call:
+        key = {"id": {"S": item_id}} if typed else {"id": item_id}
+        params = {"Item": key} if operation == "PutItem" else {"Key": key}
+        return Call("PumpFunction", "dynamodb", operation, params)
+
+    assert not _writes_a_record(call("UpdateItem", "#pump"))
+    assert not _writes_a_record(call("PutItem", "#tally", typed=True))
+    assert not _writes_a_record(call("GetItem", "rate-0-0"))
+    assert _writes_a_record(call("PutItem", "rate-0-0"))
+    assert _writes_a_record(call("UpdateItem", "b-42", typed=True))
+    assert not _writes_a_record(Call("PumpFunction", "stepfunctions", "StartExecution", {}))

@@ -2,7 +2,7 @@
 manual), deterministic for the stack and unforeseeable to anyone else.
 
 A name is 1-80 characters with none of: whitespace < > { } [ ] ? * " # % \\ ^ | ~ ` $ & , ; : /
-and no control characters. It reads ``<id>-<digest>-g<generation>-o<occurrence>[-m][-l][-r]``:
+and no control characters. It reads ``<id>-<digest>-g<generation>-o<occurrence>[-m][-l][-r][-h]``:
 the readable part is the action id with each refused character replaced by ``_``, cut to fit;
 the digest is 16 hex digits (64 bits) of an HMAC, under the stack's name key, of the whole id
 and every number in the name (docs/protocol.md, "How an execution is known").
@@ -59,12 +59,18 @@ def execution_name(
     manual: int = 0,
     *,
     key: bytes | None,
+    handed: bool = False,
 ) -> str:
     """``repair`` numbers the executions the reconciler starts for a fire whose own execution
     ended without firing (a name can be used once per 90 days); ``manual`` is the number of a
-    fire asked for by hand (run now, retry)."""
-    digest = name_digest(key, "fire", action_id, generation, occurrence, manual, leg, repair)
-    return name_with_digest(action_id, digest, generation, occurrence, leg, repair, manual)
+    fire asked for by hand (run now, retry); ``handed``: the lone execution a batch hands a
+    member over to (``-h``), a name no launch ever takes — a fire parked far may have been
+    launched both in a batch and alone, under its own name, by runs that met on it."""
+    parts: tuple[object, ...] = ("fire", action_id, generation, occurrence, manual, leg, repair)
+    digest = name_digest(key, *parts, *(("handed",) if handed else ()))
+    return name_with_digest(
+        action_id, digest, generation, occurrence, leg, repair, manual, handed=handed
+    )
 
 
 def name_with_digest(
@@ -75,6 +81,8 @@ def name_with_digest(
     leg: int = 0,
     repair: int = 0,
     manual: int = 0,
+    *,
+    handed: bool = False,
 ) -> str:
     """The name ``execution_name`` makes, from its digest (as a record keeps it)."""
     suffix = (
@@ -82,6 +90,7 @@ def name_with_digest(
         + (f"-m{manual}" if manual else "")
         + (f"-l{leg}" if leg else "")
         + (f"-r{repair}" if repair else "")
+        + ("-h" if handed else "")
     )
     readable = _REFUSED.sub("_", action_id)[: MAX_NAME_LENGTH - len(suffix)]
     return f"{readable}{suffix}"

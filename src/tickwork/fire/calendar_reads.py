@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tickwork.dependencies import Dependencies
@@ -243,14 +243,19 @@ class LateExclusion:
 
 
 def late_exclusion(
-    action: Action, fire_at: datetime, now: datetime, deps: Seals
+    action: Action,
+    fire_at: datetime,
+    now: datetime,
+    deps: Seals,
+    rounded: timedelta = timedelta(0),
 ) -> LateExclusion | None:
     """None when the fire at ``fire_at`` may run ``now``: it is not missed (no later than its
-    misfireThreshold), or its calendar allows ``now``. Else, as for an occurrence the calendar
-    excludes: SKIP skips it; SHIFT moves it to the calendar's next allowed moment, unless the
-    next occurrence fires by then (that one stands for it) or it would pass ``endTime``."""
+    misfireThreshold past its planned wake, ``fire_at`` + ``rounded``), or its calendar allows
+    ``now``. Else, as for an occurrence the calendar excludes: SKIP skips it; SHIFT moves it to
+    the calendar's next allowed moment, unless the next occurrence fires by then (that one
+    stands for it) or it would pass ``endTime``."""
     use = action.schedule.calendar
-    if use is None or not action.catch_up.is_missed(fire_at, now):
+    if use is None or not action.catch_up.is_missed(fire_at, now - rounded):
         return None
     try:
         calendar = stack_calendar(use.name, deps, use.calendar) or use.calendar

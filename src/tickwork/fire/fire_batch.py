@@ -242,7 +242,9 @@ class _Batch:
             return _Done(MemberResult(member, MemberOutcome.QUIET, reason="it no longer exists"))
         if retry_budget(attempt, action, deps).spent(made, now) is not None:
             return self._failed(member, attempt.order, error)
-        name, arn = planned_execution(action, deps)
+        # under a name of its own: the fire's own name may have been launched beside the batch
+        # (a fire parked far, launched by runs that met on it), and would be taken for it
+        name, arn = planned_execution(action, deps, handed=True)
         written = writes.hand_over(
             deps.records, member.key, self.execution_arn, arn, now, deps.limits
         )
@@ -278,11 +280,13 @@ class _Batch:
         action = deps.records.get(member.action_id)
         if action is None or action.fire_key != member.key:
             return None
-        name, arn = planned_execution(action, deps)
-        if not action.holds_claim(arn) or deps.executions.describe(name) is not None:
-            return None
-        made = self.retry_count  # the attempts before: at least one per earlier task
-        return self._start_handed(member, action, name, made, "handed over by an earlier attempt")
+        for handed in (True, False):  # (an attempt of the release before handed to the own)
+            name, arn = planned_execution(action, deps, handed=handed)
+            if action.holds_claim(arn) and deps.executions.describe(name) is None:
+                made = self.retry_count  # the attempts before: at least one per earlier task
+                why = "handed over by an earlier attempt"
+                return self._start_handed(member, action, name, made, why)
+        return None
 
 
 def _ran(member: Member, ended: Tick | FireFailure, recorded: bool = False) -> MemberResult:

@@ -42,7 +42,7 @@ from tickwork.fire.launch import launch
 from tickwork.fire.needs import Fires
 from tickwork.fire.overlap import handed_on
 from tickwork.fire.own_occurrence import shift_own_fire
-from tickwork.fire.planning import planned_execution
+from tickwork.fire.planning import planned_execution, rounded_by
 from tickwork.fire.record import record_tick
 from tickwork.fire.sealing import seal_holds
 from tickwork.fulfillment.base import FulfillmentRequest
@@ -70,8 +70,10 @@ def fulfill_claimed(
     _wait_until_due(fire, action, deps)
     _announce_if_calendar_tampered(fire, action, deps)
     now = deps.clock.now()
-    # (A fire its overlap policy held back runs late by design: it is not missed.)
-    if not action.buffered and not action.catch_up.runs(fire.order.fire_at, now):
+    # (A fire its overlap policy held back runs late by design: it is not missed; nor is one
+    # for its wake rounded to the whole second.)
+    judged = now - rounded_by(fire.order.fire_at, deps.settings)
+    if not action.buffered and not action.catch_up.runs(fire.order.fire_at, judged):
         policy = str(action.catch_up.policy)
         _skip(fire, action, now, deps, f"missed; catch-up {policy}", policy)
     _keep_off_excluded(fire, action, now, deps)
@@ -110,7 +112,8 @@ def _keep_off_excluded(fire: FireAttempt, action: Action, now: datetime, deps: F
     """A missed fire whose catch-up would run at a moment its calendar excludes: skipped, or
     moved to the calendar's next allowed moment (this execution ends; the moved fire has its
     own), as its ``onExcluded`` says for an occurrence the calendar excludes."""
-    late = late_exclusion(action, fire.order.fire_at, now, deps)
+    rounded = rounded_by(fire.order.fire_at, deps.settings)
+    late = late_exclusion(action, fire.order.fire_at, now, deps, rounded)
     if late is None:
         return
     if late.to is None:

@@ -5,8 +5,9 @@ start of its batch window (``fire.grouping``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from tickwork.config import Settings
 from tickwork.domain.action import Action
 from tickwork.domain.fire import FireOrder, Trigger
 from tickwork.domain.naming import execution_name
@@ -17,7 +18,14 @@ from tickwork.fire.needs import Names
 from tickwork.fire.orders import names_key
 from tickwork.integrity.names import life_key
 
-__all__ = ["fire_order", "manual_execution", "names_key_of", "plan", "planned_execution"]
+__all__ = [
+    "fire_order",
+    "manual_execution",
+    "names_key_of",
+    "plan",
+    "planned_execution",
+    "rounded_by",
+]
 
 
 def fire_order(
@@ -49,6 +57,15 @@ def fire_order(
     )
 
 
+def rounded_by(fire_at: datetime, settings: Settings) -> timedelta:
+    """How much later than ``fire_at`` its execution is planned to wake (``FirePrecision``
+    second: to the whole second at or after it): lateness within it is by design, so a fire is
+    judged missed or late (``misfireThreshold``) only past it."""
+    if settings.fire_precision == "millisecond":
+        return timedelta(0)
+    return ceil_second(fire_at) - fire_at
+
+
 def plan(action: Action, now: datetime, deps: Names, gather: bool = False) -> Action:
     """Before the record of a new fire is written: name the execution it will run in, or park
     it when it is further away than ``LaunchAheadSeconds`` (no execution until the pump's).
@@ -65,10 +82,18 @@ def plan(action: Action, now: datetime, deps: Names, gather: bool = False) -> Ac
 
 
 def planned_execution(
-    action: Action, deps: Names, leg: int = 0, repair: int = 0
+    action: Action, deps: Names, leg: int = 0, repair: int = 0, handed: bool = False
 ) -> tuple[str, str]:
+    """The name and ARN of the fire's own lone execution (``handed``: the one a batch hands it
+    over to, which no launch takes)."""
     name = execution_name(
-        action.id, action.generation, action.occurrence, leg, repair, key=names_key_of(action, deps)
+        action.id,
+        action.generation,
+        action.occurrence,
+        leg,
+        repair,
+        key=names_key_of(action, deps),
+        handed=handed,
     )
     return name, deps.executions.execution_arn(name)
 

@@ -73,6 +73,7 @@ from tickwork.domain.fire_kinds import RANGE_TRIGGERS
 from tickwork.domain.steering import ManualFire
 from tickwork.fire import writes
 from tickwork.fire.backfill_step import continue_backfill
+from tickwork.fire.grouping import window
 from tickwork.fire.launch import launch, launch_manual
 from tickwork.fire.needs import Repairs
 from tickwork.fire.orders import kind_of
@@ -152,13 +153,14 @@ def reconcile(
                 if _restart_if_lost(action, now, deps):
                     repairs.restarted.append(action.id)
     passed = deps.parked.passed(far) if far else set()
+    held = _Held(deps)
     for action in far:
         if action.id not in passed:
             if _missed_by_the_pump(action, now, deps):
                 overdue.append(action.id)
             continue
         with _alone(action.id, unrepaired):
-            if _restart_unnamed(action, now, deps):
+            if _restart_unnamed(action, now, deps, held):
                 repairs.restarted.append(action.id)
     if overdue and in_time("overdue"):  # each batch and lone fire on its own, failures named
         with _alone("parked fires the pump missed", unrepaired):
@@ -216,10 +218,18 @@ class _RunningOnce:
     def __init__(self, starter: ExecutionStarter) -> None:
         self._starter = starter
         self._running: set[str] | None = None
+        self._incomplete = False
         self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._starter, name)
+
+    def listing(self) -> set[str] | None:
+        """The names the run's listing found running; None when it could not list them all."""
+        with self._lock:
+            if self._running is None:
+                self._running = self._listed()
+            return None if self._incomplete else set(self._running)
 
     def describe(self, name: str) -> ExecutionState | None:
         with self._lock:
@@ -238,7 +248,9 @@ class _RunningOnce:
             listed = self._starter.running_names(_MOST_LISTED)
         except Exception:  # throttled, say: each execution is described instead
             log.warning("listing running executions failed", exc_info=True)
+            self._incomplete = True
             return set()
+        self._incomplete = listed is None
         return set() if listed is None else listed
 
 
@@ -294,16 +306,23 @@ def _restart_if_lost(action: Action, now: datetime, deps: Repairs) -> bool:
     return _relaunch(fresh, now, deps)
 
 
-def _restart_unnamed(action: Action, now: datetime, deps: Repairs) -> bool:
+def _restart_unnamed(action: Action, now: datetime, deps: Repairs, held: _Held) -> bool:
     """A fire parked far that the pump launched (its watermark passed it) without naming the
-    execution: its own lone one, or a batch no record names. Until ``MissedGraceSeconds``
-    after its time nothing is asked (a run looks at every fire due within its horizon: no call
-    each). Past it, still unclaimed: the execution that had it is lost, stopped or never
-    started — unless its own is running (waiting for a concurrency slot, retrying) — and it is
-    started alone, named first, so that a batch still holding it can no longer claim it."""
+    execution: its own lone one, or a batch no record names. Before ``MissedGraceSeconds``
+    after its time it is left to it — unless the pump had its runs (a third of the horizon
+    past its launch moment) and no execution the run's listings show running could hold it
+    (a share whose worker was lost, a writer's clock behind by more than 20 s): then it is
+    started now, before its time. Past it, still unclaimed: the execution that had it is
+    lost, stopped or never started — unless its own is running (waiting for a concurrency
+    slot, retrying). Either way it is started alone, named first, so that a batch still
+    holding it can no longer claim it."""
     due = action.execution_time
-    if due is None or due + deps.settings.missed_grace > now:
-        return False  # its execution, alone or a batch, claims it at its time: nothing asked
+    if due is None:
+        return False
+    if due + deps.settings.missed_grace > now and not (
+        _missed_by_the_pump(action, now, deps) and not held.may_hold(action, due)
+    ):
+        return False  # its execution, alone or a batch, claims it at its time
     name, _ = planned_execution(action, deps)
     state = deps.executions.describe(name)
     if state is not None and state.running:
@@ -312,6 +331,45 @@ def _restart_unnamed(action: Action, now: datetime, deps: Repairs) -> bool:
     if fresh is None or fresh.version != action.version:
         return False  # it moved on while we looked: the normal flow has it
     return _relaunch(fresh, now, deps)
+
+
+class _Held:
+    """For one run: whether an execution its listings show running may hold a fire parked far —
+    its own, or a batch of its window (named for its first second, at or before the fire's);
+    always, when a listing is incomplete. The listings are read once, at the first question;
+    nothing is asked per fire."""
+
+    def __init__(self, deps: Repairs) -> None:
+        self._deps = deps
+        self._read = False
+        self._fires: set[str] | None = None
+        self._seconds: set[int] | None = None
+
+    def may_hold(self, action: Action, due: datetime) -> bool:
+        if not self._read:
+            self._read = True
+            self._fires = _listing(self._deps.executions)
+            batches = _listing(self._deps.batches)
+            self._seconds = None if batches is None else {_batch_second(n) for n in batches}
+        if self._fires is None or self._seconds is None:
+            return True
+        if planned_execution(action, self._deps)[0] in self._fires:
+            return True
+        first = int(window(due, self._deps.settings).timestamp())
+        return any(second in self._seconds for second in range(first, int(due.timestamp()) + 1))
+
+
+def _listing(starter: ExecutionStarter) -> set[str] | None:
+    """What the run's listing of a machine found running (``_RunningOnce``); None unknown."""
+    listing = getattr(starter, "listing", None)
+    return listing() if callable(listing) else None
+
+
+def _batch_second(name: str) -> int:
+    """The second a batch is named for (``b-<second>-…``); -1 for any other name."""
+    head, _, rest = name.partition("-")
+    second = rest.partition("-")[0]
+    return int(second) if head == "b" and second.isdigit() else -1
 
 
 def _settle_if_ended(tab: str, deps: Repairs, repairs: Reconciled) -> None:

@@ -36,7 +36,7 @@ from tickwork.fire.launch import launch
 from tickwork.fire.needs import Records
 from tickwork.fire.orders import kind_of
 from tickwork.fire.overlap import handed_on_entry
-from tickwork.fire.planning import plan
+from tickwork.fire.planning import plan, rounded_by
 from tickwork.fire.writes import Written
 from tickwork.fulfillment.dead_letter import DeadLetter, send_dead_letter
 
@@ -122,10 +122,14 @@ def _as_moved(ran: Occurrence, action: Action) -> Occurrence:
 
 
 def _announce_if_late(tick: Tick, threshold: timedelta, deps: Records) -> None:
-    """A fire that ran later than its action's misfireThreshold: a Schedule Late, once (with
-    the write that recorded it)."""
+    """A fire that ran later than its action's misfireThreshold past its planned wake (the
+    whole second at or after it, ``FirePrecision`` second: ``planning.rounded_by``): a
+    Schedule Late, once (with the write that recorded it)."""
     limit = int(threshold.total_seconds() * 1000)
-    if tick.outcome is not Outcome.FIRED or tick.late_ms is None or tick.late_ms <= limit:
+    if tick.outcome is not Outcome.FIRED or tick.late_ms is None:
+        return
+    rounded = rounded_by(tick.scheduled_time, deps.settings) // timedelta(milliseconds=1)
+    if tick.late_ms - rounded <= limit:
         return
     late = Late(
         tick.action_id,

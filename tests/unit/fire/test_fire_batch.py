@@ -22,6 +22,7 @@ from tickwork.domain.batch import BatchOrder
 from tickwork.domain.errors import (
     ActionSuperseded,
     PermanentFulfillmentError,
+    RetriesExhausted,
     TransientFulfillmentError,
 )
 from tickwork.domain.events import DetailType
@@ -31,7 +32,7 @@ from tickwork.domain.times import iso
 from tickwork.fire.fire_batch import fire_batch
 from tickwork.fire.grouping import group
 from tickwork.fire.orders import start_lone
-from tickwork.fire.pump import pump
+from tickwork.fire.pump import launch_parked, pump
 from tickwork.fire.reconcile import reconcile
 from tickwork.fire.record import record_tick
 from tickwork.ports import ExecutionState
@@ -454,7 +455,7 @@ def test_a_transient_failure_is_retried_alone_with_its_attempt_counted(deps, not
     out = {f["id"]: f for f in _run_batch(deps)}
 
     handed = out["flaky"]
-    own = machine.fire_name(deps, "flaky", 1, 1)
+    own = machine.fire_name(deps, "flaky", 1, 1, handed=True)
     assert handed["outcome"] == "HANDED_OFF" and handed["executionName"] == own
     assert "TransientFulfillmentError" in handed["reason"]
     assert all(f["outcome"] == "FIRED" for i, f in out.items() if i != "flaky")
@@ -507,7 +508,7 @@ def test_only_the_execution_a_hand_over_names_may_run_the_fire(deps, notifier) -
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
     _run_batch(deps)
-    own = machine.fire_name(deps, "flaky", 1, 1)
+    own = machine.fire_name(deps, "flaky", 1, 1, handed=True)
     order = deps.executions.started[own]
     deps.clock.current = order.wait_until
     other = machine.fire_name(deps, "flaky", 1, 1, repair=7)
@@ -531,7 +532,7 @@ def test_a_hand_over_whose_execution_never_started_is_started_by_the_task_retry(
     _start(deps, "flaky", SECOND + timedelta(milliseconds=500), template="FLAKY")
     _pump_at_launch(deps)
     _run_batch(deps)
-    own = machine.fire_name(deps, "flaky", 1, 1)
+    own = machine.fire_name(deps, "flaky", 1, 1, handed=True)
     del deps.executions.started[own]
 
     # WHEN the machine retries the task
@@ -568,6 +569,56 @@ def test_a_permanent_failure_takes_the_failure_path_and_the_others_fire(deps, no
     assert tallies == {"onTime": 5, "failed": 1}
 
 
+def _launched_twice(deps: Dependencies) -> str:
+    """A fire parked far in a batch of six, launched again alone by a second run (runs that
+    met on it: a held watermark, a late worker): its own execution's name."""
+    _due_together(deps, 5)
+    _start(
+        deps,
+        "flaky",
+        SECOND + timedelta(milliseconds=500),
+        template="FLAKY",
+        maximumRetryAttempts=1,
+    )
+    _pump_at_launch(deps)
+    assert launch_parked("flaky", deps.clock.now(), deps) == "launched"
+    own = machine.fire_name(deps, "flaky", 1, 1)
+    assert own in deps.executions.started
+    return own
+
+
+def test_a_fire_launched_in_a_batch_and_alone_runs_once_whichever_claims_first(
+    deps, notifier
+) -> None:
+    own = _launched_twice(deps)
+    notifier.flaky_left = 0
+    # its own wakes first (the batch's task held back past the fire's whole second): it runs it
+    deps.clock.current = deps.executions.started[own].wait_until
+    assert machine.run(deps, own) is not None and notifier.sent_to("flaky") == 1
+    out = {f["id"]: f for f in _run_batch(deps)}
+    assert out["flaky"]["outcome"] == "QUIET" and notifier.sent_to("flaky") == 1
+
+
+def test_a_fire_launched_in_a_batch_and_alone_is_handed_over_to_neither(deps, notifier) -> None:
+    """The batch that claims it and fails hands it over under a name no launch takes: the
+    fire's own execution, waking after, runs nothing; the handed one runs it, its attempts
+    within its policy (1 + maximumRetryAttempts, the batch's counted)."""
+    own = _launched_twice(deps)
+    notifier.flaky_left = 2  # the batch's attempt and the next fail
+    out = {f["id"]: f for f in _run_batch(deps)}  # the batch claims it at .500 and fails
+    handed = machine.fire_name(deps, "flaky", 1, 1, handed=True)
+    assert out["flaky"]["outcome"] == "HANDED_OFF" and out["flaky"]["executionName"] == handed
+
+    deps.clock.current = max(deps.clock.current, deps.executions.started[own].wait_until)
+    assert machine.run(deps, own) is None and notifier.flaky_left == 1  # its own: nothing
+    order = deps.executions.started[handed]
+    assert order.attempts_before == 1  # the batch's attempt counts
+    deps.clock.current = order.wait_until
+    with pytest.raises(RetriesExhausted):  # its one retry fails too: the policy is spent
+        fulfill_fire(FireAttempt(order, _fire_arn(deps, handed)), deps)
+    assert notifier.flaky_left == 0 and notifier.sent_to("flaky") == 0  # 2 calls in all
+
+
 def test_a_hand_off_refused_by_step_functions_parks_the_fire_again(deps, notifier) -> None:
     _due_together(deps, 4)
     _start(deps, "flaky", SECOND, template="FLAKY")
@@ -594,11 +645,8 @@ def test_the_reconciler_runs_alone_the_fires_a_failed_batch_never_claimed(deps, 
     name, order = _only_batch(deps)
     deps.batches.end(name, "FAILED", error="States.TaskFailed", cause="the task kept failing")
     deps.clock.current = order.second + timedelta(seconds=30)
-    # launched without a name (parked far): no record names the batch, so its fires are left
-    # to it until MissedGraceSeconds past their time, unclaimed
-    assert reconcile(deps)["restarted"] == []
-    deps.clock.current = order.second + deps.settings.missed_grace + timedelta(seconds=30)
 
+    # (launched without a name, parked far: no running execution the run lists could hold them)
     repaired = reconcile(deps)
 
     assert sorted(repaired["restarted"]) == ids
@@ -635,7 +683,7 @@ def test_a_running_batch_is_left_alone_by_the_reconciler(deps) -> None:
     assert isinstance(deps.batches.describe(_only_batch(deps)[0]), ExecutionState)
 
 
-@pytest.mark.parametrize("listing", ["lists", "too many to list", "listing lags"])
+@pytest.mark.parametrize("listing", ["lists", "too many to list", "listing fails"])
 def test_the_reconciler_asks_about_a_running_batch_once_a_run_not_once_a_member(
     deps, monkeypatch, listing: str
 ) -> None:
@@ -653,9 +701,9 @@ def test_the_reconciler_asks_about_a_running_batch_once_a_run_not_once_a_member(
 
     def listed(self, most):  # type: ignore[no-untyped-def]
         names = running_names(self, most)
-        if listing == "too many to list":
-            return None
-        return set() if listing == "listing lags" else names
+        if listing == "listing fails":
+            raise RuntimeError("ThrottlingException")
+        return None if listing == "too many to list" else names
 
     monkeypatch.setattr(executions, "describe", counted)
     monkeypatch.setattr(executions, "running_names", listed)

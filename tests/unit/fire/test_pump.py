@@ -365,11 +365,9 @@ def test_a_reconciler_run_between_the_pumps_marks_and_its_start_starts_nothing_a
     assert len(deps.batches.started) == 1
 
     # A batch that never starts (lost: its fires were parked far, launched without a name) is
-    # repaired alone once its fires are MissedGraceSeconds past due and still unclaimed.
+    # repaired alone once the pump had its runs and no running execution could hold them.
     deps.batches.started.clear()
-    deps.clock.advance(minutes=5)
-    assert reconcile(deps)["restarted"] == []  # it may yet claim them: not due
-    deps.clock.current = NOW + timedelta(minutes=20, seconds=1) + deps.settings.missed_grace
+    deps.clock.advance(minutes=5)  # within the reconciler's 10 minutes, past the grace
     assert sorted(reconcile(deps)["restarted"]) == ["s0", "s1", "s2"]
     assert len(deps.executions.started) == 3
     assert not any(deps.records.items[f"s{n}"].is_parked for n in range(3))  # named now
@@ -454,6 +452,36 @@ def test_a_busy_shard_launches_its_first_share_and_hands_out_the_rest(batching) 
     assert not set(run["handed_out"]) & set(_started(deps))
     workers.run_all(share=10)
     assert sorted(_started(deps)) == sorted(in_shard)  # the shard's, each once; no other
+
+
+def test_the_fires_of_a_share_whose_worker_was_lost_are_launched_before_their_time(
+    batching,
+) -> None:
+    """A shard worker hands a share out and moves its watermark past it: its fires, parked far,
+    look launched. The worker is lost: no execution holds them. The reconciler, finding no
+    running execution that could (its own, or a batch of its window), launches each once the
+    pump had its runs — before its time, each once."""
+    deps = batching
+    _park_many(deps, 200, timedelta(seconds=50))
+    workers = _Workers(deps)
+    deps.clock.advance(minutes=46)
+    now = deps.clock.now()
+    shard = max(deps.parked.shards, key=lambda k: len(deps.parked.due_moments(now, 10**6, k)))
+    run = pump_shard(deps, shard, fan_out=workers, share=10)
+    lost, launched = run["handed_out"], run["launched"]
+    assert lost and launched and not set(lost) & set(_started(deps))
+    assert deps.parked.passed([deps.records.items[i] for i in lost]) == set(lost)
+    workers.shares.clear()  # the asynchronous invocation is lost
+    first_fire = min(deps.records.items[i].execution_time for i in lost)
+
+    restarted: list[str] = []
+    while deps.clock.now() + timedelta(minutes=5) < first_fire:
+        deps.clock.advance(minutes=5)  # the reconciler's schedule
+        restarted += reconcile(deps)["restarted"]
+
+    # (the other shards, which no pump run read, are the reconciler's as any missed fires)
+    assert set(lost) <= set(restarted)  # before their time
+    assert len(restarted) == len(set(restarted)) and not set(launched) & set(restarted)
 
 
 def test_a_shard_that_cannot_be_handed_out_stays_parked_for_the_next_run(batching) -> None:
