@@ -19,6 +19,7 @@ from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
+from tickwork.answers import Done
 from tickwork.domain.action import Action
 from tickwork.domain.announcements import Skipped, Tampered
 from tickwork.domain.errors import (
@@ -33,16 +34,17 @@ from tickwork.domain.errors import (
     ValidationFailed,
     WaitContinued,
 )
+from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireAttempt, Outcome, Tick, Trigger
 from tickwork.domain.fire_policy import RetryBudget
-from tickwork.domain.times import iso
+from tickwork.domain.times import ceil_second, iso
 from tickwork.fire import writes
 from tickwork.fire.calendar_reads import excluded_now, late_exclusion, tampered_calendar
 from tickwork.fire.launch import launch
 from tickwork.fire.needs import Fires
 from tickwork.fire.overlap import handed_on
 from tickwork.fire.own_occurrence import shift_own_fire
-from tickwork.fire.planning import planned_execution, rounded_by
+from tickwork.fire.planning import planned_execution
 from tickwork.fire.record import record_tick
 from tickwork.fire.sealing import seal_holds
 from tickwork.fulfillment.base import FulfillmentRequest
@@ -71,12 +73,15 @@ def fulfill_claimed(
     _announce_if_calendar_tampered(fire, action, deps)
     now = deps.clock.now()
     # (A fire its overlap policy held back runs late by design: it is not missed; nor is one
-    # for its wake rounded to the whole second.)
-    judged = now - rounded_by(fire.order.fire_at, deps.settings)
-    if not action.buffered and not action.catch_up.runs(fire.order.fire_at, judged):
+    # for its wake rounded to the whole second; nor a retry of a claim this execution holds —
+    # its first attempt may have reached the target.)
+    resumed = action.holds_claim(fire.execution_arn)
+    judged = now - _rounded(fire)
+    if not resumed and not action.buffered and not action.catch_up.runs(fire.order.fire_at, judged):
         policy = str(action.catch_up.policy)
         _skip(fire, action, now, deps, f"missed; catch-up {policy}", policy)
-    _keep_off_excluded(fire, action, now, deps)
+    if not resumed:
+        _keep_off_excluded(fire, action, now, deps)
     action = _claim(fire, action, deps)
     # A skip (or its undoing) is read from the record the claim wrote, fenced on its version:
     # one asked while this execution slept off an early wake, or after a batch read its
@@ -112,14 +117,22 @@ def _keep_off_excluded(fire: FireAttempt, action: Action, now: datetime, deps: F
     """A missed fire whose catch-up would run at a moment its calendar excludes: skipped, or
     moved to the calendar's next allowed moment (this execution ends; the moved fire has its
     own), as its ``onExcluded`` says for an occurrence the calendar excludes."""
-    rounded = rounded_by(fire.order.fire_at, deps.settings)
-    late = late_exclusion(action, fire.order.fire_at, now, deps, rounded)
+    late = late_exclusion(action, fire.order.fire_at, now, deps, _rounded(fire))
     if late is None:
         return
     if late.to is None:
         _skip(fire, action, now, deps, late.why, _CALENDAR)
     if shift_own_fire(action, late.to, late.why, deps):
         raise ActionSuperseded(action.id, f"{late.why}: moved to {iso(late.to)}")
+
+
+def _rounded(fire: FireAttempt) -> timedelta:
+    """The lateness its order planned: a lone fire's Wait ending at the whole second after its
+    time (``planning.fire_order``); none for a batch's member (its Wait ends at the batch's
+    first second, and its task sleeps to the member's millisecond)."""
+    order = fire.order
+    planned = order.wait_until - order.fire_at
+    return min(max(planned, timedelta(0)), ceil_second(order.fire_at) - order.fire_at)
 
 
 def _skip_if_excluded(fire: FireAttempt, action: Action, now: datetime, deps: Fires) -> None:
@@ -270,7 +283,11 @@ def _skip(
     next, end this execution (``policy``: the skip's, as the execution's error names it)."""
     reason = {"reason": why}
     skipped = _tick(fire, action, action.key_of(action.occurrence), now, Outcome.SKIPPED, reason)
-    record_tick(skipped, deps)
+    answer = record_tick(skipped, deps)
+    if answer.outcome is not Done.RECORDED and not _ended_by_this(fire, deps):
+        # another execution of the fire (one launched beside this one) ended it meanwhile:
+        # its ending is the fire's, and this one says nothing of it
+        raise ActionSuperseded(action.id, "another execution ended this fire meanwhile")
     deps.publisher.publish(
         Skipped(
             action.id,
@@ -284,6 +301,21 @@ def _skip(
     )
     late = (now - fire.order.fire_at).total_seconds()
     raise OccurrenceSkipped(action.id, action.occurrence, late, policy)
+
+
+def _ended_by_this(fire: FireAttempt, deps: Fires) -> bool:
+    """Whether the record's history holds the fire's ending by this very execution (a retry
+    repeating its own skip announces it again: at least once)."""
+    order = fire.order
+    record = deps.records.get(order.action_id)
+    if record is None or record.generation != order.generation:
+        return False
+    return any(
+        entry.occurrence == order.occurrence
+        and entry.execution is not None
+        and name_of(fire.execution_arn) == entry.execution
+        for entry in record.history
+    )
 
 
 def _holder(fire: FireAttempt) -> str:

@@ -128,8 +128,9 @@ def _announce_if_late(tick: Tick, threshold: timedelta, deps: Records) -> None:
     limit = int(threshold.total_seconds() * 1000)
     if tick.outcome is not Outcome.FIRED or tick.late_ms is None:
         return
-    rounded = rounded_by(tick.scheduled_time, deps.settings) // timedelta(milliseconds=1)
-    if tick.late_ms - rounded <= limit:
+    lone = kind_of(tick.execution_arn, deps) is Machine.FIRE  # (a batch's member: its ms)
+    rounded = rounded_by(tick.scheduled_time, deps.settings) if lone else timedelta(0)
+    if tick.late_ms - rounded // timedelta(milliseconds=1) <= limit:
         return
     late = Late(
         tick.action_id,

@@ -6,6 +6,7 @@ a transient failure retried alone, a permanent one reported, a changed fire left
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,8 +31,11 @@ from tickwork.domain.fire import FireAttempt, Outcome
 from tickwork.domain.selection import Selection
 from tickwork.domain.times import iso
 from tickwork.fire.fire_batch import fire_batch
+from tickwork.fire.fulfill import fulfill_claimed
 from tickwork.fire.grouping import group
+from tickwork.fire.lone_fire import fire_lone
 from tickwork.fire.orders import start_lone
+from tickwork.fire.planning import fire_order
 from tickwork.fire.pump import launch_parked, pump
 from tickwork.fire.reconcile import reconcile
 from tickwork.fire.record import record_tick
@@ -597,6 +601,69 @@ def test_a_fire_launched_in_a_batch_and_alone_runs_once_whichever_claims_first(
     assert machine.run(deps, own) is not None and notifier.sent_to("flaky") == 1
     out = {f["id"]: f for f in _run_batch(deps)}
     assert out["flaky"]["outcome"] == "QUIET" and notifier.sent_to("flaky") == 1
+
+
+def test_a_member_another_execution_fired_meanwhile_is_not_announced_skipped(
+    deps, notifier
+) -> None:
+    """The batch reads its members first; the fire's own execution (launched beside it) claims
+    and fires it meanwhile; the batch's thread for it, later and missed under SKIP, ends it
+    quietly: no Schedule Skipped for an occurrence that fired."""
+    _due_together(deps, 5)
+    _start(deps, "f", SECOND + timedelta(milliseconds=500), catchUp="SKIP", misfireThreshold="1s")
+    _pump_at_launch(deps)
+    assert launch_parked("f", deps.clock.now(), deps) == "launched"  # a run that met on it
+    own = machine.current(deps, "f")
+    name, order = _only_batch(deps)
+    stale = deps.records.get("f")  # the batch task's first read
+    assert stale is not None and stale.parked_far
+    deps.clock.current = deps.executions.started[own].wait_until + timedelta(milliseconds=100)
+    assert machine.run(deps, own) is not None and notifier.sent_to("f") == 1
+    deps.clock.current = SECOND + timedelta(milliseconds=2600)  # the batch's thread, 2 s late
+    member_order = replace(fire_order(stale, deps.clock.now(), deps), wait_until=order.second)
+
+    with pytest.raises(ActionSuperseded):
+        fulfill_claimed(FireAttempt(member_order, deps.batches.execution_arn(name)), deps, stale)
+
+    assert str(DetailType.SKIPPED) not in [t for t, _ in deps.publisher.events]
+    assert [h.outcome for h in deps.records.items["f"].history] == [Outcome.FIRED]
+
+
+def test_a_batch_member_at_its_millisecond_is_judged_from_its_time_not_a_rounding(
+    deps, notifier
+) -> None:
+    """Batch members wake at the batch's second and sleep to their own millisecond: run as
+    late as each other, one at .000 and one at .100 are judged alike (no lone rounding)."""
+    for n in range(6):
+        _start(deps, f"z{n}", SECOND, catchUp="SKIP", misfireThreshold="1s")
+    fire_at = SECOND + timedelta(milliseconds=100)
+    _start(deps, "m100", fire_at, catchUp="SKIP", misfireThreshold="1s")
+    _pump_at_launch(deps)
+    deps.clock.current = SECOND + timedelta(milliseconds=2000)  # the task runs 2 s late
+
+    out = {f["id"]: f["outcome"] for f in _run_batch(deps)}
+
+    assert out["m100"] == out["z0"] == "QUIET"  # both skipped as missed
+
+
+def test_a_retry_of_a_claim_this_execution_holds_is_not_skipped_as_missed(deps, notifier) -> None:
+    """Its first attempt may have reached the target: a retry past misfireThreshold (the
+    machine's backoff) resumes the claim and tries again, never records it SKIPPED."""
+    at = SECOND - timedelta(minutes=20)
+    deps.clock.current = at - timedelta(minutes=5)
+    _start(deps, "flaky", at, template="FLAKY", catchUp="SKIP", misfireThreshold="2s")
+    name = machine.current(deps, "flaky")
+    order = deps.executions.started[name]
+    arn = deps.executions.execution_arn(name)
+    deps.clock.current = order.wait_until
+    with pytest.raises(TransientFulfillmentError):
+        fire_lone(FireAttempt(order, arn, 0), deps)
+    deps.clock.advance(seconds=4)  # the machine's backoff: past the threshold
+
+    tick = fire_lone(FireAttempt(order, arn, 1), deps).tick
+
+    assert tick.outcome is Outcome.FIRED and notifier.sent_to("flaky") == 1
+    assert deps.records.items["flaky"].history[-1].outcome is Outcome.FIRED
 
 
 def test_a_fire_launched_in_a_batch_and_alone_is_handed_over_to_neither(deps, notifier) -> None:

@@ -63,3 +63,25 @@ def test_a_fire_past_its_threshold_beyond_the_rounding_is_still_missed() -> None
 
     assert machine.run(deps, name) is None  # skipped as missed (catchUp SKIP)
     assert deps.records.items["s"].history[-1].outcome is Outcome.SKIPPED
+
+
+def test_the_fire_totals_count_a_fire_woken_at_its_whole_second_on_time() -> None:
+    deps = fake_dependencies(NOW, launch_ahead=timedelta(minutes=15))
+    fire_at = NOW + timedelta(minutes=5, milliseconds=100)
+    start_action(StartCommand({"id": "s", "at": iso(fire_at)}, "e"), deps)
+    name = machine.current(deps, "s")
+    deps.clock.current = deps.executions.started[name].wait_until + timedelta(milliseconds=200)
+    tick = machine.run(deps, name)
+    assert tick is not None and tick.late_ms == 1100
+    record_tick(tick, deps)
+    minute = int(fire_at.timestamp()) // 60
+    assert deps.tallies.read("default", False, minute, minute)[minute] == {"onTime": 1}
+    # and one woken more than a second after that whole second counts late
+    deps2 = fake_dependencies(NOW, launch_ahead=timedelta(minutes=15))
+    start_action(StartCommand({"id": "s", "at": iso(fire_at)}, "e"), deps2)
+    name = machine.current(deps2, "s")
+    deps2.clock.current = deps2.executions.started[name].wait_until + timedelta(seconds=1.2)
+    late = machine.run(deps2, name)
+    assert late is not None
+    record_tick(late, deps2)
+    assert deps2.tallies.read("default", False, minute, minute)[minute] == {"late": 1}
