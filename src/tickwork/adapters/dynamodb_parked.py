@@ -161,7 +161,7 @@ class DynamoDBParkedFires(OnTable):
     def passed(self, parked: list[Action]) -> set[str]:
         """The far-parked fires whose fire time is below the ByStatus watermark of their park
         shard (``launchedTo``)."""
-        far = [a for a in parked if a.parked_far and a.execution_time is not None]
+        far = [a for a in parked if a.parked_far]
         if not far:
             return set()
         stored = self._table.get_item(Key={"id": PUMP_ITEM_ID}, ConsistentRead=True)

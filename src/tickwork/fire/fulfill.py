@@ -34,7 +34,6 @@ from tickwork.domain.errors import (
     ValidationFailed,
     WaitContinued,
 )
-from tickwork.domain.execution import name_of
 from tickwork.domain.fire import FireAttempt, Outcome, Tick, Trigger
 from tickwork.domain.fire_policy import RetryBudget
 from tickwork.domain.times import ceil_second, iso
@@ -46,6 +45,7 @@ from tickwork.fire.overlap import handed_on
 from tickwork.fire.own_occurrence import shift_own_fire
 from tickwork.fire.planning import planned_execution
 from tickwork.fire.record import record_tick
+from tickwork.fire.recorded_ending import recorded_ending
 from tickwork.fire.sealing import seal_holds
 from tickwork.fulfillment.base import FulfillmentRequest
 
@@ -284,7 +284,7 @@ def _skip(
     reason = {"reason": why}
     skipped = _tick(fire, action, action.key_of(action.occurrence), now, Outcome.SKIPPED, reason)
     answer = record_tick(skipped, deps)
-    if answer.outcome is not Done.RECORDED and not _ended_by_this(fire, deps):
+    if answer.outcome is not Done.RECORDED and not _recorded_by_this(fire, deps):
         # another execution of the fire (one launched beside this one) ended it meanwhile:
         # its ending is the fire's, and this one says nothing of it
         raise ActionSuperseded(action.id, "another execution ended this fire meanwhile")
@@ -303,19 +303,10 @@ def _skip(
     raise OccurrenceSkipped(action.id, action.occurrence, late, policy)
 
 
-def _ended_by_this(fire: FireAttempt, deps: Fires) -> bool:
-    """Whether the record's history holds the fire's ending by this very execution (a retry
-    repeating its own skip announces it again: at least once)."""
-    order = fire.order
-    record = deps.records.get(order.action_id)
-    if record is None or record.generation != order.generation:
-        return False
-    return any(
-        entry.occurrence == order.occurrence
-        and entry.execution is not None
-        and name_of(fire.execution_arn) == entry.execution
-        for entry in record.history
-    )
+def _recorded_by_this(fire: FireAttempt, deps: Fires) -> bool:
+    """Whether this very execution recorded the fire's ending (a retry repeating its own skip
+    announces it again: at least once)."""
+    return recorded_ending(fire.order, fire.execution_arn, deps) is not None
 
 
 def _holder(fire: FireAttempt) -> str:

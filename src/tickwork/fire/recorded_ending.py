@@ -16,15 +16,14 @@ from tickwork.domain.fire import FireFailure, FireOrder, Outcome, Tick, Trigger
 from tickwork.fire.needs import Launches
 from tickwork.fire.proofs import caught_failure, with_proof
 
-__all__ = ["ending_recorded_by"]
+__all__ = ["ending_recorded_by", "recorded_ending"]
 
 
-def ending_recorded_by(
+def recorded_ending(
     order: FireOrder, execution_arn: str, deps: Launches
-) -> Tick | FireFailure | None:
-    """The proved tick or failure report of the fire ``order`` names, when the execution
-    ``execution_arn`` recorded it; None when it did not (or recorded a skip, which announced
-    itself)."""
+) -> tuple[Action, Occurrence] | None:
+    """The record and its history entry of the fire ``order`` names, when the execution
+    ``execution_arn`` recorded its ending (a skip too); None when it did not."""
     action = deps.records.get(order.action_id)
     if action is None or action.generation != order.generation:
         return None
@@ -37,9 +36,20 @@ def ending_recorded_by(
         # (a scheduled fire handed on is recorded as the fire in flight it became)
         and (h.manual == order.manual or (not order.manual and h.trigger is Trigger.SCHEDULED))
     ]
-    if not ran or ran[-1].outcome is Outcome.SKIPPED:
+    return (action, ran[-1]) if ran else None
+
+
+def ending_recorded_by(
+    order: FireOrder, execution_arn: str, deps: Launches
+) -> Tick | FireFailure | None:
+    """The proved tick or failure report of the fire ``order`` names, when the execution
+    ``execution_arn`` recorded it; None when it did not (or recorded a skip, which announced
+    itself)."""
+    found = recorded_ending(order, execution_arn, deps)
+    if found is None or found[1].outcome is Outcome.SKIPPED:
         return None
-    record = ran[-1]
+    action, record = found
+    name = name_of(execution_arn)
     if record.outcome is Outcome.FAILED:
         error, _, cause = (record.error or "").partition(": ")
         error = error or "States.Unknown"
